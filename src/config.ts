@@ -1,0 +1,129 @@
+/**
+ * Every setting of the kernel, typed, read once at start from the environment and an
+ * optional `.env` file (real environment variables win, as in Symfony).
+ *
+ * A bad value throws a {@link ConfigError} naming the variable; `main.ts` prints it on
+ * one line and stops the start.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+
+export type AppEnv = 'dev' | 'prod';
+
+export interface Config {
+  appEnv: AppEnv;
+  /** Debug mode: x-debug-* headers, debug error pages, the profiler. */
+  debug: boolean;
+  host: string;
+  port: number;
+  /** false: listen on plain HTTP, for running behind a TLS-terminating proxy. */
+  tls: boolean;
+  /** Absolute directory holding the development certificate and the report store. */
+  varDir: string;
+  /** Absolute path of a module that declares routes, or undefined. */
+  routes: string | undefined;
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  /** Peers whose X-Forwarded-* headers are believed: IPs or CIDRs. */
+  trustedProxies: string[];
+  logLevel: string;
+}
+
+/** A setting that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** The environment as the kernel sees it: `.env` in `cwd` (when present) under `process.env`. */
+export function environment(cwd = process.cwd(), env: Env = process.env): Env {
+  const file = resolve(cwd, '.env');
+  const fromFile = existsSync(file) ? parseDotenv(readFileSync(file)) : {};
+  return { ...fromFile, ...env };
+}
+
+export function loadConfig(env: Env = environment(), cwd = process.cwd()): Config {
+  const appEnv = oneOf(env, 'APP_ENV', ['dev', 'prod'] as const, 'dev');
+  const debug = flag(env, 'APP_DEBUG', appEnv === 'dev');
+  const tlsCert = path(env, 'TLS_CERT', cwd);
+  const tlsKey = path(env, 'TLS_KEY', cwd);
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    throw new ConfigError(tlsCert ? 'TLS_KEY' : 'TLS_CERT', 'TLS_CERT and TLS_KEY must be set together');
+  }
+  return {
+    appEnv,
+    debug,
+    host: hostName(env, 'HOST', 'localhost'),
+    port: integer(env, 'PORT', 8443, 0, 65535),
+    tls: flag(env, 'TLS', true),
+    varDir: path(env, 'VAR_DIR', cwd) ?? resolve(cwd, 'var'),
+    routes: path(env, 'ROUTES', cwd),
+    tlsCert,
+    tlsKey,
+    trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  };
+}
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError(name, `"${value}" is not one of ${allowed.join(', ')}`);
+}
+
+export function flag(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(value)) return true;
+  if (['0', 'false', 'off', 'no'].includes(value)) return false;
+  throw new ConfigError(name, `"${env[name]}" is not a boolean (use 1 or 0)`);
+}
+
+export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `"${value}" is not a whole number from ${min} to ${max}`);
+  }
+  return Number(value);
+}
+
+function path(env: Env, name: string, cwd: string): string | undefined {
+  const value = raw(env, name);
+  return value === undefined ? undefined : resolve(cwd, value);
+}
+
+function hostName(env: Env, name: string, fallback: string): string {
+  const value = raw(env, name) ?? fallback;
+  if (isIP(value) || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)) return value;
+  throw new ConfigError(name, `"${value}" is not a host name or IP address`);
+}
+
+/** Comma-separated IPs or CIDRs (`10.0.0.0/8`, `::1/128`). */
+export function ipList(env: Env, name: string): string[] {
+  const value = raw(env, name);
+  if (value === undefined) return [];
+  return value.split(',').map((entry) => {
+    const item = entry.trim();
+    const [address = '', bits, extra] = item.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !bitsOk || extra !== undefined) {
+      throw new ConfigError(name, `"${item}" is not an IP address or CIDR range`);
+    }
+    return item;
+  });
+}

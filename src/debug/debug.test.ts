@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { cutMessage, exceptionHeaders } from './exception-headers.js';
+import { rawUrlEncode } from './rawurlencode.js';
+import { installStackTraces, raiseSite } from './stack-trace.js';
+import { TokenIssuer, TOKEN_PATTERN } from './token.js';
+
+describe('rawUrlEncode is PHP rawurlencode', () => {
+  it('keeps only A-Z a-z 0-9 - _ . ~', () => {
+    assert.equal(rawUrlEncode("AZaz09-_.~ !'()*/:\"<>"), 'AZaz09-_.~%20%21%27%28%29%2A%2F%3A%22%3C%3E');
+  });
+  it('encodes UTF-8 bytes in upper-case hex', () => {
+    assert.equal(rawUrlEncode('café €'), 'caf%C3%A9%20%E2%82%AC');
+  });
+  it('survives a lone surrogate', () => {
+    assert.equal(rawUrlEncode('a\uD800b'), 'a%EF%BF%BDb');
+  });
+});
+
+describe('x-debug-exception cuts the message at 2000 characters', () => {
+  it('keeps short messages whole and cuts long ones without splitting a character', () => {
+    assert.equal(cutMessage('short'), 'short');
+    assert.equal(cutMessage('x'.repeat(2500)).length, 2000);
+    const emoji = '😀'.repeat(2001);
+    assert.equal([...cutMessage(emoji)].length, 2000);
+  });
+  it('writes the file as rawurlencoded path, colon, line', () => {
+    const headers = exceptionHeaders('boom', { function: 'f', file: '/srv/app/my file.ts', line: 12, column: 3 });
+    assert.deepEqual(headers, { 'x-debug-exception': 'boom', 'x-debug-exception-file': '%2Fsrv%2Fapp%2Fmy%20file.ts:12' });
+  });
+});
+
+describe('raiseSite finds the TypeScript line that raised an error', () => {
+  it('points at this file and the line of the throw', () => {
+    installStackTraces();
+    const error = new Error('here'); // the line below is checked against this one
+    const expectedLine = Number(new Error().stack!.split('\n')[1]!.match(/:(\d+):\d+\)?$/)![1]) - 1;
+    const site = raiseSite(error)!;
+    assert.equal(site.file, import.meta.filename);
+    assert.equal(site.line, expectedLine);
+  });
+});
+
+describe('TokenIssuer issues unique 6-hex tokens', () => {
+  it('never repeats a token in use, and draws again on a clash', () => {
+    const issuer = new TokenIssuer();
+    const seen = new Set<string>();
+    for (let i = 0; i < 20_000; i++) {
+      const token = issuer.issue();
+      assert.match(token, TOKEN_PATTERN);
+      assert.ok(!seen.has(token), `token ${token} issued twice`);
+      seen.add(token);
+    }
+  });
+  it('avoids tokens already stored and reuses released ones only after release', () => {
+    const stored = Array.from({ length: 0x10000 }, (_, i) => i.toString(16).padStart(6, '0'));
+    const issuer = new TokenIssuer(stored);
+    for (let i = 0; i < 1000; i++) assert.ok(Number.parseInt(issuer.issue(), 16) >= 0x10000);
+    const before = issuer.size;
+    issuer.release(['000001']);
+    assert.equal(issuer.size, before - 1);
+  });
+});

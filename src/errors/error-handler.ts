@@ -1,0 +1,79 @@
+/**
+ * The one error pipeline: whatever raised it (routing, limits, a handler, a malformed
+ * request), an error is described, negotiated against `Accept` and rendered here, with
+ * `Cache-Control: no-cache, private`, `Vary: Accept` and, in debug mode, the x-debug-* headers.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { exceptionHeaders } from '../debug/exception-headers.js';
+import { reportUrl } from '../debug/request-debug.js';
+import { framesOf, isProjectFrame } from '../debug/stack-trace.js';
+import { requestOrigin, requestUrlWithQuery } from '../server/request-url.js';
+import type { ErrorView } from './error-view.js';
+import { describeError, reasonPhrase } from './http-errors.js';
+import { negotiateErrorFormat, type ErrorFormat } from './negotiate.js';
+import { renderDebugHtml, renderProductionHtml } from './render-html.js';
+import { renderProblemJson, renderProblemXml } from './render-problem.js';
+import { renderText } from './render-text.js';
+
+const CONTENT_TYPES: Record<ErrorFormat, string> = {
+  html: 'text/html; charset=UTF-8',
+  json: 'application/problem+json',
+  xml: 'application/problem+xml',
+  text: 'text/plain; charset=UTF-8',
+};
+
+export interface ErrorPipelineOptions {
+  debug: boolean;
+}
+
+export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => void;
+
+export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResponder {
+  return function respondWithError(thrown, request, reply) {
+    const described = describeError(thrown);
+    if (described.status >= 500) request.log.error({ err: described.error }, described.message);
+    if (reply.sent || reply.raw.headersSent) {
+      // Too late for an error page: the client has a partial answer, so end it visibly.
+      reply.raw.destroy(described.error);
+      return;
+    }
+
+    const frames = debug ? framesOf(described.error) : [];
+    const token = request.debugToken ?? undefined;
+    const view: ErrorView = {
+      status: described.status,
+      title: reasonPhrase(described.status),
+      message: described.message,
+      className: described.className,
+      code: described.code,
+      method: request.method,
+      url: debug ? requestUrlWithQuery(request) : '',
+      frames,
+      site: frames.find(isProjectFrame) ?? frames[0],
+      token,
+      reportUrl: token ? reportUrl(requestOrigin(request), token) : undefined,
+    };
+    const format = negotiateErrorFormat(request.headers.accept);
+
+    reply.code(view.status).headers(described.headers);
+    reply.header('content-type', CONTENT_TYPES[format]);
+    reply.header('cache-control', 'no-cache, private');
+    reply.header('vary', 'Accept');
+    if (debug) reply.headers(exceptionHeaders(view.message, view.site));
+    // An unread request body (an unrouted upload) is discarded by Node after this answer.
+    reply.send(render(format, view, debug));
+  };
+}
+
+function render(format: ErrorFormat, view: ErrorView, debug: boolean): string {
+  switch (format) {
+    case 'json':
+      return renderProblemJson(view, debug);
+    case 'xml':
+      return renderProblemXml(view, debug);
+    case 'text':
+      return renderText(view, debug);
+    default:
+      return debug ? renderDebugHtml(view) : renderProductionHtml(view);
+  }
+}

@@ -1,0 +1,20 @@
+/** The data every error renderer receives: one description of the failed request. */
+import type { StackFrame } from '../debug/stack-trace.js';
+
+export interface ErrorView {
+  status: number;
+  /** Reason phrase of the status ("Not Found"). */
+  title: string;
+  message: string;
+  className: string;
+  code: string;
+  method: string;
+  /** Full URL of the request, query string included, for display. */
+  url: string;
+  frames: readonly StackFrame[];
+  /** Where the error was raised: its first frame in the project's source. */
+  site: StackFrame | undefined;
+  /** Debug token and absolute link to its report; absent outside debug mode. */
+  token?: string | undefined;
+  reportUrl?: string | undefined;
+}

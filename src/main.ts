@@ -1,0 +1,56 @@
+/** `npm start`: reads the configuration, starts the service and prints where it answers. */
+import { ConfigError, loadConfig } from './config.js';
+import { RouteDefinitionError } from './routing/routes.js';
+import { startService } from './server/start.js';
+
+const HELP = `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
+
+Usage: npm start            (or: node --import tsx src/main.ts)
+
+Settings come from the environment or a .env file:
+  APP_ENV           dev (default) or prod
+  APP_DEBUG         1 or 0; defaults to 1 in dev, 0 in prod
+  HOST, PORT        where to listen (localhost, 8443)
+  TLS               0 to serve plain HTTP behind a TLS-terminating proxy (default 1)
+  TLS_CERT, TLS_KEY PEM files; without them a self-signed localhost certificate is created in VAR_DIR
+  VAR_DIR           certificate and report store (var/)
+  ROUTES            a module declaring routes, e.g. examples/demo-routes.ts
+  TRUSTED_PROXIES   IPs or CIDRs whose X-Forwarded-* headers are believed
+  LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
+`;
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+try {
+  const config = loadConfig();
+  const service = await startService(config);
+  const mode = `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}`;
+  process.stdout.write(`vigil listening on ${service.url} (${mode})\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.kernel.app.log.info(`${signal}: closing connections and writing queued reports`);
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`vigil: error while stopping: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof RouteDefinitionError) {
+    process.stderr.write(`vigil: cannot start: ${error.message}\n`);
+  } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' || (error as NodeJS.ErrnoException).code === 'EACCES') {
+    process.stderr.write(`vigil: cannot start: ${(error as Error).message} (set HOST or PORT)\n`);
+  } else {
+    process.stderr.write(`vigil: cannot start: ${(error as Error).stack ?? String(error)}\n`);
+  }
+  process.exit(1);
+}

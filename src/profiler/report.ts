@@ -1,0 +1,35 @@
+/**
+ * The debug report of one request: a summary that is searched on, and one section per
+ * collector (request, response, exception, ...) that the pages show as panels.
+ */
+export interface ReportSummary {
+  token: string;
+  /** When the request arrived, epoch milliseconds. */
+  time: number;
+  method: string;
+  /** Full URL, query string included. */
+  url: string;
+  status: number;
+  ip: string;
+  /** Milliseconds from arrival to the last byte of the response. */
+  duration: number;
+}
+
+export interface Report extends ReportSummary {
+  /** Each collector's section, under the collector's name. */
+  collectors: Record<string, unknown>;
+}
+
+export interface ReportSearch {
+  ip?: string | undefined;
+  method?: string | undefined;
+  statusCode?: number | undefined;
+  /** Substring of the URL. */
+  url?: string | undefined;
+  /** Token prefix. */
+  token?: string | undefined;
+  /** Epoch milliseconds, inclusive. */
+  start?: number | undefined;
+  end?: number | undefined;
+  limit?: number | undefined;
+}

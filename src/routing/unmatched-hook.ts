@@ -1,0 +1,22 @@
+/**
+ * Answers requests the router found no route for, before their body is read: a 301 to
+ * the slash twin, or the 404/405 error for the error pipeline to render.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { html } from '../errors/html.js';
+import { requestTarget, requestUrl } from '../server/request-url.js';
+import type { RouteMatcher } from './route-matcher.js';
+import { resolveUnmatched, type UnmatchedOutcome } from './unmatched.js';
+
+export function unmatchedOutcome(matcher: RouteMatcher, request: FastifyRequest): UnmatchedOutcome {
+  const { path, query } = requestTarget(request);
+  return resolveUnmatched(matcher, { method: request.method, path, query, url: requestUrl(request), referer: request.headers.referer });
+}
+
+export function sendRedirect(reply: FastifyReply, location: string): FastifyReply {
+  return reply
+    .code(301)
+    .header('location', location)
+    .header('content-type', 'text/html; charset=UTF-8')
+    .send(html`<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><title>Redirecting to ${location}</title></head><body>Redirecting to <a href="${location}">${location}</a>.</body></html>`.value);
+}

@@ -1,0 +1,38 @@
+/**
+ * What to answer when the router found nothing for a request: a 301 to the same path
+ * with or without its trailing slash, a 405 listing the allowed methods, or a 404.
+ */
+import { MethodNotAllowedHttpError, NotFoundHttpError } from '../errors/http-errors.js';
+import type { RouteMatcher } from './route-matcher.js';
+
+export interface UnmatchedRequest {
+  method: string;
+  /** The path as the client sent it. */
+  path: string;
+  /** The query string, with its `?`, or ''. */
+  query: string;
+  /** The request URL for messages: origin and path, no query. */
+  url: string;
+  referer: string | undefined;
+}
+
+export type UnmatchedOutcome = { redirectTo: string } | { error: NotFoundHttpError | MethodNotAllowedHttpError };
+
+export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedRequest): UnmatchedOutcome {
+  const { method, path } = request;
+  if ((method === 'GET' || method === 'HEAD') && path !== '/') {
+    const twin = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
+    if (matcher.answers('GET', twin)) {
+      return { redirectTo: request.url.slice(0, request.url.length - path.length) + twin + request.query };
+    }
+  }
+  const allowed = matcher.allowedMethods(path);
+  if (allowed.length > 0 && !matcher.answers(method, path)) {
+    const list = allowed.join(', ');
+    return {
+      error: new MethodNotAllowedHttpError(allowed, `No route found for "${method} ${request.url}": Method Not Allowed (Allow: ${list})`),
+    };
+  }
+  const from = request.referer === undefined ? '' : ` (from "${request.referer}")`;
+  return { error: new NotFoundHttpError(`No route found for "${method} ${request.url}"${from}`) };
+}

@@ -1,0 +1,29 @@
+/**
+ * Starts the service from a configuration: TLS material, the routes module, the kernel,
+ * the listener; stops it gracefully on SIGINT/SIGTERM, flushing queued reports.
+ */
+import type { Config } from '../config.js';
+import { createKernel, type Kernel } from '../app.js';
+import { loadTlsMaterial } from './certificate.js';
+import { loadRoutesModule } from './routes-module.js';
+
+export interface RunningService {
+  kernel: Kernel;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config): Promise<RunningService> {
+  const tls = config.tls ? await loadTlsMaterial(config) : undefined;
+  const routes = config.routes ? [await loadRoutesModule(config.routes)] : [];
+  const kernel = await createKernel({ config, tls, routes });
+  await kernel.app.listen({ host: config.host, port: config.port, listenTextResolver: (address) => `Listening on ${address}` });
+  const address = kernel.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const scheme = config.tls ? 'https' : 'http';
+  const defaultPort = scheme === 'https' ? 443 : 80;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `${scheme}://${host}${port === defaultPort ? '' : `:${port}`}`;
+  if (tls?.created) kernel.app.log.info(`Created a self-signed certificate for localhost: ${tls.certFile}`);
+  return { kernel, url, stop: () => kernel.app.close() };
+}

@@ -1,0 +1,131 @@
+/**
+ * Starts the real service (`src/main.ts`) in a child process on a free port, the way
+ * `npm start` does, and talks to it over real HTTPS sockets, trusting the certificate
+ * the service created for itself.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+export interface Service {
+  url: string;
+  port: number;
+  varDir: string;
+  ca: string | undefined;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+export async function startService(env: Record<string, string> = {}): Promise<Service> {
+  const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${output}`)), 30_000);
+    child.stdout!.on('data', () => {
+      const match = /vigil listening on (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before listening:\n${output}`));
+    });
+  });
+  const tls = url.startsWith('https:');
+  return {
+    url,
+    port: Number(new URL(url).port),
+    varDir,
+    ca: tls ? readFileSync(join(env.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt')), 'utf8') : undefined,
+    output: () => output,
+    stop: () => stopChild(child),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolvePromise) => {
+    child.once('exit', () => resolvePromise());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Runs `src/main.ts` to its end (for starts that must fail); resolves with exit code and output. */
+export function runMain(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface Answer {
+  status: number;
+  /** Header values by lower-case name (repeated headers joined by ", " as Node does). */
+  headers: Record<string, string | string[] | undefined>;
+  /** Header names exactly as they came over the wire. */
+  rawHeaderNames: string[];
+  body: string;
+}
+
+export interface Ask {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** One request on a fresh connection; the body is read whole. */
+export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path, headers = {}, body }: Ask): Promise<Answer> {
+  const base = new URL(service.url);
+  const options: RequestOptions = {
+    method,
+    host: base.hostname,
+    port: base.port,
+    path,
+    headers,
+    ca: service.ca,
+    agent: false,
+  };
+  return new Promise((resolvePromise, reject) => {
+    const req = (base.protocol === 'https:' ? httpsRequest : httpRequest)(options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolvePromise({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          rawHeaderNames: res.rawHeaders.filter((_, i) => i % 2 === 0),
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
