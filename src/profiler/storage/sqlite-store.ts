@@ -66,7 +66,7 @@ export class SqliteReportStore implements ReportStore {
   async search(filters: ReportSearch): Promise<ReportSummary[]> {
     const where: string[] = [];
     const values: Array<string | number> = [];
-    if (filters.ip) (where.push('ip = ?'), values.push(filters.ip));
+    if (filters.ip) (where.push('instr(ip, ?) > 0'), values.push(filters.ip));
     if (filters.method) (where.push('method = ?'), values.push(filters.method.toUpperCase()));
     if (filters.statusCode !== undefined) (where.push('status = ?'), values.push(filters.statusCode));
     if (filters.url) (where.push("instr(url, ?) > 0"), values.push(filters.url));
