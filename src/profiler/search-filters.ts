@@ -18,12 +18,17 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 const CODE = 'VIGIL_ERR_PROFILER_SEARCH';
 
-function invalid(field: string, value: string, expected: string): BadRequestHttpError {
-  return new BadRequestHttpError(`Search filter "${field}" must be ${expected}; got "${value}".`, CODE);
-}
+/** How messages name a filter: `Search filter "status_code"` on the web, `--status-code` on the command line. */
+export type FilterNaming = (field: SearchField) => string;
+const queryNaming: FilterNaming = (field) => `Search filter "${field}"`;
 
-/** The filters in `input`; empty fields are no filter. Throws {@link BadRequestHttpError}. */
-export function parseSearchFilters(input: SearchInput): ReportSearch {
+/**
+ * The filters in `input`; empty fields are no filter.
+ * @throws {BadRequestHttpError} naming the filter and what it must be.
+ */
+export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = queryNaming): ReportSearch {
+  const invalid = (field: SearchField, value: string, expected: string) =>
+    new BadRequestHttpError(`${nameOf(field)} must be ${expected}; got "${value}".`, CODE);
   const values: Partial<Record<SearchField, string>> = {};
   for (const [name, value] of Object.entries(input)) {
     if (value === undefined) continue;
@@ -44,10 +49,15 @@ export function parseSearchFilters(input: SearchInput): ReportSearch {
   if (limit !== undefined && !(/^\d{1,4}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= MAX_LIMIT)) {
     throw invalid('limit', limit, `a whole number from 1 to ${MAX_LIMIT}`);
   }
-  const from = start === undefined ? undefined : parseTime('start', start, false);
-  const to = end === undefined ? undefined : parseTime('end', end, true);
+  const timeOf = (field: 'start' | 'end', value: string) => {
+    const time = parseTime(value, field === 'end');
+    if (time === undefined) throw invalid(field, value, 'epoch milliseconds or an ISO 8601 date such as 2026-01-02 or 2026-01-02T10:30');
+    return time;
+  };
+  const from = start === undefined ? undefined : timeOf('start', start);
+  const to = end === undefined ? undefined : timeOf('end', end);
   if (from !== undefined && to !== undefined && from > to) {
-    throw new BadRequestHttpError(`Search filter "start" (${start}) is after "end" (${end}).`, CODE);
+    throw new BadRequestHttpError(`${nameOf('start')} (${start}) is after ${nameOf('end')} (${end}).`, CODE);
   }
   return {
     ip: ip?.toLowerCase(),
@@ -63,25 +73,22 @@ export function parseSearchFilters(input: SearchInput): ReportSearch {
 
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(Z|[+-]\d{2}:\d{2})?$/i;
 
-/** Epoch milliseconds of an epoch-milliseconds number or an ISO 8601 date or date-time. */
-export function parseTime(field: string, value: string, endOfDay: boolean): number {
+/** Epoch milliseconds of an epoch-milliseconds number or an ISO 8601 date or date-time; undefined when it is neither. */
+export function parseTime(value: string, endOfDay: boolean): number | undefined {
   if (/^\d{1,15}$/.test(value)) return Number(value);
   const match = ISO_TIME.exec(value);
-  const expected = 'epoch milliseconds or an ISO 8601 date such as 2026-01-02 or 2026-01-02T10:30';
-  if (!match) throw invalid(field, value, expected);
+  if (!match) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = match;
-  const dateOnly = h === undefined;
   const parts = [Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), Number((frac ?? '0').padEnd(3, '0'))] as const;
   const utc = new Date(Date.UTC(...parts));
   // Date.UTC rolls 2026-02-30 over into March; a real date comes back unchanged.
-  const same = utc.getUTCFullYear() === parts[0] && utc.getUTCMonth() === parts[1] && utc.getUTCDate() === parts[2] && utc.getUTCHours() === parts[3] && utc.getUTCMinutes() === parts[4] && utc.getUTCSeconds() === parts[5];
-  if (!same) throw invalid(field, value, expected);
+  const fields = [utc.getUTCFullYear(), utc.getUTCMonth(), utc.getUTCDate(), utc.getUTCHours(), utc.getUTCMinutes(), utc.getUTCSeconds()];
+  if (fields.some((field, i) => field !== parts[i])) return undefined;
   let time = utc.getTime();
   if (zone && zone.toUpperCase() !== 'Z') {
-    const sign = zone.startsWith('-') ? -1 : 1;
     const [zh, zm] = zone.slice(1).split(':').map(Number) as [number, number];
-    if (zh > 23 || zm > 59) throw invalid(field, value, expected);
-    time -= sign * (zh * 60 + zm) * 60_000;
+    if (zh > 23 || zm > 59) return undefined;
+    time -= (zone.startsWith('-') ? -1 : 1) * (zh * 60 + zm) * 60_000;
   }
-  return dateOnly && endOfDay ? time + 86_400_000 - 1 : time;
+  return h === undefined && endOfDay ? time + 86_400_000 - 1 : time;
 }

@@ -6,6 +6,8 @@
 import { html, raw, type SafeHtml } from '../../errors/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 
+export { formatBytes, formatMs, formatTime } from '../format.js';
+
 const STYLE = raw(`<style>
 :root{color-scheme:light dark;--bg:#f5f6f8;--fg:#1d1f23;--muted:#5f6670;--card:#fff;--line:#dde0e5;--accent:#3558c9;--ok:#1a7f37;--warn:#9a6700;--bad:#c62828;--hl:#fff3c4;--code:#eef0f3}
 @media(prefers-color-scheme:dark){:root{--bg:#15171b;--fg:#e6e8eb;--muted:#9aa3ad;--card:#1e2126;--line:#30343b;--accent:#8fa8ff;--ok:#56d364;--warn:#e3b341;--bad:#ff7b72;--hl:#3d3520;--code:#262a31}}
@@ -51,25 +53,6 @@ export function renderPage({ title, body }: PageOptions): string {
 <body><header class="top"><b>vigil profiler</b><nav><a href="${PROFILER_PATH}">Latest</a><a href="${PROFILER_PATH}/search">Search</a></nav></header>
 <div class="wrap">${body}</div></body></html>
 `.value;
-}
-
-/** `2026-01-02 10:30:15.123 UTC`: reports are shown, and searched, in UTC. */
-export function formatTime(epochMs: number): string {
-  return new Date(epochMs).toISOString().replace('T', ' ').replace('Z', ' UTC');
-}
-
-export function formatMs(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return 'n/a';
-  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
-}
-
-export function formatBytes(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined) return 'n/a';
-  const sign = bytes < 0 ? '-' : '';
-  const size = Math.abs(bytes);
-  if (size < 1024) return `${sign}${size} B`;
-  if (size < 1024 * 1024) return `${sign}${(size / 1024).toFixed(1)} KiB`;
-  return `${sign}${(size / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 /** ok for 1xx-3xx, warn for 4xx, bad for 5xx and aborted requests. */

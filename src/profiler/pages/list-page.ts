@@ -4,6 +4,7 @@ import { PROFILER_PATH } from '../../debug/request-debug.js';
 import type { ProfilerStats } from '../profiler.js';
 import type { ReportSearch, ReportSummary } from '../report.js';
 import { HTTP_METHODS } from '../../routing/routes.js';
+import { formatDuration } from '../format.js';
 import { formatMs, formatTime, renderPage, statusBadge } from './layout.js';
 
 export interface ListPageView {
@@ -61,16 +62,4 @@ ${reports.map(
   (report) => html`<tr data-token="${report.token}"><td>${statusBadge(report.status)}</td><td>${report.method}</td><td class="url mono" title="${report.url}">${report.url}</td>
 <td class="mono">${report.ip}</td><td>${formatTime(report.time)}</td><td>${formatMs(report.duration)}</td><td><a class="mono" href="${PROFILER_PATH}/${report.token}">${report.token}</a></td></tr>`,
 )}</tbody></table>`;
-}
-
-/** `2 days`, `36 hours`, `90 seconds`: the largest unit that divides the duration. */
-export function formatDuration(ms: number): string {
-  const units: Array<[string, number]> = [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000], ['second', 1000]];
-  for (const [unit, size] of units) {
-    if (ms % size === 0) {
-      const n = ms / size;
-      return `${n} ${unit}${n === 1 ? '' : 's'}`;
-    }
-  }
-  return `${ms} ms`;
 }
