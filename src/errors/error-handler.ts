@@ -60,8 +60,9 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
     reply.header('cache-control', 'no-cache, private');
     reply.header('vary', 'Accept');
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
+    // A Buffer keeps the content-type exactly as set (Fastify appends a charset to *json strings).
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
-    reply.send(render(format, view, debug));
+    reply.send(Buffer.from(render(format, view, debug)));
   };
 }
 

@@ -50,7 +50,7 @@ export class Profiler {
       if (isProfilerPath(request.url)) return done();
       const token = this.issuer.issue();
       request.debugToken = token;
-      request.profile = { token, time: Date.now(), error: undefined, data: {} };
+      request.profile = { token, time: Date.now(), ip: request.ip ?? '', error: undefined, data: {} };
       reply.header('x-debug-token', token);
       reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
       const context = this.contextFor(request, reply);
@@ -101,7 +101,7 @@ export class Profiler {
       method: request.method,
       url: this.redactor.url(requestUrlWithQuery(request)),
       status: reply.statusCode,
-      ip: request.ip,
+      ip: profile.ip,
       duration,
       collectors,
     };
