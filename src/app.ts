@@ -2,10 +2,11 @@
  * Composes the kernel: Fastify with the error pipeline, the profiler (debug mode), the
  * application's routes, and the answer for requests no route matches.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { join } from 'node:path';
 import type { Config } from './config.js';
-import { BadRequestHttpError } from './errors/http-errors.js';
+import { CorsPolicy } from './cors/cors-policy.js';
+import { BadRequestHttpError, MethodNotAllowedHttpError } from './errors/http-errors.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import './debug/request-debug.js';
@@ -69,10 +70,19 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   for (const declare of options.routes ?? []) await declare(routes);
   const matcher = new RouteMatcher(routes.definitions);
 
+  const cors = new CorsPolicy(config.cors);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('date', httpDate());
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
     if (!isValidHost(request.host)) return done(new BadRequestHttpError(`Invalid Host "${request.host}".`, 'VIGIL_ERR_INVALID_HOST'));
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      const preflightMethod = request.headers['access-control-request-method'];
+      // A preflight is answered here, on any path, before routing.
+      if (request.method === 'OPTIONS' && preflightMethod !== undefined) return answerPreflight(cors, origin, request, reply, done);
+      const headers = cors.actualRequestHeaders(origin);
+      if (headers) reply.headers(headers);
+    }
     if (!request.is404) return done();
     // Unrouted: answered here, before Fastify would read (and limit) the body.
     const outcome = unmatchedOutcome(matcher, request);
@@ -86,4 +96,17 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   });
   registerRoutes(app, routes.definitions);
   return { app, routes, profiler };
+}
+
+function answerPreflight(cors: CorsPolicy, origin: string, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  const answer = cors.preflight(origin, String(request.headers['access-control-request-method']), request.headers['access-control-request-headers']);
+  reply.headers(answer.headers);
+  if (answer.verdict === 'method-refused') {
+    const allowed = cors.allowMethods.join(', ');
+    return done(new MethodNotAllowedHttpError(cors.allowMethods, `The CORS policy does not allow the method "${answer.method}" (Allow: ${allowed})`));
+  }
+  if (answer.verdict === 'header-refused') {
+    return done(new BadRequestHttpError(`Unauthorized header ${answer.header} (allowed: ${cors.allowHeaders.join(', ')})`, 'VIGIL_ERR_CORS_HEADER'));
+  }
+  reply.code(200).send();
 }

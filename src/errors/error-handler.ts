@@ -58,7 +58,8 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
     reply.code(view.status).headers(described.headers);
     reply.header('content-type', CONTENT_TYPES[format]);
     reply.header('cache-control', 'no-cache, private');
-    reply.header('vary', 'Accept');
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
     // A Buffer keeps the content-type exactly as set (Fastify appends a charset to *json strings).
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
