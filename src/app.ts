@@ -6,7 +6,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { CorsPolicy } from './cors/cors-policy.js';
-import { BadRequestHttpError, MethodNotAllowedHttpError } from './errors/http-errors.js';
+import { BadRequestHttpError, HttpError, MethodNotAllowedHttpError } from './errors/http-errors.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import './debug/request-debug.js';
@@ -44,6 +44,7 @@ export interface Kernel {
 export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const { config } = options;
   installStackTraces();
+  HttpError.traceClientErrors = config.debug;
   const respondWithError = createErrorResponder({ debug: config.debug });
   const app = Fastify({
     logger: { level: config.logLevel },

@@ -3,7 +3,7 @@
  * the report to the writer once the response is sent (Symfony's "terminate" stage).
  * Only composed in debug mode; the profiler's own pages are never profiled.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { TokenIssuer } from '../debug/token.js';
 import { requestOrigin, requestUrlWithQuery } from '../server/request-url.js';
@@ -29,6 +29,7 @@ export class Profiler {
   readonly redactor: Redactor;
   writer!: ReportWriter;
   private issuer!: TokenIssuer;
+  private log: FastifyBaseLogger | undefined;
 
   constructor(readonly store: ReportStore, options: Omit<ProfilerOptions, 'store'> = {}) {
     this.collectors = [...(options.collectors ?? DEFAULT_COLLECTORS)];
@@ -42,6 +43,7 @@ export class Profiler {
 
   /** Loads the tokens in use and hooks the request stages of `app`. */
   async attach(app: FastifyInstance): Promise<void> {
+    this.log = app.log;
     this.issuer = new TokenIssuer(await this.store.tokens());
     this.writer = new ReportWriter(this.store, { log: app.log, onDiscard: (tokens) => this.issuer.release(tokens) });
     app.decorateRequest('profile', null);
@@ -70,7 +72,11 @@ export class Profiler {
   }
 
   async close(): Promise<void> {
-    await this.writer?.close();
+    if (this.writer) {
+      await this.writer.close();
+      const { written, dropped } = this.writer;
+      this.log?.[dropped > 0 ? 'warn' : 'info'](`Debug reports: ${written} written, ${dropped} dropped`);
+    }
     await this.store.close();
   }
 
