@@ -2,10 +2,11 @@
  * Composes the kernel: Fastify with the error pipeline, the profiler (debug mode), the
  * application's routes, and the answer for requests no route matches.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { join } from 'node:path';
 import type { Config } from './config.js';
-import { BadRequestHttpError } from './errors/http-errors.js';
+import { CorsPolicy } from './cors/cors-policy.js';
+import { BadRequestHttpError, HttpError, MethodNotAllowedHttpError } from './errors/http-errors.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import './debug/request-debug.js';
@@ -47,6 +48,7 @@ export interface Kernel {
 export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const { config } = options;
   installStackTraces();
+  HttpError.traceClientErrors = config.debug;
   const respondWithError = createErrorResponder({ debug: config.debug });
   // In debug mode log lines pass through a tap that keeps each request's lines for its report.
   const logTap = config.debug ? new LogTap(options.logOutput) : undefined;
@@ -80,13 +82,22 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     app.addHook('onClose', () => profiler!.close());
   }
   for (const declare of options.routes ?? []) await declare(routes);
-  matcher = new RouteMatcher(routes.definitions);
-  const routeMatcher = matcher;
+  const routeMatcher = new RouteMatcher(routes.definitions);
+  matcher = routeMatcher;
 
+  const cors = new CorsPolicy(config.cors);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('date', httpDate());
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
     if (!isValidHost(request.host)) return done(new BadRequestHttpError(`Invalid Host "${request.host}".`, 'VIGIL_ERR_INVALID_HOST'));
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      const preflightMethod = request.headers['access-control-request-method'];
+      // A preflight is answered here, on any path, before routing.
+      if (request.method === 'OPTIONS' && preflightMethod !== undefined) return answerPreflight(cors, origin, request, reply, done);
+      const headers = cors.actualRequestHeaders(origin);
+      if (headers) reply.headers(headers);
+    }
     // A client the profiler does not admit learns nothing of it: the ordinary 404.
     if (profiler?.refuses(request)) return done(noRouteError(request));
     if (!request.is404) return done();
@@ -102,4 +113,17 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   });
   registerRoutes(app, routes.definitions);
   return { app, routes, profiler };
+}
+
+function answerPreflight(cors: CorsPolicy, origin: string, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  const answer = cors.preflight(origin, String(request.headers['access-control-request-method']), request.headers['access-control-request-headers']);
+  reply.headers(answer.headers);
+  if (answer.verdict === 'method-refused') {
+    const allowed = cors.allowMethods.join(', ');
+    return done(new MethodNotAllowedHttpError(cors.allowMethods, `The CORS policy does not allow the method "${answer.method}" (Allow: ${allowed})`));
+  }
+  if (answer.verdict === 'header-refused') {
+    return done(new BadRequestHttpError(`Unauthorized header ${answer.header} (allowed: ${cors.allowHeaders.join(', ')})`, 'VIGIL_ERR_CORS_HEADER'));
+  }
+  reply.code(200).send();
 }

@@ -37,7 +37,21 @@ export interface Config {
   profilerAllow: string[];
   /** Header and query parameter names redacted in reports besides the built-in secrets (`PROFILER_REDACT`). */
   profilerRedact: string[];
+  cors: CorsSettings;
 }
+
+/** The cross-origin policy (NelmioCorsBundle's semantics). */
+export interface CorsSettings {
+  /** Origins allowed, matched case-insensitively, anchored as written. */
+  allowOrigin: RegExp;
+  allowMethods: string[];
+  /** Lower-case request header names a preflight may ask for. */
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  maxAge: number;
+}
+
+export const DEFAULT_CORS_ALLOW_ORIGIN = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$';
 
 /** A setting that cannot be used; the message names the variable. */
 export class ConfigError extends Error {
@@ -81,6 +95,13 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     profilerMaxAgeMs: duration(env, 'PROFILER_MAX_AGE', 2 * DAY_MS),
     profilerAllow: ipList(env, 'PROFILER_ALLOW'),
     profilerRedact: nameList(env, 'PROFILER_REDACT'),
+    cors: {
+      allowOrigin: regex(env, 'CORS_ALLOW_ORIGIN', DEFAULT_CORS_ALLOW_ORIGIN, 'i'),
+      allowMethods: list(env, 'CORS_ALLOW_METHODS', 'GET, OPTIONS, POST, PUT, PATCH, DELETE', /^[A-Za-z]+$/).map((m) => m.toUpperCase()),
+      allowHeaders: list(env, 'CORS_ALLOW_HEADERS', 'content-type, authorization', HEADER_NAME).map((h) => h.toLowerCase()),
+      exposeHeaders: list(env, 'CORS_EXPOSE_HEADERS', 'link', HEADER_NAME),
+      maxAge: integer(env, 'CORS_MAX_AGE', 3600, 0, 2_147_483_647),
+    },
   };
 }
 
@@ -111,6 +132,26 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
     throw new ConfigError(name, `"${value}" is not a whole number from ${min} to ${max}`);
   }
   return Number(value);
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function regex(env: Env, name: string, fallback: string, flags: string): RegExp {
+  const value = raw(env, name) ?? fallback;
+  try {
+    return new RegExp(value, flags);
+  } catch (error) {
+    throw new ConfigError(name, `"${value}" is not a valid regular expression: ${(error as Error).message}`);
+  }
+}
+
+/** A comma-separated list whose every item matches `item`. */
+function list(env: Env, name: string, fallback: string, item: RegExp): string[] {
+  const value = raw(env, name) ?? fallback;
+  const items = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const bad = items.find((entry) => !item.test(entry));
+  if (bad !== undefined) throw new ConfigError(name, `"${bad}" is not a valid list item`);
+  return items;
 }
 
 function path(env: Env, name: string, cwd: string): string | undefined {

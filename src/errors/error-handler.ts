@@ -58,11 +58,26 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
     reply.code(view.status).headers(described.headers);
     reply.header('content-type', CONTENT_TYPES[format]);
     reply.header('cache-control', 'no-cache, private');
-    reply.header('vary', 'Accept');
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
-    reply.send(render(format, view, debug));
+    reply.send(debug ? Buffer.from(render(format, view, true)) : productionBody(format, view));
   };
+}
+
+// A Buffer keeps the content-type exactly as set (Fastify appends a charset to *json strings).
+const productionBodies = new Map<string, Buffer>();
+
+/** Without debug a body depends on format and status only: render each pair once. */
+function productionBody(format: ErrorFormat, view: ErrorView): Buffer {
+  const key = `${format}${view.status}`;
+  let body = productionBodies.get(key);
+  if (body === undefined) {
+    body = Buffer.from(render(format, view, false));
+    productionBodies.set(key, body);
+  }
+  return body;
 }
 
 function render(format: ErrorFormat, view: ErrorView, debug: boolean): string {

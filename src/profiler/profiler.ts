@@ -7,7 +7,7 @@
  * admits (loopback, `PROFILER_ALLOW`); anyone else is an ordinary request that the kernel
  * answers with the ordinary 404 (see {@link Profiler.refuses}).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { TokenIssuer } from '../debug/token.js';
@@ -50,6 +50,7 @@ export class Profiler {
   private issuer!: TokenIssuer;
   /** The onRequestAbort hook gets no reply; each profile's is kept here until its report is made. */
   private readonly replies = new WeakMap<RequestProfile, FastifyReply>();
+  private log: FastifyBaseLogger | undefined;
 
   constructor(readonly store: ReportStore, private readonly options: ProfilerOptions) {
     this.collectors = [...options.collectors];
@@ -68,6 +69,7 @@ export class Profiler {
 
   /** Applies the retention, loads the tokens in use and hooks the request stages of `app`. */
   async attach(app: FastifyInstance): Promise<void> {
+    this.log = app.log;
     this.writer = new ReportWriter(this.store, {
       ...this.options.writer,
       retention: this.options.retention,
@@ -86,7 +88,7 @@ export class Profiler {
       }
       const token = this.issuer.issue();
       request.debugToken = token;
-      request.profile = { token, time: Date.now(), marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
+      request.profile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
       reply.header('x-debug-token', token);
       reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
       this.replies.set(request.profile, reply);
@@ -135,7 +137,11 @@ export class Profiler {
   }
 
   async close(): Promise<void> {
-    await this.writer?.close();
+    if (this.writer) {
+      await this.writer.close();
+      const { written, dropped } = this.writer;
+      this.log?.[dropped > 0 ? 'warn' : 'info'](`Debug reports: ${written} written, ${dropped} dropped`);
+    }
     for (const collector of this.collectors) collector.close?.();
     await this.store.close();
   }
@@ -189,7 +195,7 @@ export class Profiler {
       method: request.method,
       url: this.redactor.url(requestUrlWithQuery(request)),
       status: profile.aborted ? CLIENT_CLOSED_REQUEST : reply.statusCode,
-      ip: request.ip,
+      ip: profile.ip,
       duration: Math.round((profile.marks.end! - profile.marks.start) * 1000) / 1000,
       collectors,
     };

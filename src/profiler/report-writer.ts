@@ -132,11 +132,15 @@ export class ReportWriter {
     for (let i = 0; i < reports.length; i += this.batchSize) {
       const batch = reports.slice(i, i + this.batchSize);
       try {
-        const { rejected } = await this.store.write(batch);
-        this.writtenCount += batch.length - rejected.length;
-        this.storedCount += batch.length - rejected.length;
+        const { rejected, failed } = await this.store.write(batch);
+        this.writtenCount += batch.length - rejected.length - failed.length;
+        this.storedCount += batch.length - rejected.length - failed.length;
         // A rejected token belongs to a report already stored: it stays taken.
         if (rejected.length > 0) this.discard(rejected, 'their tokens were already stored', false);
+        if (failed.length > 0) {
+          this.options.log.error({ err: failed[0]!.error, tokens: failed.map((f) => f.token) }, `The store refused ${failed.length} debug reports`);
+          this.discard(failed.map((f) => f.token), 'the store refused them');
+        }
       } catch (error) {
         this.options.log.error({ err: error }, `Writing ${batch.length} debug reports failed`);
         this.discard(batch.map((report) => report.token), 'the store failed');

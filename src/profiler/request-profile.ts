@@ -25,6 +25,8 @@ export interface RequestProfile {
   token: string;
   /** Epoch milliseconds at arrival. */
   time: number;
+  /** Client address, read at arrival: the socket may be gone when the report is built. */
+  ip: string;
   marks: StageMarks;
   /** The error the pipeline rendered, if any. */
   error: Error | undefined;

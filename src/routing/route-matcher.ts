@@ -37,6 +37,7 @@ export class RouteMatcher {
 
   /** Methods of every route whose path matches, in declaration order, without repeats. */
   allowedMethods(path: string): HttpMethod[] {
+    if (this.compiled.length === 0) return [];
     const decoded = decodePath(path);
     const allowed = new Set<HttpMethod>();
     for (const route of this.compiled) {

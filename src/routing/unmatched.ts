@@ -4,6 +4,7 @@
  */
 import { MethodNotAllowedHttpError, NotFoundHttpError } from '../errors/http-errors.js';
 import type { RouteMatcher } from './route-matcher.js';
+import type { HttpMethod } from './routes.js';
 
 export interface UnmatchedRequest {
   method: string;
@@ -20,14 +21,16 @@ export type UnmatchedOutcome = { redirectTo: string } | { error: NotFoundHttpErr
 
 export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedRequest): UnmatchedOutcome {
   const { method, path } = request;
-  if ((method === 'GET' || method === 'HEAD') && path !== '/') {
+  const allowed = matcher.allowedMethods(path);
+  const answers = allowed.includes(method as HttpMethod) || (method === 'HEAD' && allowed.includes('GET'));
+  if ((method === 'GET' || method === 'HEAD') && !answers && path !== '/') {
     const twin = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
     if (matcher.answers('GET', twin)) {
       return { redirectTo: request.url.slice(0, request.url.length - path.length) + twin + request.query };
     }
   }
-  const allowed = matcher.allowedMethods(path);
-  if (allowed.length > 0 && !matcher.answers(method, path)) {
+  // `answers` despite the router's miss means the router saw the path differently: a 404 is the honest answer.
+  if (allowed.length > 0 && !answers) {
     const list = allowed.join(', ');
     return {
       error: new MethodNotAllowedHttpError(allowed, `No route found for "${method} ${request.url}": Method Not Allowed (Allow: ${list})`),

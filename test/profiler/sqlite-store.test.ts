@@ -16,7 +16,7 @@ afterEach(() => store.close());
 describe('a written report reads back whole', () => {
   it('keeps the summary and every section', async () => {
     const written = report('a1b2c3', { collectors: { request: { headers: { host: 'x' } }, logs: { lines: [], omitted: 0 } } });
-    assert.deepEqual(await store.write([written]), { rejected: [] });
+    assert.deepEqual(await store.write([written]), { rejected: [], failed: [] });
     assert.deepEqual(await store.read('a1b2c3'), written);
     assert.equal(await store.read('ffffff'), undefined);
     assert.equal(await store.count(), 1);

@@ -109,6 +109,7 @@ export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path
     path,
     headers,
     ca: service.ca,
+    servername: base.hostname,
     agent: false,
   };
   return new Promise((resolvePromise, reject) => {

@@ -1,8 +1,22 @@
 /** The request section: method, URL, query, headers (redacted), body size, client, protocol, TLS. */
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { requestTarget, requestUrlWithQuery } from '../../server/request-url.js';
 import { queryParameters } from '../redact.js';
 import type { Collector } from '../request-profile.js';
+
+interface TlsInfo {
+  version: string | null;
+  cipher: string | null;
+  /** The host name the client asked for in the handshake (SNI). */
+  servername: string | null;
+}
+
+interface ConnectionInfo {
+  remoteAddress: string | null;
+  remotePort: number | null;
+  tls: TlsInfo | null;
+}
 
 export interface RequestSection {
   method: string;
@@ -11,19 +25,37 @@ export interface RequestSection {
   headers: Record<string, string | string[]>;
   bodySize: number | null;
   bodyRead: boolean;
+  /** The client: the socket's peer, or the forwarded address behind a trusted proxy. */
   ip: string;
   remoteAddress: string | null;
   remotePort: number | null;
   protocol: string;
-  tls: { version: string | null; cipher: string | null; servername: string | null } | null;
+  tls: TlsInfo | null;
+}
+
+// Read once per connection, at arrival: a closed socket no longer knows its peer or TLS session.
+const connections = new WeakMap<object, ConnectionInfo>();
+
+function connectionOf(connection: Socket): ConnectionInfo {
+  let info = connections.get(connection);
+  if (info === undefined) {
+    const socket = connection as Partial<TLSSocket> & { servername?: string | false };
+    info = {
+      remoteAddress: socket.remoteAddress ?? null,
+      remotePort: socket.remotePort ?? null,
+      tls: socket.encrypted ? { version: socket.getProtocol?.() ?? null, cipher: socket.getCipher?.()?.name ?? null, servername: socket.servername || null } : null,
+    };
+    connections.set(connection, info);
+  }
+  return info;
 }
 
 export const requestCollector: Collector = {
   name: 'request',
-  collect({ request, redactor }): RequestSection {
-    const socket = request.raw.socket as Partial<TLSSocket> | null;
-    const encrypted = socket?.encrypted === true;
-    const cipher = encrypted ? socket.getCipher?.() : undefined;
+  start({ request }) {
+    connectionOf(request.raw.socket);
+  },
+  collect({ request, profile, redactor }): RequestSection {
     const declaredLength = request.headers['content-length'];
     return {
       method: request.method,
@@ -33,11 +65,9 @@ export const requestCollector: Collector = {
       // Declared size; a chunked body has none, and an unrouted request's body is never read.
       bodySize: declaredLength === undefined ? null : Number(declaredLength),
       bodyRead: request.raw.complete,
-      ip: request.ip,
-      remoteAddress: socket?.remoteAddress ?? null,
-      remotePort: socket?.remotePort ?? null,
+      ip: profile.ip,
+      ...connectionOf(request.raw.socket),
       protocol: `HTTP/${request.raw.httpVersion}`,
-      tls: encrypted ? { version: socket.getProtocol?.() ?? null, cipher: cipher?.name ?? null, servername: (socket as { servername?: string | false }).servername || null } : null,
     };
   },
 };

@@ -9,9 +9,17 @@ export interface Retention {
   maxAgeMs: number;
 }
 
+export interface WriteOutcome {
+  rejected: string[];
+  failed: Array<{ token: string; error: Error }>;
+}
+
 export interface ReportStore {
-  /** Stores new reports. A token already stored is never overwritten: it is returned as rejected. */
-  write(reports: readonly Report[]): Promise<{ rejected: string[] }>;
+  /**
+   * Stores new reports. A token already stored is never overwritten: it comes back in
+   * `rejected`. A report the store cannot take comes back in `failed`; the others are stored.
+   */
+  write(reports: readonly Report[]): Promise<WriteOutcome>;
   read(token: string): Promise<Report | undefined>;
   /** Newest first. */
   search(filters: ReportSearch): Promise<ReportSummary[]>;

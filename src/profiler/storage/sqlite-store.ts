@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
-import type { ReportStore, Retention } from './report-store.js';
+import type { ReportStore, Retention, WriteOutcome } from './report-store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS reports (
@@ -27,7 +27,7 @@ const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
 export class SqliteReportStore implements ReportStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
-  private readonly insertBatch: (reports: readonly Report[]) => string[];
+  private readonly insertBatch: (reports: readonly Report[]) => WriteOutcome;
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
@@ -41,19 +41,24 @@ export class SqliteReportStore implements ReportStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING`,
     );
     this.insertBatch = this.db.transaction((reports: readonly Report[]) => {
-      const rejected: string[] = [];
+      const outcome: WriteOutcome = { rejected: [], failed: [] };
       for (const report of reports) {
-        const { changes } = this.insert.run(
-          report.token, report.time, report.method, report.url, report.status, report.ip, report.duration, JSON.stringify(report.collectors),
-        );
-        if (changes === 0) rejected.push(report.token);
+        try {
+          const { changes } = this.insert.run(
+            report.token, report.time, report.method, report.url, report.status, report.ip, report.duration, JSON.stringify(report.collectors),
+          );
+          if (changes === 0) outcome.rejected.push(report.token);
+        } catch (error) {
+          // One bad report costs itself only; the transaction goes on with the others.
+          outcome.failed.push({ token: report.token, error: error as Error });
+        }
       }
-      return rejected;
+      return outcome;
     });
   }
 
-  async write(reports: readonly Report[]): Promise<{ rejected: string[] }> {
-    return { rejected: this.insertBatch(reports) };
+  async write(reports: readonly Report[]): Promise<WriteOutcome> {
+    return this.insertBatch(reports);
   }
 
   async read(token: string): Promise<Report | undefined> {

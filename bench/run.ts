@@ -1,0 +1,206 @@
+/**
+ * `npm run bench`: the kernel's hot path (a debug 404 with its stored report) against
+ * Node's and Fastify's floors, on loopback, in alternating rounds, medians reported.
+ *
+ *   npm run bench                 ~2.5 minutes: 3 rounds of 8 s per target
+ *   npm run bench -- --quick      under a minute: 2 rounds of 4 s
+ *   npm run bench -- --soak       also 1 million requests at (d), then its RSS
+ *   npm run bench -- --readme     also writes the table into README.md
+ */
+import { request } from 'node:https';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SqliteReportStore } from '../src/profiler/storage/sqlite-store.js';
+import { load, loader, type LoadResult } from './load.js';
+import { ROOT, startTarget, type RunningTarget } from './targets.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    soak: { type: 'boolean', default: false },
+    readme: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    seconds: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+  },
+});
+const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 3));
+const seconds = Number(flags.seconds ?? (flags.quick ? 4 : 8));
+const connections = Number(flags.connections);
+const SEED_HEADERS = { accept: '*/*', 'accept-encoding': 'gzip, br, zstd, deflate' };
+const SOAK_REQUESTS = 1_000_000;
+
+interface TargetSpec {
+  id: string;
+  label: string;
+  script: string;
+  env?: Record<string, string>;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
+const vigilEnv = (appEnv: string) => ({ APP_ENV: appEnv, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', VAR_DIR: join(work, appEnv) });
+
+const specs: TargetSpec[] = [
+  { id: 'a', label: 'node:http 404 (HTTP)', script: 'bench/targets/node-http.ts' },
+  { id: 'b', label: 'Fastify default 404 (HTTP)', script: 'bench/targets/fastify-bare.ts' },
+  { id: 'c', label: "Fastify replaying vigil's 404 (HTTPS)", script: 'bench/targets/fastify-replay.ts', env: { REPLAY: join(work, 'replay.json') } },
+  // Retention off for the run, so stored reports can be counted against requests sent.
+  { id: 'd', label: 'vigil debug 404, report stored (HTTPS)', script: 'src/main.ts', env: { ...vigilEnv('dev'), PROFILER_MAX_REPORTS: '100000000', PROFILER_MAX_AGE: '30d' } },
+  { id: 'e', label: 'vigil production 404 (HTTPS)', script: 'src/main.ts', env: vigilEnv('prod') },
+];
+
+interface TargetResult {
+  label: string;
+  runs: LoadResult[];
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  rssMb: number;
+  requests: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** vigil's answer to the seed's request, for (c) to replay byte for byte. */
+function capture(url: string, ca: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolveCapture, reject) => {
+    const req = request(`${url}/robots.txt`, { headers: SEED_HEADERS, ca, servername: 'localhost', rejectUnauthorized: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) {
+          // Node adds these itself; everything else is sent as vigil sent it.
+          if (!['date', 'content-length', 'connection', 'keep-alive'].includes(name) && typeof value === 'string') headers[name] = value;
+        }
+        resolveCapture({ status: res.statusCode ?? 0, headers, body });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function main(): Promise<void> {
+  const tool = await loader();
+  process.stdout.write(`vigil bench: ${rounds} rounds x ${seconds} s per target, ${connections} connections, ${tool}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}\n`);
+  const running = new Map<string, RunningTarget>();
+  try {
+    const vigilDev = await startTarget('src/main.ts', specs[3]!.env);
+    running.set('d', vigilDev);
+    const tls = { key: readFileSync(join(work, 'dev', 'tls', 'localhost.key'), 'utf8'), cert: readFileSync(join(work, 'dev', 'tls', 'localhost.crt'), 'utf8') };
+    const captured = await capture(vigilDev.url, tls.cert);
+    writeFileSync(join(work, 'replay.json'), JSON.stringify({ ...captured, ...tls }));
+    for (const spec of specs) if (!running.has(spec.id)) running.set(spec.id, await startTarget(spec.script, spec.env));
+
+    const results = new Map<string, TargetResult>(specs.map((spec) => [spec.id, { label: spec.label, runs: [], rps: 0, p50Ms: 0, p99Ms: 0, rssMb: 0, requests: 0 }]));
+    const urlOf = (id: string) => `${running.get(id)!.url}/robots.txt`;
+    for (const spec of specs) results.get(spec.id)!.requests += (await load(urlOf(spec.id), { seconds: 1, connections, headers: SEED_HEADERS })).requests; // warm-up
+    for (let round = 1; round <= rounds; round++) {
+      for (const spec of round % 2 ? specs : [...specs].reverse()) {
+        const result = await load(urlOf(spec.id), { seconds, connections, headers: SEED_HEADERS });
+        const target = results.get(spec.id)!;
+        target.runs.push(result);
+        target.requests += result.requests;
+        process.stdout.write(`  round ${round} ${spec.id}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${result.errors ? `, ${result.errors} errors` : ''}\n`);
+      }
+    }
+    for (const [id, target] of results) {
+      target.rps = median(target.runs.map((r) => r.rps));
+      target.p50Ms = median(target.runs.map((r) => r.p50Ms));
+      target.p99Ms = median(target.runs.map((r) => r.p99Ms));
+      target.rssMb = running.get(id)!.rssMb();
+    }
+
+    // Every request (d) answered must have its report: stop it (it flushes) and count.
+    const answered = results.get('d')!.requests + 1;
+    await vigilDev.stop();
+    const store = new SqliteReportStore(join(work, 'dev', 'profiler.sqlite'));
+    const stored = await store.count();
+    await store.close();
+    const dropped = Number(/(\d+) dropped/.exec(vigilDev.output())?.[1] ?? NaN);
+
+    const soak = flags.soak ? await runSoak() : undefined;
+    report(results, { answered, stored, dropped }, soak, tool);
+  } finally {
+    await Promise.all([...running.values()].map((target) => target.stop()));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** One million requests at (d) with its default retention, then its resident memory. */
+async function runSoak(): Promise<{ requests: number; rssMb: number; seconds: number }> {
+  const target = await startTarget('src/main.ts', { ...vigilEnv('soak') });
+  const started = Date.now();
+  let requests = 0;
+  try {
+    while (requests < SOAK_REQUESTS && Date.now() - started < 15 * 60_000) {
+      requests += (await load(`${target.url}/robots.txt`, { seconds: 20, connections, headers: SEED_HEADERS })).requests;
+      process.stdout.write(`  soak: ${requests} requests, RSS ${target.rssMb().toFixed(0)} MB\n`);
+    }
+    return { requests, rssMb: target.rssMb(), seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await target.stop();
+  }
+}
+
+interface Reports {
+  answered: number;
+  stored: number;
+  dropped: number;
+}
+
+function report(results: Map<string, TargetResult>, reports: Reports, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
+  const r = (id: string) => results.get(id)!;
+  const ratios = { 'd/c': r('d').rps / r('c').rps, 'e/c': r('e').rps / r('c').rps, 'e/b': r('e').rps / r('b').rps, 'p99 d/c': r('d').p99Ms / r('c').p99Ms };
+  const targets = [
+    { name: 'd/c >= 0.5', met: ratios['d/c'] >= 0.5, measured: ratios['d/c'].toFixed(2) },
+    { name: 'e/c >= 0.9', met: ratios['e/c'] >= 0.9, measured: ratios['e/c'].toFixed(2) },
+    { name: 'p99 (d) <= 2 x p99 (c)', met: ratios['p99 d/c'] <= 2, measured: `${ratios['p99 d/c'].toFixed(2)} x` },
+    { name: 'no report dropped (d)', met: reports.dropped === 0 && reports.stored >= reports.answered, measured: `${reports.stored} stored / ${reports.answered} answered, ${reports.dropped} dropped` },
+    soak
+      ? { name: 'RSS (d) < 200 MB after 1M requests', met: soak.rssMb < 200, measured: `${soak.rssMb.toFixed(0)} MB after ${soak.requests}` }
+      : { name: 'RSS (d) < 200 MB after 1M requests', met: undefined, measured: 'not run (use --soak)' },
+  ];
+  const lines = [
+    `| target | req/s | p50 ms | p99 ms | RSS MB |`,
+    `|---|---:|---:|---:|---:|`,
+    ...[...results].map(([id, t]) => `| (${id}) ${t.label} | ${t.rps.toFixed(0)} | ${t.p50Ms.toFixed(2)} | ${t.p99Ms.toFixed(2)} | ${t.rssMb.toFixed(0)} |`),
+    `| (f) vigil with WORKERS=2 | not run: multi-process serving is not part of the kernel yet | | | |`,
+    '',
+    `Ratios: d/c ${ratios['d/c'].toFixed(2)}, e/c ${ratios['e/c'].toFixed(2)}, e/b ${ratios['e/b'].toFixed(2)}, p99 d/c ${ratios['p99 d/c'].toFixed(2)}.`,
+    `Reports in (d): ${reports.stored} stored for ${reports.answered} requests answered, ${reports.dropped} dropped.`,
+    '',
+    '| target | met | measured |',
+    '|---|---|---|',
+    ...targets.map((t) => `| ${t.name} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'NO'} | ${t.measured} |`),
+  ];
+  const table = lines.join('\n');
+  process.stdout.write(`\n${table}\n`);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const environment = { node: process.version, cores: cpus().length, cpu: cpus()[0]?.model, loader: tool, rounds, seconds, connections };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  const file = join(ROOT, 'bench/results', `${stamp}.json`);
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), environment, results: Object.fromEntries(results), ratios, reports, soak, targets }, null, 2)}\n`);
+  process.stdout.write(`\nWritten to ${file}\n`);
+  if (flags.readme) writeReadmeTable(`${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`);
+}
+
+function writeReadmeTable(table: string): void {
+  const file = join(ROOT, 'README.md');
+  const readme = readFileSync(file, 'utf8');
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  if (!readme.includes(start) || !readme.includes(end)) throw new Error('README.md has no bench markers');
+  writeFileSync(file, `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`);
+  process.stdout.write('README.md table updated\n');
+}
+
+await main();

@@ -1,0 +1,95 @@
+/** CONTRACT section 1: configuration from the environment and .env, checked once at start. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, environment, loadConfig } from '../../src/config.js';
+import { ask, runMain, startService } from '../support/service.js';
+
+describe('a bad setting stops the start with one line naming the variable', () => {
+  for (const [name, value] of [
+    ['PORT', 'eighty'],
+    ['APP_ENV', 'staging'],
+    ['APP_DEBUG', 'maybe'],
+    ['TRUSTED_PROXIES', '10.0.0.0/99'],
+    ['ROUTES', 'no/such/routes.ts'],
+  ] as const) {
+    it(`${name}=${value}`, async () => {
+      const result = await runMain({ [name]: value, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-config-')) });
+      assert.equal(result.code, 1);
+      const lines = result.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, result.stderr);
+      assert.match(lines[0]!, new RegExp(`^vigil: cannot start: ${name}: `));
+    });
+  }
+
+  it('TLS_CERT without TLS_KEY', () => {
+    assert.throws(() => loadConfig({ TLS_CERT: 'cert.pem' }, '/srv'), (error: unknown) => error instanceof ConfigError && error.variable === 'TLS_KEY');
+  });
+});
+
+describe('settings come from the environment over an optional .env file', () => {
+  it('reads .env and lets real variables win', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-env-'));
+    writeFileSync(join(dir, '.env'), 'APP_ENV=prod\nPORT=9443\n');
+    const config = loadConfig(environment(dir, { PORT: '7443' }), dir);
+    assert.equal(config.appEnv, 'prod');
+    assert.equal(config.debug, false);
+    assert.equal(config.port, 7443);
+    assert.equal(config.varDir, join(dir, 'var'));
+  });
+
+  it('has the documented defaults', () => {
+    const config = loadConfig({}, '/srv/app');
+    assert.deepEqual(
+      { appEnv: config.appEnv, debug: config.debug, host: config.host, port: config.port, tls: config.tls, varDir: config.varDir },
+      { appEnv: 'dev', debug: true, host: 'localhost', port: 8443, tls: true, varDir: '/srv/app/var' },
+    );
+  });
+
+  it('prints the settings with --help', async () => {
+    const result = await runMain({}, ['--help']);
+    assert.equal(result.code, 0);
+    for (const name of ['APP_ENV', 'APP_DEBUG', 'HOST', 'PORT', 'VAR_DIR', 'ROUTES', 'TLS_CERT', 'TRUSTED_PROXIES']) assert.ok(result.stdout.includes(name), name);
+  });
+});
+
+describe('HTTPS with a self-signed localhost certificate created once and reused', () => {
+  it('creates the certificate on first start and reuses it on the next', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-cert-'));
+    const first = await startService({ VAR_DIR: varDir });
+    const certificate = readFileSync(join(varDir, 'tls', 'localhost.crt'), 'utf8');
+    assert.equal((await ask(first, { path: '/robots.txt' })).status, 404, 'the client verified the certificate for localhost');
+    await first.stop();
+    const second = await startService({ VAR_DIR: varDir });
+    assert.equal(readFileSync(join(varDir, 'tls', 'localhost.crt'), 'utf8'), certificate);
+    assert.equal((await ask(second, { path: '/robots.txt' })).status, 404);
+    await second.stop();
+  });
+});
+
+describe('behind a proxy, scheme and host come from X-Forwarded-* only for trusted peers', () => {
+  const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com', 'x-forwarded-for': '203.0.113.9' };
+
+  it('believes a trusted proxy', async () => {
+    const service = await startService({ TLS: '0', TRUSTED_PROXIES: '127.0.0.1,::1' });
+    try {
+      const answer = await ask(service, { path: '/robots.txt', headers: forwarded });
+      assert.equal(decodeURIComponent(String(answer.headers['x-debug-exception'])), 'No route found for "GET https://api.example.com/robots.txt"');
+      assert.equal(answer.headers['x-debug-token-link'], `https://api.example.com/_profiler/${answer.headers['x-debug-token']}`);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('ignores the headers from anyone else', async () => {
+    const service = await startService({ TLS: '0' });
+    try {
+      const answer = await ask(service, { path: '/robots.txt', headers: forwarded });
+      assert.equal(decodeURIComponent(String(answer.headers['x-debug-exception'])), `No route found for "GET http://localhost:${service.port}/robots.txt"`);
+    } finally {
+      await service.stop();
+    }
+  });
+});
