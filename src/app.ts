@@ -12,7 +12,7 @@ import { installStackTraces } from './debug/stack-trace.js';
 import './debug/request-debug.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
 import { LogTap } from './profiler/log-tap.js';
-import { Profiler } from './profiler/profiler.js';
+import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
 import type { Collector } from './profiler/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
@@ -34,6 +34,8 @@ export interface KernelOptions {
   reportStore?: ReportStore;
   /** Collectors added to the profiler's defaults; each adds a panel to every report. */
   collectors?: readonly Collector[];
+  /** Tuning of the profiler's batched writer: queue bound, batch size, flush delay (tests use small ones). */
+  profilerWriter?: ProfilerOptions['writer'];
   /** Where log lines go on (default: stdout); in debug mode they pass through the profiler's tap. */
   logOutput?: { write(line: string): unknown };
 }
@@ -75,6 +77,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
       redact: config.profilerRedact,
       allow: config.profilerAllow,
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
+      ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
     });
     // Registered first, so that every request, even one refused below, has its token.
     await profiler.attach(app);

@@ -90,8 +90,8 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     tlsKey,
     trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    // The token space (16.7 million) must stay far from full for tokens to be drawn quickly.
-    profilerMaxReports: integer(env, 'PROFILER_MAX_REPORTS', 10_000, 1, 1_000_000),
+    // Every kept token is remembered, and the token space (16.7 million) must stay far from full.
+    profilerMaxReports: integer(env, 'PROFILER_MAX_REPORTS', 10_000, 1, 5_000_000),
     profilerMaxAgeMs: duration(env, 'PROFILER_MAX_AGE', 2 * DAY_MS),
     profilerAllow: ipList(env, 'PROFILER_ALLOW'),
     profilerRedact: nameList(env, 'PROFILER_REDACT'),

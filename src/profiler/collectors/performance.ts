@@ -90,11 +90,11 @@ export interface PerformanceSection {
 }
 
 export function performanceCollector(): Collector {
-  let delays: DelayMonitor | undefined;
+  // Sampling starts with the kernel, so that early requests have figures too.
+  let delays: DelayMonitor | undefined = new DelayMonitor();
   return {
     name: 'performance',
     start({ profile }) {
-      delays ??= new DelayMonitor();
       profile.data.performance = performance.eventLoopUtilization();
     },
     collect({ profile }): PerformanceSection {
