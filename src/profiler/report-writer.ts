@@ -25,8 +25,14 @@ export interface ReportWriterOptions {
   releaseTokens: (tokens: string[]) => void;
 }
 
-/** Age-based retention runs at most this often while reports are being written. */
-const AGE_PURGE_INTERVAL_MS = 1000;
+/** Retention runs at least this often while reports are being written (age expires reports too). */
+const PURGE_INTERVAL_MS = 1000;
+/**
+ * How far the store may run past PROFILER_MAX_REPORTS before a purge runs at once. A purge
+ * walks the newest reports (a millisecond for 10 000), too dear for every 20 ms batch;
+ * whatever is over is deleted within PURGE_INTERVAL_MS anyway.
+ */
+const PURGE_SLACK = 0.1;
 const DROP_WARNING_INTERVAL_MS = 1000;
 
 export class ReportWriter {
@@ -45,6 +51,7 @@ export class ReportWriter {
   private lastDropWarning = 0;
   private lastDropReason = '';
   private dropWarningTimer: NodeJS.Timeout | undefined;
+  private purgeTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly maxQueue: number;
   private readonly batchSize: number;
@@ -116,7 +123,10 @@ export class ReportWriter {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.idleTimer);
+    clearTimeout(this.purgeTimer);
     await this.flush();
+    // What is written stays within the retention, as if the service had gone on.
+    if (this.options.retention && this.storedCount > this.options.retention.maxReports) await this.enforceRetention();
     clearTimeout(this.dropWarningTimer);
     if (this.droppedCount > this.dropsLogged) this.warnDropped();
   }
@@ -149,8 +159,15 @@ export class ReportWriter {
       }
     }
     const retention = this.options.retention;
-    if (retention && (this.storedCount > retention.maxReports || Date.now() - this.lastPurge >= AGE_PURGE_INTERVAL_MS)) {
+    if (!retention) return;
+    const over = this.storedCount - retention.maxReports;
+    if (over > Math.floor(retention.maxReports * PURGE_SLACK) || Date.now() - this.lastPurge >= PURGE_INTERVAL_MS) {
       await this.enforceRetention();
+    } else if (over > 0 && !this.purgeTimer && !this.closed) {
+      this.purgeTimer = setTimeout(() => {
+        this.purgeTimer = undefined;
+        this.writing = this.writing.then(() => this.enforceRetention());
+      }, PURGE_INTERVAL_MS).unref();
     }
   }
 

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { report, T0 } from '../support/reports.js';
 
@@ -94,5 +95,56 @@ describe('retention deletes the oldest beyond the count and everything beyond th
   it('clears everything on demand', async () => {
     assert.equal((await store.clear()).length, 10);
     assert.equal(await store.count(), 0);
+  });
+});
+
+describe('a stack trace shared by many reports is stored once', () => {
+  const trace = [{ function: 'noRouteFound', file: '/srv/src/routing/unmatched.ts', line: 45, column: 10, own: true, excerpt: [{ number: 45, text: 'throw' }] }];
+  const failing = (token: string) => report(token, { collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
+  const traceRows = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare('SELECT count(*) FROM traces').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('reads every report back with its trace, from one stored copy', async () => {
+    await store.write([failing('00000a'), failing('00000b')]);
+    await store.write([failing('00000c')]);
+    for (const token of ['00000a', '00000b', '00000c']) assert.deepEqual((await store.read(token))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+    assert.equal(traceRows(store.file), 1);
+  });
+
+  it('deletes a trace with the last report that used it', async () => {
+    await store.write([failing('00000a'), report('00000b', { time: T0 + 1 })]);
+    await store.purge({ maxReports: 1, maxAgeMs: 365 * 86_400_000 }, T0);
+    assert.equal(traceRows(store.file), 0);
+    await store.write([failing('00000c')]);
+    assert.deepEqual((await store.read('00000c'))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+  });
+});
+
+describe('a store written by version 1 (rows in token order) is moved to the current layout on open', () => {
+  it('keeps every report, readable and in time order', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'vigil-v1-')), 'profiler.sqlite');
+    const v1 = new Database(file);
+    v1.exec(`CREATE TABLE reports (token TEXT PRIMARY KEY, time INTEGER NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
+      status INTEGER NOT NULL, ip TEXT NOT NULL, duration REAL NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+      CREATE INDEX reports_by_time ON reports (time);`);
+    const insert = v1.prepare('INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    insert.run('ffff01', T0 + 1, 'GET', 'https://localhost/b', 404, '::1', 2, JSON.stringify({ exception: { class: 'E', trace: [{ line: 1 }] } }));
+    insert.run('000002', T0, 'GET', 'https://localhost/a', 200, '::1', 1, JSON.stringify({ request: { method: 'GET' } }));
+    v1.close();
+    const migrated = new SqliteReportStore(file);
+    try {
+      assert.deepEqual((await migrated.search({})).map((r) => r.token), ['ffff01', '000002']);
+      assert.deepEqual((await migrated.read('ffff01'))!.collectors, { exception: { class: 'E', trace: [{ line: 1 }] } });
+      await migrated.write([report('000003', { time: T0 + 2 })]);
+      assert.equal(await migrated.count(), 3);
+    } finally {
+      await migrated.close();
+    }
   });
 });

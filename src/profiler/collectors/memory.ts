@@ -3,9 +3,10 @@
  * when its report was collected, and the process's peak RSS so far.
  *
  * Node cannot tell which request allocated what, so these are process figures around the
- * request. Reading RSS costs a system call (~8 µs), so one reading serves every request
- * that starts or ends within the same millisecond; the heap is read for each.
+ * request. The heap is read for each request; RSS costs a system call, so one reading
+ * serves every request within 10 ms of it.
  */
+import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { Collector } from '../request-profile.js';
 
@@ -16,21 +17,24 @@ export interface MemorySample {
   rss: number;
 }
 
-let rssReadAt = -1;
-let rssValue = 0;
+/** Process figures that cost a system call (~8 µs each): read at most once per 10 ms. */
+const PROCESS_READING_MS = 10;
+let readAt = -Infinity;
+let reading = { rss: 0, peakRss: 0 };
 
-function rss(): number {
-  const now = Date.now();
-  if (now !== rssReadAt) {
-    rssReadAt = now;
-    rssValue = process.memoryUsage.rss();
+function processReading(): { rss: number; peakRss: number } {
+  const now = performance.now();
+  if (now - readAt >= PROCESS_READING_MS) {
+    readAt = now;
+    // getrusage reports kilobytes.
+    reading = { rss: process.memoryUsage.rss(), peakRss: process.resourceUsage().maxRSS * 1024 };
   }
-  return rssValue;
+  return reading;
 }
 
 export function memorySample(): MemorySample {
   const heap = getHeapStatistics();
-  return { heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size, external: heap.external_memory, rss: rss() };
+  return { heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size, external: heap.external_memory, rss: processReading().rss };
 }
 
 export interface MemorySection {
@@ -52,8 +56,7 @@ export const memoryCollector: Collector = {
       start: start ?? null,
       end,
       heapDelta: start ? end.heapUsed - start.heapUsed : null,
-      // getrusage reports kilobytes.
-      peakRss: process.resourceUsage().maxRSS * 1024,
+      peakRss: processReading().peakRss,
     };
   },
 };
