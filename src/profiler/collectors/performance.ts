@@ -43,34 +43,39 @@ function round(ms: number): number {
 }
 
 const DELAY_RESOLUTION_MS = 10;
+const FIRST_WINDOW_MS = 100;
 
-/**
- * Event-loop delay in one-second windows: each report shows the last full second before
- * it, or, in the first second after start, what was measured so far.
- */
+/** Event-loop delay in one-second windows (the first is 100 ms): each report shows the last full window before it. */
 class DelayMonitor {
   private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   private last: DelayWindow | null = null;
   private windowStart = performance.now();
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout;
 
   constructor(windowMs = 1000) {
     this.histogram.enable();
-    this.timer = setInterval(() => {
-      this.last = this.snapshot();
-      this.histogram.reset();
-      this.windowStart = performance.now();
-    }, windowMs);
-    this.timer.unref();
+    // The first window is short, so that reports have figures almost from the start.
+    this.timer = setTimeout(() => {
+      this.rotate();
+      this.timer = setInterval(() => this.rotate(), windowMs).unref();
+    }, FIRST_WINDOW_MS).unref();
   }
 
+  /** The last window's figures: reading the histogram for every report would cost more than the rest of it. */
   latest(): DelayWindow | null {
-    return this.last ?? this.snapshot();
+    return this.last;
   }
 
   close(): void {
+    clearTimeout(this.timer);
     clearInterval(this.timer);
     this.histogram.disable();
+  }
+
+  private rotate(): void {
+    this.last = this.snapshot();
+    this.histogram.reset();
+    this.windowStart = performance.now();
   }
 
   private snapshot(): DelayWindow | null {

@@ -18,7 +18,7 @@ export const memoryPanel = definePanel<MemorySection>({
   badge: (section) => formatBytes(section.end.heapUsed),
   render(section) {
     return html`<h2>Memory</h2>
-<p class="muted">Process figures around the request: Node cannot tell which request allocated what. The heap is read for each request; an RSS reading is at most 10 ms old.</p>
+<p class="muted">Process figures around the request: Node cannot tell which request allocated what. The heap is read for each request; an RSS reading is at most 100 ms old.</p>
 <table id="memory"><thead><tr><th></th><th>At start</th><th>At end</th><th>Change</th></tr></thead><tbody>${ROWS.map(([key, label]) => {
       const start = section.start?.[key];
       const end = section.end[key];
