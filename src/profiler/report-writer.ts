@@ -125,8 +125,8 @@ export class ReportWriter {
     clearInterval(this.idleTimer);
     clearTimeout(this.purgeTimer);
     await this.flush();
-    // What is written stays within the retention, as if the service had gone on.
-    if (this.options.retention && this.storedCount > this.options.retention.maxReports) await this.enforceRetention();
+    // What stays behind is within the retention, as if the service had gone on.
+    await this.enforceRetention();
     clearTimeout(this.dropWarningTimer);
     if (this.droppedCount > this.dropsLogged) this.warnDropped();
   }
