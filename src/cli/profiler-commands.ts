@@ -12,6 +12,7 @@ import type { ReportSummary } from '../profiler/report.js';
 import { parseSearchFilters, type SearchInput } from '../profiler/search-filters.js';
 import { SqliteReportStore } from '../profiler/storage/sqlite-store.js';
 import { UsageError, type Command, type Output } from './command.js';
+import { reportAsText, terminalSafe } from './report-text.js';
 
 function storeFile(config: Config): string {
   return join(config.varDir, 'profiler.sqlite');
@@ -29,7 +30,7 @@ function summaryTable(reports: readonly ReportSummary[]): string {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   // The URL is last and left unpadded: long ones wrap instead of widening every line.
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return terminalSafe([line(header), ...rows.map(line)].join('\n')) + '\n';
 }
 
 const FILTER_OPTIONS = {
@@ -103,7 +104,6 @@ frames, routing, performance, memory and log lines. --json prints it whole, as
       output.err(`vigil: token "${token}" was not found in ${storeFile(config)}\n`);
       return 1;
     }
-    const { reportAsText } = await import('./report-text.js');
     output.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : reportAsText(report));
     return 0;
   },

@@ -69,5 +69,10 @@ export function reportAsText(report: Report): string {
       out.push('', name, ...JSON.stringify(value, null, 2).split('\n').map((line) => `  ${line}`));
     }
   }
-  return `${out.join('\n')}\n`;
+  return `${terminalSafe(out.join('\n'))}\n`;
+}
+
+/** Control characters (a log message may hold any) would drive the terminal: each becomes U+FFFD. */
+export function terminalSafe(text: string): string {
+  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '\uFFFD');
 }

@@ -76,6 +76,7 @@ export class Profiler {
       log: app.log,
       releaseTokens: (tokens) => this.issuer.release(tokens),
     });
+    // Retention may delete (and release) tokens before the stored ones are loaded.
     this.issuer = new TokenIssuer();
     await this.writer.open();
     this.issuer = new TokenIssuer(await this.store.tokens());
@@ -116,7 +117,7 @@ export class Profiler {
       if (request.profile) request.profile.marks.send ??= performance.now();
       done(null, payload);
     });
-    app.addHook('onResponse', (request, reply, done) => {
+    app.addHook('onResponse', (request, _reply, done) => {
       this.finish(request);
       done();
     });

@@ -5,6 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { reportAsText } from '../../src/cli/report-text.js';
+import { report } from '../support/reports.js';
 import { ask, ROOT, startService } from '../support/service.js';
 
 interface Run {
@@ -125,3 +127,13 @@ describe('profiler:purge deletes reports', () => {
   });
 });
 
+
+describe('profiler:show never prints control characters from a report', () => {
+  it('replaces escape sequences a log line carried', () => {
+    const text = reportAsText(
+      report('abcdef', { collectors: { logs: { lines: [{ level: 'warn', time: null, message: 'red \u001b[31malert\u0007', context: {} }], omitted: 0 } } }),
+    );
+    assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f]/);
+    assert.match(text, /red \uFFFD\[31malert\uFFFD/);
+  });
+});
