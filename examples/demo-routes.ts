@@ -1,8 +1,8 @@
 /**
  * The demo application: `ROUTES=examples/demo-routes.ts npm start`.
- * Each route shows one part of the routes API.
+ * Each route shows one part of the routes API; `collectors` adds a panel to every debug report.
  */
-import { defineRoutes } from '../src/index.js';
+import { defineRoutes, type Collector } from '../src/index.js';
 
 export default defineRoutes((routes) => {
   routes.get('/hello', () => 'hello');
@@ -13,3 +13,11 @@ export default defineRoutes((routes) => {
 
   routes.get('/with-slash/', () => 'with slash');
 });
+
+/** A report section of the application's own: who the client said it was. */
+export const collectors: Collector[] = [
+  {
+    name: 'client',
+    collect: ({ request }) => ({ userAgent: request.headers['user-agent'] ?? null, languages: request.headers['accept-language'] ?? null }),
+  },
+];

@@ -10,7 +10,9 @@ import { BadRequestHttpError, HttpError, MethodNotAllowedHttpError } from './err
 import { createErrorResponder } from './errors/error-handler.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import './debug/request-debug.js';
-import { Profiler } from './profiler/profiler.js';
+import { defaultCollectors } from './profiler/collectors/index.js';
+import { LogTap } from './profiler/log-tap.js';
+import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
 import type { Collector } from './profiler/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
@@ -18,7 +20,7 @@ import { SqliteReportStore } from './profiler/storage/sqlite-store.js';
 import { registerRoutes } from './routing/register-routes.js';
 import { RouteMatcher } from './routing/route-matcher.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
-import { sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
+import { noRouteError, sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
 import { httpDate } from './server/http-date.js';
 import { isValidHost } from './server/request-url.js';
 
@@ -30,8 +32,12 @@ export interface KernelOptions {
   routes?: readonly RoutesDeclaration[];
   /** Where reports go in debug mode; defaults to SQLite under VAR_DIR. */
   reportStore?: ReportStore;
-  /** Collectors added to the profiler's defaults. */
+  /** Collectors added to the profiler's defaults; each adds a panel to every report. */
   collectors?: readonly Collector[];
+  /** Tuning of the profiler's batched writer: queue bound, batch size, flush delay (tests use small ones). */
+  profilerWriter?: ProfilerOptions['writer'];
+  /** Where log lines go on (default: stdout); in debug mode they pass through the profiler's tap. */
+  logOutput?: { write(line: string): unknown };
 }
 
 export interface Kernel {
@@ -46,8 +52,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   installStackTraces();
   HttpError.traceClientErrors = config.debug;
   const respondWithError = createErrorResponder({ debug: config.debug });
+  // In debug mode log lines pass through a tap that keeps each request's lines for its report.
+  const logTap = config.debug ? new LogTap(options.logOutput) : undefined;
+  const logStream = logTap ?? options.logOutput;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
     // One line per request would cost more than the rest of a 404; the profiler keeps it all.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -60,16 +69,24 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   app.decorateRequest('debugToken', null);
 
   const routes = new Routes();
+  let matcher: RouteMatcher | undefined;
   let profiler: Profiler | undefined;
   if (config.debug) {
-    profiler = new Profiler(options.reportStore ?? new SqliteReportStore(join(config.varDir, 'profiler.sqlite')));
-    for (const collector of options.collectors ?? []) profiler.addCollector(collector);
+    profiler = new Profiler(options.reportStore ?? new SqliteReportStore(join(config.varDir, 'profiler.sqlite')), {
+      collectors: [...defaultCollectors({ matcher: () => matcher, logTap }), ...(options.collectors ?? [])],
+      redact: config.profilerRedact,
+      allow: config.profilerAllow,
+      retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
+      ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
+    });
+    // Registered first, so that every request, even one refused below, has its token.
     await profiler.attach(app);
     declareProfilerRoutes(routes, profiler);
     app.addHook('onClose', () => profiler!.close());
   }
   for (const declare of options.routes ?? []) await declare(routes);
-  const matcher = new RouteMatcher(routes.definitions);
+  const routeMatcher = new RouteMatcher(routes.definitions);
+  matcher = routeMatcher;
 
   const cors = new CorsPolicy(config.cors);
   app.addHook('onRequest', (request, reply, done) => {
@@ -84,14 +101,16 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
       const headers = cors.actualRequestHeaders(origin);
       if (headers) reply.headers(headers);
     }
+    // A client the profiler does not admit learns nothing of it: the ordinary 404.
+    if (profiler?.refuses(request)) return done(noRouteError(request));
     if (!request.is404) return done();
     // Unrouted: answered here, before Fastify would read (and limit) the body.
-    const outcome = unmatchedOutcome(matcher, request);
+    const outcome = unmatchedOutcome(routeMatcher, request);
     if ('error' in outcome) return done(outcome.error);
     sendRedirect(reply, outcome.redirectTo);
   });
   app.setNotFoundHandler((request, reply) => {
-    const outcome = unmatchedOutcome(matcher, request);
+    const outcome = unmatchedOutcome(routeMatcher, request);
     if ('error' in outcome) throw outcome.error;
     return sendRedirect(reply, outcome.redirectTo);
   });

@@ -29,6 +29,14 @@ export interface Config {
   /** Peers whose X-Forwarded-* headers are believed: IPs or CIDRs. */
   trustedProxies: string[];
   logLevel: string;
+  /** Reports kept at most (`PROFILER_MAX_REPORTS`); the oldest go first. */
+  profilerMaxReports: number;
+  /** Reports older than this many milliseconds are deleted (`PROFILER_MAX_AGE`). */
+  profilerMaxAgeMs: number;
+  /** Networks besides loopback that may open the profiler: IPs or CIDRs (`PROFILER_ALLOW`). */
+  profilerAllow: string[];
+  /** Header and query parameter names redacted in reports besides the built-in secrets (`PROFILER_REDACT`). */
+  profilerRedact: string[];
   cors: CorsSettings;
 }
 
@@ -82,6 +90,11 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     tlsKey,
     trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    // Every kept token is remembered, and the token space (16.7 million) must stay far from full.
+    profilerMaxReports: integer(env, 'PROFILER_MAX_REPORTS', 10_000, 1, 5_000_000),
+    profilerMaxAgeMs: duration(env, 'PROFILER_MAX_AGE', 2 * DAY_MS),
+    profilerAllow: ipList(env, 'PROFILER_ALLOW'),
+    profilerRedact: nameList(env, 'PROFILER_REDACT'),
     cors: {
       allowOrigin: regex(env, 'CORS_ALLOW_ORIGIN', DEFAULT_CORS_ALLOW_ORIGIN, 'i'),
       allowMethods: list(env, 'CORS_ALLOW_METHODS', 'GET, OPTIONS, POST, PUT, PATCH, DELETE', /^[A-Za-z]+$/).map((m) => m.toUpperCase()),
@@ -150,6 +163,33 @@ function hostName(env: Env, name: string, fallback: string): string {
   const value = raw(env, name) ?? fallback;
   if (isIP(value) || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)) return value;
   throw new ConfigError(name, `"${value}" is not a host name or IP address`);
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DAY_MS = DURATION_UNITS_MS.d!;
+const MAX_DURATION_MS = 3650 * DAY_MS;
+
+/** A whole number of seconds, or a whole number with a unit: `90s`, `30m`, `48h`, `2d`. Returns milliseconds. */
+export function duration(env: Env, name: string, fallbackMs: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallbackMs;
+  const match = /^(\d+)\s*([smhd]?)$/i.exec(value);
+  const ms = match ? Number(match[1]) * DURATION_UNITS_MS[(match[2] || 's').toLowerCase()]! : Number.NaN;
+  if (!(ms >= 1000 && ms <= MAX_DURATION_MS)) {
+    throw new ConfigError(name, `"${value}" is not a duration from 1s to 3650d (a number of seconds, or with a unit: 90s, 30m, 48h, 2d)`);
+  }
+  return ms;
+}
+
+/** Comma-separated names (headers, query parameters): no spaces, `=`, `&` or `,` inside a name. */
+function nameList(env: Env, name: string): string[] {
+  const value = raw(env, name);
+  if (value === undefined) return [];
+  return value.split(',').map((entry) => {
+    const item = entry.trim();
+    if (!/^[^\s=&,]+$/.test(item)) throw new ConfigError(name, `"${item}" is not a header or query parameter name`);
+    return item.toLowerCase();
+  });
 }
 
 /** Comma-separated IPs or CIDRs (`10.0.0.0/8`, `::1/128`). */

@@ -19,6 +19,12 @@ Settings come from the environment or a .env file:
   LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
   CORS_ALLOW_ORIGIN regular expression of the origins browsers may call from (localhost, 127.0.0.1)
   CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE
+  PROFILER_MAX_REPORTS  debug reports kept at most, the newest (10000)
+  PROFILER_MAX_AGE      how long reports are kept: seconds, or 90s, 30m, 48h, 2d (2d)
+  PROFILER_ALLOW        IPs or CIDRs besides loopback that may open /_profiler
+  PROFILER_REDACT       header and query names to redact in reports, besides the credentials
+
+Reports from the command line: npm run vigil -- --help
 `;
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {

@@ -1,16 +1,68 @@
-/** The profiler's own routes, declared like any application's. */
-import { NotFoundHttpError } from '../errors/http-errors.js';
+/**
+ * The profiler's own routes, declared like any application's (so 404, 405 and `Allow`
+ * work for them too): the newest reports, the search, and one report. Each answers HTML,
+ * or JSON when `Accept` prefers it. Access and security headers are the profiler's hook's job.
+ */
+import type { FastifyReply } from 'fastify';
+import { PROFILER_PATH } from '../debug/request-debug.js';
+import { BadRequestHttpError, NotFoundHttpError } from '../errors/http-errors.js';
+import { negotiateErrorFormat } from '../errors/negotiate.js';
 import type { Routes } from '../routing/routes.js';
+import { renderListPage } from './pages/list-page.js';
+import { panelNames, renderReportPage } from './pages/report-page.js';
 import type { Profiler } from './profiler.js';
+import type { ReportSearch, ReportSummary } from './report.js';
+import { parseSearchFilters } from './search-filters.js';
+
+/** Reports on the profiler's home page. */
+const LATEST_COUNT = 50;
+
+function wantsJson(accept: string | undefined): boolean {
+  return negotiateErrorFormat(accept) === 'json';
+}
+
+function send(reply: FastifyReply, json: boolean, body: () => unknown, page: () => string): FastifyReply {
+  reply.header('cache-control', 'no-cache, private').header('vary', 'Accept');
+  if (json) return reply.type('application/json; charset=utf-8').send(JSON.stringify(body()));
+  return reply.type('text/html; charset=UTF-8').send(page());
+}
+
+/** The search answer in JSON, as Symfony's fields name it. */
+function summaries(reports: readonly ReportSummary[]): unknown[] {
+  return reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip }));
+}
 
 export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void {
+  const list = async (reply: FastifyReply, accept: string | undefined, heading: string, filters: ReportSearch) => {
+    // What was answered before this request is searchable: nothing waits in the queue.
+    await profiler.writer.flush();
+    const reports = await profiler.store.search(filters);
+    const stats = await profiler.stats();
+    return send(reply, wantsJson(accept), () => summaries(reports), () => renderListPage({ heading, reports, filters, stats }));
+  };
+
+  routes.get(PROFILER_PATH, ({ request, reply }) => list(reply, request.headers.accept, 'Latest requests', { limit: LATEST_COUNT }), { name: '_profiler_home' });
+
   routes.get(
-    '/_profiler/{token}',
-    async ({ params, reply }) => {
+    `${PROFILER_PATH}/search`,
+    ({ request, reply, query }) => {
+      const filters = parseSearchFilters(query);
+      return list(reply, request.headers.accept, 'Search results', filters);
+    },
+    { name: '_profiler_search' },
+  );
+
+  routes.get(
+    `${PROFILER_PATH}/{token}`,
+    async ({ params, query, request, reply }) => {
       const report = await profiler.read(params.token);
       if (!report) throw new NotFoundHttpError(`Token "${params.token}" was not found in the database.`);
-      reply.header('cache-control', 'no-cache, private');
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify(report));
+      const panel = query.panel;
+      if (Array.isArray(panel)) throw new BadRequestHttpError('The "panel" parameter is given more than once.', 'VIGIL_ERR_PROFILER_PANEL');
+      if (panel !== undefined && !panelNames(report).includes(panel)) {
+        throw new BadRequestHttpError(`Unknown panel "${panel}"; this report has ${panelNames(report).join(', ')}.`, 'VIGIL_ERR_PROFILER_PANEL');
+      }
+      return send(reply, wantsJson(request.headers.accept), () => report, () => renderReportPage(report, panel));
     },
     { name: '_profiler' },
   );

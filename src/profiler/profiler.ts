@@ -1,39 +1,65 @@
 /**
- * The profiler: gives each request a token, lets collectors fill its report, and hands
- * the report to the writer once the response is sent (Symfony's "terminate" stage).
- * Only composed in debug mode; the profiler's own pages are never profiled.
+ * The profiler: gives each request a token, marks the stages it goes through, lets
+ * collectors fill its report, and hands the report to the writer once the response is
+ * sent (Symfony's "terminate" stage). Only composed in debug mode.
+ *
+ * The profiler's own pages are not profiled and carry no token, but only for clients it
+ * admits (loopback, `PROFILER_ALLOW`); anyone else is an ordinary request that the kernel
+ * answers with the ordinary 404 (see {@link Profiler.refuses}).
  */
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { TokenIssuer } from '../debug/token.js';
 import { requestOrigin, requestUrlWithQuery } from '../server/request-url.js';
-import { exceptionCollector } from './collectors/exception.js';
-import { requestCollector } from './collectors/request.js';
-import { responseCollector } from './collectors/response.js';
+import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
 import type { Report } from './report.js';
 import { Redactor } from './redact.js';
-import { ReportWriter } from './report-writer.js';
-import type { Collector, CollectorContext } from './request-profile.js';
-import type { ReportStore } from './storage/report-store.js';
+import { ReportWriter, type ReportWriterOptions } from './report-writer.js';
+import type { Collector, CollectorContext, RequestProfile } from './request-profile.js';
+import type { ReportStore, Retention } from './storage/report-store.js';
 
-export const DEFAULT_COLLECTORS: readonly Collector[] = [requestCollector, responseCollector, exceptionCollector];
+/** Status recorded for a request whose client left before its response was written (nginx's convention). */
+export const CLIENT_CLOSED_REQUEST = 499;
 
 export interface ProfilerOptions {
-  store: ReportStore;
+  /** The sections of every report, in panel order. */
+  collectors: readonly Collector[];
+  /** Header and query names redacted besides the built-in secrets. */
   redact?: readonly string[];
-  collectors?: readonly Collector[];
+  /** Networks besides loopback that may open the profiler. */
+  allow?: readonly string[];
+  retention?: Retention;
+  /** Tuning of the batched writer (tests use a small queue). */
+  writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs'>;
+}
+
+export interface ProfilerStats {
+  stored: number;
+  queued: number;
+  dropped: number;
+  purged: number;
+  retention: Retention | undefined;
 }
 
 export class Profiler {
   readonly collectors: Collector[];
   readonly redactor: Redactor;
+  readonly access: ProfilerAccess;
   writer!: ReportWriter;
   private issuer!: TokenIssuer;
+  /** The onRequestAbort hook gets no reply; each profile's is kept here until its report is made. */
+  private readonly replies = new WeakMap<RequestProfile, FastifyReply>();
   private log: FastifyBaseLogger | undefined;
 
-  constructor(readonly store: ReportStore, options: Omit<ProfilerOptions, 'store'> = {}) {
-    this.collectors = [...(options.collectors ?? DEFAULT_COLLECTORS)];
+  constructor(readonly store: ReportStore, private readonly options: ProfilerOptions) {
+    this.collectors = [...options.collectors];
     this.redactor = new Redactor(options.redact);
+    this.access = new ProfilerAccess(options.allow);
+  }
+
+  get retention(): Retention | undefined {
+    return this.options.retention;
   }
 
   /** Adds a collector; its section appears in every report written after. */
@@ -41,34 +67,74 @@ export class Profiler {
     this.collectors.push(collector);
   }
 
-  /** Loads the tokens in use and hooks the request stages of `app`. */
+  /** Applies the retention, loads the tokens in use and hooks the request stages of `app`. */
   async attach(app: FastifyInstance): Promise<void> {
     this.log = app.log;
+    this.writer = new ReportWriter(this.store, {
+      ...this.options.writer,
+      retention: this.options.retention,
+      log: app.log,
+      releaseTokens: (tokens) => this.issuer.release(tokens),
+    });
+    // Retention may delete (and release) tokens before the stored ones are loaded.
+    this.issuer = new TokenIssuer();
+    await this.writer.open();
     this.issuer = new TokenIssuer(await this.store.tokens());
-    this.writer = new ReportWriter(this.store, { log: app.log, onDiscard: (tokens) => this.issuer.release(tokens) });
     app.decorateRequest('profile', null);
 
     app.addHook('onRequest', (request, reply, done) => {
-      if (isProfilerPath(request.url)) return done();
+      if (this.isProfilerRequest(request) && this.access.allows(request.ip)) {
+        reply.headers(PAGE_SECURITY_HEADERS);
+        return done();
+      }
       const token = this.issuer.issue();
       request.debugToken = token;
-      request.profile = { token, time: Date.now(), ip: request.ip ?? '', error: undefined, data: {} };
+      request.profile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
       reply.header('x-debug-token', token);
       reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
-      const context = this.contextFor(request, reply);
+      this.replies.set(request.profile, reply);
+      const context = this.contextFor(request, reply, request.profile);
       for (const collector of this.collectors) collector.start?.(context);
       done();
     });
-
+    // Matched routes only: the body is read between these two.
+    app.addHook('preParsing', (request, _reply, payload, done) => {
+      if (request.profile) request.profile.marks.parsing = performance.now();
+      done(null, payload);
+    });
+    app.addHook('preHandler', (request, _reply, done) => {
+      if (request.profile) request.profile.marks.handler = performance.now();
+      done();
+    });
     app.addHook('onError', (request, _reply, error, done) => {
-      if (request.profile) request.profile.error = error;
+      if (request.profile) {
+        request.profile.error = error;
+        request.profile.marks.error = performance.now();
+      }
       done();
     });
+    app.addHook('onSend', (request, _reply, payload, done) => {
+      if (request.profile) request.profile.marks.send ??= performance.now();
+      done(null, payload);
+    });
+    app.addHook('onResponse', (request, _reply, done) => {
+      this.finish(request);
+      done();
+    });
+    // Fastify runs no onResponse for a request whose client went away: its report is written here.
+    app.addHook('onRequestAbort', (request, done) => {
+      if (request.profile) request.profile.aborted = true;
+      this.finish(request);
+      done();
+    });
+  }
 
-    app.addHook('onResponse', (request, reply, done) => {
-      if (request.profile) this.writer.enqueue(this.report(this.contextFor(request, reply), reply.elapsedTime));
-      done();
-    });
+  /**
+   * True for a request to a profiler page from a client the profiler does not admit: the
+   * kernel answers it as if no route existed. It was profiled like any other request.
+   */
+  refuses(request: FastifyRequest): boolean {
+    return request.profile !== null && this.isProfilerRequest(request);
   }
 
   async close(): Promise<void> {
@@ -77,6 +143,7 @@ export class Profiler {
       const { written, dropped } = this.writer;
       this.log?.[dropped > 0 ? 'warn' : 'info'](`Debug reports: ${written} written, ${dropped} dropped`);
     }
+    for (const collector of this.collectors) collector.close?.();
     await this.store.close();
   }
 
@@ -85,11 +152,33 @@ export class Profiler {
     return this.writer.pending(token) ?? (await this.store.read(token));
   }
 
-  private contextFor(request: CollectorContext['request'], reply: CollectorContext['reply']): CollectorContext {
-    return { request, reply, profile: request.profile!, redactor: this.redactor };
+  async stats(): Promise<ProfilerStats> {
+    return { stored: await this.store.count(), queued: this.writer.queued, dropped: this.writer.dropped, purged: this.writer.purged, retention: this.options.retention };
   }
 
-  private report(context: CollectorContext, duration: number): Report {
+  /** The profiler's routes, or (unrouted) a path under /_profiler, percent-encoded or not. */
+  private isProfilerRequest(request: FastifyRequest): boolean {
+    if (!request.is404) return isProfilerPath((request.routeOptions.config as { routePath?: string }).routePath ?? '');
+    const url = request.url;
+    return isProfilerPath(url) || (url.includes('%') && isProfilerPath(safeDecodeUri(url)));
+  }
+
+  private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {
+    return { request, reply, profile, redactor: this.redactor };
+  }
+
+  /** Collects and queues the report, once: the profile is detached from the request first. */
+  private finish(request: FastifyRequest): void {
+    const profile = request.profile;
+    const reply = profile && this.replies.get(profile);
+    if (!profile || !reply) return;
+    request.profile = null;
+    this.replies.delete(profile);
+    profile.marks.end = performance.now();
+    this.writer.enqueue(this.report(this.contextFor(request, reply, profile)));
+  }
+
+  private report(context: CollectorContext): Report {
     const { request, reply, profile } = context;
     const collectors: Record<string, unknown> = {};
     for (const collector of this.collectors) {
@@ -106,10 +195,18 @@ export class Profiler {
       time: profile.time,
       method: request.method,
       url: this.redactor.url(requestUrlWithQuery(request)),
-      status: reply.statusCode,
+      status: profile.aborted ? CLIENT_CLOSED_REQUEST : reply.statusCode,
       ip: profile.ip,
-      duration,
+      duration: Math.round((profile.marks.end! - profile.marks.start) * 1000) / 1000,
       collectors,
     };
+  }
+}
+
+function safeDecodeUri(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
   }
 }

@@ -1,12 +1,13 @@
 /**
- * Writes reports after their responses, in batches, off the response's critical path.
- *
- * The queue is bounded: when the store cannot keep up, new reports are dropped, counted
- * and logged (never silently), and their tokens handed back. Close flushes what is queued.
+ * Writes reports after their response, in batches: reports queue up for a few
+ * milliseconds and go to the store in one transaction. The queue is bounded: beyond it new
+ * reports are dropped, counted and logged (never silently), and their tokens handed back.
+ * After each batch (and every minute when idle) the retention is enforced, and the tokens
+ * of deleted reports are handed back too. Close flushes what is queued.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Report } from './report.js';
-import type { ReportStore } from './storage/report-store.js';
+import type { ReportStore, Retention } from './storage/report-store.js';
 
 export interface ReportWriterOptions {
   /** Reports waiting at most; beyond it new ones are dropped. */
@@ -15,19 +16,42 @@ export interface ReportWriterOptions {
   batchSize?: number;
   /** How long a report may wait for companions before its batch is written. */
   flushDelayMs?: number;
+  /** How many reports to keep, and for how long; none: keep everything. */
+  retention?: Retention | undefined;
+  /** How often retention runs when nothing is written (age still expires reports). */
+  idlePurgeMs?: number;
   log: FastifyBaseLogger;
-  /** Called with tokens that are free again: their reports were dropped before being stored. */
-  onDiscard: (tokens: string[]) => void;
+  /** Called with tokens that are free again: their reports were dropped, or deleted by retention. */
+  releaseTokens: (tokens: string[]) => void;
 }
+
+/** Retention runs at least this often while reports are being written (age expires reports too). */
+const PURGE_INTERVAL_MS = 1000;
+/**
+ * How far the store may run past PROFILER_MAX_REPORTS before a purge runs at once. A purge
+ * walks the newest reports (a millisecond for 10 000), too dear for every 20 ms batch;
+ * whatever is over is deleted within PURGE_INTERVAL_MS anyway.
+ */
+const PURGE_SLACK = 0.1;
+const DROP_WARNING_INTERVAL_MS = 1000;
 
 export class ReportWriter {
   private queue: Report[] = [];
   private readonly pendingByToken = new Map<string, Report>();
   private timer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private droppedCount = 0;
   private writtenCount = 0;
+  private purgedCount = 0;
+  /** Reports in the store as far as this writer knows; read again after each purge. */
+  private storedCount = 0;
+  private lastPurge = 0;
+  private dropsLogged = 0;
   private lastDropWarning = 0;
+  private lastDropReason = '';
+  private dropWarningTimer: NodeJS.Timeout | undefined;
+  private purgeTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly maxQueue: number;
   private readonly batchSize: number;
@@ -39,6 +63,17 @@ export class ReportWriter {
     this.flushDelayMs = options.flushDelayMs ?? 20;
   }
 
+  /** Applies the retention to what is already stored and starts the idle purge. */
+  async open(): Promise<void> {
+    await this.enforceRetention();
+    if (this.options.retention) {
+      this.idleTimer = setInterval(() => {
+        this.writing = this.writing.then(() => this.enforceRetention());
+      }, this.options.idlePurgeMs ?? 60_000);
+      this.idleTimer.unref();
+    }
+  }
+
   /** Reports dropped or rejected since start. */
   get dropped(): number {
     return this.droppedCount;
@@ -46,6 +81,11 @@ export class ReportWriter {
 
   get written(): number {
     return this.writtenCount;
+  }
+
+  /** Reports deleted by retention since start. */
+  get purged(): number {
+    return this.purgedCount;
   }
 
   get queued(): number {
@@ -82,7 +122,13 @@ export class ReportWriter {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.idleTimer);
+    clearTimeout(this.purgeTimer);
     await this.flush();
+    // What stays behind is within the retention, as if the service had gone on.
+    await this.enforceRetention();
+    clearTimeout(this.dropWarningTimer);
+    if (this.droppedCount > this.dropsLogged) this.warnDropped();
   }
 
   private flushSoon(delayMs: number): void {
@@ -98,6 +144,7 @@ export class ReportWriter {
       try {
         const { rejected, failed } = await this.store.write(batch);
         this.writtenCount += batch.length - rejected.length - failed.length;
+        this.storedCount += batch.length - rejected.length - failed.length;
         // A rejected token belongs to a report already stored: it stays taken.
         if (rejected.length > 0) this.discard(rejected, 'their tokens were already stored', false);
         if (failed.length > 0) {
@@ -111,15 +158,48 @@ export class ReportWriter {
         for (const report of batch) this.pendingByToken.delete(report.token);
       }
     }
+    const retention = this.options.retention;
+    if (!retention) return;
+    const over = this.storedCount - retention.maxReports;
+    if (over > Math.floor(retention.maxReports * PURGE_SLACK) || Date.now() - this.lastPurge >= PURGE_INTERVAL_MS) {
+      await this.enforceRetention();
+    } else if (over > 0 && !this.purgeTimer && !this.closed) {
+      this.purgeTimer = setTimeout(() => {
+        this.purgeTimer = undefined;
+        this.writing = this.writing.then(() => this.enforceRetention());
+      }, PURGE_INTERVAL_MS).unref();
+    }
+  }
+
+  private async enforceRetention(): Promise<void> {
+    const retention = this.options.retention;
+    if (!retention) return;
+    try {
+      const deleted = await this.store.purge(retention);
+      this.lastPurge = Date.now();
+      this.purgedCount += deleted.length;
+      if (deleted.length > 0) this.options.releaseTokens(deleted);
+      this.storedCount = await this.store.count();
+    } catch (error) {
+      this.options.log.error({ err: error }, 'Deleting debug reports beyond the retention failed');
+    }
   }
 
   private discard(tokens: string[], why: string, releaseTokens = true): void {
     this.droppedCount += tokens.length;
-    if (releaseTokens) this.options.onDiscard(tokens);
-    const now = Date.now();
-    if (now - this.lastDropWarning >= 1000) {
-      this.lastDropWarning = now;
-      this.options.log.warn({ dropped: this.droppedCount }, `Debug reports dropped because ${why}: ${this.droppedCount} since start`);
-    }
+    this.lastDropReason = why;
+    if (releaseTokens) this.options.releaseTokens(tokens);
+    const sinceWarning = Date.now() - this.lastDropWarning;
+    if (sinceWarning >= DROP_WARNING_INTERVAL_MS) this.warnDropped();
+    // Drops within the interval are reported together once it is over.
+    else this.dropWarningTimer ??= setTimeout(() => this.warnDropped(), DROP_WARNING_INTERVAL_MS - sinceWarning).unref();
+  }
+
+  private warnDropped(): void {
+    clearTimeout(this.dropWarningTimer);
+    this.dropWarningTimer = undefined;
+    this.lastDropWarning = Date.now();
+    this.dropsLogged = this.droppedCount;
+    this.options.log.warn({ dropped: this.droppedCount }, `Debug reports dropped because ${this.lastDropReason}: ${this.droppedCount} since start`);
   }
 }

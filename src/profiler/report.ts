@@ -20,8 +20,11 @@ export interface Report extends ReportSummary {
   collectors: Record<string, unknown>;
 }
 
+/** Search filters, with Symfony's meaning; absent filters match everything. */
 export interface ReportSearch {
+  /** Substring of the client IP (`192.168.` finds a network). */
   ip?: string | undefined;
+  /** Exact, case-insensitive. */
   method?: string | undefined;
   statusCode?: number | undefined;
   /** Substring of the URL. */

@@ -9,6 +9,8 @@ import type { HttpMethod, RouteDefinition } from './routes.js';
 interface CompiledRoute {
   definition: RouteDefinition;
   pattern: RegExp;
+  /** The same path with every parameter unconstrained: tells a failed requirement from a different path. */
+  loosePattern: RegExp;
   /** The literal text before the first parameter: the cheapest way to tell near from far. */
   staticPrefix: string;
 }
@@ -28,6 +30,7 @@ export class RouteMatcher {
     this.compiled = definitions.map((definition) => ({
       definition,
       pattern: compile(definition.path, definition.requirements),
+      loosePattern: compile(definition.path, {}),
       staticPrefix: definition.path.split('{')[0]!,
     }));
   }
@@ -70,9 +73,9 @@ function explainMiss(route: CompiledRoute, method: string, path: string): string
   if (route.pattern.test(path)) {
     return `the path matches but ${method} is not among ${route.definition.methods.join(', ')}`;
   }
-  const loose = compile(route.definition.path, {});
-  if (loose.test(path)) {
-    const values = loose.exec(path)!.groups ?? {};
+  const loose = route.loosePattern.exec(path);
+  if (loose) {
+    const values = loose.groups ?? {};
     const failed = Object.entries(route.definition.requirements).find(([name, requirement]) => !new RegExp(`^(?:${requirement})$`).test(values[name] ?? ''));
     if (failed) return `parameter "${failed[0]}" = "${values[failed[0]]}" does not match the requirement ${failed[1]}`;
   }

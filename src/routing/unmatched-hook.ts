@@ -6,11 +6,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../errors/html.js';
 import { requestTarget, requestUrl } from '../server/request-url.js';
 import type { RouteMatcher } from './route-matcher.js';
-import { resolveUnmatched, type UnmatchedOutcome } from './unmatched.js';
+import { noRouteFound, resolveUnmatched, type UnmatchedOutcome } from './unmatched.js';
 
 export function unmatchedOutcome(matcher: RouteMatcher, request: FastifyRequest): UnmatchedOutcome {
   const { path, query } = requestTarget(request);
   return resolveUnmatched(matcher, { method: request.method, path, query, url: requestUrl(request), referer: request.headers.referer });
+}
+
+/** The ordinary 404, for a request the kernel answers as if no route existed (a refused profiler page). */
+export function noRouteError(request: FastifyRequest): Error {
+  return noRouteFound({ method: request.method, url: requestUrl(request), referer: request.headers.referer });
 }
 
 export function sendRedirect(reply: FastifyReply, location: string): FastifyReply {

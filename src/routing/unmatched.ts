@@ -36,6 +36,11 @@ export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedReques
       error: new MethodNotAllowedHttpError(allowed, `No route found for "${method} ${request.url}": Method Not Allowed (Allow: ${list})`),
     };
   }
-  const from = request.referer === undefined ? '' : ` (from "${request.referer}")`;
-  return { error: new NotFoundHttpError(`No route found for "${method} ${request.url}"${from}`) };
+  return { error: noRouteFound(request) };
+}
+
+/** The 404 of a request no route answers: `No route found for "GET <url>"`, with the Referer when sent. */
+export function noRouteFound({ method, url, referer }: Pick<UnmatchedRequest, 'method' | 'url' | 'referer'>): NotFoundHttpError {
+  const from = referer === undefined ? '' : ` (from "${referer}")`;
+  return new NotFoundHttpError(`No route found for "${method} ${url}"${from}`);
 }

@@ -1,10 +1,19 @@
-/** Loads the module named by ROUTES: its default export (or `routes` export) declares routes. */
+/**
+ * Loads the module named by ROUTES: its default export (or `routes` export) declares
+ * routes; an optional `collectors` export adds sections to every debug report.
+ */
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../config.js';
+import type { Collector } from '../profiler/request-profile.js';
 import type { RoutesDeclaration } from '../routing/routes.js';
 
-export async function loadRoutesModule(file: string): Promise<RoutesDeclaration> {
-  let module: { default?: unknown; routes?: unknown };
+export interface RoutesModule {
+  declare: RoutesDeclaration;
+  collectors: Collector[];
+}
+
+export async function loadRoutesModule(file: string): Promise<RoutesModule> {
+  let module: { default?: unknown; routes?: unknown; collectors?: unknown };
   try {
     module = (await import(pathToFileURL(file).href)) as typeof module;
   } catch (error) {
@@ -15,5 +24,11 @@ export async function loadRoutesModule(file: string): Promise<RoutesDeclaration>
   if (typeof declare !== 'function') {
     throw new ConfigError('ROUTES', `${file} must export a routes declaration as default, e.g. export default defineRoutes((routes) => { ... })`);
   }
-  return declare as RoutesDeclaration;
+  const collectors = module.collectors ?? [];
+  const isCollector = (value: unknown) =>
+    typeof value === 'object' && value !== null && typeof (value as Collector).name === 'string' && typeof (value as Collector).collect === 'function';
+  if (!Array.isArray(collectors) || !collectors.every(isCollector)) {
+    throw new ConfigError('ROUTES', `${file}: the "collectors" export must be an array of collectors, each { name, collect(context) }`);
+  }
+  return { declare: declare as RoutesDeclaration, collectors };
 }

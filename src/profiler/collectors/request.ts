@@ -1,23 +1,51 @@
 /** The request section: method, URL, query, headers (redacted), body size, client, protocol, TLS. */
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { requestUrlWithQuery } from '../../server/request-url.js';
+import { requestTarget, requestUrlWithQuery } from '../../server/request-url.js';
+import { queryParameters } from '../redact.js';
 import type { Collector } from '../request-profile.js';
 
 interface TlsInfo {
   version: string | null;
   cipher: string | null;
+  /** The host name the client asked for in the handshake (SNI). */
+  servername: string | null;
 }
 
-// Read once per connection, at arrival: a closed socket no longer knows its TLS session.
-const tlsBySocket = new WeakMap<object, TlsInfo | null>();
+interface ConnectionInfo {
+  remoteAddress: string | null;
+  remotePort: number | null;
+  tls: TlsInfo | null;
+}
 
-function tlsOf(connection: Socket): TlsInfo | null {
-  const socket = connection as Partial<TLSSocket>;
-  let info = tlsBySocket.get(socket);
+export interface RequestSection {
+  method: string;
+  url: string;
+  query: Array<{ name: string; value: string }>;
+  headers: Record<string, string | string[]>;
+  bodySize: number | null;
+  bodyRead: boolean;
+  /** The client: the socket's peer, or the forwarded address behind a trusted proxy. */
+  ip: string;
+  remoteAddress: string | null;
+  remotePort: number | null;
+  protocol: string;
+  tls: TlsInfo | null;
+}
+
+// Read once per connection, at arrival: a closed socket no longer knows its peer or TLS session.
+const connections = new WeakMap<object, ConnectionInfo>();
+
+function connectionOf(connection: Socket): ConnectionInfo {
+  let info = connections.get(connection);
   if (info === undefined) {
-    info = socket.encrypted ? { version: socket.getProtocol?.() ?? null, cipher: socket.getCipher?.()?.name ?? null } : null;
-    tlsBySocket.set(socket, info);
+    const socket = connection as Partial<TLSSocket> & { servername?: string | false };
+    info = {
+      remoteAddress: socket.remoteAddress ?? null,
+      remotePort: socket.remotePort ?? null,
+      tls: socket.encrypted ? { version: socket.getProtocol?.() ?? null, cipher: socket.getCipher?.()?.name ?? null, servername: socket.servername || null } : null,
+    };
+    connections.set(connection, info);
   }
   return info;
 }
@@ -25,20 +53,21 @@ function tlsOf(connection: Socket): TlsInfo | null {
 export const requestCollector: Collector = {
   name: 'request',
   start({ request }) {
-    tlsOf(request.raw.socket);
+    connectionOf(request.raw.socket);
   },
-  collect({ request, profile, redactor }) {
+  collect({ request, profile, redactor }): RequestSection {
     const declaredLength = request.headers['content-length'];
     return {
       method: request.method,
       url: redactor.url(requestUrlWithQuery(request)),
-      query: redactor.url(request.raw.url ?? '').split('?')[1] ?? '',
+      query: queryParameters(requestTarget(request).query.slice(1), redactor),
       headers: redactor.headers(request.headers),
+      // Declared size; a chunked body has none, and an unrouted request's body is never read.
       bodySize: declaredLength === undefined ? null : Number(declaredLength),
       bodyRead: request.raw.complete,
       ip: profile.ip,
+      ...connectionOf(request.raw.socket),
       protocol: `HTTP/${request.raw.httpVersion}`,
-      tls: tlsOf(request.raw.socket),
     };
   },
 };

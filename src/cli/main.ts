@@ -1,0 +1,62 @@
+/**
+ * The `vigil` command line: `vigil <command> [options]`. Reads the same settings as the
+ * service (environment and `.env`), so commands see the service's VAR_DIR.
+ */
+import { ConfigError, environment, loadConfig, type Env } from '../config.js';
+import { UsageError, type Command, type Output } from './command.js';
+import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
+
+export const COMMANDS: readonly Command[] = [listCommand, showCommand, purgeCommand];
+
+export function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  return `vigil: the kernel's command line.
+
+Usage: vigil <command> [options]        (from the project: npm run vigil -- <command> [options])
+
+Commands:
+${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
+
+Run "vigil <command> --help" for a command's options. Reports are read from
+VAR_DIR/profiler.sqlite; VAR_DIR comes from the environment or .env (default var/).
+`;
+}
+
+export interface RunOptions {
+  env?: Env;
+  cwd?: string;
+  output?: Output;
+}
+
+const STD_OUTPUT: Output = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
+
+/** Runs one command line; resolves with the exit code (0 done, 1 failed, 2 misused). */
+export async function run(argv: string[], { cwd = process.cwd(), env = environment(cwd), output = STD_OUTPUT }: RunOptions = {}): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const command = COMMANDS.find((candidate) => candidate.name === args[0]);
+    output.out(command ? command.help : mainHelp());
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) {
+    output.err(`vigil: unknown command "${name}"\n\n${mainHelp()}`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    output.out(command.help);
+    return 0;
+  }
+  try {
+    return await command.run(args, loadConfig(env, cwd), output);
+  } catch (error) {
+    // parseArgs reports unknown options and missing values as TypeErrors with an ERR_PARSE_ARGS code.
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (error instanceof UsageError || error instanceof ConfigError || code.startsWith('ERR_PARSE_ARGS')) {
+      output.err(`vigil ${name}: ${(error as Error).message}\n\n${error instanceof ConfigError ? '' : command.help}`);
+      return 2;
+    }
+    output.err(`vigil ${name}: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * `profiler:list`, `profiler:show` and `profiler:purge`: the stored reports from the
+ * terminal, read from the same store the service writes (VAR_DIR/profiler.sqlite).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.js';
+import { HttpError } from '../errors/http-errors.js';
+import { formatMs, formatTime } from '../profiler/format.js';
+import type { ReportSummary } from '../profiler/report.js';
+import { parseSearchFilters, type SearchInput } from '../profiler/search-filters.js';
+import { SqliteReportStore } from '../profiler/storage/sqlite-store.js';
+import { UsageError, type Command, type Output } from './command.js';
+import { reportAsText, terminalSafe } from './report-text.js';
+
+function storeFile(config: Config): string {
+  return join(config.varDir, 'profiler.sqlite');
+}
+
+/** The store, or undefined when the service never wrote one (reading must not create it). */
+function openStore(config: Config): SqliteReportStore | undefined {
+  const file = storeFile(config);
+  return existsSync(file) ? new SqliteReportStore(file) : undefined;
+}
+
+function summaryTable(reports: readonly ReportSummary[]): string {
+  const rows = reports.map((r) => [r.token, formatTime(r.time), r.method, String(r.status), r.ip, formatMs(r.duration), r.url]);
+  const header = ['TOKEN', 'TIME', 'METHOD', 'STATUS', 'IP', 'DURATION', 'URL'];
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  // The URL is last and left unpadded: long ones wrap instead of widening every line.
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  return terminalSafe([line(header), ...rows.map(line)].join('\n')) + '\n';
+}
+
+const FILTER_OPTIONS = {
+  ip: { type: 'string' },
+  method: { type: 'string' },
+  'status-code': { type: 'string' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  start: { type: 'string' },
+  end: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+export const listCommand: Command = {
+  name: 'profiler:list',
+  summary: 'list stored debug reports, newest first',
+  help: `Usage: vigil profiler:list [filters] [--json]
+
+Lists stored debug reports, newest first: the search of /_profiler/search.
+
+Filters (each optional):
+  --ip <part>           the client IP contains this (192.168. finds a network)
+  --method <method>     this HTTP method
+  --status-code <code>  this response status (499: the client left before the response)
+  --url <part>          the URL contains this
+  --token <prefix>      the token starts with this
+  --start <time>        at or after this time
+  --end <time>          at or before this time (a bare date: the end of that day)
+  --limit <n>           at most n reports, 1 to 1000 (default 100)
+  --json                print a JSON array of {token, method, url, status, time, ip}
+
+Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unless a zone is given.
+`,
+  async run(args, config, output) {
+    const { values } = parseArgs({ args, options: { ...FILTER_OPTIONS, json: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    const { json, 'status-code': statusCode, ...rest } = values;
+    let filters;
+    try {
+      filters = parseSearchFilters({ ...rest, status_code: statusCode } as SearchInput, (field) => `--${field.replace('_', '-')}`);
+    } catch (error) {
+      if (error instanceof HttpError) throw new UsageError(error.message);
+      throw error;
+    }
+    const store = openStore(config);
+    const reports = store ? await store.search(filters) : [];
+    await store?.close();
+    if (json) output.out(`${JSON.stringify(reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip })))}\n`);
+    else if (reports.length === 0) output.out(store ? 'No report matches.\n' : `No reports stored yet (no store at ${storeFile(config)}).\n`);
+    else output.out(summaryTable(reports));
+    return 0;
+  },
+};
+
+export const showCommand: Command = {
+  name: 'profiler:show',
+  summary: 'print one stored report',
+  help: `Usage: vigil profiler:show <token> [--json]
+
+Prints the report stored under <token>: request, response, exception with the project's
+frames, routing, performance, memory and log lines. --json prints it whole, as
+/_profiler/<token> does with Accept: application/json.
+`,
+  async run(args, config, output) {
+    const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+    if (positionals.length !== 1) throw new UsageError('profiler:show needs exactly one token');
+    const token = positionals[0]!.toLowerCase();
+    const store = openStore(config);
+    const report = await store?.read(token);
+    await store?.close();
+    if (!report) {
+      output.err(`vigil: token "${token}" was not found in ${storeFile(config)}\n`);
+      return 1;
+    }
+    output.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : reportAsText(report));
+    return 0;
+  },
+};
+
+export const purgeCommand: Command = {
+  name: 'profiler:purge',
+  summary: 'delete stored debug reports',
+  help: `Usage: vigil profiler:purge [--retention]
+
+Deletes every stored report. With --retention, deletes only the reports beyond the
+retention (PROFILER_MAX_REPORTS, PROFILER_MAX_AGE), as the service does continuously.
+A running service goes on writing new reports; tokens it handed out stay unique.
+`,
+  async run(args, config, output) {
+    const { values } = parseArgs({ args, options: { retention: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    const store = openStore(config);
+    if (!store) {
+      output.out(`Nothing to purge (no store at ${storeFile(config)}).\n`);
+      return 0;
+    }
+    const deleted = values.retention ? await store.purge({ maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs }) : await store.clear();
+    const left = await store.count();
+    await store.close();
+    output.out(`Deleted ${deleted.length} report${deleted.length === 1 ? '' : 's'}; ${left} left.\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,30 @@
+/** The collectors every report has, in the order their panels are shown. */
+import type { RouteMatcher } from '../../routing/route-matcher.js';
+import type { LogTap } from '../log-tap.js';
+import type { Collector } from '../request-profile.js';
+import { exceptionCollector } from './exception.js';
+import { logsCollector } from './logs.js';
+import { memoryCollector } from './memory.js';
+import { performanceCollector } from './performance.js';
+import { requestCollector } from './request.js';
+import { responseCollector } from './response.js';
+import { routingCollector } from './routing.js';
+
+export interface DefaultCollectorsOptions {
+  /** The kernel's route matcher, once every route is declared. */
+  matcher: () => RouteMatcher | undefined;
+  /** Where the request loggers write; without it reports have no logs section. */
+  logTap?: LogTap | undefined;
+}
+
+export function defaultCollectors({ matcher, logTap }: DefaultCollectorsOptions): Collector[] {
+  return [
+    requestCollector,
+    responseCollector,
+    exceptionCollector,
+    routingCollector(matcher),
+    performanceCollector(),
+    memoryCollector,
+    ...(logTap ? [logsCollector(logTap)] : []),
+  ];
+}

@@ -1,0 +1,52 @@
+/**
+ * The logs section: the pino lines the request's logger wrote while it was handled (lines
+ * below LOG_LEVEL are never written, so never kept), parsed back into level, time and message.
+ */
+import type { LogTap } from '../log-tap.js';
+import type { Collector } from '../request-profile.js';
+
+const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+/** Fields every line carries, shown in their own columns or not at all. */
+const OWN_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'reqId']);
+
+export interface LogLine {
+  level: string;
+  time: number | null;
+  message: string;
+  /** The line's other fields (`err`, bindings, what the caller passed). */
+  context: Record<string, unknown>;
+}
+
+export function parseLogLine(line: string): LogLine {
+  try {
+    const entry = JSON.parse(line) as Record<string, unknown>;
+    const context: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(entry)) if (!OWN_FIELDS.has(key)) context[key] = value;
+    return {
+      level: LEVELS[entry.level as number] ?? String(entry.level ?? 'unknown'),
+      time: typeof entry.time === 'number' ? entry.time : null,
+      message: typeof entry.msg === 'string' ? entry.msg : '',
+      context,
+    };
+  } catch {
+    return { level: 'unknown', time: null, message: line.trimEnd(), context: {} };
+  }
+}
+
+export interface LogsSection {
+  lines: LogLine[];
+  omitted: number;
+}
+
+export function logsCollector(tap: LogTap): Collector {
+  return {
+    name: 'logs',
+    start({ request }) {
+      tap.watch(request.id);
+    },
+    collect({ request }): LogsSection {
+      const { lines, omitted } = tap.take(request.id);
+      return { lines: lines.map(parseLogLine), omitted };
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The performance section: total duration, the time spent in each stage of the request,
+ * how busy the event loop was meanwhile, and the event-loop delay the process saw.
+ *
+ * Stages run from one mark to the next one the request reached (see {@link StageMarks}):
+ * routing (the kernel's own hooks and, for unrouted requests, the 404/405/301 decision),
+ * body (reading and parsing it), handler (including serializing what it returned),
+ * rendering (the error pipeline building an error page) and sending.
+ */
+import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
+import type { Collector, StageMarks } from '../request-profile.js';
+
+const STAGE_OF: ReadonlyArray<[keyof StageMarks, string]> = [
+  ['start', 'routing'],
+  ['parsing', 'body'],
+  ['handler', 'handler'],
+  ['error', 'rendering'],
+  ['send', 'sending'],
+];
+
+export interface DelayWindow {
+  /** Length of the window the figures cover. */
+  windowMs: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** Milliseconds spent in each stage the request went through, in order. */
+export function stageDurations(marks: StageMarks): Record<string, number> {
+  const reached = STAGE_OF.filter(([mark]) => marks[mark] !== undefined);
+  const stages: Record<string, number> = {};
+  reached.forEach(([mark, stage], i) => {
+    const next = i + 1 < reached.length ? marks[reached[i + 1]![0]] : marks.end;
+    if (next !== undefined) stages[stage] = round(next - marks[mark]!);
+  });
+  return stages;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+const DELAY_RESOLUTION_MS = 10;
+const FIRST_WINDOW_MS = 100;
+
+/** Event-loop delay in one-second windows (the first is 100 ms): each report shows the last full window before it. */
+class DelayMonitor {
+  private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
+  private last: DelayWindow | null = null;
+  private windowStart = performance.now();
+  private timer: NodeJS.Timeout;
+
+  constructor(windowMs = 1000) {
+    this.histogram.enable();
+    // The first window is short, so that reports have figures almost from the start.
+    this.timer = setTimeout(() => {
+      this.rotate();
+      this.timer = setInterval(() => this.rotate(), windowMs).unref();
+    }, FIRST_WINDOW_MS).unref();
+  }
+
+  /** The last window's figures: reading the histogram for every report would cost more than the rest of it. */
+  latest(): DelayWindow | null {
+    return this.last;
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    clearInterval(this.timer);
+    this.histogram.disable();
+  }
+
+  private rotate(): void {
+    this.last = this.snapshot();
+    this.histogram.reset();
+    this.windowStart = performance.now();
+  }
+
+  private snapshot(): DelayWindow | null {
+    const h = this.histogram;
+    if (h.count === 0) return null;
+    // The histogram counts nanoseconds between samples; the delay is what exceeds the sampling interval.
+    const ms = (ns: number) => round(Math.max(0, ns / 1e6 - DELAY_RESOLUTION_MS));
+    return { windowMs: Math.round(performance.now() - this.windowStart), mean: ms(h.mean), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
+  }
+}
+
+export interface PerformanceSection {
+  total: number | null;
+  stages: Record<string, number>;
+  eventLoopUtilization: number | null;
+  eventLoopDelay: DelayWindow | null;
+}
+
+export function performanceCollector(): Collector {
+  // Sampling starts with the kernel, so that early requests have figures too.
+  let delays: DelayMonitor | undefined = new DelayMonitor();
+  return {
+    name: 'performance',
+    start({ profile }) {
+      profile.data.performance = performance.eventLoopUtilization();
+    },
+    collect({ profile }): PerformanceSection {
+      const { marks } = profile;
+      const since = profile.data.performance as EventLoopUtilization | undefined;
+      return {
+        total: marks.end === undefined ? null : round(marks.end - marks.start),
+        stages: stageDurations(marks),
+        // Share of the request's lifetime the loop spent running code (this request's or others').
+        eventLoopUtilization: since ? round(performance.eventLoopUtilization(since).utilization) : null,
+        eventLoopDelay: delays?.latest() ?? null,
+      };
+    },
+    close() {
+      delays?.close();
+      delays = undefined;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+/** What a report panel is: a menu entry with a short badge, and the panel's body. */
+import type { SafeHtml } from '../../../errors/html.js';
+import type { Report } from '../../report.js';
+
+export interface Panel<Section = unknown> {
+  /** The collector whose section it shows. */
+  name: string;
+  title: string;
+  /** A few characters beside the menu entry (a status, a count, a duration). */
+  badge?(section: Section, report: Report): SafeHtml | string;
+  render(section: Section, report: Report): SafeHtml;
+  /** Shown instead when the report has no such section (no exception was raised). */
+  absent?: string;
+}
+
+/** Keeps each panel typed by its section while the registry holds them all. */
+export function definePanel<Section>(panel: Panel<Section>): Panel {
+  return panel as Panel;
+}

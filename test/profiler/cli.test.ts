@@ -1,0 +1,139 @@
+/** Issue 3, command line: `vigil profiler:list`, `profiler:show` and `profiler:purge` read the service's own store. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { reportAsText } from '../../src/cli/report-text.js';
+import { report } from '../support/reports.js';
+import { ask, ROOT, startService } from '../support/service.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs bin/vigil.js as a user would, with the given VAR_DIR. */
+function vigil(varDir: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/vigil.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', VAR_DIR: varDir, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let varDir: string;
+const tokens: Record<string, string> = {};
+before(async () => {
+  const service = await startService({ ROUTES: 'test/fixtures/failing-routes.ts' });
+  varDir = service.varDir;
+  for (const [name, path] of [['missing', '/robots.txt?from=cli'], ['hello', '/hello'], ['fail', '/fail'], ['other', '/nowhere']]) {
+    tokens[name!] = String((await ask(service, { path: path! })).headers['x-debug-token']);
+  }
+  // Stopping flushes the queue, so every report is in the store the commands read.
+  await service.stop();
+});
+
+describe('vigil --help lists the commands', () => {
+  it('names each command, and a command explains its options', async () => {
+    const help = await vigil(varDir, ['--help']);
+    assert.equal(help.code, 0);
+    for (const command of ['profiler:list', 'profiler:show', 'profiler:purge']) assert.match(help.stdout, new RegExp(`  ${command} `));
+    const list = await vigil(varDir, ['profiler:list', '--help']);
+    for (const option of ['--ip', '--method', '--status-code', '--url', '--token', '--start', '--end', '--limit', '--json']) assert.match(list.stdout, new RegExp(`  ${option} `));
+  });
+
+  it('refuses an unknown command or option with exit code 2', async () => {
+    const unknown = await vigil(varDir, ['profiler:lsit']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^vigil: unknown command "profiler:lsit"/);
+    const option = await vigil(varDir, ['profiler:list', '--colour']);
+    assert.equal(option.code, 2);
+    assert.match(option.stderr, /Unknown option '--colour'/);
+  });
+});
+
+describe('profiler:list searches with the web search’s filters', () => {
+  it('lists the 404s, newest first, as a table', async () => {
+    const run = await vigil(varDir, ['profiler:list', '--status-code', '404']);
+    assert.equal(run.code, 0);
+    const lines = run.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^TOKEN\s+TIME\s+METHOD\s+STATUS\s+IP\s+DURATION\s+URL$/);
+    assert.deepEqual(lines.slice(1).map((line) => line.split(/\s+/)[0]), [tokens.other, tokens.missing]);
+    assert.match(lines[2]!, /GET\s+404\s+127\.0\.0\.1\s+.*\/robots\.txt\?from=cli$/);
+  });
+
+  it('prints JSON with --json, and combines filters', async () => {
+    const run = await vigil(varDir, ['profiler:list', '--json', '--method', 'get', '--url', 'from=cli']);
+    const results = JSON.parse(run.stdout) as Array<{ token: string; status: number }>;
+    assert.deepEqual(results.map((r) => [r.token, r.status]), [[tokens.missing, 404]]);
+  });
+
+  it('rejects a bad filter naming the option', async () => {
+    const run = await vigil(varDir, ['profiler:list', '--limit', '5000']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /^vigil profiler:list: --limit must be a whole number from 1 to 1000; got "5000"\./);
+  });
+
+  it('says so when no store exists yet, without creating one', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'vigil-empty-'));
+    const run = await vigil(empty, ['profiler:list']);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /^No reports stored yet \(no store at .*profiler\.sqlite\)\.$/m);
+    assert.equal((await vigil(empty, ['profiler:list'])).stdout, run.stdout, 'still no store');
+  });
+});
+
+describe('profiler:show prints one report', () => {
+  it('summarises request, exception, routing, performance and memory', async () => {
+    const run = await vigil(varDir, ['profiler:show', tokens.fail!]);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, new RegExp(`^Report ${tokens.fail}\\n  GET https://localhost:\\d+/fail\\n  status 500, `));
+    assert.match(run.stdout, /\nException\n  Error \(VIGIL_ERR_INTERNAL, status 500\): database is down\n  raised at .*test\/fixtures\/failing-routes\.ts:8\n/);
+    assert.match(run.stdout, /\nRouting\n  route GET \/fail \/fail \(GET\)\n/);
+    assert.match(run.stdout, /\nPerformance\n  total [\d.]+ ms: routing/);
+    assert.match(run.stdout, /\nMemory\n  heap used [\d.]+ MiB -> /);
+    assert.match(run.stdout, /\nLogs \(1\)\n  error .* database is down\n/);
+  });
+
+  it('prints the whole report with --json', async () => {
+    const run = await vigil(varDir, ['profiler:show', tokens.hello!, '--json']);
+    const report = JSON.parse(run.stdout) as { token: string; status: number };
+    assert.equal(report.token, tokens.hello);
+    assert.equal(report.status, 200);
+  });
+
+  it('fails with exit code 1 for an unknown token', async () => {
+    const run = await vigil(varDir, ['profiler:show', 'abcdef']);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^vigil: token "abcdef" was not found in .*profiler\.sqlite$/m);
+  });
+});
+
+describe('profiler:purge deletes reports', () => {
+  it('applies the retention with --retention, then deletes everything', async () => {
+    const retention = await vigil(varDir, ['profiler:purge', '--retention'], { PROFILER_MAX_REPORTS: '1' });
+    assert.equal(retention.stdout, 'Deleted 3 reports; 1 left.\n');
+    const left = JSON.parse((await vigil(varDir, ['profiler:list', '--json'])).stdout) as Array<{ token: string }>;
+    assert.deepEqual(left.map((r) => r.token), [tokens.other]);
+    const all = await vigil(varDir, ['profiler:purge']);
+    assert.equal(all.stdout, 'Deleted 1 report; 0 left.\n');
+    assert.equal((await vigil(varDir, ['profiler:list'])).stdout, 'No report matches.\n');
+  });
+});
+
+
+describe('profiler:show never prints control characters from a report', () => {
+  it('replaces escape sequences a log line carried', () => {
+    const text = reportAsText(
+      report('abcdef', { collectors: { logs: { lines: [{ level: 'warn', time: null, message: 'red \u001b[31malert\u0007', context: {} }], omitted: 0 } } }),
+    );
+    assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f]/);
+    assert.match(text, /red \uFFFD\[31malert\uFFFD/);
+  });
+});

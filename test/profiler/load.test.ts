@@ -1,0 +1,68 @@
+/** Issue 3: under a bounded loopback load, the number of stored reports equals the number of requests sent, up to retention. */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
+import { openStore, sendMany, storedCount } from '../support/load.js';
+import { startService, type Service } from '../support/service.js';
+
+const running: Service[] = [];
+after(async () => {
+  await Promise.all(running.map((service) => service.stop()));
+});
+async function service(env: Record<string, string>) {
+  const started = await startService(env);
+  running.push(started);
+  return started;
+}
+
+describe('every request answered has its stored report', () => {
+  it('stores 3000 reports for 3000 requests at concurrency 16, each under its own token', async (t) => {
+    const target = await service({});
+    const sent = await sendMany(target, { count: 3000, concurrency: 16, path: (i) => `/load/${i}?n=${i}` });
+    assert.ok(sent.statuses.every((status) => status === 404));
+    assert.equal(new Set(sent.tokens).size, 3000, 'no token was handed out twice');
+    const store = openStore(target);
+    try {
+      assert.equal(await storedCount(store, 3000), 3000);
+      assert.deepEqual((await store.tokens()).sort(), [...sent.tokens].sort());
+    } finally {
+      await store.close();
+    }
+    t.diagnostic('3000 requests sent, 3000 reports stored');
+  });
+});
+
+describe('retention caps the store at PROFILER_MAX_REPORTS, keeping the newest', () => {
+  it('keeps exactly 500 of 2000 reports, none of the oldest', async (t) => {
+    const target = await service({ PROFILER_MAX_REPORTS: '500' });
+    const sent = await sendMany(target, { count: 2000, concurrency: 16, path: (i) => `/retained/${i}` });
+    const store = openStore(target);
+    try {
+      assert.equal(await storedCount(store, 500), 500);
+      const stored = new Set(await store.tokens());
+      assert.ok([...stored].every((token) => sent.tokens.includes(token)));
+      // Answers come back at most 16 out of order: the first 1000 answered are all older than the newest 500.
+      assert.ok(sent.tokens.slice(0, 1000).every((token) => !stored.has(token)));
+    } finally {
+      await store.close();
+    }
+    t.diagnostic('2000 requests sent, 500 reports kept');
+  });
+});
+
+describe('stopping the service writes the reports still queued', () => {
+  it('loses none of 1000 reports when SIGTERM follows the last answer', async (t) => {
+    const target = await service({ LOG_LEVEL: 'info' });
+    const sent = await sendMany(target, { count: 1000, concurrency: 16, path: (i) => `/stopping/${i}` });
+    await target.stop();
+    assert.match(target.output(), /"msg":"Debug reports: 1000 written, 0 dropped"/);
+    const store = new SqliteReportStore(join(target.varDir, 'profiler.sqlite'));
+    try {
+      assert.deepEqual((await store.tokens()).sort(), [...sent.tokens].sort());
+    } finally {
+      await store.close();
+    }
+    t.diagnostic('1000 requests sent, 1000 reports stored after SIGTERM');
+  });
+});

@@ -1,0 +1,98 @@
+/** Issue 3, writer and store as the kernel runs them: shutdown flush, dropped reports shown, retention, aborted requests. */
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
+import profiledRoutes from '../fixtures/profiled-routes.js';
+import { startKernel } from '../support/kernel.js';
+
+const tokenOf = (response: { headers: Record<string, unknown> }) => String(response.headers['x-debug-token']);
+
+describe('on shutdown the write queue is flushed', () => {
+  it('stores every queued report when the kernel closes', async () => {
+    const kernel = await startKernel({ LOG_LEVEL: 'info' }, { profilerWriter: { flushDelayMs: 60_000 } });
+    const tokens: string[] = [];
+    for (let i = 0; i < 30; i++) tokens.push(tokenOf(await kernel.app.inject({ url: `/queued/${i}` })));
+    assert.equal(kernel.profiler!.writer.queued, 30, 'the reports are still queued when the kernel closes');
+    await kernel.close();
+    const store = new SqliteReportStore(join(kernel.varDir, 'profiler.sqlite'));
+    try {
+      assert.deepEqual((await store.tokens()).sort(), tokens.sort());
+    } finally {
+      await store.close();
+    }
+    assert.ok(kernel.logLines.some((line) => line.includes('"msg":"Debug reports: 30 written, 0 dropped"')));
+  });
+});
+
+describe('dropped reports are counted where people look: the profiler and the log', () => {
+  it('shows the count on /_profiler and logs a warning', async () => {
+    const kernel = await startKernel({}, { profilerWriter: { maxQueue: 2, flushDelayMs: 60_000 } });
+    try {
+      for (let i = 0; i < 5; i++) await kernel.app.inject({ url: `/overflow/${i}` });
+      assert.equal(kernel.profiler!.writer.dropped, 3);
+      const page = await kernel.app.inject({ url: '/_profiler' });
+      assert.match(page.body, /<span class="bad" id="dropped"><b>3<\/b> dropped since start<\/span>/);
+      const warning = kernel.logLines.map((line) => JSON.parse(line) as { level: number; msg: string; dropped?: number }).find((line) => line.level === 40);
+      assert.equal(warning?.msg, 'Debug reports dropped because the write queue is full (2 reports): 1 since start');
+      assert.equal(warning?.dropped, 1);
+    } finally {
+      await kernel.close();
+    }
+    const closing = kernel.logLines.map((line) => JSON.parse(line) as { msg: string }).map((line) => line.msg);
+    assert.ok(closing.includes('Debug reports dropped because the write queue is full (2 reports): 3 since start'), closing.join('\n'));
+  });
+});
+
+describe('retention is enforced while the service runs', () => {
+  it('keeps PROFILER_MAX_REPORTS reports, deleting the oldest as new ones are written', async () => {
+    const kernel = await startKernel({ PROFILER_MAX_REPORTS: '5' }, { profilerWriter: { flushDelayMs: 1 } });
+    try {
+      const tokens: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        tokens.push(tokenOf(await kernel.app.inject({ url: `/kept/${i}` })));
+        // Times are in milliseconds: apart, so that "newest" has one answer.
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await kernel.profiler!.writer.flush();
+      const stored = await kernel.profiler!.store.tokens();
+      assert.equal(stored.length, 5);
+      assert.deepEqual(stored.sort(), tokens.slice(-5).sort());
+      assert.equal(kernel.profiler!.writer.purged, 15);
+    } finally {
+      await kernel.close();
+    }
+  });
+});
+
+describe("a request whose client leaves before the answer still gets its report", () => {
+  it('is stored with status 499 and marked aborted', async () => {
+    const kernel = await startKernel({}, { routes: [profiledRoutes] });
+    try {
+      await kernel.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = kernel.app.server.address() as { port: number };
+      const received = await new Promise<string>((resolve, reject) => {
+        let data = '';
+        // /slow answers after 40 ms; the client is gone after 10.
+        const socket = connect(port, '127.0.0.1', () => socket.write(`GET /slow?left=early HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+        socket.on('data', (chunk: Buffer) => (data += chunk));
+        socket.on('error', reject);
+        setTimeout(() => {
+          socket.destroy();
+          resolve(data);
+        }, 10);
+      });
+      assert.equal(received, '', 'the client left before any answer');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await kernel.profiler!.writer.flush();
+      const [found] = await kernel.profiler!.store.search({ url: 'left=early' });
+      assert.equal(found?.status, 499);
+      const report = await kernel.profiler!.read(found!.token);
+      assert.equal((report!.collectors.response as { aborted: boolean }).aborted, true);
+      assert.equal((report!.collectors.request as { remoteAddress: string }).remoteAddress, '127.0.0.1');
+    } finally {
+      await kernel.close();
+    }
+  });
+});

@@ -1,0 +1,160 @@
+/** The writer: batches after the response, a bounded queue whose drops are counted and logged, retention, flush on close. */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Report } from '../../src/profiler/report.js';
+import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/report-writer.js';
+import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
+import { report } from '../support/reports.js';
+
+/** A logger that keeps what it is given. */
+function recordingLog() {
+  const lines: Array<{ level: string; message: string; fields: unknown }> = [];
+  const at = (level: string) => (fields: unknown, message?: string) => void lines.push({ level, message: message ?? String(fields), fields });
+  const log = { warn: at('warn'), error: at('error'), info: at('info'), debug: at('debug'), trace: at('trace'), fatal: at('fatal'), child: () => log, level: 'info', silent: () => {} };
+  return { log: log as unknown as FastifyBaseLogger, lines };
+}
+
+/** The real store, with the size of each batch it was handed written down. */
+class CountingStore extends SqliteReportStore {
+  batches: number[] = [];
+  failing = false;
+  override async write(reports: readonly Report[]) {
+    if (this.failing) throw new Error('disk full');
+    this.batches.push(reports.length);
+    return super.write(reports);
+  }
+}
+
+let store: CountingStore;
+let released: string[];
+let logged: ReturnType<typeof recordingLog>;
+const writer = (options: Partial<ReportWriterOptions> = {}) =>
+  new ReportWriter(store, { log: logged.log, releaseTokens: (tokens) => released.push(...tokens), ...options });
+const tokens = (count: number, from = 0) => Array.from({ length: count }, (_, i) => (from + i).toString(16).padStart(6, '0'));
+
+beforeEach(() => {
+  store = new CountingStore(join(mkdtempSync(join(tmpdir(), 'vigil-writer-')), 'profiler.sqlite'));
+  released = [];
+  logged = recordingLog();
+});
+afterEach(() => store.close());
+
+describe('reports are written in batches, not one by one', () => {
+  it('writes 2500 queued reports in transactions of at most 1000', async () => {
+    const w = writer({ flushDelayMs: 10_000 });
+    for (const token of tokens(2500)) w.enqueue(report(token));
+    assert.equal(await store.count(), 0, 'nothing is written while the response path runs');
+    assert.ok(w.pending('000000'), 'a queued report can be read before it is written');
+    await w.flush();
+    assert.equal(await store.count(), 2500);
+    assert.ok(store.batches.every((size) => size <= 1000));
+    assert.ok(store.batches.length <= 3, `batches: ${store.batches}`);
+    assert.equal(w.written, 2500);
+    assert.equal(w.pending('000000'), undefined);
+  });
+
+  it('writes a lone report after the flush delay without being asked', async () => {
+    const w = writer({ flushDelayMs: 5 });
+    w.enqueue(report('abcdef'));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.ok(await store.read('abcdef'));
+    await w.close();
+  });
+});
+
+describe('the queue is bounded: dropped reports are counted, logged and their tokens released', () => {
+  it('drops what does not fit', async () => {
+    const w = writer({ maxQueue: 10, flushDelayMs: 10_000 });
+    for (const token of tokens(15)) w.enqueue(report(token));
+    assert.equal(w.dropped, 5);
+    assert.deepEqual(released, tokens(5, 10));
+    assert.equal(logged.lines.filter((line) => line.level === 'warn').length, 1, 'one warning at once, not one per report');
+    await w.close();
+    assert.equal(await store.count(), 10);
+    const last = logged.lines.filter((line) => line.level === 'warn').at(-1)!;
+    assert.match(last.message, /Debug reports dropped because the write queue is full \(10 reports\): 5 since start/);
+    assert.deepEqual(last.fields, { dropped: 5 });
+  });
+
+  it('counts a failed write as dropped, logs the error and releases the tokens', async () => {
+    const w = writer();
+    store.failing = true;
+    for (const token of tokens(3)) w.enqueue(report(token));
+    await w.flush();
+    assert.equal(w.dropped, 3);
+    assert.deepEqual(released, tokens(3));
+    assert.ok(logged.lines.some((line) => line.level === 'error' && line.message === 'Writing 3 debug reports failed'));
+    await w.close();
+  });
+
+  it('reports drops that follow a warning within the second once the second is over', async () => {
+    const w = writer({ maxQueue: 1, flushDelayMs: 10_000 });
+    w.enqueue(report('000001'));
+    w.enqueue(report('000002'));
+    w.enqueue(report('000003'));
+    assert.equal(logged.lines.filter((line) => line.level === 'warn').length, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const warnings = logged.lines.filter((line) => line.level === 'warn');
+    assert.equal(warnings.length, 2);
+    assert.match(warnings[1]!.message, /: 2 since start$/);
+    await w.close();
+  });
+
+  it('counts a token another writer stored first as dropped, keeping it taken', async () => {
+    await store.write([report('00000a')]);
+    const w = writer();
+    w.enqueue(report('00000a'));
+    await w.flush();
+    assert.equal(w.dropped, 1);
+    assert.deepEqual(released, []);
+    await w.close();
+  });
+});
+
+describe('retention is enforced as reports are written, and the tokens of deleted reports released', () => {
+  it('never keeps more than maxReports after a batch', async () => {
+    const w = writer({ retention: { maxReports: 5, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000 });
+    await w.open();
+    const now = Date.now();
+    for (const [i, token] of tokens(12).entries()) w.enqueue(report(token, { time: now + i }));
+    await w.flush();
+    assert.equal(await store.count(), 5);
+    assert.deepEqual(released.sort(), tokens(7));
+    assert.equal(w.purged, 7);
+    await w.close();
+  });
+
+  it('applies the retention to what was stored before start', async () => {
+    await store.write(tokens(8).map((token) => report(token, { time: Date.now() })));
+    const w = writer({ retention: { maxReports: 3, maxAgeMs: 86_400_000 } });
+    await w.open();
+    assert.equal(await store.count(), 3);
+    await w.close();
+  });
+
+  it('expires old reports while idle', async () => {
+    const w = writer({ retention: { maxReports: 100, maxAgeMs: 1000 }, idlePurgeMs: 50 });
+    await w.open();
+    await store.write([report('0000aa', { time: Date.now() - 5000 }), report('0000bb', { time: Date.now() })]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(await store.tokens(), ['0000bb']);
+    assert.deepEqual(released, ['0000aa']);
+    await w.close();
+  });
+});
+
+describe('close writes what is queued', () => {
+  it('flushes every queued report before resolving', async () => {
+    const w = writer({ flushDelayMs: 60_000 });
+    for (const token of tokens(40)) w.enqueue(report(token));
+    assert.equal(w.queued, 40);
+    await w.close();
+    assert.equal(await store.count(), 40);
+    w.enqueue(report('ffffff'));
+    assert.equal(w.dropped, 1, 'a report after close is dropped, not lost silently');
+  });
+});

@@ -1,0 +1,150 @@
+/** The embedded store: what it keeps, what it refuses, how it searches and what retention deletes. */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
+import { report, T0 } from '../support/reports.js';
+
+let store: SqliteReportStore;
+beforeEach(() => {
+  store = new SqliteReportStore(join(mkdtempSync(join(tmpdir(), 'vigil-store-')), 'sub', 'profiler.sqlite'));
+});
+afterEach(() => store.close());
+
+describe('a written report reads back whole', () => {
+  it('keeps the summary and every section', async () => {
+    const written = report('a1b2c3', { collectors: { request: { headers: { host: 'x' } }, logs: { lines: [], omitted: 0 } } });
+    assert.deepEqual(await store.write([written]), { rejected: [], failed: [] });
+    assert.deepEqual(await store.read('a1b2c3'), written);
+    assert.equal(await store.read('ffffff'), undefined);
+    assert.equal(await store.count(), 1);
+    assert.deepEqual(await store.tokens(), ['a1b2c3']);
+  });
+});
+
+describe('a token already stored is never overwritten', () => {
+  it('rejects the newcomer and keeps the first report', async () => {
+    await store.write([report('000001', { url: 'https://localhost/first' })]);
+    const { rejected } = await store.write([report('000001', { url: 'https://localhost/second' }), report('000002')]);
+    assert.deepEqual(rejected, ['000001']);
+    assert.equal((await store.read('000001'))!.url, 'https://localhost/first');
+    assert.equal(await store.count(), 2);
+  });
+});
+
+describe('search filters by ip, method, status, url, token and time, newest first', () => {
+  beforeEach(async () => {
+    await store.write([
+      report('aaaa01', { time: T0, method: 'GET', status: 404, ip: '127.0.0.1', url: 'https://localhost/robots.txt' }),
+      report('aaaa02', { time: T0 + 1000, method: 'POST', status: 405, ip: '192.168.1.20', url: 'https://localhost/items' }),
+      report('bbbb03', { time: T0 + 2000, method: 'GET', status: 200, ip: '::1', url: 'https://localhost/hello?x=1' }),
+      report('bbbb04', { time: T0 + 86_400_000, method: 'PUT', status: 404, ip: '192.168.1.21', url: 'https://localhost/items/abc' }),
+    ]);
+  });
+  const tokens = async (filters: Parameters<SqliteReportStore['search']>[0]) => (await store.search(filters)).map((found) => found.token);
+
+  it('lists everything newest first without filters, summaries only', async () => {
+    const found = await store.search({});
+    assert.deepEqual(found.map((r) => r.token), ['bbbb04', 'bbbb03', 'aaaa02', 'aaaa01']);
+    assert.deepEqual(Object.keys(found[0]!).sort(), ['duration', 'ip', 'method', 'status', 'time', 'token', 'url']);
+  });
+  it('matches part of the IP', async () => assert.deepEqual(await tokens({ ip: '192.168.1.' }), ['bbbb04', 'aaaa02']));
+  it('matches the method exactly, in any case', async () => assert.deepEqual(await tokens({ method: 'get' }), ['bbbb03', 'aaaa01']));
+  it('matches the status', async () => assert.deepEqual(await tokens({ statusCode: 404 }), ['bbbb04', 'aaaa01']));
+  it('matches part of the URL, query included', async () => {
+    assert.deepEqual(await tokens({ url: '/items' }), ['bbbb04', 'aaaa02']);
+    assert.deepEqual(await tokens({ url: '?x=1' }), ['bbbb03']);
+  });
+  it('matches a token prefix', async () => assert.deepEqual(await tokens({ token: 'AAAA' }), ['aaaa02', 'aaaa01']));
+  it('keeps start and end inclusive', async () => assert.deepEqual(await tokens({ start: T0 + 1000, end: T0 + 2000 }), ['bbbb03', 'aaaa02']));
+  it('combines filters', async () => assert.deepEqual(await tokens({ statusCode: 404, ip: '192.' }), ['bbbb04']));
+  it('stops at the limit', async () => assert.deepEqual(await tokens({ limit: 2 }), ['bbbb04', 'bbbb03']));
+  it('takes a filter as data, never as SQL', async () => assert.deepEqual(await tokens({ url: "' OR 1=1 --" }), []));
+});
+
+describe('retention deletes the oldest beyond the count and everything beyond the age', () => {
+  beforeEach(async () => {
+    await store.write(Array.from({ length: 10 }, (_, i) => report(`00000${i}`, { time: T0 + i * 60_000 })));
+  });
+
+  it('keeps the newest maxReports and returns the deleted tokens', async () => {
+    const deleted = await store.purge({ maxReports: 4, maxAgeMs: 365 * 86_400_000 }, T0 + 10 * 60_000);
+    assert.deepEqual(deleted.sort(), ['000000', '000001', '000002', '000003', '000004', '000005']);
+    assert.deepEqual((await store.tokens()).sort(), ['000006', '000007', '000008', '000009']);
+  });
+
+  it('deletes reports older than maxAge', async () => {
+    // At T0 + 10 min, a 3-minute age keeps the reports of minutes 7, 8 and 9.
+    const deleted = await store.purge({ maxReports: 100, maxAgeMs: 3 * 60_000 }, T0 + 10 * 60_000);
+    assert.equal(deleted.length, 7);
+    assert.deepEqual((await store.tokens()).sort(), ['000007', '000008', '000009']);
+  });
+
+  it('applies both limits: whichever deletes more', async () => {
+    await store.purge({ maxReports: 2, maxAgeMs: 3 * 60_000 }, T0 + 10 * 60_000);
+    assert.deepEqual((await store.tokens()).sort(), ['000008', '000009']);
+  });
+
+  it('deletes nothing within the limits', async () => {
+    assert.deepEqual(await store.purge({ maxReports: 10, maxAgeMs: 86_400_000 }, T0 + 10 * 60_000), []);
+  });
+
+  it('clears everything on demand', async () => {
+    assert.equal((await store.clear()).length, 10);
+    assert.equal(await store.count(), 0);
+  });
+});
+
+describe('a stack trace shared by many reports is stored once', () => {
+  const trace = [{ function: 'noRouteFound', file: '/srv/src/routing/unmatched.ts', line: 45, column: 10, own: true, excerpt: [{ number: 45, text: 'throw' }] }];
+  const failing = (token: string) => report(token, { collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
+  const traceRows = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare('SELECT count(*) FROM traces').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('reads every report back with its trace, from one stored copy', async () => {
+    await store.write([failing('00000a'), failing('00000b')]);
+    await store.write([failing('00000c')]);
+    for (const token of ['00000a', '00000b', '00000c']) assert.deepEqual((await store.read(token))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+    assert.equal(traceRows(store.file), 1);
+  });
+
+  it('deletes a trace with the last report that used it', async () => {
+    await store.write([failing('00000a'), report('00000b', { time: T0 + 1 })]);
+    await store.purge({ maxReports: 1, maxAgeMs: 365 * 86_400_000 }, T0);
+    assert.equal(traceRows(store.file), 0);
+    await store.write([failing('00000c')]);
+    assert.deepEqual((await store.read('00000c'))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+  });
+});
+
+describe('a store written by version 1 (rows in token order) is moved to the current layout on open', () => {
+  it('keeps every report, readable and in time order', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'vigil-v1-')), 'profiler.sqlite');
+    const v1 = new Database(file);
+    v1.exec(`CREATE TABLE reports (token TEXT PRIMARY KEY, time INTEGER NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
+      status INTEGER NOT NULL, ip TEXT NOT NULL, duration REAL NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+      CREATE INDEX reports_by_time ON reports (time);`);
+    const insert = v1.prepare('INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    insert.run('ffff01', T0 + 1, 'GET', 'https://localhost/b', 404, '::1', 2, JSON.stringify({ exception: { class: 'E', trace: [{ line: 1 }] } }));
+    insert.run('000002', T0, 'GET', 'https://localhost/a', 200, '::1', 1, JSON.stringify({ request: { method: 'GET' } }));
+    v1.close();
+    const migrated = new SqliteReportStore(file);
+    try {
+      assert.deepEqual((await migrated.search({})).map((r) => r.token), ['ffff01', '000002']);
+      assert.deepEqual((await migrated.read('ffff01'))!.collectors, { exception: { class: 'E', trace: [{ line: 1 }] } });
+      await migrated.write([report('000003', { time: T0 + 2 })]);
+      assert.equal(await migrated.count(), 3);
+    } finally {
+      await migrated.close();
+    }
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * The kernel in this process, without a listener: requests go through Fastify's
+ * `inject` (real request and reply objects, every hook), for tests that look inside the
+ * profiler. Log lines are kept in `logLines` instead of going to stdout.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKernel, type Kernel, type KernelOptions } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { Report } from '../../src/profiler/report.js';
+
+export interface TestKernel extends Kernel {
+  varDir: string;
+  logLines: string[];
+  /** The stored report of a token, after writing what is queued. */
+  report(token: string): Promise<Report>;
+  close(): Promise<void>;
+}
+
+export async function startKernel(env: Record<string, string> = {}, options: Omit<KernelOptions, 'config'> = {}): Promise<TestKernel> {
+  const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-kernel-'));
+  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'warn', ...env, VAR_DIR: varDir });
+  const logLines: string[] = [];
+  const kernel = await createKernel({ config, logOutput: { write: (line: string) => logLines.push(line) }, ...options });
+  await kernel.app.ready();
+  return {
+    ...kernel,
+    varDir,
+    logLines,
+    async report(token) {
+      await kernel.profiler!.writer.flush();
+      const report = await kernel.profiler!.store.read(token);
+      if (!report) throw new Error(`no report stored under ${token}`);
+      return report;
+    },
+    close: () => kernel.app.close(),
+  };
+}

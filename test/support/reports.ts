@@ -1,0 +1,18 @@
+/** Reports built by hand, for tests of the store and the writer that need exact times and fields. */
+import type { Report } from '../../src/profiler/report.js';
+
+export const T0 = Date.UTC(2026, 0, 2, 10, 0, 0);
+
+export function report(token: string, overrides: Partial<Report> = {}): Report {
+  return {
+    token,
+    time: T0,
+    method: 'GET',
+    url: 'https://localhost:8443/robots.txt',
+    status: 404,
+    ip: '127.0.0.1',
+    duration: 1.5,
+    collectors: { request: { method: 'GET' } },
+    ...overrides,
+  };
+}
