@@ -1,6 +1,7 @@
 /**
  * Composes the kernel: Fastify with the error pipeline, the profiler (debug mode), the
- * application's routes, and the answer for requests no route matches.
+ * application's routes under the per-request limits, and the answer for requests no route
+ * matches (which never pay for the limits).
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ import { BadRequestHttpError } from './errors/http-errors.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import './debug/request-debug.js';
+import { fastifyBodyLimit } from './limits/body-limit.js';
+import { Limits } from './limits/limits.js';
 import { Profiler } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
 import type { Collector } from './profiler/request-profile.js';
@@ -19,6 +22,7 @@ import { RouteMatcher } from './routing/route-matcher.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
 import { httpDate } from './server/http-date.js';
+import { answerClientError, oversizedHead, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
 import { isValidHost } from './server/request-url.js';
 
 export interface KernelOptions {
@@ -27,6 +31,8 @@ export interface KernelOptions {
   tls?: { key: string; cert: string } | undefined;
   /** The application's route declarations, applied in order. */
   routes?: readonly RoutesDeclaration[];
+  /** The module `routes` came from: isolated routes' workers import it. */
+  routesModule?: string | undefined;
   /** Where reports go in debug mode; defaults to SQLite under VAR_DIR. */
   reportStore?: ReportStore;
   /** Collectors added to the profiler's defaults. */
@@ -50,11 +56,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     routerOptions: { maxParamLength: 500 },
-    ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'] } } : {}),
+    bodyLimit: fastifyBodyLimit(config.postMaxSize),
+    http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE },
+    ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE } } : {}),
     // Errors Fastify raises before routing (a malformed URL) go through the same pipeline.
     frameworkErrors: respondWithError,
+    // Requests Node's parser refuses never become requests: they are answered raw.
+    clientErrorHandler: answerClientError({ debug: config.debug }),
   }) as unknown as FastifyInstance;
-  app.setErrorHandler(respondWithError);
   app.decorateRequest('debugToken', null);
 
   const routes = new Routes();
@@ -68,9 +77,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   }
   for (const declare of options.routes ?? []) await declare(routes);
   const matcher = new RouteMatcher(routes.definitions);
+  const limits = await Limits.create({ settings: config, definitions: routes.definitions, routesModule: options.routesModule, log: app.log });
+  app.addHook('onClose', () => limits.close());
+  app.setErrorHandler((error, request, reply) => respondWithError(limits.explain(error, request, reply), request, reply));
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('date', httpDate());
+    const oversized = oversizedHead(request);
+    if (oversized) return done(oversized);
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
     if (!isValidHost(request.host)) return done(new BadRequestHttpError(`Invalid Host "${request.host}".`, 'VIGIL_ERR_INVALID_HOST'));
     if (!request.is404) return done();
@@ -84,6 +98,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     if ('error' in outcome) throw outcome.error;
     return sendRedirect(reply, outcome.redirectTo);
   });
-  registerRoutes(app, routes.definitions);
+  // Matched routes live in their own scope: the limits' hooks and parsers never run for
+  // the requests answered above.
+  await app.register(async (scope) => {
+    await limits.install(scope);
+    registerRoutes(scope, routes.definitions, limits.execute);
+  });
   return { app, routes, profiler };
 }

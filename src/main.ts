@@ -17,6 +17,13 @@ Settings come from the environment or a .env file:
   ROUTES            a module declaring routes, e.g. examples/demo-routes.ts
   TRUSTED_PROXIES   IPs or CIDRs whose X-Forwarded-* headers are believed
   LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
+
+Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G):
+  POST_MAX_SIZE       largest request body (100M; 0: no limit)
+  UPLOAD_MAX_FILESIZE largest uploaded file (100M)
+  MAX_EXECUTION_TIME  seconds a handler may run (660; 0: no limit)
+  MEMORY_LIMIT        memory of one isolated request (512M; -1: no limit)
+  ISOLATED_WORKERS    worker processes for isolated routes (CPU count, at most 8)
 `;
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {

@@ -16,7 +16,7 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const tls = config.tls ? await loadTlsMaterial(config) : undefined;
   const routes = config.routes ? [await loadRoutesModule(config.routes)] : [];
-  const kernel = await createKernel({ config, tls, routes });
+  const kernel = await createKernel({ config, tls, routes, routesModule: config.routes });
   await kernel.app.listen({ host: config.host, port: config.port, listenTextResolver: (address) => `Listening on ${address}` });
   const address = kernel.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
