@@ -49,7 +49,7 @@ describe('a body up to POST_MAX_SIZE is read and parsed', () => {
 });
 
 describe('a Content-Length over POST_MAX_SIZE is a 413 before the body is read', () => {
-  it('answers one byte over with 413, the kernel's message and the pipeline's headers', async () => {
+  it("answers one byte over with 413, the kernel's message and the pipeline's headers", async () => {
     const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: 'a'.repeat(LIMIT + 1) });
     assert.equal(answer.status, 413);
     assert.equal(message(answer), `The request body (Content-Length: ${LIMIT + 1} bytes) is larger than POST_MAX_SIZE (1M)`);
