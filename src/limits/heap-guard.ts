@@ -6,7 +6,7 @@
  * It keeps the process alive under load; it cannot limit one request's memory (an
  * in-process handler shares the heap with everything else): isolated routes do that.
  */
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyBaseLogger } from 'fastify';
 import { HeapGuardHttpError, MemoryExhaustedError } from './limit-errors.js';
@@ -32,9 +32,9 @@ export class HeapGuard {
   private readonly collect = exposeGc();
 
   constructor(private readonly options: HeapGuardOptions) {
-    this.high = options.high ?? 0.9;
-    this.low = options.low ?? 0.8;
-    this.timer = setInterval(() => this.sample(), options.intervalMs ?? 100);
+    this.high = options.high ?? 0.85;
+    this.low = options.low ?? 0.7;
+    this.timer = setInterval(() => this.sample(), options.intervalMs ?? 25);
     this.timer.unref();
   }
 
@@ -80,9 +80,23 @@ export class HeapGuard {
   }
 }
 
+/**
+ * The old generation, which is what V8 dies of: its limit is the heap limit less the young
+ * generation's reserve (three semi-spaces), and the young generation's use is left out.
+ */
 function heapUse(): { used: number; limit: number } {
-  const statistics = getHeapStatistics();
-  return { used: statistics.used_heap_size, limit: statistics.heap_size_limit };
+  let used = 0;
+  for (const space of getHeapSpaceStatistics()) if (!space.space_name.startsWith('new_')) used += space.space_used_size;
+  return { used, limit: getHeapStatistics().heap_size_limit - YOUNG_GENERATION_RESERVE };
+}
+
+/** Three semi-spaces of `--max-semi-space-size` (16 MB unless set), as V8 reserves them. */
+const YOUNG_GENERATION_RESERVE = 3 * semiSpaceMb() * 1024 * 1024;
+
+function semiSpaceMb(): number {
+  const flags = [...(process.env.NODE_OPTIONS?.split(/\s+/) ?? []), ...process.execArgv];
+  const flag = flags.findLast((argument) => /^--max[-_]semi[-_]space[-_]size=\d+$/.test(argument));
+  return flag ? Number(flag.split('=')[1]) : 16;
 }
 
 function mb(bytes: number): string {

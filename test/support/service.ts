@@ -144,3 +144,14 @@ export function residentBytes(pid: number): number {
 export function childPids(pid: number): number[] {
   return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number);
 }
+
+/** The isolated-route worker processes of the service `pid`. */
+export function workerPids(pid: number): number[] {
+  return childPids(pid).filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'latin1').includes('worker-process');
+    } catch {
+      return false; // gone in the meantime
+    }
+  });
+}
