@@ -59,8 +59,13 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     bodyLimit: fastifyBodyLimit(config.postMaxSize),
     http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE },
     ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE } } : {}),
-    // Errors Fastify raises before routing (a malformed URL) go through the same pipeline.
-    frameworkErrors: respondWithError,
+    // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
+    // no hook has run for them, so the date is set here, and the identity serializer keeps
+    // Fastify from appending a charset to the pipeline's content type.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('date', httpDate()).serializer((payload: unknown) => payload as string);
+      respondWithError(error, request, reply);
+    },
     // Requests Node's parser refuses never become requests: they are answered raw.
     clientErrorHandler: answerClientError({ debug: config.debug }),
   }) as unknown as FastifyInstance;

@@ -121,7 +121,7 @@ export function byteSize(env: Env, name: string, fallback: string, rule: { unlim
 function formatBytes(bytes: number): string {
   if (bytes >= 1024 ** 2 && bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2}M`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024}K`;
-  return `${bytes} bytes`;
+  return `${bytes} byte${bytes === 1 ? '' : 's'}`;
 }
 
 function raw(env: Env, name: string): string | undefined {

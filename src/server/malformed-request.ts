@@ -2,9 +2,10 @@
  * Malformed requests. Those that parse but are too big (a request target over 8 KB: 414;
  * headers over 16 KB: 431) are refused by {@link oversizedHead} and go through the error
  * pipeline like any error. Node's parser lets heads up to 64 KB through so that they can;
- * past that, or with broken framing, it refuses them itself (its `clientError`) before
- * there is a request, and {@link answerClientError} sends a short raw answer in the
- * pipeline's words and headers as far as they apply.
+ * past that (431, as it cannot tell a long line from long headers), or with broken
+ * framing (400), it refuses them itself (its `clientError`) before there is a request,
+ * and {@link answerClientError} sends a short raw answer in the pipeline's words and
+ * headers as far as they apply.
  */
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -36,7 +37,7 @@ export function oversizedHead(request: FastifyRequest): HttpError | undefined {
   return undefined;
 }
 
-type ParserError = Error & { code?: string; reason?: string; rawPacket?: Buffer };
+type ParserError = Error & { code?: string; reason?: string };
 
 /** What Node's parser reports, in words a client can act on. */
 const FRAMING: Record<string, string> = {
@@ -76,23 +77,13 @@ export function answerClientError({ debug }: { debug: boolean }): (this: Fastify
 
 function describe(error: ParserError): HttpError {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return requestLineTooLong(error.rawPacket)
-      ? new UriTooLongHttpError(`The request line is longer than ${PARSER_MAX_HEADER_SIZE} bytes`)
-      : new HttpError(431, `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
+    // Node reports one overflow for the request line and the headers, and by 64 KB the
+    // packet it choked on no longer shows which grew: the answer names both.
+    return new HttpError(431, `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError(408, 'The request was not received in time', 'VIGIL_ERR_REQUEST_TIMEOUT');
   const problem = (error.code && FRAMING[error.code]) ?? `the request is malformed (${error.reason ?? error.message})`;
   return new HttpError(400, `Bad request: ${problem}`, 'VIGIL_ERR_MALFORMED_REQUEST');
-}
-
-/**
- * Node reports one overflow for the request line and the headers, with only the packet it
- * choked on: when that packet starts a request line that does not end in it, the line is
- * the culprit. A line that spans several packets cannot be told from a huge header: 431.
- */
-function requestLineTooLong(packet: Buffer | undefined): boolean {
-  if (!packet) return false;
-  return /^[A-Z]+ /.test(packet.subarray(0, 16).toString('latin1')) && packet.indexOf('\r\n') === -1;
 }
 
 function rawResponse(error: HttpError, debug: boolean): string {
