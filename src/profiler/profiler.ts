@@ -51,6 +51,9 @@ export class Profiler {
       const token = this.issuer.issue();
       request.debugToken = token;
       request.profile = { token, time: Date.now(), error: undefined, data: {} };
+      // Node caches the peer address on first read: read it while the socket is open, so a
+      // report written after the client went away still has its IP (the store requires one).
+      void request.raw.socket?.remoteAddress;
       reply.header('x-debug-token', token);
       reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
       const context = this.contextFor(request, reply);

@@ -91,6 +91,26 @@ describe('an isolated handler past MAX_EXECUTION_TIME is stopped and its worker 
   });
 });
 
+describe('an isolated handler whose client goes away releases its worker', () => {
+  it('kills and replaces the worker before the deadline', async () => {
+    const before = await workers(2);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () => {
+        socket.write(`GET /spin?ms=10000 HTTP/1.1\r\nHost: localhost:${service.port}\r\n\r\n`);
+        setTimeout(() => (socket.destroy(), resolve()), 300);
+      });
+      socket.on('error', reject);
+    });
+    const start = performance.now();
+    let afterwards = await workers(2);
+    while (afterwards.every((pid) => before.includes(pid)) && performance.now() - start < 1500) {
+      await sleep(25);
+      afterwards = await workers(2);
+    }
+    assert.equal(afterwards.filter((pid) => !before.includes(pid)).length, 1, 'the spinning worker was replaced before the 2 s deadline');
+  });
+});
+
 describe('a CPU-bound isolated handler does not stop the service from answering', () => {
   it('answers /hello while /spin?ms=10000 runs', async () => {
     const spinning = ask(service, { path: '/spin?ms=10000' });

@@ -60,6 +60,9 @@ describe('files up to UPLOAD_MAX_FILESIZE are received on disk', () => {
     const answer = await upload('/isolated-upload', [{ field: 'a', name: 'one.bin', size: 1000 }], { x: '1' });
     assert.equal(answer.status, 200);
     assert.deepEqual(JSON.parse(answer.body), { files: [{ name: 'one.bin', size: 1000 }], body: { x: '1' } });
+    // Its log line reaches the service's log (read here through a pipe: give it a moment).
+    for (let i = 0; i < 50 && !/"msg":"isolated upload received"/.test(service.output()); i++) await sleep(20);
+    assert.match(service.output(), /"count":1,.*"msg":"isolated upload received"/);
     await assertNoLeftovers();
   });
 });

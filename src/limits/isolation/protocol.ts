@@ -16,6 +16,8 @@ export type FromWorker =
   | { type: 'result'; id: number; value: unknown }
   | { type: 'error'; id: number; error: SerializedError }
   | { type: 'memory'; id: number; bytes: number }
+  /** After a job's answer: the worker collected its garbage and can be measured and reused. */
+  | { type: 'settled'; id: number }
   | { type: 'log'; id: number; level: 'debug' | 'info' | 'warn' | 'error'; message: string; details?: Record<string, unknown> };
 
 export interface SerializedError {

@@ -54,6 +54,7 @@ interface Job {
 
 interface Worker {
   child: ChildProcess;
+  /** Started and not running or settling a job: can take the next one. */
   ready: boolean;
   /** It once reported ready: its exit is replaced, not a failed start. */
   started: boolean;
@@ -110,10 +111,13 @@ export class WorkerPool {
 
   private spawn(): Promise<void> {
     const { memoryLimit } = this.options;
-    const execArgv = process.execArgv.filter((argument) => !argument.startsWith('--max-old-space-size'));
+    const execArgv = [...process.execArgv.filter((argument) => !argument.startsWith('--max-old-space-size')), '--expose-gc'];
     if (Number.isFinite(memoryLimit)) execArgv.push(`--max-old-space-size=${Math.ceil(memoryLimit / 1024 / 1024) + HEAP_HEADROOM_MB}`);
     const child = fork(WORKER_ENTRY, [this.options.routesModule, String(memoryLimit)], {
       execArgv,
+      // glibc: large blocks (Buffers) come from mmap and go back to the system when freed,
+      // so a worker's resident size falls back after a request instead of staying high.
+      env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
@@ -145,7 +149,7 @@ export class WorkerPool {
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        if (!worker.ready) reject(new Error(`an isolated worker exited while starting (${signal ?? `code ${code}`}): ${worker.stderrTail.trim()}`));
+        if (!worker.started) reject(new Error(`an isolated worker exited while starting (${signal ?? `code ${code}`}): ${worker.stderrTail.trim()}`));
         this.onExit(worker, code, signal);
       });
     });
@@ -154,10 +158,11 @@ export class WorkerPool {
   private dispatch(): void {
     for (const worker of this.workers) {
       if (this.queue.length === 0) return;
-      if (!worker.ready || worker.job) continue;
+      if (!worker.ready) continue;
       const job = this.queue.shift()!;
       job.worker = worker;
       worker.job = job;
+      worker.ready = false;
       worker.jobBaseline = residentBytes(worker.child.pid!);
       if (Number.isFinite(this.options.memoryLimit)) worker.meter = setInterval(() => this.measure(worker), MEMORY_POLL_MS);
       try {
@@ -175,8 +180,12 @@ export class WorkerPool {
   }
 
   private onMessage(worker: Worker, message: FromWorker): void {
+    if (message.type === 'settled') return this.reuse(worker);
     const job = worker.job;
     if (!job || message.type === 'ready' || message.id !== job.id) return;
+    // The answer may come between two readings: what the job holds now counts too.
+    if (message.type === 'result' || message.type === 'error') this.measure(worker);
+    if (job.settled) return;
     switch (message.type) {
       case 'result':
         this.finish(worker, job, message.value instanceof Uint8Array && !Buffer.isBuffer(message.value) ? Buffer.from(message.value) : message.value);
@@ -193,16 +202,26 @@ export class WorkerPool {
     }
   }
 
-  /** The job ended in its worker; the worker is kept unless the job left it heavier. */
+  /** The job ended in its worker; the worker is reused once it has settled. */
   private finish(worker: Worker, job: Job, outcome: unknown): void {
     this.release(worker);
     this.settle(job, outcome);
+  }
+
+  /**
+   * A job's baseline is the worker's size when it starts: memory a previous job left
+   * resident would be free for the next one to reuse unseen. So a worker that stays more
+   * than a quarter of the limit above its idle size after collecting is replaced instead.
+   */
+  private reuse(worker: Worker): void {
+    if (worker.job || !worker.started || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
     const bytes = residentBytes(worker.child.pid!);
-    if (bytes !== undefined && worker.idleBytes !== undefined && bytes - worker.idleBytes > this.options.memoryLimit) {
+    if (bytes !== undefined && worker.idleBytes !== undefined && bytes - worker.idleBytes > this.options.memoryLimit / 4) {
       void this.kill(worker); // replaced on exit
-    } else {
-      this.dispatch();
+      return;
     }
+    worker.ready = true;
+    this.dispatch();
   }
 
   /** Stops a job from outside (memory, deadline, client gone): its worker is killed and replaced. */

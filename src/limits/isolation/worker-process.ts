@@ -15,8 +15,11 @@ import { serializeError, type FromWorker, type ToWorker } from './protocol.js';
 const [routesModule, limitArgument] = process.argv.slice(2);
 const memoryLimit = Number(limitArgument);
 const SELF_CHECK_MS = 20;
+const SETTLE_MS = 20;
 
 const send = (message: FromWorker) => process.send!(message);
+// Present because the kernel starts workers with --expose-gc.
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
 // The kernel is gone (or let this worker go): nothing left to do.
 process.on('disconnect', () => process.exit(0));
 installStackTraces();
@@ -44,15 +47,27 @@ async function run({ id, route, input }: ToWorker): Promise<void> {
     const handler = handlers.get(route);
     if (!handler) throw new Error(`No isolated route is named "${route}" in ${routesModule}`);
     const value = await handler({ ...input, log: logFor(id) });
-    try {
-      send({ type: 'result', id, value });
-    } catch (error) {
-      throw new TypeError(`An isolated handler must return data that can be copied to the service (text, a Buffer, plain objects): ${(error as Error).message}`);
-    }
+    // A handler that allocated and returned between two checks is measured once more here.
+    const bytes = allocated() - baseline;
+    if (bytes > memoryLimit) send({ type: 'memory', id, bytes });
+    else sendResult(id, value);
   } catch (error) {
     send({ type: 'error', id, error: serializeError(error) });
   } finally {
     clearInterval(check);
+  }
+  // The answer is on its way; now drop the request's garbage, so that the next request
+  // starts from a worker near its idle size (the kernel measures it before reusing it).
+  collectGarbage?.();
+  // ArrayBuffer memory is freed by V8's sweeper after the collection, not during it.
+  setTimeout(() => send({ type: 'settled', id }), SETTLE_MS);
+}
+
+function sendResult(id: number, value: unknown): void {
+  try {
+    send({ type: 'result', id, value });
+  } catch (error) {
+    throw new TypeError(`An isolated handler must return data that can be copied to the service (text, a Buffer, plain objects): ${(error as Error).message}`);
   }
 }
 
