@@ -1,8 +1,16 @@
 /**
  * The demo application: `ROUTES=examples/demo-routes.ts npm start`.
- * Each route shows one part of the routes API; `collectors` adds a panel to every debug report.
+ * Each route shows one part of the routes API; the last four show the limits, and
+ * `collectors` adds a panel to every debug report.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { defineRoutes, type Collector } from '../src/index.js';
+
+/** `?name=N` as a whole number from 0 to `max`, else `fallback`. */
+function wholeNumber(value: unknown, fallback: number, max: number): number {
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : fallback;
+  return Math.min(number, max);
+}
 
 export default defineRoutes((routes) => {
   routes.get('/hello', () => 'hello');
@@ -12,6 +20,48 @@ export default defineRoutes((routes) => {
   routes.put('/items/{id}', ({ params }) => `item ${params.id}`, { requirements: { id: '\\d+' } });
 
   routes.get('/with-slash/', () => 'with slash');
+
+  // Files arrive on disk (UPLOAD_MAX_FILESIZE each) and are removed after the response.
+  routes.post('/upload', ({ files, body }) => ({
+    files: files.map((file) => ({ field: file.field, name: file.filename, size: file.size, type: file.mimetype })),
+    fields: body ?? {},
+  }));
+
+  // Awaits N ms in this process; at MAX_EXECUTION_TIME its signal fires and the client gets a 500.
+  routes.get('/slow', async ({ query, signal }) => {
+    const ms = wholeNumber(query.ms, 1000, 3_600_000);
+    await sleep(ms, undefined, { signal });
+    return { slept: ms };
+  });
+
+  // Busy-loops N ms in a worker process: the service keeps answering meanwhile.
+  routes.get(
+    '/spin',
+    ({ query }) => {
+      const ms = wholeNumber(query.ms, 1000, 3_600_000);
+      const end = Date.now() + ms;
+      let turns = 0;
+      while (Date.now() < end) turns++;
+      return { spun: ms, turns };
+    },
+    { isolated: true },
+  );
+
+  // Allocates N MB in a worker process and writes every page, as Buffers (the default) or
+  // as JS arrays (`?kind=array`); over MEMORY_LIMIT the client gets a 500 and the worker is replaced.
+  routes.get(
+    '/hog',
+    ({ query }) => {
+      const mb = wholeNumber(query.mb, 8, 64 * 1024);
+      const kept: unknown[] = [];
+      for (let i = 0; i < mb; i++) {
+        if (query.kind === 'array') kept.push(new Array(128 * 1024).fill(i + 0.5)); // 8-byte doubles: 1 MB
+        else kept.push(Buffer.alloc(1024 * 1024, i % 256));
+      }
+      return { allocated: mb, kind: query.kind === 'array' ? 'array' : 'buffer', chunks: kept.length };
+    },
+    { isolated: true },
+  );
 });
 
 /** A report section of the application's own: who the client said it was. */

@@ -1,6 +1,7 @@
 /**
  * Composes the kernel: Fastify with the error pipeline, the profiler (debug mode), the
- * application's routes, and the answer for requests no route matches.
+ * application's routes under the per-request limits, and the answer for requests no route
+ * matches (which never pay for the limits).
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { join } from 'node:path';
@@ -10,6 +11,8 @@ import { BadRequestHttpError, HttpError, MethodNotAllowedHttpError } from './err
 import { createErrorResponder } from './errors/error-handler.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import './debug/request-debug.js';
+import { fastifyBodyLimit } from './limits/body-limit.js';
+import { Limits } from './limits/limits.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
 import { LogTap } from './profiler/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
@@ -22,6 +25,7 @@ import { RouteMatcher } from './routing/route-matcher.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { noRouteError, sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
 import { httpDate } from './server/http-date.js';
+import { answerClientError, oversizedHead, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
 import { isValidHost } from './server/request-url.js';
 
 export interface KernelOptions {
@@ -30,6 +34,8 @@ export interface KernelOptions {
   tls?: { key: string; cert: string } | undefined;
   /** The application's route declarations, applied in order. */
   routes?: readonly RoutesDeclaration[];
+  /** The module `routes` came from: isolated routes' workers import it. */
+  routesModule?: string | undefined;
   /** Where reports go in debug mode; defaults to SQLite under VAR_DIR. */
   reportStore?: ReportStore;
   /** Collectors added to the profiler's defaults; each adds a panel to every report. */
@@ -61,11 +67,19 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     routerOptions: { maxParamLength: 500 },
-    ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'] } } : {}),
-    // Errors Fastify raises before routing (a malformed URL) go through the same pipeline.
-    frameworkErrors: respondWithError,
+    bodyLimit: fastifyBodyLimit(config.postMaxSize),
+    http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE },
+    ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE } } : {}),
+    // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
+    // no hook has run for them, so the date is set here, and the identity serializer keeps
+    // Fastify from appending a charset to the pipeline's content type.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('date', httpDate()).serializer((payload: unknown) => payload as string);
+      respondWithError(error, request, reply);
+    },
+    // Requests Node's parser refuses never become requests: they are answered raw.
+    clientErrorHandler: answerClientError({ debug: config.debug }),
   }) as unknown as FastifyInstance;
-  app.setErrorHandler(respondWithError);
   app.decorateRequest('debugToken', null);
 
   const routes = new Routes();
@@ -87,10 +101,15 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   for (const declare of options.routes ?? []) await declare(routes);
   const routeMatcher = new RouteMatcher(routes.definitions);
   matcher = routeMatcher;
+  const limits = await Limits.create({ settings: config, definitions: routes.definitions, routesModule: options.routesModule, log: app.log });
+  app.addHook('onClose', () => limits.close());
+  app.setErrorHandler((error, request, reply) => respondWithError(limits.explain(error, request, reply), request, reply));
 
   const cors = new CorsPolicy(config.cors);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('date', httpDate());
+    const oversized = oversizedHead(request);
+    if (oversized) return done(oversized);
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
     if (!isValidHost(request.host)) return done(new BadRequestHttpError(`Invalid Host "${request.host}".`, 'VIGIL_ERR_INVALID_HOST'));
     const origin = request.headers.origin;
@@ -114,7 +133,18 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     if ('error' in outcome) throw outcome.error;
     return sendRedirect(reply, outcome.redirectTo);
   });
-  registerRoutes(app, routes.definitions);
+  try {
+    // Matched routes live in their own scope: the limits' hooks and parsers never run for
+    // the requests answered above.
+    await app.register(async (scope) => {
+      await limits.install(scope);
+      registerRoutes(scope, routes.definitions, limits.execute);
+    });
+  } catch (error) {
+    // A kernel that cannot start leaves no worker process or open store behind.
+    await Promise.allSettled([limits.close(), profiler?.close()]);
+    throw error;
+  }
   return { app, routes, profiler };
 }
 

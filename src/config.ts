@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 
@@ -38,6 +39,23 @@ export interface Config {
   /** Header and query parameter names redacted in reports besides the built-in secrets (`PROFILER_REDACT`). */
   profilerRedact: string[];
   cors: CorsSettings;
+  /** POST_MAX_SIZE: the largest request body; `0` means no limit (php.ini's rule). */
+  postMaxSize: ByteSize;
+  /** UPLOAD_MAX_FILESIZE: the largest file in a multipart upload. */
+  uploadMaxFilesize: ByteSize;
+  /** MAX_EXECUTION_TIME in seconds; `0` means no limit (php.ini's rule). */
+  maxExecutionTime: number;
+  /** MEMORY_LIMIT of one isolated request; `-1` means no limit (php.ini's rule). */
+  memoryLimit: ByteSize;
+  /** ISOLATED_WORKERS: processes that run isolated routes side by side. */
+  isolatedWorkers: number;
+}
+
+/** A php.ini quantity: the bytes it means and the text the operator wrote (for messages). */
+export interface ByteSize {
+  /** Infinity when the setting means "no limit". */
+  bytes: number;
+  text: string;
 }
 
 /** The cross-origin policy (NelmioCorsBundle's semantics). */
@@ -102,7 +120,42 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
       exposeHeaders: list(env, 'CORS_EXPOSE_HEADERS', 'link', HEADER_NAME),
       maxAge: integer(env, 'CORS_MAX_AGE', 3600, 0, 2_147_483_647),
     },
+    postMaxSize: byteSize(env, 'POST_MAX_SIZE', '100M', { unlimited: '0' }),
+    uploadMaxFilesize: byteSize(env, 'UPLOAD_MAX_FILESIZE', '100M', { min: 1 }),
+    maxExecutionTime: integer(env, 'MAX_EXECUTION_TIME', 660, 0, MAX_TIMER_SECONDS),
+    memoryLimit: byteSize(env, 'MEMORY_LIMIT', '512M', { unlimited: '-1', min: 1024 * 1024 }),
+    isolatedWorkers: integer(env, 'ISOLATED_WORKERS', Math.min(availableParallelism(), 8), 1, 64),
   };
+}
+
+/** setTimeout's ceiling (2^31 - 1 ms), in whole seconds. */
+const MAX_TIMER_SECONDS = 2_147_483;
+
+const UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
+
+/**
+ * php.ini's quantity syntax: a whole number of bytes with an optional `K`, `M` or `G`
+ * (powers of 1024, either case), e.g. `100M`. `unlimited` is the value that disables the
+ * limit where PHP has one (`0` for post_max_size, `-1` for memory_limit).
+ */
+export function byteSize(env: Env, name: string, fallback: string, rule: { unlimited?: string; min?: number }): ByteSize {
+  const text = raw(env, name) ?? fallback;
+  if (rule.unlimited !== undefined && text === rule.unlimited) return { bytes: Infinity, text };
+  const match = /^(\d+)([KMG]?)$/i.exec(text);
+  const bytes = match ? Number(match[1]) * UNITS[match[2]!.toUpperCase()]! : NaN;
+  const allowed = rule.unlimited === undefined ? '' : `, or ${rule.unlimited} for no limit`;
+  if (!Number.isSafeInteger(bytes)) {
+    throw new ConfigError(name, `"${text}" is not a size: use bytes or a number with K, M or G, e.g. 100M${allowed}`);
+  }
+  const min = rule.min ?? 0;
+  if (bytes < min) throw new ConfigError(name, `"${text}" is below the minimum of ${formatBytes(min)}${allowed}`);
+  return { bytes, text };
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 2 && bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2}M`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024}K`;
+  return `${bytes} byte${bytes === 1 ? '' : 's'}`;
 }
 
 function raw(env: Env, name: string): string | undefined {

@@ -1,7 +1,25 @@
 /** What an application imports from the kernel. */
 export { defineRoutes, Routes, RouteDefinitionError } from './routing/routes.js';
-export type { HttpMethod, RouteContext, RouteHandler, RouteOptions, RouteParams, RoutesDeclaration } from './routing/routes.js';
-export { HttpError, NotFoundHttpError, MethodNotAllowedHttpError, BadRequestHttpError } from './errors/http-errors.js';
+export type {
+  HttpMethod,
+  IsolatedLog,
+  IsolatedRouteContext,
+  IsolatedRouteHandler,
+  RouteContext,
+  RouteHandler,
+  RouteOptions,
+  RouteParams,
+  RoutesDeclaration,
+  UploadedFile,
+} from './routing/routes.js';
+export { HttpError, NotFoundHttpError, MethodNotAllowedHttpError, BadRequestHttpError, UriTooLongHttpError } from './errors/http-errors.js';
+export {
+  ExecutionTimeExceededError,
+  HeapGuardHttpError,
+  MemoryExhaustedError,
+  PayloadTooLargeHttpError,
+  UploadTooLargeHttpError,
+} from './limits/limit-errors.js';
 export type { Collector, CollectorContext } from './profiler/request-profile.js';
 export { createKernel } from './app.js';
 export type { Kernel, KernelOptions } from './app.js';

@@ -24,6 +24,13 @@ Settings come from the environment or a .env file:
   PROFILER_ALLOW        IPs or CIDRs besides loopback that may open /_profiler
   PROFILER_REDACT       header and query names to redact in reports, besides the credentials
 
+Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G):
+  POST_MAX_SIZE       largest request body (100M; 0: no limit)
+  UPLOAD_MAX_FILESIZE largest uploaded file (100M)
+  MAX_EXECUTION_TIME  seconds a handler may run (660; 0: no limit)
+  MEMORY_LIMIT        memory of one isolated request (512M; -1: no limit)
+  ISOLATED_WORKERS    worker processes for isolated routes (CPU count, at most 8)
+
 Reports from the command line: npm run vigil -- --help
 `;
 

@@ -58,6 +58,13 @@ export class BadRequestHttpError extends HttpError {
   }
 }
 
+/** The request target is longer than the kernel accepts. */
+export class UriTooLongHttpError extends HttpError {
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(414, message, 'VIGIL_ERR_URI_TOO_LONG', options);
+  }
+}
+
 export function reasonPhrase(status: number): string {
   return STATUS_CODES[status] ?? 'Unknown Status';
 }

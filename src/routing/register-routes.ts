@@ -1,9 +1,10 @@
 /**
  * Hands declared routes to Fastify's router (find-my-way): `{id}` with a requirement
- * becomes `:id(^...$)`, and each handler is called with a {@link RouteContext}.
+ * becomes `:id(^...$)`, and each handler is called with a {@link RouteContext} through the
+ * executor the kernel composes (the limits decide how and how long a handler runs).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RouteContext, RouteDefinition } from './routes.js';
+import type { RouteContext, RouteDefinition, RouteHandler } from './routes.js';
 
 /** find-my-way syntax for a declared path: parameters as `:name(regex)`, literal colons doubled. */
 export function routerPath(definition: RouteDefinition): string {
@@ -18,45 +19,93 @@ export function routerPath(definition: RouteDefinition): string {
   return out + definition.path.slice(last).replaceAll(':', '::');
 }
 
-export function registerRoutes(app: FastifyInstance, definitions: readonly RouteDefinition[]): void {
+/** One call of a route's handler, as an executor sees it. */
+export interface Invocation {
+  definition: RouteDefinition;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  /** Fires the handler's signal with `reason` (a limit stopped the request). */
+  abort(reason: Error): void;
+  /** Calls the handler in this process with its {@link RouteContext}. */
+  runHere(): Promise<unknown>;
+}
+
+/** Runs an invocation and resolves with what the handler returned. */
+export type RouteExecutor = (invocation: Invocation) => Promise<unknown>;
+
+const runHere: RouteExecutor = (invocation) => invocation.runHere();
+
+export function registerRoutes(app: FastifyInstance, definitions: readonly RouteDefinition[], execute: RouteExecutor = runHere): void {
   for (const definition of definitions) {
     app.route({
       method: [...definition.methods],
       url: routerPath(definition),
       config: { routeName: definition.name, routePath: definition.path },
-      handler: (request, reply) => runHandler(definition, request, reply),
+      handler: async (request, reply) => {
+        const result = await execute(invocationOf(definition, request, reply));
+        if (result !== undefined) return result;
+        // A handler that returns nothing and sent nothing answered "no content".
+        if (!reply.sent) reply.code(204).send();
+        return reply;
+      },
     });
   }
 }
 
-async function runHandler(definition: RouteDefinition, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const result = await definition.handler(contextFor(request, reply));
-  if (result !== undefined) return result;
-  // A handler that returns nothing and sent nothing answered "no content".
-  if (!reply.sent) reply.code(204).send();
-  return reply;
+function invocationOf(definition: RouteDefinition, request: FastifyRequest, reply: FastifyReply): Invocation {
+  const signal = new RequestSignal(reply);
+  return {
+    definition,
+    request,
+    reply,
+    abort: (reason) => signal.abort(reason),
+    runHere: async () => (definition.handler as RouteHandler)(contextFor(request, reply, signal)),
+  };
 }
 
-function contextFor(request: FastifyRequest, reply: FastifyReply): RouteContext {
-  let controller: AbortController | undefined;
+function contextFor(request: FastifyRequest, reply: FastifyReply, signal: RequestSignal): RouteContext {
   return {
     params: request.params as Record<string, string>,
     query: request.query as RouteContext['query'],
     body: request.body,
+    files: request.uploadedFiles ?? [],
     request,
     reply,
     log: request.log,
-    // Created on first use: most handlers never look.
     get signal() {
-      if (!controller) {
-        const abort = new AbortController();
-        controller = abort;
-        // The response closes before it finished only when the connection went away.
-        reply.raw.once('close', () => {
-          if (!reply.raw.writableFinished) abort.abort(new Error('The client closed the connection'));
-        });
-      }
-      return controller.signal;
+      return signal.signal;
     },
   };
+}
+
+/**
+ * A handler's AbortSignal, created on first use (most handlers never look): it fires when
+ * the client goes away, or when a limit aborts the request before the handler looked.
+ */
+class RequestSignal {
+  private controller: AbortController | undefined;
+  private reason: Error | undefined;
+
+  constructor(private readonly reply: FastifyReply) {}
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    const controller = new AbortController();
+    this.controller = controller;
+    if (this.reason) {
+      controller.abort(this.reason);
+    } else {
+      // The response closes before it finished only when the connection went away.
+      this.reply.raw.once('close', () => {
+        if (!this.reply.raw.writableFinished) this.abort(new Error('The client closed the connection'));
+      });
+    }
+    return controller.signal;
+  }
+
+  abort(reason: Error): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
 }

@@ -13,6 +13,9 @@
  *
  * A handler returns what to send (a string is text/plain, an object JSON, a Buffer or
  * stream as is), or uses `reply` itself. Whatever it throws goes to the error pipeline.
+ *
+ * A route declared `{ isolated: true }` runs in a worker process with its own memory
+ * limit, stopped at the deadline; its handler gets an {@link IsolatedRouteContext}.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -27,8 +30,10 @@ export interface RouteContext<Path extends string = string> {
   /** Path parameters, percent-decoded, already checked against their requirements. */
   params: RouteParams<Path>;
   query: Record<string, string | string[] | undefined>;
-  /** The parsed body (JSON, form or text), undefined when there is none. */
+  /** The parsed body (JSON, form or text; a multipart body's fields), undefined when there is none. */
   body: unknown;
+  /** The files of a multipart body, already on disk; removed when the response closes. */
+  files: readonly UploadedFile[];
   request: FastifyRequest;
   reply: FastifyReply;
   /** Fires when the request is abandoned: the client went away or a limit stopped it. */
@@ -36,21 +41,72 @@ export interface RouteContext<Path extends string = string> {
   log: FastifyBaseLogger;
 }
 
+/** One file of a multipart upload, saved to a temporary file. */
+export interface UploadedFile {
+  /** The form field it came in. */
+  field: string;
+  /** The name the client gave it (never used on disk). */
+  filename: string;
+  mimetype: string;
+  /** Bytes received. */
+  size: number;
+  /** Absolute path of the temporary file. */
+  path: string;
+}
+
+/**
+ * What an isolated handler gets: everything that can cross into its worker process.
+ * It returns what to send like any handler (not a stream); `reply` and `request` stay behind.
+ */
+export interface IsolatedRouteContext<Path extends string = string> {
+  params: RouteParams<Path>;
+  query: Record<string, string | string[] | undefined>;
+  body: unknown;
+  files: readonly UploadedFile[];
+  method: string;
+  /** Path and query string as the client sent them. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Lines go to the service's log, with the request's id. */
+  log: IsolatedLog;
+}
+
+export type IsolatedLogFn = (message: string, details?: Record<string, unknown>) => void;
+export type IsolatedLog = Record<'debug' | 'info' | 'warn' | 'error', IsolatedLogFn>;
+
 export type RouteHandler<Path extends string = string> = (context: RouteContext<Path>) => unknown;
+export type IsolatedRouteHandler<Path extends string = string> = (context: IsolatedRouteContext<Path>) => unknown;
 
 export interface RouteOptions<Path extends string = string> {
   /** Per-parameter regular expressions, anchored as a whole (Symfony's requirements). */
   requirements?: Partial<Record<ParamNames<Path>, string | RegExp>>;
   /** A name for listings and reports; defaults to `METHODS /path`. */
   name?: string;
+  /**
+   * Run the handler in a worker process: its memory is capped at MEMORY_LIMIT, it is
+   * killed at MAX_EXECUTION_TIME, and a CPU-bound handler cannot hold up other requests.
+   */
+  isolated?: boolean;
 }
+
+/** The handler type an options object asks for. */
+export type HandlerFor<Path extends string, Options> = Options extends { isolated: true } ? IsolatedRouteHandler<Path> : RouteHandler<Path>;
 
 export interface RouteDefinition {
   name: string;
   methods: readonly HttpMethod[];
   path: string;
   requirements: Readonly<Record<string, string>>;
-  handler: RouteHandler;
+  /** True: `handler` is an {@link IsolatedRouteHandler} and runs in a worker process. */
+  isolated: boolean;
+  handler: RouteHandler | IsolatedRouteHandler;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The files of a multipart body, once saved; null for other requests. */
+    uploadedFiles: UploadedFile[] | null;
+  }
 }
 
 /** Thrown at start when a declaration cannot work; the message says which and why. */
@@ -64,7 +120,12 @@ const PARAM = /\{([^{}]*)\}/g;
 export class Routes {
   readonly definitions: RouteDefinition[] = [];
 
-  on<Path extends string>(methods: HttpMethod | readonly HttpMethod[], path: Path, handler: RouteHandler<Path>, options: RouteOptions<Path> = {}): this {
+  on<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(
+    methods: HttpMethod | readonly HttpMethod[],
+    path: Path,
+    handler: HandlerFor<Path, Options>,
+    options: Options = {} as Options,
+  ): this {
     const list = (typeof methods === 'string' ? [methods] : [...methods]).map((method) => method.toUpperCase() as HttpMethod);
     const where = `route ${list.join('|')} ${path}`;
     if (list.length === 0) throw new RouteDefinitionError(`${where}: declare at least one method`);
@@ -87,28 +148,36 @@ export class Routes {
       if (!names.includes(name)) throw new RouteDefinitionError(`${where}: requirement for unknown parameter "${name}"`);
       requirements[name] = checkRequirement(where, name, requirement);
     }
-    this.definitions.push({ name: options.name ?? `${list.join('|')} ${path}`, methods: list, path, requirements, handler: handler as RouteHandler });
+    const twin = this.definitions.find((other) => other.path === path && other.methods.some((method) => list.includes(method)));
+    if (twin) throw new RouteDefinitionError(`${where}: already declared by route "${twin.name}"`);
+    const name = options.name ?? `${list.join('|')} ${path}`;
+    const isolated = options.isolated === true;
+    // A worker finds an isolated handler by its route's name, so the name must say which.
+    if (isolated && this.definitions.some((other) => other.isolated && other.name === name)) {
+      throw new RouteDefinitionError(`${where}: another isolated route is named "${name}"; give one a distinct name`);
+    }
+    this.definitions.push({ name, methods: list, path, requirements, isolated, handler: handler as RouteHandler | IsolatedRouteHandler });
     return this;
   }
 
-  get<Path extends string>(path: Path, handler: RouteHandler<Path>, options?: RouteOptions<Path>): this {
-    return this.on('GET', path, handler, options);
+  get<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+    return this.on<Path, Options>('GET', path, handler, options);
   }
 
-  post<Path extends string>(path: Path, handler: RouteHandler<Path>, options?: RouteOptions<Path>): this {
-    return this.on('POST', path, handler, options);
+  post<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+    return this.on<Path, Options>('POST', path, handler, options);
   }
 
-  put<Path extends string>(path: Path, handler: RouteHandler<Path>, options?: RouteOptions<Path>): this {
-    return this.on('PUT', path, handler, options);
+  put<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+    return this.on<Path, Options>('PUT', path, handler, options);
   }
 
-  patch<Path extends string>(path: Path, handler: RouteHandler<Path>, options?: RouteOptions<Path>): this {
-    return this.on('PATCH', path, handler, options);
+  patch<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+    return this.on<Path, Options>('PATCH', path, handler, options);
   }
 
-  delete<Path extends string>(path: Path, handler: RouteHandler<Path>, options?: RouteOptions<Path>): this {
-    return this.on('DELETE', path, handler, options);
+  delete<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+    return this.on<Path, Options>('DELETE', path, handler, options);
   }
 }
 

@@ -16,7 +16,7 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const tls = config.tls ? await loadTlsMaterial(config) : undefined;
   const module = config.routes ? await loadRoutesModule(config.routes) : undefined;
-  const kernel = await createKernel({ config, tls, routes: module ? [module.declare] : [], collectors: module?.collectors ?? [] });
+  const kernel = await createKernel({ config, tls, routes: module ? [module.declare] : [], routesModule: config.routes, collectors: module?.collectors ?? [] });
   await kernel.app.listen({ host: config.host, port: config.port, listenTextResolver: (address) => `Listening on ${address}` });
   const address = kernel.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -10,7 +10,7 @@ import type { RequestSection } from '../../src/profiler/collectors/request.js';
 import type { ResponseSection } from '../../src/profiler/collectors/response.js';
 import type { RoutingSection } from '../../src/profiler/collectors/routing.js';
 import type { Collector } from '../../src/profiler/request-profile.js';
-import profiledRoutes, { kept } from '../fixtures/profiled-routes.js';
+import profiledRoutes, { kept, routesModule } from '../fixtures/profiled-routes.js';
 import { startKernel, type TestKernel } from '../support/kernel.js';
 
 const agentCollector: Collector = { name: 'agent', collect: ({ request }) => ({ userAgent: request.headers['user-agent'] ?? null }) };
@@ -23,7 +23,7 @@ const brokenCollector: Collector = {
 
 let kernel: TestKernel;
 before(async () => {
-  kernel = await startKernel({ PROFILER_REDACT: 'x-api-key,token' }, { routes: [profiledRoutes], collectors: [agentCollector, brokenCollector] });
+  kernel = await startKernel({ PROFILER_REDACT: 'x-api-key,token', ISOLATED_WORKERS: '1' }, { routes: [profiledRoutes], routesModule, collectors: [agentCollector, brokenCollector] });
 });
 after(() => kernel.close());
 
@@ -129,7 +129,7 @@ describe('the routing collector records the route matched, or the closest routes
 
 describe('the performance collector records the total and the time of each stage', () => {
   it('splits a matched request into routing, body, handler and sending', async () => {
-    const { report } = await profiled({ url: '/slow' });
+    const { report } = await profiled({ url: '/wait-40ms' });
     const section = sectionOf<PerformanceSection>(report, 'performance');
     assert.deepEqual(Object.keys(section.stages), ['routing', 'body', 'handler', 'sending']);
     // The handler sleeps 40 ms: that time is the handler's, not another stage's.

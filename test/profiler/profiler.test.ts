@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
-import profiledRoutes from '../fixtures/profiled-routes.js';
+import profiledRoutes, { routesModule } from '../fixtures/profiled-routes.js';
 import { startKernel } from '../support/kernel.js';
 
 const tokenOf = (response: { headers: Record<string, unknown> }) => String(response.headers['x-debug-token']);
@@ -68,7 +68,7 @@ describe('retention is enforced while the service runs', () => {
 
 describe("a request whose client leaves before the answer still gets its report", () => {
   it('is stored with status 499 and marked aborted', async () => {
-    const kernel = await startKernel({}, { routes: [profiledRoutes] });
+    const kernel = await startKernel({ ISOLATED_WORKERS: '1' }, { routes: [profiledRoutes], routesModule });
     try {
       await kernel.app.listen({ host: '127.0.0.1', port: 0 });
       const { port } = kernel.app.server.address() as { port: number };

@@ -15,6 +15,8 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export interface Service {
   url: string;
   port: number;
+  /** The service process, for reading its memory and its worker processes from /proc. */
+  pid: number;
   varDir: string;
   ca: string | undefined;
   output: () => string;
@@ -49,6 +51,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   return {
     url,
     port: Number(new URL(url).port),
+    pid: child.pid!,
     varDir,
     ca: tls ? readFileSync(join(env.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt')), 'utf8') : undefined,
     output: () => output,
@@ -128,5 +131,28 @@ export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** Resident memory of a process in bytes, from /proc/<pid>/status (VmRSS). */
+export function residentBytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** The processes `pid` started (Linux's /proc/<pid>/task/<pid>/children). */
+export function childPids(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** The isolated-route worker processes of the service `pid`. */
+export function workerPids(pid: number): number[] {
+  return childPids(pid).filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'latin1').includes('worker-process');
+    } catch {
+      return false; // gone in the meantime
+    }
   });
 }

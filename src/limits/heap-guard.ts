@@ -1,0 +1,116 @@
+/**
+ * The process's own heap guard, for handlers that run in this process: near V8's heap
+ * limit the running in-process handlers are stopped (500, signal fired) and new matched
+ * requests are refused (503) until a collection brings the heap back down.
+ *
+ * It keeps the process alive under load; it cannot limit one request's memory (an
+ * in-process handler shares the heap with everything else): isolated routes do that.
+ */
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { FastifyBaseLogger } from 'fastify';
+import { HeapGuardHttpError, MemoryExhaustedError } from './limit-errors.js';
+
+export interface HeapGuardOptions {
+  log: FastifyBaseLogger;
+  /** Share of the heap limit at which the guard trips. */
+  high?: number;
+  /** Share of the heap limit under which it lets work in again. */
+  low?: number;
+  intervalMs?: number;
+}
+
+type Stop = (reason: Error) => void;
+
+export class HeapGuard {
+  private readonly high: number;
+  private readonly low: number;
+  private readonly running = new Set<Stop>();
+  private tripped = false;
+  private lastCollection = 0;
+  private readonly timer: NodeJS.Timeout;
+  private readonly collect = exposeGc();
+
+  constructor(private readonly options: HeapGuardOptions) {
+    this.high = options.high ?? 0.85;
+    this.low = options.low ?? 0.7;
+    this.timer = setInterval(() => this.sample(), options.intervalMs ?? 25);
+    this.timer.unref();
+  }
+
+  /** Throws a 503 while the heap is over the mark; called before a matched request's body is read. */
+  admit(): void {
+    if (this.tripped) {
+      const { used, limit } = heapUse();
+      throw new HeapGuardHttpError(`The service is short of memory (heap ${mb(used)} of ${mb(limit)} in use); try again shortly`);
+    }
+  }
+
+  /** Registers a running in-process handler; the returned function unregisters it. */
+  watch(stop: Stop): () => void {
+    this.running.add(stop);
+    return () => this.running.delete(stop);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    const { used, limit } = heapUse();
+    if (!this.tripped && used >= limit * this.high) {
+      this.tripped = true;
+      this.options.log.warn(`heap guard: ${mb(used)} of ${mb(limit)} in use; stopping ${this.running.size} in-process handler(s) and refusing new requests`);
+      const reason = new MemoryExhaustedError(limit);
+      for (const stop of [...this.running]) stop(reason);
+      this.collectGarbage();
+    } else if (this.tripped && used < limit * this.low) {
+      this.tripped = false;
+      this.options.log.warn(`heap guard: ${mb(used)} of ${mb(limit)} in use; accepting requests again`);
+    } else if (this.tripped) {
+      // An idle process may not collect for a long time; without this it could refuse forever.
+      this.collectGarbage();
+    }
+  }
+
+  private collectGarbage(): void {
+    if (!this.collect || Date.now() - this.lastCollection < 1000) return;
+    this.lastCollection = Date.now();
+    this.collect();
+  }
+}
+
+/**
+ * The old generation, which is what V8 dies of: its limit is the heap limit less the young
+ * generation's reserve (three semi-spaces), and the young generation's use is left out.
+ */
+function heapUse(): { used: number; limit: number } {
+  let used = 0;
+  for (const space of getHeapSpaceStatistics()) if (!space.space_name.startsWith('new_')) used += space.space_used_size;
+  return { used, limit: getHeapStatistics().heap_size_limit - YOUNG_GENERATION_RESERVE };
+}
+
+/** Three semi-spaces of `--max-semi-space-size` (16 MB unless set), as V8 reserves them. */
+const YOUNG_GENERATION_RESERVE = 3 * semiSpaceMb() * 1024 * 1024;
+
+function semiSpaceMb(): number {
+  const flags = [...(process.env.NODE_OPTIONS?.split(/\s+/) ?? []), ...process.execArgv];
+  const flag = flags.findLast((argument) => /^--max[-_]semi[-_]space[-_]size=\d+$/.test(argument));
+  return flag ? Number(flag.split('=')[1]) : 16;
+}
+
+function mb(bytes: number): string {
+  return `${Math.round(bytes / 1024 / 1024)} MB`;
+}
+
+/** V8's full collection, made reachable at run time (the `--expose-gc` flag from inside). */
+function exposeGc(): (() => void) | undefined {
+  const existing = (globalThis as { gc?: () => void }).gc;
+  if (existing) return existing;
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The messages between the kernel and its isolated worker processes, and how a handler's
+ * error crosses over: as data, revived in the kernel as an HttpError that keeps the
+ * worker's class name, message, status and (source-mapped) stack for the error pipeline.
+ */
+import { HttpError } from '../../errors/http-errors.js';
+import type { IsolatedRouteContext } from '../../routing/routes.js';
+
+/** The context minus `log`, which the worker rebuilds around the IPC channel. */
+export type IsolatedInput = Omit<IsolatedRouteContext, 'log'>;
+
+export type ToWorker = { type: 'run'; id: number; route: string; input: IsolatedInput };
+
+export type FromWorker =
+  | { type: 'ready'; routes: string[] }
+  | { type: 'result'; id: number; value: unknown }
+  | { type: 'error'; id: number; error: SerializedError }
+  | { type: 'memory'; id: number; bytes: number }
+  /** After a job's answer: the worker collected its garbage and can be measured and reused. */
+  | { type: 'settled'; id: number }
+  | { type: 'log'; id: number; level: 'debug' | 'info' | 'warn' | 'error'; message: string; details?: Record<string, unknown> };
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack: string | undefined;
+  status: number | undefined;
+  code: string | undefined;
+  headers: Record<string, string> | undefined;
+}
+
+export function serializeError(thrown: unknown): SerializedError {
+  const error = thrown instanceof Error ? thrown : new Error(`Non-error thrown: ${String(thrown)}`);
+  // Duck-typed: the routes module may load the kernel's classes from another copy.
+  const { status, statusCode, code, headers } = error as { status?: unknown; statusCode?: unknown; code?: unknown; headers?: unknown };
+  const httpStatus = [status, statusCode].find((value): value is number => typeof value === 'number' && value >= 400 && value <= 599);
+  return {
+    name: error.name,
+    message: error.message,
+    stack: error.stack,
+    status: httpStatus,
+    code: typeof code === 'string' ? code : undefined,
+    headers: headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
+  };
+}
+
+export function reviveError(data: SerializedError): HttpError {
+  const error = new HttpError(data.status ?? 500, data.message, data.code ?? 'VIGIL_ERR_INTERNAL', data.headers ? { headers: data.headers } : {});
+  error.name = data.name;
+  // The worker's stack points at the handler's source; the pipeline reads its frames from it.
+  if (data.stack !== undefined) error.stack = data.stack;
+  return error;
+}

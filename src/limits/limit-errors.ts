@@ -1,0 +1,41 @@
+/**
+ * The errors the per-request limits raise: each carries its status and a stable code, and
+ * words an operator knows from PHP, so the one error pipeline renders them like any other.
+ */
+import { HttpError, type HttpErrorOptions } from '../errors/http-errors.js';
+
+/** The request body is over POST_MAX_SIZE (413). */
+export class PayloadTooLargeHttpError extends HttpError {
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(413, message, 'VIGIL_ERR_BODY_TOO_LARGE', options);
+  }
+}
+
+/** One uploaded file is over UPLOAD_MAX_FILESIZE (413). */
+export class UploadTooLargeHttpError extends HttpError {
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(413, message, 'VIGIL_ERR_UPLOAD_TOO_LARGE', options);
+  }
+}
+
+/** The handler ran past MAX_EXECUTION_TIME (500, PHP's fatal error text). */
+export class ExecutionTimeExceededError extends HttpError {
+  constructor(readonly seconds: number) {
+    // PHP's own wording, singular included: "of 1 second exceeded".
+    super(500, `Maximum execution time of ${seconds} second${seconds === 1 ? '' : 's'} exceeded`, 'VIGIL_ERR_MAX_EXECUTION_TIME');
+  }
+}
+
+/** The request used more memory than it may (500, PHP's fatal error text). */
+export class MemoryExhaustedError extends HttpError {
+  constructor(readonly limitBytes: number, options?: HttpErrorOptions) {
+    super(500, `Allowed memory size of ${limitBytes} bytes exhausted`, 'VIGIL_ERR_MEMORY_LIMIT', options);
+  }
+}
+
+/** The process is too close to its own heap limit to start more work (503, try again). */
+export class HeapGuardHttpError extends HttpError {
+  constructor(message: string) {
+    super(503, message, 'VIGIL_ERR_HEAP_GUARD', { headers: { 'retry-after': '1' } });
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The four per-request limits, composed for the kernel: what to install in the scope of
+ * matched routes (heap guard, body, uploads), the executor that runs each handler (in
+ * this process under a deadline, or isolated in a worker process), and the kernel's words
+ * for Fastify's own body-limit error. Unmatched requests never reach any of it.
+ */
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { Invocation, RouteExecutor } from '../routing/register-routes.js';
+import { RouteDefinitionError, type RouteDefinition } from '../routing/routes.js';
+import { explainBodyLimitError, installBodyLimit } from './body-limit.js';
+import { runInProcess } from './execution-time.js';
+import { HeapGuard } from './heap-guard.js';
+import type { IsolatedInput } from './isolation/protocol.js';
+import { WorkerPool } from './isolation/worker-pool.js';
+import { installUploads } from './uploads.js';
+
+export type LimitSettings = Pick<Config, 'postMaxSize' | 'uploadMaxFilesize' | 'maxExecutionTime' | 'memoryLimit' | 'isolatedWorkers'>;
+
+export interface LimitsOptions {
+  settings: LimitSettings;
+  definitions: readonly RouteDefinition[];
+  /** The routes module isolated workers import; required when a route is isolated. */
+  routesModule: string | undefined;
+  log: FastifyBaseLogger;
+}
+
+export class Limits {
+  private constructor(
+    private readonly settings: LimitSettings,
+    private readonly guard: HeapGuard,
+    private readonly pool: WorkerPool | undefined,
+  ) {}
+
+  /** Starts the heap guard, and the worker pool when a route is isolated. */
+  static async create({ settings, definitions, routesModule, log }: LimitsOptions): Promise<Limits> {
+    const isolated = definitions.filter((definition) => definition.isolated);
+    let pool: WorkerPool | undefined;
+    if (isolated.length > 0) {
+      if (!routesModule) {
+        throw new RouteDefinitionError(`route ${isolated[0]!.name} is isolated: its workers import the routes module, so the kernel needs its path (ROUTES)`);
+      }
+      pool = new WorkerPool({ routesModule, routes: isolated.map((definition) => definition.name), size: settings.isolatedWorkers, memoryLimit: settings.memoryLimit.bytes, log });
+      try {
+        await pool.start();
+      } catch (error) {
+        await pool.close();
+        throw new RouteDefinitionError(`isolated routes cannot run: ${(error as Error).message}`);
+      }
+    }
+    return new Limits(settings, new HeapGuard({ log }), pool);
+  }
+
+  /** Hooks the limits into the scope that holds the matched routes. */
+  async install(scope: FastifyInstance): Promise<void> {
+    scope.addHook('onRequest', (_request, _reply, done) => {
+      try {
+        this.guard.admit();
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
+    });
+    installBodyLimit(scope, this.settings.postMaxSize);
+    await installUploads(scope, this.settings);
+  }
+
+  readonly execute: RouteExecutor = (invocation) =>
+    invocation.definition.isolated ? this.runIsolated(invocation) : runInProcess(invocation, this.settings.maxExecutionTime, this.guard);
+
+  /** A limit error as the pipeline should render it. */
+  explain(error: unknown, request: FastifyRequest, reply: FastifyReply): unknown {
+    return explainBodyLimitError(error, request, reply, this.settings.postMaxSize);
+  }
+
+  async close(): Promise<void> {
+    this.guard.close();
+    await this.pool?.close();
+  }
+
+  private async runIsolated({ definition, request, reply }: Invocation): Promise<unknown> {
+    const job = this.pool!.run(definition.name, isolatedInput(request), { timeLimitSeconds: this.settings.maxExecutionTime, log: request.log });
+    // A client that went away releases the worker at once.
+    const onClose = () => {
+      if (!reply.raw.writableFinished) job.cancel(new Error('The client closed the connection'));
+    };
+    reply.raw.once('close', onClose);
+    try {
+      return await job.result;
+    } finally {
+      reply.raw.removeListener('close', onClose);
+    }
+  }
+}
+
+function isolatedInput(request: FastifyRequest): IsolatedInput {
+  return {
+    params: request.params as Record<string, string>,
+    query: { ...(request.query as IsolatedInput['query']) },
+    body: request.body,
+    files: request.uploadedFiles ?? [],
+    method: request.method,
+    url: request.raw.url ?? '/',
+    headers: { ...request.headers },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Multipart uploads for matched routes, read before the handler runs (as PHP fills
+ * $_FILES): each file streams to a temporary file, never whole into memory, under
+ * UPLOAD_MAX_FILESIZE; the whole body stays under POST_MAX_SIZE; the temporary files are
+ * removed when the response closes, however the request ended.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import multipart, { type Multipart } from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ByteSize } from '../config.js';
+import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
+import type { UploadedFile } from '../routing/routes.js';
+import { tooLargeMessage } from './body-limit.js';
+import { PayloadTooLargeHttpError, UploadTooLargeHttpError } from './limit-errors.js';
+import { closeAfterResponse } from './lingering-close.js';
+
+export interface UploadLimits {
+  postMaxSize: ByteSize;
+  uploadMaxFilesize: ByteSize;
+}
+
+export async function installUploads(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
+  await scope.register(multipart, {
+    // The file limit is enforced here (to name the file); fields are bounded by the body limit.
+    throwFileSizeLimit: false,
+    limits: { fileSize: limits.uploadMaxFilesize.bytes, fieldSize: limits.postMaxSize.bytes, parts: 1000 },
+  });
+  scope.decorateRequest('uploadedFiles', null);
+  scope.addHook('preHandler', async (request, reply) => {
+    if (request.isMultipart()) await receiveUploads(request, reply, limits);
+  });
+}
+
+async function receiveUploads(request: FastifyRequest, reply: FastifyReply, limits: UploadLimits): Promise<void> {
+  const files: UploadedFile[] = [];
+  request.uploadedFiles = files;
+  let directory: string | undefined;
+  const saving = saveParts(request, limits, files, async () => (directory ??= await mkdtemp(join(tmpdir(), 'vigil-upload-'))));
+  // The close comes once the answer is sent or the client is gone; removal waits for the
+  // saving to settle, so that no file can be created after it.
+  reply.raw.once('close', () => {
+    saving
+      .catch(() => undefined)
+      .then(() => (directory === undefined ? undefined : rm(directory, { recursive: true, force: true })))
+      .catch((error: unknown) => request.log.error({ err: error }, `could not remove the uploads in ${directory}`));
+  });
+  try {
+    request.body = await saving;
+  } catch (error) {
+    // The rest of the body is of no use now and the stream may be mid-part: end the connection.
+    closeAfterResponse(request, reply);
+    throw error instanceof HttpError || hasClientStatus(error) ? error : new BadRequestHttpError(`The multipart body is malformed: ${(error as Error).message}`, 'VIGIL_ERR_BAD_MULTIPART', { cause: error });
+  }
+}
+
+async function saveParts(request: FastifyRequest, limits: UploadLimits, files: UploadedFile[], directory: () => Promise<string>): Promise<Record<string, string | string[]>> {
+  const raw = request.raw;
+  const fields: Record<string, string | string[]> = Object.create(null);
+  let currentFile: NodeJS.ReadableStream & { destroy(error?: Error): void } | undefined;
+  let overLimit!: (error: Error) => void;
+  const bodyOverLimit = new Promise<never>((_, reject) => (overLimit = reject));
+  bodyOverLimit.catch(() => undefined);
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= limits.postMaxSize.bytes) return;
+    raw.removeListener('data', count);
+    raw.unpipe();
+    const error = new PayloadTooLargeHttpError(tooLargeMessage(limits.postMaxSize));
+    currentFile?.destroy(error);
+    overLimit(error);
+  };
+  if (Number.isFinite(limits.postMaxSize.bytes)) {
+    // Paused first, so that listening does not start the flow before the parser is piped.
+    raw.pause();
+    raw.on('data', count);
+  }
+  try {
+    const parts = request.parts()[Symbol.asyncIterator]();
+    for (;;) {
+      const next: IteratorResult<Multipart> = await Promise.race([parts.next(), bodyOverLimit]);
+      if (next.done) break;
+      const part = next.value;
+      if (part.type === 'field') {
+        if (part.valueTruncated) throw new PayloadTooLargeHttpError(tooLargeMessage(limits.postMaxSize));
+        addField(fields, part.fieldname, String(part.value));
+        continue;
+      }
+      // Stored under a number: the client's file name never reaches the file system.
+      const path = join(await directory(), String(files.length));
+      const file = part.file;
+      currentFile = file;
+      file.once('limit', () => {
+        file.destroy(new UploadTooLargeHttpError(`The uploaded file "${part.filename}" is larger than UPLOAD_MAX_FILESIZE (${limits.uploadMaxFilesize.text})`));
+      });
+      const target = createWriteStream(path, { flags: 'wx' });
+      await Promise.race([pipeline(file, target), bodyOverLimit]);
+      currentFile = undefined;
+      files.push({ field: part.fieldname, filename: part.filename, mimetype: part.mimetype, size: target.bytesWritten, path });
+    }
+    return fields;
+  } finally {
+    raw.removeListener('data', count);
+  }
+}
+
+function addField(fields: Record<string, string | string[]>, name: string, value: string): void {
+  const previous = fields[name];
+  fields[name] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+}
+
+/** The multipart plugin's own errors carry a 4xx status (parts limit, premature close). */
+function hasClientStatus(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}

@@ -1,0 +1,101 @@
+/**
+ * Malformed requests. Those that parse but are too big (a request target over 8 KB: 414;
+ * headers over 16 KB: 431) are refused by {@link oversizedHead} and go through the error
+ * pipeline like any error. Node's parser lets heads up to 64 KB through so that they can;
+ * past that (431, as it cannot tell a long line from long headers), or with broken
+ * framing (400), it refuses them itself (its `clientError`) before there is a request,
+ * and {@link answerClientError} sends a short raw answer in the pipeline's words and
+ * headers as far as they apply.
+ */
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { exceptionHeaders } from '../debug/exception-headers.js';
+import { raiseSite } from '../debug/stack-trace.js';
+import type { FastifyRequest } from 'fastify';
+import { HttpError, reasonPhrase, UriTooLongHttpError } from '../errors/http-errors.js';
+import { httpDate } from './http-date.js';
+
+/** The longest request target (path and query) the kernel accepts, as Apache's LimitRequestLine. */
+export const MAX_URL_LENGTH = 8 * 1024;
+/** The largest header block (names, values, separators) the kernel accepts. */
+export const MAX_HEADERS_SIZE = 16 * 1024;
+/** What Node's parser accepts (request line and headers), so that the limits above answer first. */
+export const PARSER_MAX_HEADER_SIZE = 64 * 1024;
+
+/** A 414 or 431 for a request whose head is over the kernel's limits, else undefined. */
+export function oversizedHead(request: FastifyRequest): HttpError | undefined {
+  const target = request.raw.url ?? '';
+  if (target.length > MAX_URL_LENGTH) {
+    return new UriTooLongHttpError(`The request target is ${target.length} bytes long; the limit is ${MAX_URL_LENGTH}`);
+  }
+  const raw = request.raw.rawHeaders;
+  let size = 0;
+  for (let i = 0; i < raw.length; i++) size += raw[i]!.length + 2; // ": " or CRLF
+  if (size > MAX_HEADERS_SIZE) {
+    return new HttpError(431, `The request headers are ${size} bytes long; the limit is ${MAX_HEADERS_SIZE}`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
+  }
+  return undefined;
+}
+
+type ParserError = Error & { code?: string; reason?: string };
+
+/** What Node's parser reports, in words a client can act on. */
+const FRAMING: Record<string, string> = {
+  HPE_INVALID_CHUNK_SIZE: 'the chunked body has an invalid chunk size',
+  HPE_INVALID_CONTENT_LENGTH: 'the Content-Length header is not a valid length',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length and Transfer-Encoding: chunked cannot be sent together',
+  HPE_INVALID_TRANSFER_ENCODING: 'the Transfer-Encoding header is invalid',
+  HPE_INVALID_METHOD: 'the method is not a valid HTTP method',
+  HPE_INVALID_URL: 'the request target is not a valid URL',
+  HPE_INVALID_VERSION: 'the HTTP version is invalid',
+  HPE_INVALID_HEADER_TOKEN: 'a header name contains an invalid character',
+  HPE_INVALID_CONSTANT: 'the request is not HTTP/1.1',
+  HPE_LF_EXPECTED: 'a line does not end with CRLF',
+  HPE_CR_EXPECTED: 'a line does not end with CRLF',
+  HPE_STRICT: 'the request breaks the HTTP syntax',
+};
+
+const answered = new WeakSet<Socket>();
+
+/** Fastify's `clientErrorHandler`: called with the Fastify instance as `this`. */
+export function answerClientError({ debug }: { debug: boolean }): (this: FastifyInstance, error: Error, socket: Socket) => void {
+  return function onClientError(thrown, socket) {
+    const error = thrown as ParserError;
+    // A reset or a second error on a socket already answered: nothing left to say.
+    if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+    answered.add(socket);
+    const refusal = describe(error);
+    this.log.debug({ err: error }, `malformed request: ${refusal.message}`);
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    // A response already under way cannot be followed by another on the same connection.
+    if (socket.writable && !inFlight?.headersSent) socket.write(rawResponse(refusal, debug));
+    socket.end();
+    // Give the answer a moment to leave before the connection goes; never wait on the client.
+    setTimeout(() => socket.destroy(), 1000).unref();
+  };
+}
+
+function describe(error: ParserError): HttpError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    // Node reports one overflow for the request line and the headers, and by 64 KB the
+    // packet it choked on no longer shows which grew: the answer names both.
+    return new HttpError(431, `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError(408, 'The request was not received in time', 'VIGIL_ERR_REQUEST_TIMEOUT');
+  const problem = (error.code && FRAMING[error.code]) ?? `the request is malformed (${error.reason ?? error.message})`;
+  return new HttpError(400, `Bad request: ${problem}`, 'VIGIL_ERR_MALFORMED_REQUEST');
+}
+
+function rawResponse(error: HttpError, debug: boolean): string {
+  const statusLine = `${error.status} ${reasonPhrase(error.status)}`;
+  const body = debug ? `${statusLine}\n\n${error.message}\n\n${error.name} (${error.code})\n` : `${statusLine}\n`;
+  const headers: Record<string, string> = {
+    'content-type': 'text/plain; charset=UTF-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-cache, private',
+    date: httpDate(),
+    connection: 'close',
+    ...(debug ? exceptionHeaders(error.message, raiseSite(error)) : {}),
+  };
+  return `HTTP/1.1 ${statusLine}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`;
+}

@@ -1,0 +1,44 @@
+/**
+ * CONTRACT section 7, memory, for handlers that run in the service's own process: the heap
+ * guard. The service runs with a 128 MB V8 heap; near its limit the running in-process
+ * handlers are stopped (500, signal fired) and new requests refused (503) until the heap
+ * is back down, so the process lives on.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { ask, startService, type Service } from '../support/service.js';
+
+let service: Service;
+before(async () => {
+  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts', NODE_OPTIONS: '--max-old-space-size=128', ISOLATED_WORKERS: '1' });
+});
+after(() => service.stop());
+
+const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
+
+describe('the heap guard keeps the process alive near its heap limit', () => {
+  it('stops a growing in-process handler with a 500, refuses new requests with 503, then recovers', async () => {
+    const grown = await ask(service, { path: '/grow?hold=1000' });
+    assert.equal(grown.status, 500);
+    // The limit named is the process's own: its old generation, 128 MB.
+    assert.equal(message(grown), `Allowed memory size of ${128 * 1024 * 1024} bytes exhausted`);
+
+    // The handler still holds its memory for 1 s: the service refuses work meanwhile.
+    const refused = await ask(service, { path: '/hello' });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.match(message(refused), /^The service is short of memory \(heap \d+ MB of \d+ MB in use\); try again shortly$/);
+
+    let answer = refused;
+    for (let i = 0; i < 100 && answer.status !== 200; i++) {
+      await sleep(100);
+      answer = await ask(service, { path: '/hello' });
+    }
+    assert.equal(answer.status, 200, 'the service accepts requests again once the memory is released');
+  });
+
+  it('never refuses unrouted requests, which cost no memory', async () => {
+    assert.equal((await ask(service, { path: '/robots.txt' })).status, 404);
+  });
+});
