@@ -1,85 +1,118 @@
 /**
- * The embedded report store: one SQLite file under VAR_DIR (WAL mode, batched inserts in
- * one transaction, prepared statements). No server to run. The file's layout is in
- * `sqlite-schema.ts`: reports in arrival order, each stack trace stored once.
+ * The embedded report store: one SQLite file under VAR_DIR (WAL mode). No server to run.
+ * The file's layout is in `sqlite-schema.ts`: reports in arrival order, each stack trace
+ * stored once. Reports are serialized here and written by a thread of their own
+ * (`sqlite-write-thread.ts`), in batched transactions, so that writing never holds up
+ * the thread that answers requests; reads use this thread's own connection.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { extname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import type { ReportStore, Retention, WriteOutcome } from './report-store.js';
-import { prepareSchema } from './sqlite-schema.js';
+import { openDatabase } from './sqlite-open.js';
+import type { WriteCommand, WriteReply } from './sqlite-write-thread.js';
+import type { ReportRow, RowsOutcome, TraceRow } from './sqlite-writes.js';
 
 const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
+// The thread's module sits beside this one, as .ts under tsx and as .js once compiled.
+const WRITE_THREAD = new URL(`./sqlite-write-thread${extname(import.meta.url)}`, import.meta.url);
 
-interface StoredTrace {
-  hash: string;
-  json: string;
+/**
+ * A worker thread on Node 20 does not inherit the `--import tsx` loader, so under tsx the
+ * thread starts from a line of script that loads its TypeScript module through tsx's API.
+ */
+function startWriteThread(workerData: unknown): Worker {
+  if (!WRITE_THREAD.pathname.endsWith('.ts')) return new Worker(WRITE_THREAD, { workerData });
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(WRITE_THREAD.href)}, ${JSON.stringify(WRITE_THREAD.href)}))`;
+  return new Worker(boot, { eval: true, workerData });
 }
 
 type Row = ReportSummary & { data: string; traceJson: string | null };
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+/** Distributes commands to the write thread and its replies back to the callers. */
+class WriteThread {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  private nextId = 1;
+  private failure: Error | undefined;
+  private readonly exited: Promise<void>;
+
+  constructor(file: string) {
+    this.worker = startWriteThread({ file });
+    // The thread lives until close(), which every owner of a store calls.
+    this.worker.on('message', (reply: WriteReply) => {
+      const caller = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if ('error' in reply) caller?.reject(new Error(reply.error));
+      else caller?.resolve(reply.result);
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => {
+      this.fail(new Error('The report store\'s write thread has stopped'));
+      resolve();
+    }));
+  }
+
+  send<T>(command: WithoutId<WriteCommand>): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ ...command, id } as WriteCommand);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.send({ kind: 'close' }).catch(() => undefined);
+    await this.exited;
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const caller of this.waiting.values()) caller.reject(error);
+    this.waiting.clear();
+  }
+}
 
 export class SqliteReportStore implements ReportStore {
   private readonly db: Database.Database;
-  private readonly insertBatch: (reports: readonly Report[]) => WriteOutcome;
-  private readonly purgeBoth: (before: number, keep: number) => string[];
+  private readonly writer: WriteThread;
   private readonly readRow: Database.Statement;
   /**
    * The exception collector hands the same trace array to every report of one throw path:
    * its JSON and hash are computed once per array.
    */
-  private readonly traces = new WeakMap<object, StoredTrace>();
+  private readonly traces = new WeakMap<object, TraceRow>();
 
   constructor(readonly file: string) {
-    mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    prepareSchema(this.db);
-
-    const insert = this.db.prepare(
-      `INSERT INTO reports (token, time, method, url, status, ip, duration, data, trace)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING`,
-    );
-    const insertTrace = this.db.prepare('INSERT INTO traces (hash, json) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING');
-    this.insertBatch = this.db.transaction((reports: readonly Report[]) => {
-      const outcome: WriteOutcome = { rejected: [], failed: [] };
-      const tracesWritten = new Set<string>();
-      for (const report of reports) {
-        try {
-          const { data, trace } = this.serialize(report);
-          if (trace && !tracesWritten.has(trace.hash)) {
-            insertTrace.run(trace.hash, trace.json);
-            tracesWritten.add(trace.hash);
-          }
-          const { changes } = insert.run(report.token, report.time, report.method, report.url, report.status, report.ip, report.duration, data, trace?.hash ?? null);
-          if (changes === 0) outcome.rejected.push(report.token);
-        } catch (error) {
-          // One bad report costs itself only; the transaction goes on with the others.
-          outcome.failed.push({ token: report.token, error: error as Error });
-        }
-      }
-      return outcome;
-    });
-
-    const expired = this.db.prepare('DELETE FROM reports WHERE time < ? RETURNING token').pluck();
-    // The time index holds the rowid too: the newest `keep` are skipped without a sort.
-    const surplus = this.db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY time DESC, id DESC LIMIT -1 OFFSET ?) RETURNING token').pluck();
-    const orphanTraces = this.db.prepare('DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)');
-    this.purgeBoth = this.db.transaction((before: number, keep: number) => {
-      const deleted = [...(expired.all(before) as string[]), ...(surplus.all(keep) as string[])];
-      if (deleted.length > 0) orphanTraces.run();
-      return deleted;
-    });
+    // Opened (and its schema prepared) before the thread opens its own connection.
+    this.db = openDatabase(file);
+    this.writer = new WriteThread(file);
     this.readRow = this.db.prepare(
       `SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`,
     );
   }
 
   async write(reports: readonly Report[]): Promise<WriteOutcome> {
-    return this.insertBatch(reports);
+    const rows: ReportRow[] = [];
+    const traces = new Map<string, TraceRow>();
+    const failed: WriteOutcome['failed'] = [];
+    for (const report of reports) {
+      try {
+        const { data, trace } = this.serialize(report);
+        if (trace) traces.set(trace.hash, trace);
+        rows.push([report.token, report.time, report.method, report.url, report.status, report.ip, report.duration, data, trace?.hash ?? null]);
+      } catch (error) {
+        // A report that cannot be serialized costs itself only.
+        failed.push({ token: report.token, error: error as Error });
+      }
+    }
+    const outcome = await this.writer.send<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()] });
+    return { rejected: outcome.rejected, failed: [...failed, ...outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) }))] };
   }
 
   async read(token: string): Promise<Report | undefined> {
@@ -115,23 +148,20 @@ export class SqliteReportStore implements ReportStore {
   }
 
   async purge({ maxReports, maxAgeMs }: Retention, now = Date.now()): Promise<string[]> {
-    return this.purgeBoth(now - maxAgeMs, maxReports);
+    return this.writer.send<string[]>({ kind: 'purge', before: now - maxAgeMs, keep: maxReports });
   }
 
   async clear(): Promise<string[]> {
-    return this.db.transaction(() => {
-      const deleted = this.db.prepare('DELETE FROM reports RETURNING token').pluck().all() as string[];
-      this.db.exec('DELETE FROM traces');
-      return deleted;
-    })();
+    return this.writer.send<string[]>({ kind: 'clear' });
   }
 
   async close(): Promise<void> {
+    await this.writer.close();
     this.db.close();
   }
 
   /** The report's sections as stored: its exception's trace apart, under its hash. */
-  private serialize(report: Report): { data: string; trace: StoredTrace | undefined } {
+  private serialize(report: Report): { data: string; trace: TraceRow | undefined } {
     const exception = report.collectors.exception as { trace?: unknown } | undefined;
     const trace = exception?.trace;
     if (typeof trace !== 'object' || trace === null) return { data: JSON.stringify(report.collectors), trace: undefined };
