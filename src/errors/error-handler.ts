@@ -62,11 +62,15 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
     reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
-    reply.send(debug ? Buffer.from(render(format, view, true)) : productionBody(format, view));
+    reply.send(debug ? asPayload(format, render(format, view, true)) : productionBody(format, view));
   };
 }
 
-// A Buffer keeps the content-type exactly as set (Fastify appends a charset to *json strings).
+/** Fastify appends a charset to a *json content type sent with a string: a Buffer keeps it exact. */
+function asPayload(format: ErrorFormat, body: string): string | Buffer {
+  return format === 'json' ? Buffer.from(body) : body;
+}
+
 const productionBodies = new Map<string, Buffer>();
 
 /** Without debug a body depends on format and status only: render each pair once. */
