@@ -40,7 +40,7 @@ interface TargetSpec {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
-const vigilEnv = (appEnv: string) => ({ APP_ENV: appEnv, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', VAR_DIR: join(work, appEnv) });
+const vigilEnv = (appEnv: 'dev' | 'prod', dir: string = appEnv) => ({ APP_ENV: appEnv, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', VAR_DIR: join(work, dir) });
 
 const specs: TargetSpec[] = [
   { id: 'a', label: 'node:http 404 (HTTP)', script: 'bench/targets/node-http.ts' },
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
 
 /** One million requests at (d) with its default retention, then its resident memory. */
 async function runSoak(): Promise<{ requests: number; rssMb: number; seconds: number }> {
-  const target = await startTarget('src/main.ts', { ...vigilEnv('soak') });
+  const target = await startTarget('src/main.ts', vigilEnv('dev', 'soak'));
   const started = Date.now();
   let requests = 0;
   try {

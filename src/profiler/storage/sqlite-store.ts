@@ -19,15 +19,18 @@ const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
 // The thread's module sits beside this one, as .ts under tsx and as .js once compiled.
 const WRITE_THREAD = new URL(`./sqlite-write-thread${extname(import.meta.url)}`, import.meta.url);
 
+/** The thread holds a batch at a time: a small heap keeps the process's footprint down. */
+const WRITE_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
+
 /**
  * A worker thread on Node 20 does not inherit the `--import tsx` loader, so under tsx the
  * thread starts from a line of script that loads its TypeScript module through tsx's API.
  */
 function startWriteThread(workerData: unknown): Worker {
-  if (!WRITE_THREAD.pathname.endsWith('.ts')) return new Worker(WRITE_THREAD, { workerData });
+  if (!WRITE_THREAD.pathname.endsWith('.ts')) return new Worker(WRITE_THREAD, { workerData, resourceLimits: WRITE_THREAD_LIMITS });
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(WRITE_THREAD.href)}, ${JSON.stringify(WRITE_THREAD.href)}))`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, resourceLimits: WRITE_THREAD_LIMITS });
 }
 
 type Row = ReportSummary & { data: string; traceJson: string | null };
