@@ -71,10 +71,9 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE },
     ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE } } : {}),
     // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
-    // no hook has run for them, so the date is set here, and the identity serializer keeps
-    // Fastify from appending a charset to the pipeline's content type.
+    // no hook has run for them, so the date is set here.
     frameworkErrors: (error, request, reply) => {
-      reply.header('date', httpDate()).serializer((payload: unknown) => payload as string);
+      reply.header('date', httpDate());
       respondWithError(error, request, reply);
     },
     // Requests Node's parser refuses never become requests: they are answered raw.
