@@ -5,9 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { exceptionHeaders } from '../debug/exception-headers.js';
-import { reportUrl } from '../debug/request-debug.js';
 import { framesOf, isProjectFrame } from '../debug/stack-trace.js';
-import { requestOrigin, requestUrlWithQuery } from '../server/request-url.js';
+import { requestUrlWithQuery } from '../server/request-url.js';
 import type { ErrorView } from './error-view.js';
 import { describeError, reasonPhrase } from './http-errors.js';
 import { negotiateErrorFormat, type ErrorFormat } from './negotiate.js';
@@ -51,7 +50,8 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
       frames,
       site: frames.find(isProjectFrame) ?? frames[0],
       token,
-      reportUrl: token ? reportUrl(requestOrigin(request), token) : undefined,
+      // The link the response already carries, built once when the token was issued.
+      reportUrl: token ? (reply.getHeader('x-debug-token-link') as string | undefined) : undefined,
     };
     const format = negotiateErrorFormat(request.headers.accept);
 
