@@ -114,8 +114,12 @@ export function isProjectFrame(frame: StackFrame): boolean {
   return frame.file.startsWith('/') && !frame.file.includes('/node_modules/');
 }
 
+/** Where an error was raised, from its frames: the first in the project's source, else the first. */
+export function raiseSiteIn(frames: readonly StackFrame[]): StackFrame | undefined {
+  return frames.find(isProjectFrame) ?? frames[0];
+}
+
 /** Where the error was raised: its first frame in the project's source, else its first frame. */
 export function raiseSite(error: Error): StackFrame | undefined {
-  const frames = framesOf(error);
-  return frames.find(isProjectFrame) ?? frames[0];
+  return raiseSiteIn(framesOf(error));
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { exceptionHeaders } from '../debug/exception-headers.js';
-import { framesOf, isProjectFrame } from '../debug/stack-trace.js';
+import { framesOf, raiseSiteIn } from '../debug/stack-trace.js';
 import { requestUrlWithQuery } from '../server/request-url.js';
 import type { ErrorView } from './error-view.js';
 import { describeError, reasonPhrase } from './http-errors.js';
@@ -48,7 +48,7 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
       method: request.method,
       url: debug ? requestUrlWithQuery(request) : '',
       frames,
-      site: frames.find(isProjectFrame) ?? frames[0],
+      site: raiseSiteIn(frames),
       token,
       // The link the response already carries, built once when the token was issued.
       reportUrl: token ? (reply.getHeader('x-debug-token-link') as string | undefined) : undefined,

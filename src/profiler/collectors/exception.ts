@@ -1,5 +1,5 @@
 /** The exception section: class, message, code, status and the trace, with source excerpts of the project's own frames. */
-import { framesOf, isProjectFrame, type StackFrame } from '../../debug/stack-trace.js';
+import { framesOf, isProjectFrame, raiseSiteIn, type StackFrame } from '../../debug/stack-trace.js';
 import { describeError } from '../../errors/http-errors.js';
 import { sourceExcerpt, type SourceLine } from '../../errors/source-excerpt.js';
 import type { Collector } from '../request-profile.js';
@@ -41,7 +41,7 @@ export const exceptionCollector: Collector = {
     if (!profile.error) return undefined;
     const described = describeError(profile.error);
     const frames = framesOf(described.error);
-    const site = frames.find(isProjectFrame) ?? frames[0];
+    const site = raiseSiteIn(frames);
     return {
       class: described.className,
       message: described.message,
