@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the kernel's hot path (a debug 404 with its stored report) against
  * Node's and Fastify's floors, on loopback, in alternating rounds, medians reported.
+ * vigil is compiled first (`npm run build`) and measured as it is deployed.
  *
  *   npm run bench                 ~2.5 minutes: 3 rounds of 8 s per target
  *   npm run bench -- --quick      under a minute: 2 rounds of 4 s
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SqliteReportStore } from '../src/profiler/storage/sqlite-store.js';
 import { load, loader, type LoadResult } from './load.js';
-import { ROOT, startTarget, type RunningTarget } from './targets.js';
+import { buildVigil, ROOT, startTarget, type RunningTarget } from './targets.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -42,13 +43,16 @@ interface TargetSpec {
 const work = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
 const vigilEnv = (appEnv: 'dev' | 'prod', dir: string = appEnv) => ({ APP_ENV: appEnv, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', VAR_DIR: join(work, dir) });
 
+/** vigil as deployed: compiled by `npm run build` (tsx's loader thread would add its own heap). */
+const VIGIL = 'dist/src/main.js';
+
 const specs: TargetSpec[] = [
   { id: 'a', label: 'node:http 404 (HTTP)', script: 'bench/targets/node-http.ts' },
   { id: 'b', label: 'Fastify default 404 (HTTP)', script: 'bench/targets/fastify-bare.ts' },
   { id: 'c', label: "Fastify replaying vigil's 404 (HTTPS)", script: 'bench/targets/fastify-replay.ts', env: { REPLAY: join(work, 'replay.json') } },
   // Retention at its largest for the run, so stored reports can be counted against requests sent.
-  { id: 'd', label: 'vigil debug 404, report stored (HTTPS)', script: 'src/main.ts', env: { ...vigilEnv('dev'), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' } },
-  { id: 'e', label: 'vigil production 404 (HTTPS)', script: 'src/main.ts', env: vigilEnv('prod') },
+  { id: 'd', label: 'vigil debug 404, report stored (HTTPS)', script: VIGIL, env: { ...vigilEnv('dev'), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' } },
+  { id: 'e', label: 'vigil production 404 (HTTPS)', script: VIGIL, env: vigilEnv('prod') },
 ];
 
 interface TargetResult {
@@ -90,10 +94,11 @@ function capture(url: string, ca: string): Promise<{ status: number; headers: Re
 
 async function main(): Promise<void> {
   const tool = await loader();
+  buildVigil();
   process.stdout.write(`vigil bench: ${rounds} rounds x ${seconds} s per target, ${connections} connections, ${tool}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}\n`);
   const running = new Map<string, RunningTarget>();
   try {
-    const vigilDev = await startTarget('src/main.ts', specs[3]!.env);
+    const vigilDev = await startTarget(VIGIL, specs[3]!.env);
     running.set('d', vigilDev);
     const tls = { key: readFileSync(join(work, 'dev', 'tls', 'localhost.key'), 'utf8'), cert: readFileSync(join(work, 'dev', 'tls', 'localhost.crt'), 'utf8') };
     const captured = await capture(vigilDev.url, tls.cert);
@@ -137,7 +142,7 @@ async function main(): Promise<void> {
 
 /** One million requests at (d) with its default retention, then its resident memory. */
 async function runSoak(): Promise<{ requests: number; rssMb: number; seconds: number }> {
-  const target = await startTarget('src/main.ts', vigilEnv('dev', 'soak'));
+  const target = await startTarget(VIGIL, vigilEnv('dev', 'soak'));
   const started = Date.now();
   let requests = 0;
   try {

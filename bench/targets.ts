@@ -1,6 +1,7 @@
 /** Starts each benchmark target as its own process and waits for the URL it prints. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -16,8 +17,10 @@ export interface RunningTarget {
   stop(): Promise<void>;
 }
 
+/** Starts `script`: compiled JavaScript as the README runs it, TypeScript through tsx. */
 export async function startTarget(script: string, env: Record<string, string> = {}): Promise<RunningTarget> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const runner = script.endsWith('.js') ? ['--enable-source-maps'] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...runner, script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,6 +46,13 @@ export async function startTarget(script: string, env: Record<string, string> = 
     rssMb: () => rssMb(child.pid!),
     stop: () => stop(child),
   };
+}
+
+/** Compiles vigil to dist/ (`npm run build`), so the bench measures it as it is deployed. */
+export function buildVigil(): void {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stdout}${built.stderr}`);
 }
 
 function rssMb(pid: number): number {
