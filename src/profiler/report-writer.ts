@@ -1,12 +1,14 @@
 /**
- * Writes reports after their response, in batches: reports queue up for a few
- * milliseconds and go to the store in one transaction. The queue is bounded: beyond it new
+ * Writes reports after their response, in batches: each report is encoded as it is queued
+ * (so a batch costs no serializing on the response path), waits a few milliseconds for
+ * companions and goes to the store with them in one transaction. The queue is bounded: beyond it new
  * reports are dropped, counted and logged (never silently), and their tokens handed back.
  * After each batch (and every minute when idle) the retention is enforced, and the tokens
  * of deleted reports are handed back too. Close flushes what is queued.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Report } from './report.js';
+import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
 import type { ReportStore, Retention } from './storage/report-store.js';
 
 export interface ReportWriterOptions {
@@ -36,8 +38,8 @@ const PURGE_SLACK = 0.1;
 const DROP_WARNING_INTERVAL_MS = 1000;
 
 export class ReportWriter {
-  private queue: Report[] = [];
-  private readonly pendingByToken = new Map<string, Report>();
+  private queue: EncodedReport[] = [];
+  private readonly pendingByToken = new Map<string, EncodedReport>();
   private timer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -97,15 +99,23 @@ export class ReportWriter {
       this.discard([report.token], this.closed ? 'the writer is closed' : `the write queue is full (${this.maxQueue} reports)`);
       return;
     }
-    this.queue.push(report);
-    this.pendingByToken.set(report.token, report);
+    let encoded: EncodedReport;
+    try {
+      encoded = encodeReport(report);
+    } catch (error) {
+      this.discard([report.token], `one could not be serialized (${(error as Error).message})`);
+      return;
+    }
+    this.queue.push(encoded);
+    this.pendingByToken.set(report.token, encoded);
     if (this.queue.length >= this.batchSize) this.flushSoon(0);
     else this.flushSoon(this.flushDelayMs);
   }
 
   /** A report accepted but not yet written, so it can be read at once. */
   pending(token: string): Report | undefined {
-    return this.pendingByToken.get(token);
+    const encoded = this.pendingByToken.get(token);
+    return encoded && decodeReport(encoded, encoded.data, encoded.trace?.json);
   }
 
   /** Writes everything queued so far; resolves when it is stored. */
@@ -138,7 +148,7 @@ export class ReportWriter {
     this.timer.unref();
   }
 
-  private async writeBatches(reports: Report[]): Promise<void> {
+  private async writeBatches(reports: EncodedReport[]): Promise<void> {
     for (let i = 0; i < reports.length; i += this.batchSize) {
       const batch = reports.slice(i, i + this.batchSize);
       try {

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Report } from '../../src/profiler/report.js';
+import type { EncodedReport } from '../../src/profiler/storage/report-encoding.js';
 import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/report-writer.js';
 import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
-import { report } from '../support/reports.js';
+import { encoded, report } from '../support/reports.js';
 
 /** A logger that keeps what it is given. */
 function recordingLog() {
@@ -22,7 +22,7 @@ function recordingLog() {
 class CountingStore extends SqliteReportStore {
   batches: number[] = [];
   failing = false;
-  override async write(reports: readonly Report[]) {
+  override async write(reports: readonly EncodedReport[]) {
     if (this.failing) throw new Error('disk full');
     this.batches.push(reports.length);
     return super.write(reports);
@@ -48,7 +48,7 @@ describe('reports are written in batches, not one by one', () => {
     const w = writer({ flushDelayMs: 10_000 });
     for (const token of tokens(2500)) w.enqueue(report(token));
     assert.equal(await store.count(), 0, 'nothing is written while the response path runs');
-    assert.ok(w.pending('000000'), 'a queued report can be read before it is written');
+    assert.deepEqual(w.pending('000000'), report('000000'), 'a queued report can be read, whole, before it is written');
     await w.flush();
     assert.equal(await store.count(), 2500);
     assert.ok(store.batches.every((size) => size <= 1000));
@@ -93,6 +93,18 @@ describe('the queue is bounded: dropped reports are counted, logged and their to
     await w.close();
   });
 
+  it('drops a report that cannot be serialized, and only that one', async () => {
+    const w = writer({ flushDelayMs: 10_000 });
+    w.enqueue(report('00000a'));
+    w.enqueue(report('00000b', { collectors: { app: { big: 10n } } }));
+    w.enqueue(report('00000c'));
+    assert.equal(w.dropped, 1);
+    assert.deepEqual(released, ['00000b']);
+    assert.match(logged.lines.find((line) => line.level === 'warn')!.message, /Debug reports dropped because one could not be serialized \(.*BigInt.*\): 1 since start/);
+    await w.close();
+    assert.deepEqual((await store.search({})).map((found) => found.token).sort(), ['00000a', '00000c']);
+  });
+
   it('reports drops that follow a warning within the second once the second is over', async () => {
     const w = writer({ maxQueue: 1, flushDelayMs: 10_000 });
     w.enqueue(report('000001'));
@@ -107,7 +119,7 @@ describe('the queue is bounded: dropped reports are counted, logged and their to
   });
 
   it('counts a token another writer stored first as dropped, keeping it taken', async () => {
-    await store.write([report('00000a')]);
+    await store.write(encoded([report('00000a')]));
     const w = writer();
     w.enqueue(report('00000a'));
     await w.flush();
@@ -131,7 +143,7 @@ describe('retention is enforced as reports are written, and the tokens of delete
   });
 
   it('applies the retention to what was stored before start', async () => {
-    await store.write(tokens(8).map((token) => report(token, { time: Date.now() })));
+    await store.write(encoded(tokens(8).map((token) => report(token, { time: Date.now() }))));
     const w = writer({ retention: { maxReports: 3, maxAgeMs: 86_400_000 } });
     await w.open();
     assert.equal(await store.count(), 3);
@@ -141,7 +153,7 @@ describe('retention is enforced as reports are written, and the tokens of delete
   it('expires old reports while idle', async () => {
     const w = writer({ retention: { maxReports: 100, maxAgeMs: 1000 }, idlePurgeMs: 50 });
     await w.open();
-    await store.write([report('0000aa', { time: Date.now() - 5000 }), report('0000bb', { time: Date.now() })]);
+    await store.write(encoded([report('0000aa', { time: Date.now() - 5000 }), report('0000bb', { time: Date.now() })]));
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(await store.tokens(), ['0000bb']);
     assert.deepEqual(released, ['0000aa']);

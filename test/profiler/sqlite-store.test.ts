@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
-import { report, T0 } from '../support/reports.js';
+import { encoded, report, T0 } from '../support/reports.js';
 
 let store: SqliteReportStore;
 beforeEach(() => {
@@ -17,7 +17,7 @@ afterEach(() => store.close());
 describe('a written report reads back whole', () => {
   it('keeps the summary and every section', async () => {
     const written = report('a1b2c3', { collectors: { request: { headers: { host: 'x' } }, logs: { lines: [], omitted: 0 } } });
-    assert.deepEqual(await store.write([written]), { rejected: [], failed: [] });
+    assert.deepEqual(await store.write(encoded([written])), { rejected: [], failed: [] });
     assert.deepEqual(await store.read('a1b2c3'), written);
     assert.equal(await store.read('ffffff'), undefined);
     assert.equal(await store.count(), 1);
@@ -27,8 +27,8 @@ describe('a written report reads back whole', () => {
 
 describe('a token already stored is never overwritten', () => {
   it('rejects the newcomer and keeps the first report', async () => {
-    await store.write([report('000001', { url: 'https://localhost/first' })]);
-    const { rejected } = await store.write([report('000001', { url: 'https://localhost/second' }), report('000002')]);
+    await store.write(encoded([report('000001', { url: 'https://localhost/first' })]));
+    const { rejected } = await store.write(encoded([report('000001', { url: 'https://localhost/second' }), report('000002')]));
     assert.deepEqual(rejected, ['000001']);
     assert.equal((await store.read('000001'))!.url, 'https://localhost/first');
     assert.equal(await store.count(), 2);
@@ -37,12 +37,12 @@ describe('a token already stored is never overwritten', () => {
 
 describe('search filters by ip, method, status, url, token and time, newest first', () => {
   beforeEach(async () => {
-    await store.write([
+    await store.write(encoded([
       report('aaaa01', { time: T0, method: 'GET', status: 404, ip: '127.0.0.1', url: 'https://localhost/robots.txt' }),
       report('aaaa02', { time: T0 + 1000, method: 'POST', status: 405, ip: '192.168.1.20', url: 'https://localhost/items' }),
       report('bbbb03', { time: T0 + 2000, method: 'GET', status: 200, ip: '::1', url: 'https://localhost/hello?x=1' }),
       report('bbbb04', { time: T0 + 86_400_000, method: 'PUT', status: 404, ip: '192.168.1.21', url: 'https://localhost/items/abc' }),
-    ]);
+    ]));
   });
   const tokens = async (filters: Parameters<SqliteReportStore['search']>[0]) => (await store.search(filters)).map((found) => found.token);
 
@@ -67,7 +67,7 @@ describe('search filters by ip, method, status, url, token and time, newest firs
 
 describe('retention deletes the oldest beyond the count and everything beyond the age', () => {
   beforeEach(async () => {
-    await store.write(Array.from({ length: 10 }, (_, i) => report(`00000${i}`, { time: T0 + i * 60_000 })));
+    await store.write(encoded(Array.from({ length: 10 }, (_, i) => report(`00000${i}`, { time: T0 + i * 60_000 }))));
   });
 
   it('keeps the newest maxReports and returns the deleted tokens', async () => {
@@ -111,17 +111,17 @@ describe('a stack trace shared by many reports is stored once', () => {
   };
 
   it('reads every report back with its trace, from one stored copy', async () => {
-    await store.write([failing('00000a'), failing('00000b')]);
-    await store.write([failing('00000c')]);
+    await store.write(encoded([failing('00000a'), failing('00000b')]));
+    await store.write(encoded([failing('00000c')]));
     for (const token of ['00000a', '00000b', '00000c']) assert.deepEqual((await store.read(token))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
     assert.equal(traceRows(store.file), 1);
   });
 
   it('deletes a trace with the last report that used it', async () => {
-    await store.write([failing('00000a'), report('00000b', { time: T0 + 1 })]);
+    await store.write(encoded([failing('00000a'), report('00000b', { time: T0 + 1 })]));
     await store.purge({ maxReports: 1, maxAgeMs: 365 * 86_400_000 }, T0);
     assert.equal(traceRows(store.file), 0);
-    await store.write([failing('00000c')]);
+    await store.write(encoded([failing('00000c')]));
     assert.deepEqual((await store.read('00000c'))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
   });
 });
@@ -141,7 +141,7 @@ describe('a store written by version 1 (rows in token order) is moved to the cur
     try {
       assert.deepEqual((await migrated.search({})).map((r) => r.token), ['ffff01', '000002']);
       assert.deepEqual((await migrated.read('ffff01'))!.collectors, { exception: { class: 'E', trace: [{ line: 1 }] } });
-      await migrated.write([report('000003', { time: T0 + 2 })]);
+      await migrated.write(encoded([report('000003', { time: T0 + 2 })]));
       assert.equal(await migrated.count(), 3);
     } finally {
       await migrated.close();

@@ -1,5 +1,6 @@
 /** Reports built by hand, for tests of the store and the writer that need exact times and fields. */
 import type { Report } from '../../src/profiler/report.js';
+import { encodeReport, type EncodedReport } from '../../src/profiler/storage/report-encoding.js';
 
 export const T0 = Date.UTC(2026, 0, 2, 10, 0, 0);
 
@@ -15,4 +16,9 @@ export function report(token: string, overrides: Partial<Report> = {}): Report {
     collectors: { request: { method: 'GET' } },
     ...overrides,
   };
+}
+
+/** Reports as the writer hands them to a store. */
+export function encoded(reports: Report[]): EncodedReport[] {
+  return reports.map(encodeReport);
 }

@@ -3,6 +3,7 @@
  * several instances implements the same few calls.
  */
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import type { EncodedReport } from './report-encoding.js';
 
 export interface Retention {
   maxReports: number;
@@ -16,10 +17,11 @@ export interface WriteOutcome {
 
 export interface ReportStore {
   /**
-   * Stores new reports. A token already stored is never overwritten: it comes back in
-   * `rejected`. A report the store cannot take comes back in `failed`; the others are stored.
+   * Stores new reports, encoded by `encodeReport`. A token already stored is never
+   * overwritten: it comes back in `rejected`. A report the store cannot take comes back in
+   * `failed`; the others are stored.
    */
-  write(reports: readonly Report[]): Promise<WriteOutcome>;
+  write(reports: readonly EncodedReport[]): Promise<WriteOutcome>;
   read(token: string): Promise<Report | undefined>;
   /** Newest first. */
   search(filters: ReportSearch): Promise<ReportSummary[]>;

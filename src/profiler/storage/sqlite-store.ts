@@ -1,15 +1,15 @@
 /**
  * The embedded report store: one SQLite file under VAR_DIR (WAL mode). No server to run.
  * The file's layout is in `sqlite-schema.ts`: reports in arrival order, each stack trace
- * stored once. Reports are serialized here and written by a thread of their own
+ * stored once. Reports arrive encoded (`report-encoding.ts`) and are written by a thread of their own
  * (`sqlite-write-thread.ts`), in batched transactions, so that writing never holds up
  * the thread that answers requests; reads use this thread's own connection.
  */
-import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import { decodeReport, type EncodedReport } from './report-encoding.js';
 import type { ReportStore, Retention, WriteOutcome } from './report-store.js';
 import { openDatabase } from './sqlite-open.js';
 import type { WriteCommand, WriteReply } from './sqlite-write-thread.js';
@@ -85,11 +85,6 @@ export class SqliteReportStore implements ReportStore {
   private readonly db: Database.Database;
   private readonly writer: WriteThread;
   private readonly readRow: Database.Statement;
-  /**
-   * The exception collector hands the same trace array to every report of one throw path:
-   * its JSON and hash are computed once per array.
-   */
-  private readonly traces = new WeakMap<object, TraceRow>();
 
   constructor(readonly file: string) {
     // Opened (and its schema prepared) before the thread opens its own connection.
@@ -100,31 +95,20 @@ export class SqliteReportStore implements ReportStore {
     );
   }
 
-  async write(reports: readonly Report[]): Promise<WriteOutcome> {
+  async write(reports: readonly EncodedReport[]): Promise<WriteOutcome> {
     const rows: ReportRow[] = [];
     const traces = new Map<string, TraceRow>();
-    const failed: WriteOutcome['failed'] = [];
-    for (const report of reports) {
-      try {
-        const { data, trace } = this.serialize(report);
-        if (trace) traces.set(trace.hash, trace);
-        rows.push([report.token, report.time, report.method, report.url, report.status, report.ip, report.duration, data, trace?.hash ?? null]);
-      } catch (error) {
-        // A report that cannot be serialized costs itself only.
-        failed.push({ token: report.token, error: error as Error });
-      }
+    for (const { token, time, method, url, status, ip, duration, data, trace } of reports) {
+      if (trace) traces.set(trace.hash, trace);
+      rows.push([token, time, method, url, status, ip, duration, data, trace?.hash ?? null]);
     }
     const outcome = await this.writer.send<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()] });
-    return { rejected: outcome.rejected, failed: [...failed, ...outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) }))] };
+    return { rejected: outcome.rejected, failed: outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) })) };
   }
 
   async read(token: string): Promise<Report | undefined> {
     const row = this.readRow.get(token) as Row | undefined;
-    if (!row) return undefined;
-    const { data, traceJson, ...summary } = row;
-    const collectors = JSON.parse(data) as Record<string, unknown>;
-    if (traceJson !== null) collectors.exception = { ...(collectors.exception as object), trace: JSON.parse(traceJson) as unknown };
-    return { ...summary, collectors };
+    return row && decodeReport(row, row.data, row.traceJson);
   }
 
   async search(filters: ReportSearch): Promise<ReportSummary[]> {
@@ -161,20 +145,5 @@ export class SqliteReportStore implements ReportStore {
   async close(): Promise<void> {
     await this.writer.close();
     this.db.close();
-  }
-
-  /** The report's sections as stored: its exception's trace apart, under its hash. */
-  private serialize(report: Report): { data: string; trace: TraceRow | undefined } {
-    const exception = report.collectors.exception as { trace?: unknown } | undefined;
-    const trace = exception?.trace;
-    if (typeof trace !== 'object' || trace === null) return { data: JSON.stringify(report.collectors), trace: undefined };
-    let stored = this.traces.get(trace);
-    if (stored === undefined) {
-      const json = JSON.stringify(trace);
-      stored = { hash: createHash('sha256').update(json).digest('base64url'), json };
-      this.traces.set(trace, stored);
-    }
-    const data = JSON.stringify({ ...report.collectors, exception: { ...exception, trace: undefined } });
-    return { data, trace: stored };
   }
 }

@@ -4,14 +4,13 @@
  * thread, so a batch never holds up the thread that answers requests.
  */
 import type Database from 'better-sqlite3';
+import type { EncodedTrace } from './report-encoding.js';
 
 /** A report as stored: its summary columns, its sections as JSON, and its trace's hash. */
 export type ReportRow = [token: string, time: number, method: string, url: string, status: number, ip: string, duration: number, data: string, trace: string | null];
 
-export interface TraceRow {
-  hash: string;
-  json: string;
-}
+/** A stack trace as stored: its JSON under its hash, once for every report that shares it. */
+export type TraceRow = EncodedTrace;
 
 export interface RowsOutcome {
   rejected: string[];
