@@ -63,6 +63,10 @@ interface TargetResult {
   p99Ms: number;
   rssMb: number;
   requests: number;
+  /** CPU per request over the timed rounds (µs): the main thread, and all threads. */
+  cpuUs: { main: number; all: number };
+  /** Share of the timed rounds' wall time the main thread was on a CPU. */
+  mainBusy: number;
 }
 
 function median(values: number[]): number {
@@ -105,12 +109,21 @@ async function main(): Promise<void> {
     writeFileSync(join(work, 'replay.json'), JSON.stringify({ ...captured, ...tls }));
     for (const spec of specs) if (!running.has(spec.id)) running.set(spec.id, await startTarget(spec.script, spec.env));
 
-    const results = new Map<string, TargetResult>(specs.map((spec) => [spec.id, { label: spec.label, runs: [], rps: 0, p50Ms: 0, p99Ms: 0, rssMb: 0, requests: 0 }]));
+    const results = new Map<string, TargetResult>(specs.map((spec) => [spec.id, { label: spec.label, runs: [], rps: 0, p50Ms: 0, p99Ms: 0, rssMb: 0, requests: 0, cpuUs: { main: 0, all: 0 }, mainBusy: 0 }]));
+    const cpu = new Map(specs.map((spec) => [spec.id, { main: 0, all: 0, requests: 0, ms: 0 }]));
     const urlOf = (id: string) => `${running.get(id)!.url}/robots.txt`;
     for (const spec of specs) results.get(spec.id)!.requests += (await load(urlOf(spec.id), { seconds: 1, connections, headers: SEED_HEADERS })).requests; // warm-up
     for (let round = 1; round <= rounds; round++) {
       for (const spec of round % 2 ? specs : [...specs].reverse()) {
+        const before = running.get(spec.id)!.cpuMs();
+        const started = performance.now();
         const result = await load(urlOf(spec.id), { seconds, connections, headers: SEED_HEADERS });
+        const used = cpu.get(spec.id)!;
+        const after = running.get(spec.id)!.cpuMs();
+        used.main += after.main - before.main;
+        used.all += after.all - before.all;
+        used.ms += performance.now() - started;
+        used.requests += result.requests;
         const target = results.get(spec.id)!;
         target.runs.push(result);
         target.requests += result.requests;
@@ -122,6 +135,9 @@ async function main(): Promise<void> {
       target.p50Ms = median(target.runs.map((r) => r.p50Ms));
       target.p99Ms = median(target.runs.map((r) => r.p99Ms));
       target.rssMb = running.get(id)!.rssMb();
+      const used = cpu.get(id)!;
+      target.cpuUs = { main: (used.main * 1000) / used.requests, all: (used.all * 1000) / used.requests };
+      target.mainBusy = used.main / used.ms;
     }
 
     // Every request (d) answered must have its report: stop it (it flushes) and count.
@@ -175,12 +191,16 @@ function report(results: Map<string, TargetResult>, reports: Reports, soak: { re
       : { name: 'RSS (d) < 200 MB after 1M requests', met: undefined, measured: 'not run (use --soak)' },
   ];
   const lines = [
-    `| target | req/s | p50 ms | p99 ms | RSS MB |`,
-    `|---|---:|---:|---:|---:|`,
-    ...[...results].map(([id, t]) => `| (${id}) ${t.label} | ${t.rps.toFixed(0)} | ${t.p50Ms.toFixed(2)} | ${t.p99Ms.toFixed(2)} | ${t.rssMb.toFixed(0)} |`),
-    `| (f) vigil with WORKERS=2 | not run: multi-process serving is not part of the kernel yet | | | |`,
+    `| target | req/s | p50 ms | p99 ms | RSS MB | CPU µs/req, main thread | all threads | main thread busy |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|`,
+    ...[...results].map(
+      ([id, t]) =>
+        `| (${id}) ${t.label} | ${t.rps.toFixed(0)} | ${t.p50Ms.toFixed(2)} | ${t.p99Ms.toFixed(2)} | ${t.rssMb.toFixed(0)} | ${t.cpuUs.main.toFixed(1)} | ${t.cpuUs.all.toFixed(1)} | ${(t.mainBusy * 100).toFixed(0)} % |`,
+    ),
+    `| (f) vigil with WORKERS=2 | not run: multi-process serving is not part of the kernel yet | | | | | | |`,
     '',
     `Ratios: d/c ${ratios['d/c'].toFixed(2)}, e/c ${ratios['e/c'].toFixed(2)}, e/b ${ratios['e/b'].toFixed(2)}, p99 d/c ${ratios['p99 d/c'].toFixed(2)}.`,
+    limits(r('c'), r('d')),
     `Reports in (d): ${reports.stored} stored for ${reports.answered} requests answered, ${reports.dropped} dropped.`,
     '',
     '| target | met | measured |',
@@ -196,6 +216,18 @@ function report(results: Map<string, TargetResult>, reports: Reports, soak: { re
   writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), environment, results: Object.fromEntries(results), ratios, reports, soak, targets }, null, 2)}\n`);
   process.stdout.write(`\nWritten to ${file}\n`);
   if (flags.readme) writeReadmeTable(`${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`);
+}
+
+/**
+ * What bounds (d), from the CPU figures: a main thread busy nearly all the run answers
+ * one request per its CPU time per request, whatever the load generator asks.
+ */
+function limits(c: TargetResult, d: TargetResult): string {
+  const needed = c.cpuUs.main * 2;
+  return (
+    `What limits (d): its main thread spends ${d.cpuUs.main.toFixed(1)} µs of CPU per request against (c)'s ${c.cpuUs.main.toFixed(1)} µs, ` +
+    `busy ${(d.mainBusy * 100).toFixed(0)} % of the run; d/c >= 0.5 needs ${needed.toFixed(1)} µs or less (bench/NOTES.md breaks the time down).`
+  );
 }
 
 function writeReadmeTable(table: string): void {

@@ -13,6 +13,8 @@ export interface RunningTarget {
   output(): string;
   /** Resident memory now, from /proc (MB). */
   rssMb(): number;
+  /** CPU time used so far, from /proc (ms): all threads, and the main (JavaScript) thread alone. */
+  cpuMs(): { all: number; main: number };
   /** SIGTERM, then waits for the exit (vigil flushes its reports). */
   stop(): Promise<void>;
 }
@@ -44,6 +46,7 @@ export async function startTarget(script: string, env: Record<string, string> = 
     pid: child.pid!,
     output: () => output,
     rssMb: () => rssMb(child.pid!),
+    cpuMs: () => ({ all: cpuMs(`/proc/${child.pid!}/stat`), main: cpuMs(`/proc/${child.pid!}/task/${child.pid!}/stat`) }),
     stop: () => stop(child),
   };
 }
@@ -58,6 +61,17 @@ export function buildVigil(): void {
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** Linux reports CPU time in USER_HZ ticks, 100 per second. */
+const TICKS_PER_MS = 100 / 1000;
+
+/** utime + stime of a process (all its threads) or of one thread. */
+function cpuMs(statFile: string): number {
+  // The command name, in parentheses, may hold spaces: fields are counted after it.
+  const stat = readFileSync(statFile, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
 }
 
 function stop(child: ChildProcess): Promise<void> {
