@@ -93,18 +93,6 @@ describe('the queue is bounded: dropped reports are counted, logged and their to
     await w.close();
   });
 
-  it('drops a report that cannot be serialized, and only that one', async () => {
-    const w = writer({ flushDelayMs: 10_000 });
-    w.enqueue(report('00000a'));
-    w.enqueue(report('00000b', { collectors: { app: { big: 10n } } }));
-    w.enqueue(report('00000c'));
-    assert.equal(w.dropped, 1);
-    assert.deepEqual(released, ['00000b']);
-    assert.match(logged.lines.find((line) => line.level === 'warn')!.message, /Debug reports dropped because one could not be serialized \(.*BigInt.*\): 1 since start/);
-    await w.close();
-    assert.deepEqual((await store.search({})).map((found) => found.token).sort(), ['00000a', '00000c']);
-  });
-
   it('reports drops that follow a warning within the second once the second is over', async () => {
     const w = writer({ maxQueue: 1, flushDelayMs: 10_000 });
     w.enqueue(report('000001'));
@@ -170,5 +158,17 @@ describe('close writes what is queued', () => {
     assert.equal(await store.count(), 40);
     w.enqueue(report('ffffff'));
     assert.equal(w.dropped, 1, 'a report after close is dropped, not lost silently');
+  });
+});
+
+describe('a report is stored even when a section of it cannot be serialized', () => {
+  it('keeps a report whose section cannot be serialized, that section replaced by the error', async () => {
+    const w = writer({ flushDelayMs: 10_000 });
+    w.enqueue(report('00000a', { collectors: { request: { method: 'GET' }, app: { big: 10n } } }));
+    await w.close();
+    assert.equal(w.dropped, 0);
+    const stored = await store.read('00000a');
+    assert.deepEqual(stored!.collectors.request, { method: 'GET' });
+    assert.match((stored!.collectors.app as { collectorError: string }).collectorError, /^the section cannot be serialized: .*BigInt/);
   });
 });

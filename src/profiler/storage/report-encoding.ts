@@ -28,13 +28,12 @@ export interface EncodedReport extends ReportSummary {
  */
 const encodedTraces = new WeakMap<object, EncodedTrace>();
 
-/** Throws when a section cannot be serialized (a BigInt, a cycle): that report only is lost. */
 export function encodeReport(report: Report): EncodedReport {
   const { token, time, method, url, status, ip, duration, collectors } = report;
   const exception = collectors.exception as { trace?: unknown } | undefined;
   const trace = exception?.trace;
   if (typeof trace !== 'object' || trace === null) {
-    return { token, time, method, url, status, ip, duration, data: JSON.stringify(collectors), trace: undefined };
+    return { token, time, method, url, status, ip, duration, data: sectionsJson(collectors), trace: undefined };
   }
   let encoded = encodedTraces.get(trace);
   if (encoded === undefined) {
@@ -42,8 +41,29 @@ export function encodeReport(report: Report): EncodedReport {
     encoded = { hash: createHash('sha256').update(json).digest('base64url'), json };
     encodedTraces.set(trace, encoded);
   }
-  const data = JSON.stringify({ ...collectors, exception: { ...exception, trace: undefined } });
+  const data = sectionsJson({ ...collectors, exception: { ...exception, trace: undefined } });
   return { token, time, method, url, status, ip, duration, data, trace: encoded };
+}
+
+/**
+ * The sections as JSON. A section that cannot be serialized (a BigInt, a cycle in an
+ * application's collector) costs its own section only, as a collector that throws does.
+ */
+function sectionsJson(sections: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(sections);
+  } catch {
+    const serializable: Record<string, unknown> = {};
+    for (const [name, section] of Object.entries(sections)) {
+      try {
+        JSON.stringify(section);
+        serializable[name] = section;
+      } catch (error) {
+        serializable[name] = { collectorError: `the section cannot be serialized: ${(error as Error).message}` };
+      }
+    }
+    return JSON.stringify(serializable);
+  }
 }
 
 /** The report again, from what a store kept: its summary, its data and its trace's JSON. */
