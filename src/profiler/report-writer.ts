@@ -1,8 +1,9 @@
 /**
  * Writes reports after their response, in batches: each report is encoded as it is queued
  * (so a batch costs no serializing on the response path), waits a few milliseconds for
- * companions and goes to the store with them in one transaction. The queue is bounded: beyond it new
- * reports are dropped, counted and logged (never silently), and their tokens handed back.
+ * companions and goes to the store with them in one transaction. The queue is bounded:
+ * beyond it new reports are dropped, counted and logged (never silently), and their
+ * tokens handed back.
  * After each batch (and every minute when idle) the retention is enforced, and the tokens
  * of deleted reports are handed back too. Close flushes what is queued.
  */

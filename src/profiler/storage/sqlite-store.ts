@@ -1,9 +1,9 @@
 /**
  * The embedded report store: one SQLite file under VAR_DIR (WAL mode). No server to run.
  * The file's layout is in `sqlite-schema.ts`: reports in arrival order, each stack trace
- * stored once. Reports arrive encoded (`report-encoding.ts`) and are written by a thread of their own
- * (`sqlite-write-thread.ts`), in batched transactions, so that writing never holds up
- * the thread that answers requests; reads use this thread's own connection.
+ * stored once. Reports arrive encoded (`report-encoding.ts`) and are written by a thread
+ * of their own (`sqlite-write-thread.ts`), in batched transactions, so that writing never
+ * holds up the thread that answers requests; reads use this thread's own connection.
  */
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
