@@ -11,7 +11,7 @@ import { formatMs, formatTime } from '../profiler/format.js';
 import type { ReportSummary } from '../profiler/report.js';
 import { parseSearchFilters, type SearchInput } from '../profiler/search-filters.js';
 import { SqliteReportStore } from '../profiler/storage/sqlite-store.js';
-import { UsageError, type Command, type Output } from './command.js';
+import { UsageError, type Command } from './command.js';
 import { reportAsText, terminalSafe } from './report-text.js';
 
 function storeFile(config: Config): string {

@@ -63,7 +63,7 @@ function readPem(file: string, variable: string): string {
 }
 
 /** Valid for at least another day and still naming every development host. */
-function stillValid(pem: string): boolean {
+export function stillValid(pem: string): boolean {
   try {
     const cert = new X509Certificate(pem);
     const names = cert.subjectAltName ?? '';

@@ -1,9 +1,10 @@
 /** CONTRACT sections 3 and 4: every error response, in debug mode, byte for byte. */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ask, ROOT, startService, type Answer, type Service } from '../support/service.js';
+import { ask, ROOT, startService, type Service } from '../support/service.js';
+import { debugMessage, exceptionFile, lineOf } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
@@ -11,15 +12,6 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: Answer) => decodeURIComponent(String(answer.headers['x-debug-exception']));
-function exceptionFile(answer: Answer): { file: string; line: number } {
-  const value = String(answer.headers['x-debug-exception-file']);
-  const colon = value.lastIndexOf(':');
-  return { file: decodeURIComponent(value.slice(0, colon)), line: Number(value.slice(colon + 1)) };
-}
-function lineOf(file: string, needle: string): number {
-  return readFileSync(file, 'utf8').split('\n').findIndex((line) => line.includes(needle)) + 1;
-}
 
 describe('every error response carries the contract headers', () => {
   it('sends content-type, cache-control, vary, date and the x-debug-* headers, lower-case, and no cookie', async () => {
@@ -57,7 +49,7 @@ describe('x-debug-exception is the rawurlencoded message, cut at 2000 characters
     const path = `/${'a'.repeat(3000)}`;
     const answer = await ask(service, { path });
     const full = `No route found for "GET ${service.url}${path}"`;
-    assert.equal(message(answer), full.slice(0, 2000));
+    assert.equal(debugMessage(answer), full.slice(0, 2000));
     assert.ok(answer.body.includes(full.replaceAll('"', '&quot;')), 'the page shows the whole message');
   });
 });
@@ -73,7 +65,7 @@ describe('x-debug-exception-file is the .ts file and line where the error was ra
   it("names the handler's own line when a handler throws", async () => {
     const answer = await ask(service, { path: '/fail' });
     assert.equal(answer.status, 500);
-    assert.equal(message(answer), 'database is down');
+    assert.equal(debugMessage(answer), 'database is down');
     const file = join(ROOT, 'test/fixtures/failing-routes.ts');
     assert.deepEqual(exceptionFile(answer), { file, line: lineOf(file, "throw new Error('database is down')") });
   });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
 import { ask, startService, type Service } from '../support/service.js';
+import { debugMessage } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
@@ -10,7 +11,6 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 
 describe('a path without a route is a 404 "No route found"', () => {
   it("answers the seed's own request", async () => {
@@ -29,17 +29,17 @@ describe('a path without a route is a 404 "No route found"', () => {
 
   it('appends the Referer as (from "<referer>")', async () => {
     const answer = await ask(service, { path: '/nowhere', headers: { referer: 'https://example.com/page?x=1' } });
-    assert.equal(message(answer), `No route found for "GET ${service.url}/nowhere" (from "https://example.com/page?x=1")`);
+    assert.equal(debugMessage(answer), `No route found for "GET ${service.url}/nowhere" (from "https://example.com/page?x=1")`);
   });
 
   it('leaves the query string out of the message', async () => {
     const answer = await ask(service, { path: '/robots.txt?debug=1&page=2' });
-    assert.equal(message(answer), `No route found for "GET ${service.url}/robots.txt"`);
+    assert.equal(debugMessage(answer), `No route found for "GET ${service.url}/robots.txt"`);
   });
 
   it('keeps the percent-encoding the client sent', async () => {
     const answer = await ask(service, { path: '/caf%C3%A9/a%20b' });
-    assert.equal(message(answer), `No route found for "GET ${service.url}/caf%C3%A9/a%20b"`);
+    assert.equal(debugMessage(answer), `No route found for "GET ${service.url}/caf%C3%A9/a%20b"`);
   });
 
   it('is a 404, not 401 or 403, without credentials, and sets no cookie even when sent one', async () => {
@@ -51,7 +51,7 @@ describe('a path without a route is a 404 "No route found"', () => {
   it('is a 404 when a parameter fails its requirement', async () => {
     const answer = await ask(service, { method: 'PUT', path: '/items/abc' });
     assert.equal(answer.status, 404);
-    assert.equal(message(answer), `No route found for "PUT ${service.url}/items/abc"`);
+    assert.equal(debugMessage(answer), `No route found for "PUT ${service.url}/items/abc"`);
   });
 });
 
@@ -60,7 +60,7 @@ describe('a path with a route but another method is a 405 with Allow', () => {
     const answer = await ask(service, { method: 'DELETE', path: '/items', headers: { referer: 'https://example.com/' } });
     assert.equal(answer.status, 405);
     assert.equal(answer.headers.allow, 'GET, POST');
-    assert.equal(message(answer), `No route found for "DELETE ${service.url}/items": Method Not Allowed (Allow: GET, POST)`);
+    assert.equal(debugMessage(answer), `No route found for "DELETE ${service.url}/items": Method Not Allowed (Allow: GET, POST)`);
   });
 
   it('does not add HEAD to Allow', async () => {
@@ -114,7 +114,7 @@ describe('HEAD is served by GET routes', () => {
     assert.equal(head.status, 404);
     assert.equal(head.body, '');
     for (const name of ['content-type', 'cache-control', 'vary']) assert.equal(head.headers[name], get.headers[name]);
-    assert.equal(message(head), `No route found for "HEAD ${service.url}/robots.txt"`);
+    assert.equal(debugMessage(head), `No route found for "HEAD ${service.url}/robots.txt"`);
     assert.match(String(head.headers['x-debug-token']), /^[0-9a-f]{6}$/);
   });
 });

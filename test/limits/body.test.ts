@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
 import { ask, startService, type Service } from '../support/service.js';
 import { sendStreaming } from '../support/streaming.js';
+import { debugMessage } from '../support/answers.js';
 
 const LIMIT = 1024 * 1024;
 let service: Service;
@@ -12,7 +13,6 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 
 describe('a body up to POST_MAX_SIZE is read and parsed', () => {
   it('parses a text body of exactly the limit', async () => {
@@ -52,7 +52,7 @@ describe('a Content-Length over POST_MAX_SIZE is a 413 before the body is read',
   it("answers one byte over with 413, the kernel's message and the pipeline's headers", async () => {
     const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: 'a'.repeat(LIMIT + 1) });
     assert.equal(answer.status, 413);
-    assert.equal(message(answer), `The request body (Content-Length: ${LIMIT + 1} bytes) is larger than POST_MAX_SIZE (1M)`);
+    assert.equal(debugMessage(answer), `The request body (Content-Length: ${LIMIT + 1} bytes) is larger than POST_MAX_SIZE (1M)`);
     assert.match(String(answer.headers['x-debug-exception-file']), /src%2Flimits%2Fbody-limit\.ts:\d+$/);
     assert.equal(JSON.parse(answer.body).exception.class, 'PayloadTooLargeHttpError');
     assert.equal(answer.headers['cache-control'], 'no-cache, private');

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { ask, startService, workerPids, type Service } from '../support/service.js';
+import { debugMessage } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
@@ -16,7 +17,6 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const start = performance.now();
@@ -46,7 +46,7 @@ describe('an in-process handler past MAX_EXECUTION_TIME is a 500 at the deadline
   it('answers /slow?ms=2500 with the PHP message when the 2 s are up, not when the handler ends', async () => {
     const { value: answer, ms } = await timed(() => ask(service, { path: '/slow?ms=2500' }));
     assert.equal(answer.status, 500);
-    assert.equal(message(answer), 'Maximum execution time of 2 seconds exceeded');
+    assert.equal(debugMessage(answer), 'Maximum execution time of 2 seconds exceeded');
     assert.match(String(answer.headers['x-debug-exception-file']), /src%2Flimits%2Fexecution-time\.ts:\d+$/);
     assert.ok(ms >= 1950 && ms < 2450, `answered after ${ms.toFixed(0)} ms`);
   });
@@ -83,7 +83,7 @@ describe('an isolated handler past MAX_EXECUTION_TIME is stopped and its worker 
     const before = await workers(2);
     const { value: answer, ms } = await timed(() => ask(service, { path: '/spin?ms=10000' }));
     assert.equal(answer.status, 500);
-    assert.equal(message(answer), 'Maximum execution time of 2 seconds exceeded');
+    assert.equal(debugMessage(answer), 'Maximum execution time of 2 seconds exceeded');
     assert.ok(ms >= 1950 && ms < 3000, `answered after ${ms.toFixed(0)} ms`);
     // The killed worker may still be listed for a moment: wait for the set to change.
     let afterwards = await workers(2);

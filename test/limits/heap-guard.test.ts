@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { ask, startService, type Service } from '../support/service.js';
+import { debugMessage } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
@@ -15,20 +16,19 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 
 describe('the heap guard keeps the process alive near its heap limit', () => {
   it('stops a growing in-process handler with a 500, refuses new requests with 503, then recovers', async () => {
     const grown = await ask(service, { path: '/grow?hold=1000' });
     assert.equal(grown.status, 500);
     // The limit named is the process's own: its old generation, 128 MB.
-    assert.equal(message(grown), `Allowed memory size of ${128 * 1024 * 1024} bytes exhausted`);
+    assert.equal(debugMessage(grown), `Allowed memory size of ${128 * 1024 * 1024} bytes exhausted`);
 
     // The handler still holds its memory for 1 s: the service refuses work meanwhile.
     const refused = await ask(service, { path: '/hello' });
     assert.equal(refused.status, 503);
     assert.equal(refused.headers['retry-after'], '1');
-    assert.match(message(refused), /^The service is short of memory \(heap \d+ MB of \d+ MB in use\); try again shortly$/);
+    assert.match(debugMessage(refused), /^The service is short of memory \(heap \d+ MB of \d+ MB in use\); try again shortly$/);
 
     let answer = refused;
     for (let i = 0; i < 100 && answer.status !== 200; i++) {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { ask, startService, type Service } from '../support/service.js';
+import { debugMessage } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
@@ -14,7 +15,6 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 
 /** Sends raw bytes on a fresh TLS connection and reads until the service closes it. */
 function rawExchange(request: string | Buffer): Promise<string> {
@@ -34,7 +34,7 @@ describe('a request target over 8 KB is a 414 through the pipeline', () => {
   it('answers a 10 KB URL with 414, a debug token and the stored report', async () => {
     const answer = await ask(service, { path: `/hello?q=${'a'.repeat(10_000)}` });
     assert.equal(answer.status, 414);
-    assert.equal(message(answer), `The request target is ${'/hello?q='.length + 10_000} bytes long; the limit is 8192`);
+    assert.equal(debugMessage(answer), `The request target is ${'/hello?q='.length + 10_000} bytes long; the limit is 8192`);
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
   });
@@ -57,7 +57,7 @@ describe('headers over 16 KB are a 431', () => {
   it('answers 20 KB of headers with 431 through the pipeline', async () => {
     const answer = await ask(service, { path: '/hello', headers: { 'x-big': 'b'.repeat(20_000) } });
     assert.equal(answer.status, 431);
-    assert.match(message(answer), /^The request headers are \d+ bytes long; the limit is 16384$/);
+    assert.match(debugMessage(answer), /^The request headers are \d+ bytes long; the limit is 16384$/);
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
   });
 
@@ -76,7 +76,7 @@ describe('bad percent-encoding in the path is a 400 through the pipeline', () =>
     it(`answers ${path} with 400`, async () => {
       const answer = await ask(service, { path, headers: { accept: 'application/json' } });
       assert.equal(answer.status, 400);
-      assert.equal(message(answer), `'${path}' is not a valid url component`);
+      assert.equal(debugMessage(answer), `'${path}' is not a valid url component`);
       assert.equal(answer.headers['content-type'], 'application/problem+json');
       assert.equal(answer.headers['cache-control'], 'no-cache, private');
       assert.equal(JSON.parse(answer.body).status, 400);

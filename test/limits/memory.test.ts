@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { ask, startService, workerPids, type Service } from '../support/service.js';
+import { debugMessage } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
@@ -15,7 +16,6 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 const EXHAUSTED = 'Allowed memory size of 67108864 bytes exhausted';
 
 /** The one worker's pid, once it has answered a small request (so no replacement is under way). */
@@ -56,7 +56,7 @@ describe('an isolated handler over MEMORY_LIMIT is a 500 and its worker is repla
     const before = await settledWorker();
     const answer = await ask(service, { path: '/hog?mb=80', headers: { accept: 'application/json' } });
     assert.equal(answer.status, 500);
-    assert.equal(message(answer), EXHAUSTED);
+    assert.equal(debugMessage(answer), EXHAUSTED);
     assert.equal(JSON.parse(answer.body).exception.class, 'MemoryExhaustedError');
     assert.notEqual(await replacementOf(before), before);
   });
@@ -64,13 +64,13 @@ describe('an isolated handler over MEMORY_LIMIT is a 500 and its worker is repla
   it('answers /hog?mb=500&kind=array (the V8 heap) with the same 500', async () => {
     const answer = await ask(service, { path: '/hog?mb=500&kind=array' });
     assert.equal(answer.status, 500);
-    assert.equal(message(answer), EXHAUSTED);
+    assert.equal(debugMessage(answer), EXHAUSTED);
   });
 
   it('survives /hog?mb=500 and then answers /hog?mb=8', async () => {
     const hog = await ask(service, { path: '/hog?mb=500' });
     assert.equal(hog.status, 500);
-    assert.equal(message(hog), EXHAUSTED);
+    assert.equal(debugMessage(hog), EXHAUSTED);
     const next = await ask(service, { path: '/hog?mb=8' });
     assert.equal(next.status, 200);
     assert.equal(JSON.parse(next.body).allocated, 8);
@@ -101,7 +101,7 @@ describe('an isolated handler gets its request and answers like any handler', ()
   it('renders its HttpError with its status and the line in the routes module that threw it', async () => {
     const answer = await ask(service, { path: '/isolated-teapot', headers: { accept: 'text/plain' } });
     assert.equal(answer.status, 418);
-    assert.equal(message(answer), 'no coffee in the worker');
+    assert.equal(debugMessage(answer), 'no coffee in the worker');
     assert.match(String(answer.headers['x-debug-exception-file']), /test%2Ffixtures%2Flimit-routes\.ts:\d+$/);
     assert.match(answer.body, /HttpError \(APP_ERR_TEAPOT\)/);
   });
@@ -109,6 +109,6 @@ describe('an isolated handler gets its request and answers like any handler', ()
   it('answers a result that cannot leave the worker with a 500 that says so', async () => {
     const answer = await ask(service, { path: '/isolated-function' });
     assert.equal(answer.status, 500);
-    assert.match(message(answer), /^An isolated handler must return data that can be copied to the service/);
+    assert.match(debugMessage(answer), /^An isolated handler must return data that can be copied to the service/);
   });
 });

@@ -12,6 +12,7 @@ import { connect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { ask, startService, type Service } from '../support/service.js';
 import { multipartBody, sendStreaming } from '../support/streaming.js';
+import { debugMessage } from '../support/answers.js';
 
 const MB = 1024 * 1024;
 const uploadDir = mkdtempSync(join(tmpdir(), 'vigil-uploads-test-'));
@@ -27,7 +28,6 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 /** Upload directories left in the service's TMPDIR (tsx keeps its own cache there too). */
 const leftovers = () => readdirSync(uploadDir).filter((name) => name.startsWith('vigil-upload-'));
 
@@ -71,14 +71,14 @@ describe('a file over UPLOAD_MAX_FILESIZE is a 413', () => {
   it('answers one byte over with 413 naming the file', async () => {
     const answer = await upload('/upload', [{ field: 'a', name: 'big.bin', size: MB + 1 }]);
     assert.equal(answer.status, 413);
-    assert.equal(message(answer), 'The uploaded file "big.bin" is larger than UPLOAD_MAX_FILESIZE (1M)');
+    assert.equal(debugMessage(answer), 'The uploaded file "big.bin" is larger than UPLOAD_MAX_FILESIZE (1M)');
     await assertNoLeftovers();
   });
 
   it('answers a second file over the limit with 413 and removes the first', async () => {
     const answer = await upload('/upload', [{ field: 'a', name: 'fine.bin', size: 1000 }, { field: 'b', name: 'big.bin', size: 2 * MB }]);
     assert.equal(answer.status, 413);
-    assert.equal(message(answer), 'The uploaded file "big.bin" is larger than UPLOAD_MAX_FILESIZE (1M)');
+    assert.equal(debugMessage(answer), 'The uploaded file "big.bin" is larger than UPLOAD_MAX_FILESIZE (1M)');
     await assertNoLeftovers();
   });
 });
@@ -88,7 +88,7 @@ describe('a multipart body over POST_MAX_SIZE is a 413', () => {
     const files = [1, 2, 3, 4].map((n) => ({ field: `f${n}`, name: `part${n}.bin`, size: MB - 1000 }));
     const answer = await upload('/upload', files);
     assert.equal(answer.status, 413);
-    assert.match(message(answer), /is larger than POST_MAX_SIZE \(3M\)$/);
+    assert.match(debugMessage(answer), /is larger than POST_MAX_SIZE \(3M\)$/);
     await assertNoLeftovers();
   });
 
@@ -102,7 +102,7 @@ describe('a multipart body over POST_MAX_SIZE is a 413', () => {
       piece: (offset, size) => body.subarray(offset, offset + size),
     });
     assert.equal(answer.status, 413);
-    assert.equal(message(answer), 'The request body is larger than POST_MAX_SIZE (3M)');
+    assert.equal(debugMessage(answer), 'The request body is larger than POST_MAX_SIZE (3M)');
     await assertNoLeftovers();
   });
 });
@@ -111,7 +111,7 @@ describe('temporary files are removed however the request ends', () => {
   it('removes them when the handler runs past its deadline', async () => {
     const answer = await upload('/upload-then-wait', [{ field: 'a', name: 'late.bin', size: 1000 }]);
     assert.equal(answer.status, 500);
-    assert.equal(message(answer), 'Maximum execution time of 1 second exceeded');
+    assert.equal(debugMessage(answer), 'Maximum execution time of 1 second exceeded');
     await assertNoLeftovers();
   });
 
@@ -142,7 +142,7 @@ describe('temporary files are removed however the request ends', () => {
       body: '--xyz\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\nabc',
     });
     assert.equal(answer.status, 400);
-    assert.match(message(answer), /^The multipart body is malformed: /);
+    assert.match(debugMessage(answer), /^The multipart body is malformed: /);
     await assertNoLeftovers();
   });
 });

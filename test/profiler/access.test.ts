@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ProfilerAccess } from '../../src/profiler/access.js';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { ask, startService, type Service } from '../support/service.js';
 import { startKernel } from '../support/kernel.js';
+import { debugMessage } from '../support/answers.js';
 
 const OUTSIDER = '203.0.113.7';
-const message = (answer: Answer) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 
 describe('ProfilerAccess admits loopback and the allowed networks', () => {
   it('admits 127.0.0.0/8, ::1 and IPv4-mapped loopback by default, nobody else', () => {
@@ -34,7 +34,7 @@ describe('a client outside the allowed networks gets the ordinary 404', () => {
     const denied = await asOutsider('/_profiler');
     const unrouted = await asOutsider('/robots.txt');
     assert.equal(denied.status, 404);
-    assert.equal(message(denied), `No route found for "GET ${service.url}/_profiler"`);
+    assert.equal(debugMessage(denied), `No route found for "GET ${service.url}/_profiler"`);
     assert.match(String(denied.headers['x-debug-token']), /^[0-9a-f]{6}$/);
     assert.deepEqual(Object.keys(denied.headers).sort(), Object.keys(unrouted.headers).sort());
     assert.equal(denied.headers['x-debug-exception-file'], unrouted.headers['x-debug-exception-file']);
@@ -54,7 +54,7 @@ describe('a client outside the allowed networks gets the ordinary 404', () => {
       const answer = await asOutsider(path, method);
       assert.equal(answer.status, 404, `${method} ${path}`);
       assert.equal(answer.headers.allow, undefined);
-      assert.equal(message(answer), `No route found for "${method} ${service.url}${path.split('?')[0]}"`);
+      assert.equal(debugMessage(answer), `No route found for "${method} ${service.url}${path.split('?')[0]}"`);
       assert.doesNotMatch(answer.body, new RegExp(`Report ${token}|"token":"${token}"`));
     }
   });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { tokenOf } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
@@ -10,7 +11,6 @@ before(async () => {
 after(() => service.stop());
 
 const JSON_ACCEPT = { accept: 'application/json' };
-const tokenOf = (answer: Answer) => String(answer.headers['x-debug-token']);
 const search = async (query: string) => JSON.parse((await ask(service, { path: `/_profiler/search?${query}`, headers: JSON_ACCEPT })).body) as Array<Record<string, unknown>>;
 const problem = (answer: Answer) => JSON.parse(answer.body) as { status: number; detail: string };
 

@@ -6,8 +6,8 @@ import { describe, it } from 'node:test';
 import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import profiledRoutes, { routesModule } from '../fixtures/profiled-routes.js';
 import { startKernel } from '../support/kernel.js';
+import { tokenOf } from '../support/answers.js';
 
-const tokenOf = (response: { headers: Record<string, unknown> }) => String(response.headers['x-debug-token']);
 
 describe('on shutdown the write queue is flushed', () => {
   it('stores every queued report when the kernel closes', async () => {

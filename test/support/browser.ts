@@ -1,11 +1,62 @@
-/** Debian's Chromium driven by playwright-core, started the way this machine requires. */
+/**
+ * Chromium for the browser tests, driven by playwright-core: Debian's `chromium` when it is
+ * installed (or `CHROMIUM_PATH`), otherwise the build shipped inside `@sparticuz/chromium`,
+ * so that `npm test` needs nothing beyond npm.
+ */
+import { existsSync, mkdirSync, rmdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import packagedChromium from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+/** What this machine requires of any Chromium: no sandbox as root, no calls home. */
+const MACHINE_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
+
+
+export interface ChromiumChoice {
+  executablePath: string;
+  args: string[];
+  /** Where it came from, for the test log. */
+  source: 'CHROMIUM_PATH' | 'debian' | '@sparticuz/chromium';
+}
+
+export async function chooseChromium(): Promise<ChromiumChoice> {
+  if (process.env.CHROMIUM_PATH) return { executablePath: process.env.CHROMIUM_PATH, args: MACHINE_FLAGS, source: 'CHROMIUM_PATH' };
+  if (existsSync(SYSTEM_CHROMIUM)) return { executablePath: SYSTEM_CHROMIUM, args: MACHINE_FLAGS, source: 'debian' };
+  // Not the package's own `args`: they are tuned for AWS Lambda (one process, web security
+  // off), which hangs cross-origin navigation and would let the CORS tests pass falsely.
+  const executablePath = await withExtractionLock(() => packagedChromium.executablePath());
+  return { executablePath, args: MACHINE_FLAGS, source: '@sparticuz/chromium' };
+}
+
+export async function launchChromium(): Promise<Browser> {
+  const { executablePath, args } = await chooseChromium();
+  return chromium.launch({ executablePath, args });
+}
+
+/**
+ * The package unpacks its binary into the temporary directory on first use; two test files
+ * starting at once must not unpack it over each other.
+ */
+async function withExtractionLock<T>(work: () => Promise<T>): Promise<T> {
+  const lock = join(tmpdir(), 'vigil-test-chromium.lock');
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 120_000) rmdirSync(lock); // left by a killed run
+      await sleep(50);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmdirSync(lock);
+  }
 }

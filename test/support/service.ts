@@ -9,6 +9,8 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { residentBytes as readResidentBytes } from '../../src/limits/isolation/memory-meter.js';
+import { sharedCertificate } from './certificate.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -23,11 +25,17 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-export async function startService(env: Record<string, string> = {}): Promise<Service> {
+export interface StartOptions {
+  /** Let the service create its own certificate in VAR_DIR instead of the run's shared one. */
+  ownCertificate?: boolean;
+}
+
+export async function startService(env: Record<string, string> = {}, { ownCertificate = false }: StartOptions = {}): Promise<Service> {
   const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
+  const certificate: Record<string, string> = ownCertificate || env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ...certificate, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -53,7 +61,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     port: Number(new URL(url).port),
     pid: child.pid!,
     varDir,
-    ca: tls ? readFileSync(join(env.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt')), 'utf8') : undefined,
+    ca: tls ? readFileSync(env.TLS_CERT ?? certificate.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt'), 'utf8') : undefined,
     output: () => output,
     stop: () => stopChild(child),
   };
@@ -136,9 +144,9 @@ export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path
 
 /** Resident memory of a process in bytes, from /proc/<pid>/status (VmRSS). */
 export function residentBytes(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-  if (!match) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(match[1]) * 1024;
+  const bytes = readResidentBytes(pid);
+  if (bytes === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  return bytes;
 }
 
 /** The processes `pid` started (Linux's /proc/<pid>/task/<pid>/children). */
