@@ -15,8 +15,10 @@ export class TokenIssuer {
   private readonly pool = new Uint8Array(3 * 1024);
   private offset = this.pool.length;
 
-  constructor(taken: Iterable<string> = []) {
+  /** `draw` replaces the random source, for tests that need to know the next draws. */
+  constructor(taken: Iterable<string> = [], draw?: () => string) {
     this.taken = new Set(taken);
+    if (draw) this.draw = draw;
   }
 
   /** A fresh token, reserved until released. */
@@ -42,7 +44,7 @@ export class TokenIssuer {
     return this.taken.size;
   }
 
-  private draw(): string {
+  private draw = (): string => {
     if (this.offset === this.pool.length) {
       randomFillSync(this.pool);
       this.offset = 0;
@@ -50,5 +52,5 @@ export class TokenIssuer {
     const value = (this.pool[this.offset]! << 16) | (this.pool[this.offset + 1]! << 8) | this.pool[this.offset + 2]!;
     this.offset += 3;
     return value.toString(16).padStart(6, '0');
-  }
+  };
 }

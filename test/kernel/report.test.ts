@@ -36,6 +36,8 @@ describe('every request in debug mode gets a stored report under its token', () 
     assert.equal(requestHeaders.cookie, '[redacted]');
     assert.equal(requestHeaders['proxy-authorization'], '[redacted]');
     assert.equal(requestHeaders['x-trace'], 'visible');
+    assert.match(data.collectors.request.tls.version, /^TLSv1\.[23]$/);
+    assert.equal(data.collectors.request.tls.servername, 'localhost');
     assert.ok(!stored.body.includes('secret'), 'no secret anywhere in the report');
     assert.equal(data.collectors.response.headers['x-debug-token'], token);
     assert.equal(data.collectors.response.status, 404);

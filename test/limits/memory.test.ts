@@ -58,7 +58,7 @@ describe('an isolated handler over MEMORY_LIMIT is a 500 and its worker is repla
     assert.equal(answer.status, 500);
     assert.equal(debugMessage(answer), EXHAUSTED);
     assert.equal(JSON.parse(answer.body).exception.class, 'MemoryExhaustedError');
-    assert.notEqual(await replacementOf(before), before);
+    await replacementOf(before); // throws unless another worker takes its place
   });
 
   it('answers /hog?mb=500&kind=array (the V8 heap) with the same 500', async () => {

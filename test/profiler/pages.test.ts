@@ -11,7 +11,13 @@ before(async () => {
 after(() => service.stop());
 
 const JSON_ACCEPT = { accept: 'application/json' };
-const search = async (query: string) => JSON.parse((await ask(service, { path: `/_profiler/search?${query}`, headers: JSON_ACCEPT })).body) as Array<Record<string, unknown>>;
+async function search(query: string): Promise<Array<Record<string, unknown>>> {
+  const answer = await ask(service, { path: `/_profiler/search?${query}`, headers: JSON_ACCEPT });
+  assert.equal(answer.status, 200, answer.body);
+  const results: unknown = JSON.parse(answer.body);
+  assert.ok(Array.isArray(results), answer.body);
+  return results as Array<Record<string, unknown>>;
+}
 const problem = (answer: Answer) => JSON.parse(answer.body) as { status: number; detail: string };
 
 function assertPageHeaders(answer: Answer) {
@@ -50,10 +56,13 @@ describe('/_profiler lists the newest reports with a search form', () => {
   });
 
   it('is not itself profiled', async () => {
-    const before = (await search('limit=1000')).length;
-    await ask(service, { path: '/_profiler' });
+    const page = await ask(service, { path: '/_profiler' });
+    assert.equal(page.headers['x-debug-token'], undefined);
     await ask(service, { path: '/_profiler/search?url=x' });
-    assert.equal((await search('limit=1000')).length, before);
+    await ask(service, { path: '/hello' }); // a report the search must list, so that an empty answer cannot pass
+    const stored = await search('limit=1000');
+    assert.ok(stored.some((report) => String(report.url).endsWith('/hello')), 'the search sees stored reports');
+    assert.deepEqual(stored.filter((report) => String(report.url).includes('/_profiler')), []);
   });
 
   it('answers 405 with Allow for another method, through the error pipeline', async () => {
@@ -182,5 +191,10 @@ describe('/_profiler/<token> shows one report with a panel per collector', () =>
     const request = await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=request` });
     assert.match(request.body, /&lt;script&gt;alert\(3\)&lt;\/script&gt;/);
     assert.match(request.body, /&lt;img src=x onerror=alert\(2\)&gt;/);
+    // A path sent without percent-encoding reaches the routing panel as it came.
+    const rawPath = await ask(service, { path: '/<script>alert(5)</script>' });
+    const routing = await ask(service, { path: `/_profiler/${tokenOf(rawPath)}?panel=routing` });
+    assert.doesNotMatch(routing.body, /<script/i);
+    assert.match(routing.body, /&lt;script&gt;alert\(5\)&lt;\/script&gt;/);
   });
 });
