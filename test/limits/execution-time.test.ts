@@ -5,6 +5,7 @@
  * does not stop the service from answering.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
@@ -22,6 +23,12 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   const start = performance.now();
   const value = await work();
   return { value, ms: performance.now() - start };
+}
+
+/** User plus system CPU time of a process, in clock ticks (/proc/<pid>/stat fields 14 and 15). */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
 }
 
 /** The service's worker processes, once `count` of them run (a replacement takes a moment). */
@@ -66,8 +73,11 @@ describe('an in-process handler past MAX_EXECUTION_TIME is a 500 at the deadline
       });
       socket.on('error', reject);
     });
-    await sleep(100);
-    const seen = JSON.parse((await ask(service, { path: '/signals' })).body) as string[];
+    let seen: string[] = [];
+    for (let tries = 0; tries < 200 && !seen.includes('gone: The client closed the connection'); tries++) {
+      if (tries > 0) await sleep(10);
+      seen = JSON.parse((await ask(service, { path: '/signals' })).body) as string[];
+    }
     assert.ok(seen.includes('gone: The client closed the connection'), JSON.stringify(seen));
   });
 });
@@ -118,8 +128,11 @@ describe('an isolated handler whose client goes away releases its worker', () =>
 
 describe('a CPU-bound isolated handler does not stop the service from answering', () => {
   it('answers /hello while /spin?ms=10000 runs', async () => {
+    const idle = await workers(2);
+    const cpuBefore = idle.map(cpuTicks);
     const spinning = ask(service, { path: '/spin?ms=10000' });
-    await sleep(300);
+    // Measured once a worker is spinning: its CPU time grows.
+    for (let tries = 0; tries < 300 && idle.every((pid, i) => cpuTicks(pid) < cpuBefore[i]! + 5); tries++) await sleep(10);
     const latencies: number[] = [];
     for (let i = 0; i < 10; i++) {
       const { value: answer, ms } = await timed(() => ask(service, { path: '/hello' }));

@@ -93,16 +93,20 @@ describe('the queue is bounded: dropped reports are counted, logged and their to
     await w.close();
   });
 
-  it('reports drops that follow a warning within the second once the second is over', async () => {
+  it('reports drops that follow a warning within the second once the second is over', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
     const w = writer({ maxQueue: 1, flushDelayMs: 10_000 });
     w.enqueue(report('000001'));
     w.enqueue(report('000002'));
     w.enqueue(report('000003'));
     assert.equal(logged.lines.filter((line) => line.level === 'warn').length, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    t.mock.timers.tick(999);
+    assert.equal(logged.lines.filter((line) => line.level === 'warn').length, 1, 'nothing more within the second');
+    t.mock.timers.tick(1);
     const warnings = logged.lines.filter((line) => line.level === 'warn');
     assert.equal(warnings.length, 2);
     assert.match(warnings[1]!.message, /: 2 since start$/);
+    t.mock.timers.reset();
     await w.close();
   });
 
@@ -138,11 +142,17 @@ describe('retention is enforced as reports are written, and the tokens of delete
     await w.close();
   });
 
-  it('expires old reports while idle', async () => {
+  it('expires old reports while idle', async (t) => {
+    t.mock.timers.enable({ apis: ['setInterval'] });
     const w = writer({ retention: { maxReports: 100, maxAgeMs: 1000 }, idlePurgeMs: 50 });
     await w.open();
     await store.write(encoded([report('0000aa', { time: Date.now() - 5000 }), report('0000bb', { time: Date.now() })]));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    t.mock.timers.tick(49);
+    await w.flush(); // resolves once the writer's chain of work, idle purges included, is done
+    assert.deepEqual((await store.tokens()).sort(), ['0000aa', '0000bb'], 'not purged before the idle interval');
+    t.mock.timers.tick(1);
+    await w.flush();
+    t.mock.timers.reset();
     assert.deepEqual(await store.tokens(), ['0000bb']);
     assert.deepEqual(released, ['0000aa']);
     await w.close();
