@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { sendMany } from '../support/load.js';
 import { startKernel } from '../support/kernel.js';
-import { ask, startService, type Service } from '../support/service.js';
+import { ask, runMain, startService, type Service } from '../support/service.js';
 
 const MiB = 1024 * 1024;
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -192,5 +192,16 @@ describe('a damaged store is moved aside at start, and a new one is created', ()
     randomBytes(third).copy(store, third);
     writeFileSync(file, store);
     await expectMovedAside(varDir, store);
+  });
+});
+
+describe('a store that cannot be opened stops the start with a message naming it', () => {
+  it('names the path when profiler.sqlite is a directory', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-unopenable-'));
+    mkdirSync(join(varDir, 'profiler.sqlite'));
+    const { code, stderr } = await runMain({ VAR_DIR: varDir });
+    assert.equal(code, 1);
+    assert.ok(stderr.startsWith(`vigil: cannot start: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
+    assert.doesNotMatch(stderr, /\n    at /, 'a message, not a stack');
   });
 });

@@ -3,7 +3,6 @@
  * batches, purges and clears the store sends it, one at a time, in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type Database from 'better-sqlite3';
 import { settleDiskUse } from './sqlite-disk.js';
 import { openDatabase } from './sqlite-open.js';
 import { prepareWrites, type ReportRow, type TraceRow } from './sqlite-writes.js';
@@ -28,14 +27,14 @@ const db = openDatabase(file);
 if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`);
 const writes = prepareWrites(db);
 
-/** Disk space is given back after the deletions; if that cannot happen now (a full disk), the next retention run tries again. */
-function settled<T>(db: Database.Database, result: T): T {
+/** Gives disk space back after deletions. If that cannot happen now (a full disk), the next retention run tries again. */
+function settled<T>(deleted: T): T {
   try {
     settleDiskUse(db);
   } catch {
-    // The deletions are done either way: their tokens must go back to the caller.
+    // The deletions are committed either way: their tokens must go back to the caller.
   }
-  return result;
+  return deleted;
 }
 
 function apply(command: WriteCommand): unknown {
@@ -43,9 +42,9 @@ function apply(command: WriteCommand): unknown {
     case 'insert':
       return writes.insert(command.rows, command.traces);
     case 'purge':
-      return settled(db, writes.purge(command.before, command.keep));
+      return settled(writes.purge(command.before, command.keep));
     case 'clear':
-      return settled(db, writes.clear());
+      return settled(writes.clear());
     case 'close':
       // Closing the connection checkpoints the WAL.
       db.close();
