@@ -88,7 +88,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   if (config.debug) {
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
-      app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm); a new store was created`);
+      app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
     profiler = new Profiler(options.reportStore ?? new SqliteReportStore(join(config.varDir, 'profiler.sqlite'), { onDamaged }), {
       collectors: [...defaultCollectors({ matcher: () => matcher, logTap }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
