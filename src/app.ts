@@ -19,6 +19,7 @@ import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
 import type { Collector } from './profiler/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
+import type { MovedAside } from './profiler/storage/sqlite-check.js';
 import { SqliteReportStore } from './profiler/storage/sqlite-store.js';
 import { registerRoutes } from './routing/register-routes.js';
 import { RouteMatcher } from './routing/route-matcher.js';
@@ -85,7 +86,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   let matcher: RouteMatcher | undefined;
   let profiler: Profiler | undefined;
   if (config.debug) {
-    profiler = new Profiler(options.reportStore ?? new SqliteReportStore(join(config.varDir, 'profiler.sqlite')), {
+    // A damaged store file is kept aside for a look, and the service starts with a new one.
+    const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
+      app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
+    profiler = new Profiler(options.reportStore ?? new SqliteReportStore(join(config.varDir, 'profiler.sqlite'), { onDamaged }), {
       collectors: [...defaultCollectors({ matcher: () => matcher, logTap }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,

@@ -1,5 +1,6 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
 import { ConfigError, loadConfig } from './config.js';
+import { ReportStoreError } from './profiler/storage/report-store.js';
 import { RouteDefinitionError } from './routing/routes.js';
 import { startService } from './server/start.js';
 
@@ -60,7 +61,7 @@ try {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof RouteDefinitionError) {
+  if (error instanceof ConfigError || error instanceof RouteDefinitionError || error instanceof ReportStoreError) {
     process.stderr.write(`vigil: cannot start: ${error.message}\n`);
   } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' || (error as NodeJS.ErrnoException).code === 'EACCES') {
     process.stderr.write(`vigil: cannot start: ${(error as Error).message} (set HOST or PORT)\n`);

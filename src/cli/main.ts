@@ -3,6 +3,7 @@
  * service (environment and `.env`), so commands see the service's VAR_DIR.
  */
 import { ConfigError, environment, loadConfig, type Env } from '../config.js';
+import { ReportStoreError } from '../profiler/storage/report-store.js';
 import { UsageError, type Command, type Output } from './command.js';
 import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
 
@@ -55,6 +56,11 @@ export async function run(argv: string[], { cwd = process.cwd(), env = environme
     if (error instanceof UsageError || error instanceof ConfigError || code.startsWith('ERR_PARSE_ARGS')) {
       output.err(`vigil ${name}: ${(error as Error).message}\n\n${error instanceof ConfigError ? '' : command.help}`);
       return 2;
+    }
+    if (error instanceof ReportStoreError) {
+      const hint = error.damaged ? '\nStarting the service moves a damaged store aside (nothing is deleted) and creates a new one.' : '';
+      output.err(`vigil ${name}: ${error.message}${hint}\n`);
+      return 1;
     }
     output.err(`vigil ${name}: ${(error as Error).stack ?? String(error)}\n`);
     return 1;

@@ -10,6 +10,7 @@ import { HttpError } from '../errors/http-errors.js';
 import { formatMs, formatTime } from '../profiler/format.js';
 import type { ReportSummary } from '../profiler/report.js';
 import { parseSearchFilters, type SearchInput } from '../profiler/search-filters.js';
+import { ReportStoreError } from '../profiler/storage/report-store.js';
 import { SqliteReportStore } from '../profiler/storage/sqlite-store.js';
 import { UsageError, type Command } from './command.js';
 import { reportAsText, terminalSafe } from './report-text.js';
@@ -18,10 +19,25 @@ function storeFile(config: Config): string {
   return join(config.varDir, 'profiler.sqlite');
 }
 
-/** The store, or undefined when the service never wrote one (reading must not create it). */
-function openStore(config: Config): SqliteReportStore | undefined {
+/**
+ * Runs `use` with the store, or with undefined when the service never wrote one (reading must
+ * not create it), and closes the store whatever happens: its write thread would otherwise keep
+ * the process alive. A store that fails is named in a `ReportStoreError`.
+ */
+async function withStore<T>(config: Config, use: (store: SqliteReportStore | undefined) => Promise<T>): Promise<T> {
   const file = storeFile(config);
-  return existsSync(file) ? new SqliteReportStore(file) : undefined;
+  if (!existsSync(file)) return use(undefined);
+  // A damaged file is not repaired here: the message names it, and the service moves it aside.
+  const store = new SqliteReportStore(file);
+  try {
+    return await use(store);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('SQLITE_')) throw error;
+    throw new ReportStoreError(file, `the report store ${file} failed: ${code}: ${(error as Error).message}`, { cause: error });
+  } finally {
+    await store.close();
+  }
 }
 
 function summaryTable(reports: readonly ReportSummary[]): string {
@@ -74,11 +90,9 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
       if (error instanceof HttpError) throw new UsageError(error.message);
       throw error;
     }
-    const store = openStore(config);
-    const reports = store ? await store.search(filters) : [];
-    await store?.close();
+    const { reports, exists } = await withStore(config, async (store) => ({ reports: store ? await store.search(filters) : [], exists: store !== undefined }));
     if (json) output.out(`${JSON.stringify(reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip })))}\n`);
-    else if (reports.length === 0) output.out(store ? 'No report matches.\n' : `No reports stored yet (no store at ${storeFile(config)}).\n`);
+    else if (reports.length === 0) output.out(exists ? 'No report matches.\n' : `No reports stored yet (no store at ${storeFile(config)}).\n`);
     else output.out(summaryTable(reports));
     return 0;
   },
@@ -97,9 +111,7 @@ frames, routing, performance, memory and log lines. --json prints it whole, as
     const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
     if (positionals.length !== 1) throw new UsageError('profiler:show needs exactly one token');
     const token = positionals[0]!.toLowerCase();
-    const store = openStore(config);
-    const report = await store?.read(token);
-    await store?.close();
+    const report = await withStore(config, async (store) => store?.read(token));
     if (!report) {
       output.err(`vigil: token "${token}" was not found in ${storeFile(config)}\n`);
       return 1;
@@ -120,15 +132,16 @@ A running service goes on writing new reports; tokens it handed out stay unique.
 `,
   async run(args, config, output) {
     const { values } = parseArgs({ args, options: { retention: { type: 'boolean' } }, strict: true, allowPositionals: false });
-    const store = openStore(config);
-    if (!store) {
+    const purged = await withStore(config, async (store) => {
+      if (!store) return undefined;
+      const deleted = values.retention ? await store.purge({ maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs }) : await store.clear();
+      return { deleted: deleted.length, left: await store.count() };
+    });
+    if (!purged) {
       output.out(`Nothing to purge (no store at ${storeFile(config)}).\n`);
       return 0;
     }
-    const deleted = values.retention ? await store.purge({ maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs }) : await store.clear();
-    const left = await store.count();
-    await store.close();
-    output.out(`Deleted ${deleted.length} report${deleted.length === 1 ? '' : 's'}; ${left} left.\n`);
+    output.out(`Deleted ${purged.deleted} report${purged.deleted === 1 ? '' : 's'}; ${purged.left} left.\n`);
     return 0;
   },
 };

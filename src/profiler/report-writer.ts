@@ -6,8 +6,12 @@
  * tokens handed back.
  * After each batch (and every minute when idle) the retention is enforced, and the tokens
  * of deleted reports are handed back too. Close flushes what is queued.
+ *
+ * A failing store (a full disk) costs at most one log line a second per kind of failure,
+ * with counts, and a failing retention run is retried with a backoff, not after every batch.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { Backoff, PacedFailureLog } from './failure-pacing.js';
 import type { Report } from './report.js';
 import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
 import type { ReportStore, Retention } from './storage/report-store.js';
@@ -17,6 +21,8 @@ export interface ReportWriterOptions {
   maxQueue?: number;
   /** Reports per transaction at most. */
   batchSize?: number;
+  /** Bytes of reports per transaction at most (one report larger than this goes alone). */
+  maxBatchBytes?: number;
   /** How long a report may wait for companions before its batch is written. */
   flushDelayMs?: number;
   /** How many reports to keep, and for how long; none: keep everything. */
@@ -37,9 +43,34 @@ const PURGE_INTERVAL_MS = 1000;
  */
 const PURGE_SLACK = 0.1;
 const DROP_WARNING_INTERVAL_MS = 1000;
+/**
+ * A transaction's reports go to the WAL whole before they reach the database: 512 KiB keeps
+ * the WAL within its documented bound (`storage/sqlite-disk.ts`) under any burst.
+ */
+const MAX_BATCH_BYTES = 512 * 1024;
+/** A failing retention run is tried again after 1 s, 2 s, 4 s... and at least every minute. */
+const RETENTION_RETRY_FIRST_MS = 1000;
+const RETENTION_RETRY_MAX_MS = 60_000;
+
+const WRITE_FAILED = 'report store write failed';
+const REPORTS_REFUSED = 'report store refused reports';
+const RETENTION_FAILED = 'retention run failed';
+
+/** The bytes a report adds to a transaction, near enough (its trace is stored once per batch at most). */
+function sizeOf(report: EncodedReport): number {
+  return report.data.length + report.url.length;
+}
+
+/** SQLite's code first (`SQLITE_FULL: database or disk is full`): the kind of trouble at a glance. */
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' ? `${code}: ${message}` : message;
+}
 
 export class ReportWriter {
   private queue: EncodedReport[] = [];
+  private queueBytes = 0;
   private readonly pendingByToken = new Map<string, EncodedReport>();
   private timer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -55,15 +86,21 @@ export class ReportWriter {
   private lastDropReason = '';
   private dropWarningTimer: NodeJS.Timeout | undefined;
   private purgeTimer: NodeJS.Timeout | undefined;
+  private readonly failures: PacedFailureLog;
+  private writeFailing = false;
+  private readonly retentionBackoff = new Backoff(RETENTION_RETRY_FIRST_MS, RETENTION_RETRY_MAX_MS);
   private closed = false;
   private readonly maxQueue: number;
   private readonly batchSize: number;
+  private readonly maxBatchBytes: number;
   private readonly flushDelayMs: number;
 
   constructor(private readonly store: ReportStore, private readonly options: ReportWriterOptions) {
     this.maxQueue = options.maxQueue ?? 20_000;
     this.batchSize = options.batchSize ?? 1000;
+    this.maxBatchBytes = options.maxBatchBytes ?? MAX_BATCH_BYTES;
     this.flushDelayMs = options.flushDelayMs ?? 20;
+    this.failures = new PacedFailureLog(options.log);
   }
 
   /** Applies the retention to what is already stored and starts the idle purge. */
@@ -108,8 +145,9 @@ export class ReportWriter {
       return;
     }
     this.queue.push(encoded);
+    this.queueBytes += sizeOf(encoded);
     this.pendingByToken.set(report.token, encoded);
-    if (this.queue.length >= this.batchSize) this.flushSoon(0);
+    if (this.queue.length >= this.batchSize || this.queueBytes >= this.maxBatchBytes) this.flushSoon(0);
     else this.flushSoon(this.flushDelayMs);
   }
 
@@ -127,6 +165,7 @@ export class ReportWriter {
     }
     const batch = this.queue;
     this.queue = [];
+    this.queueBytes = 0;
     if (batch.length > 0) this.writing = this.writing.then(() => this.writeBatches(batch));
     return this.writing;
   }
@@ -140,6 +179,7 @@ export class ReportWriter {
     await this.enforceRetention();
     clearTimeout(this.dropWarningTimer);
     if (this.droppedCount > this.dropsLogged) this.warnDropped();
+    this.failures.flush();
   }
 
   private flushSoon(delayMs: number): void {
@@ -149,21 +189,38 @@ export class ReportWriter {
     this.timer.unref();
   }
 
+  /** Consecutive runs of at most `batchSize` reports and `maxBatchBytes` bytes. */
+  private *batchesOf(reports: EncodedReport[]): Generator<EncodedReport[]> {
+    let start = 0;
+    let bytes = 0;
+    for (let i = 0; i < reports.length; i++) {
+      const size = sizeOf(reports[i]!);
+      if (i > start && (i - start >= this.batchSize || bytes + size > this.maxBatchBytes)) {
+        yield reports.slice(start, i);
+        start = i;
+        bytes = 0;
+      }
+      bytes += size;
+    }
+    if (start < reports.length) yield reports.slice(start);
+  }
+
   private async writeBatches(reports: EncodedReport[]): Promise<void> {
-    for (let i = 0; i < reports.length; i += this.batchSize) {
-      const batch = reports.slice(i, i + this.batchSize);
+    for (const batch of this.batchesOf(reports)) {
       try {
         const { rejected, failed } = await this.store.write(batch);
         this.writtenCount += batch.length - rejected.length - failed.length;
         this.storedCount += batch.length - rejected.length - failed.length;
+        this.writeSucceeded();
         // A rejected token belongs to a report already stored: it stays taken.
         if (rejected.length > 0) this.discard(rejected, 'their tokens were already stored', false);
         if (failed.length > 0) {
-          this.options.log.error({ err: failed[0]!.error, tokens: failed.map((f) => f.token) }, `The store refused ${failed.length} debug reports`);
+          this.failures.failed(REPORTS_REFUSED, `${failed.length} of ${batch.length}, the first: ${describe(failed[0]!.error)}`);
           this.discard(failed.map((f) => f.token), 'the store refused them');
         }
       } catch (error) {
-        this.options.log.error({ err: error }, `Writing ${batch.length} debug reports failed`);
+        this.writeFailing = true;
+        this.failures.failed(WRITE_FAILED, describe(error));
         this.discard(batch.map((report) => report.token), 'the store failed');
       } finally {
         for (const report of batch) this.pendingByToken.delete(report.token);
@@ -184,16 +241,27 @@ export class ReportWriter {
 
   private async enforceRetention(): Promise<void> {
     const retention = this.options.retention;
-    if (!retention) return;
+    if (!retention || !this.retentionBackoff.ready(Date.now())) return;
     try {
       const deleted = await this.store.purge(retention);
       this.lastPurge = Date.now();
       this.purgedCount += deleted.length;
       if (deleted.length > 0) this.options.releaseTokens(deleted);
       this.storedCount = await this.store.count();
+      this.retentionBackoff.succeeded();
+      this.failures.succeeded(RETENTION_FAILED);
     } catch (error) {
-      this.options.log.error({ err: error }, 'Deleting debug reports beyond the retention failed');
+      const waitMs = this.retentionBackoff.failed(Date.now());
+      this.failures.failed(RETENTION_FAILED, `${describe(error)} (next run in ${waitMs / 1000} s)`);
     }
+  }
+
+  /** A write went through: after failures, the store works again, and retention need not wait out its backoff. */
+  private writeSucceeded(): void {
+    if (!this.writeFailing) return;
+    this.writeFailing = false;
+    this.retentionBackoff.succeeded();
+    this.failures.succeeded(WRITE_FAILED);
   }
 
   private discard(tokens: string[], why: string, releaseTokens = true): void {

@@ -1,12 +1,14 @@
 /** Issue 3, command line: `vigil profiler:list`, `profiler:show` and `profiler:purge` read the service's own store. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { reportAsText } from '../../src/cli/report-text.js';
-import { report } from '../support/reports.js';
+import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
+import { encoded, report } from '../support/reports.js';
 import { ask, ROOT, startService } from '../support/service.js';
 
 interface Run {
@@ -23,7 +25,12 @@ function vigil(varDir: string, args: string[], env: Record<string, string> = {})
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // A command that hangs is a failure too: it is stopped and seen as exit code null.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -127,6 +134,49 @@ describe('profiler:purge deletes reports', () => {
   });
 });
 
+describe('profiler commands stop with a message on a store they cannot use', () => {
+  /** A real store of 300 reports, closed, with its middle third overwritten. */
+  async function overwrittenStore(dir: string): Promise<string> {
+    const file = join(dir, 'profiler.sqlite');
+    const store = new SqliteReportStore(file);
+    await store.write(encoded(Array.from({ length: 300 }, (_, i) => report(i.toString(16).padStart(6, '0'), { collectors: { request: { body: `${i} `.repeat(800) } } }))));
+    await store.close();
+    const bytes = readFileSync(file);
+    const third = Math.floor(bytes.length / 3 / 4096) * 4096;
+    randomBytes(third).copy(bytes, third);
+    writeFileSync(file, bytes);
+    return file;
+  }
+
+  it('exits 1 naming the store when it is not a database, and leaves the file as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-cli-garbage-'));
+    const garbage = randomBytes(32 * 1024);
+    writeFileSync(join(dir, 'profiler.sqlite'), garbage);
+    const purge = await vigil(dir, ['profiler:purge']);
+    assert.equal(purge.code, 1, purge.stderr);
+    assert.ok(purge.stderr.startsWith(`vigil profiler:purge: the report store ${join(dir, 'profiler.sqlite')} is damaged (file is not a database)`), purge.stderr);
+    assert.doesNotMatch(purge.stderr, /\n    at /, 'a message, not a stack');
+    assert.ok(readFileSync(join(dir, 'profiler.sqlite')).equals(garbage));
+  });
+
+  it('exits 1 with the message on a store whose pages were overwritten, instead of hanging', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-cli-overwritten-'));
+    const file = await overwrittenStore(dir);
+    for (const args of [['profiler:purge'], ['profiler:purge', '--retention'], ['profiler:list']]) {
+      const run = await vigil(dir, args, { PROFILER_MAX_REPORTS: '1' });
+      assert.equal(run.code, 1, `${args.join(' ')}: ${run.stderr}`);
+      assert.ok(run.stderr.startsWith(`vigil ${args[0]}: the report store ${file} is damaged`), run.stderr);
+    }
+  });
+
+  it('exits 1 naming the store when it cannot be opened', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-cli-unreadable-'));
+    mkdirSync(join(dir, 'profiler.sqlite'));
+    const purge = await vigil(dir, ['profiler:purge']);
+    assert.equal(purge.code, 1, purge.stderr);
+    assert.ok(purge.stderr.startsWith(`vigil profiler:purge: the report store ${join(dir, 'profiler.sqlite')} cannot be opened`), purge.stderr);
+  });
+});
 
 describe('profiler:show never prints control characters from a report', () => {
   it('replaces escape sequences a log line carried', () => {

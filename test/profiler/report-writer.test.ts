@@ -21,11 +21,17 @@ function recordingLog() {
 /** The real store, with the size of each batch it was handed written down. */
 class CountingStore extends SqliteReportStore {
   batches: number[] = [];
+  purges = 0;
   failing = false;
   override async write(reports: readonly EncodedReport[]) {
-    if (this.failing) throw new Error('disk full');
+    if (this.failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
     this.batches.push(reports.length);
     return super.write(reports);
+  }
+  override async purge(...args: Parameters<SqliteReportStore['purge']>) {
+    this.purges++;
+    if (this.failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    return super.purge(...args);
   }
 }
 
@@ -89,7 +95,7 @@ describe('the queue is bounded: dropped reports are counted, logged and their to
     await w.flush();
     assert.equal(w.dropped, 3);
     assert.deepEqual(released, tokens(3));
-    assert.ok(logged.lines.some((line) => line.level === 'error' && line.message === 'Writing 3 debug reports failed'));
+    assert.ok(logged.lines.some((line) => line.level === 'error' && line.message === 'report store write failed: SQLITE_FULL: database or disk is full'));
     await w.close();
   });
 
@@ -180,5 +186,74 @@ describe('a report is stored even when a section of it cannot be serialized', ()
     const stored = await store.read('00000a');
     assert.deepEqual(stored!.collectors.request, { method: 'GET' });
     assert.match((stored!.collectors.app as { collectorError: string }).collectorError, /^the section cannot be serialized: .*BigInt/);
+  });
+});
+
+describe('a failing store is logged at most once a second per kind of failure, with counts, and retention backs off', () => {
+  it('writes one line for many failed batches and counts the rest; retention is not retried after every batch', async () => {
+    const w = writer({ retention: { maxReports: 5, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000 });
+    // The store fails from the start: the retention run of open() fails too.
+    store.failing = true;
+    const started = Date.now();
+    await w.open();
+    for (const token of tokens(60)) {
+      w.enqueue(report(token));
+      await w.flush();
+    }
+    const seconds = (Date.now() - started) / 1000;
+    assert.equal(w.dropped, 60, 'every report of a failed batch is dropped and counted');
+    const failureLines = () => logged.lines.filter((line) => line.level === 'error');
+    // Two kinds fail here (the write and the retention run): at most one line a second each.
+    assert.ok(failureLines().length <= 2 * (Math.ceil(seconds) + 1), `${failureLines().length} error lines in ${seconds} s:\n${failureLines().map((line) => line.message).join('\n')}`);
+    const purges = store.purges;
+    assert.ok(purges <= 2 + seconds, `retention was tried ${purges} times in ${seconds} s: it must back off, not run after every batch`);
+    store.failing = false;
+    await w.close();
+    // Every failed batch is in a line: written at once, or counted in a line that follows.
+    const counted = failureLines()
+      .map((line) => /^report store write failed(?: (\d+) times? in the last \d+\.\d s)?: SQLITE_FULL: database or disk is full/.exec(line.message))
+      .filter((match) => match !== null)
+      .reduce((sum, match) => sum + Number(match[1] ?? 1), 0);
+    assert.equal(counted, 60, failureLines().map((line) => line.message).join('\n'));
+    assert.ok(failureLines().every((line) => !String(line.message).includes('\n    at ')), 'no stack per failure');
+  });
+
+  it('writes again, and says so, once the store takes reports again', async () => {
+    const w = writer({ flushDelayMs: 10_000 });
+    store.failing = true;
+    w.enqueue(report('00000a'));
+    await w.flush();
+    store.failing = false;
+    w.enqueue(report('00000b'));
+    await w.flush();
+    assert.ok(await store.read('00000b'));
+    await w.close();
+    assert.ok(logged.lines.some((line) => /^report store write failed.*it succeeds again \(1 failure in \d+\.\d s\)$/.test(line.message)), logged.lines.map((line) => line.message).join('\n'));
+  });
+});
+
+describe('a full store: reports are dropped and counted, and stored again once there is room', () => {
+  it('drops the batches SQLite refuses with SQLITE_FULL, keeps the others whole, and takes reports again after a purge', async () => {
+    // A page limit on the store's connection fails writes exactly as a full disk does (SQLITE_FULL).
+    const full = new SqliteReportStore(join(mkdtempSync(join(tmpdir(), 'vigil-full-')), 'profiler.sqlite'), { maxPageCount: 60 });
+    try {
+      const w = new ReportWriter(full, { log: logged.log, releaseTokens: (freed) => released.push(...freed), flushDelayMs: 10_000 });
+      const big = (token: string) => report(token, { collectors: { request: { body: `${token} `.repeat(3000) } } });
+      for (let i = 0; i < 30; i++) {
+        for (const token of tokens(3, i * 3)) w.enqueue(big(token));
+        await w.flush();
+      }
+      assert.ok(w.dropped > 0, 'the full store refused reports');
+      assert.ok(w.written > 0);
+      assert.equal(await full.count(), w.written, 'what the writer counts as written is what is stored');
+      assert.ok(logged.lines.some((line) => line.level === 'error' && /SQLITE_FULL/.test(line.message)));
+      await full.clear();
+      w.enqueue(big('abcdef'));
+      await w.flush();
+      assert.ok(await full.read('abcdef'), 'once there is room the store takes reports again');
+      await w.close();
+    } finally {
+      await full.close();
+    }
   });
 });

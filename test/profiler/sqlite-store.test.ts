@@ -1,6 +1,6 @@
 /** The embedded store: what it keeps, what it refuses, how it searches and what retention deletes. */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -146,5 +146,24 @@ describe('a store written by version 1 (rows in token order) is moved to the cur
     } finally {
       await migrated.close();
     }
+  });
+});
+
+describe('the store gives disk space back after retention', () => {
+  const bytes = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+
+  it('empties the WAL after a retention run and returns the pages of deleted reports', async () => {
+    const big = (i: number) => report(i.toString(16).padStart(6, '0'), { time: T0 + i, collectors: { request: { body: `${i} `.repeat(1500) } } });
+    for (let i = 0; i < 2000; i += 100) await store.write(encoded(Array.from({ length: 100 }, (_, j) => big(i + j))));
+    const written = bytes(store.file) + bytes(`${store.file}-wal`);
+    await store.purge({ maxReports: 10, maxAgeMs: 365 * 86_400_000 }, T0);
+    assert.equal(bytes(`${store.file}-wal`), 0, 'the WAL is checkpointed and truncated');
+    const kept = bytes(store.file);
+    // 10 reports of about 8 KB each, in a file that held 2000 of them.
+    assert.ok(kept < 512 * 1024, `the file keeps ${kept} bytes after ${written} were written`);
+    await store.clear();
+    assert.equal(bytes(`${store.file}-wal`), 0);
+    // Up to 1 MiB of free pages is kept for the next reports (storage/sqlite-disk.ts).
+    assert.ok(bytes(store.file) <= 1024 * 1024 + 64 * 1024, `an empty store keeps ${bytes(store.file)} bytes`);
   });
 });

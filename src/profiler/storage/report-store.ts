@@ -34,3 +34,15 @@ export interface ReportStore {
   clear(): Promise<string[]>;
   close(): Promise<void>;
 }
+
+/** A store that cannot be used (it cannot be opened, or its file is damaged): the message names it. */
+export class ReportStoreError extends Error {
+  override name = 'ReportStoreError';
+  /** The file is damaged, rather than out of reach. */
+  readonly damaged: boolean;
+
+  constructor(readonly location: string, message: string, options: { cause?: unknown; damaged?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.damaged = options.damaged ?? false;
+  }
+}

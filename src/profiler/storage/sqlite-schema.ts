@@ -35,6 +35,29 @@ CREATE TABLE IF NOT EXISTS traces (
 
 const V1_COLUMNS = 'token, time, method, url, status, ip, duration, data';
 
+/** Statements that read every column the store uses; preparing them fails on a file that lacks one. */
+const PROBES = [
+  'SELECT id, token, time, method, url, status, ip, duration, data, trace FROM reports LIMIT 0',
+  'SELECT hash, json FROM traces LIMIT 0',
+];
+
+/**
+ * What is wrong with the layout of a file that claims the current version, or undefined.
+ * Reading the schema parses all of it: a damaged schema throws SQLITE_CORRUPT here.
+ */
+export function schemaProblem(db: Database.Database): string | undefined {
+  db.prepare('SELECT type, name, sql FROM sqlite_master').all();
+  if ((db.pragma('user_version', { simple: true }) as number) < SCHEMA_VERSION) return undefined;
+  for (const probe of PROBES) {
+    try {
+      db.prepare(probe);
+    } catch (error) {
+      return `its tables do not match version ${SCHEMA_VERSION}: ${(error as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
 /** Creates the tables, or moves a version 1 file's reports into them, oldest first. */
 export function prepareSchema(db: Database.Database): void {
   if ((db.pragma('user_version', { simple: true }) as number) >= SCHEMA_VERSION) return;

@@ -4,6 +4,7 @@
  * stored once. Reports arrive encoded (`report-encoding.ts`) and are written by a thread
  * of their own (`sqlite-write-thread.ts`), in batched transactions, so that writing never
  * holds up the thread that answers requests; reads use this thread's own connection.
+ * The file is checked when the store opens (`sqlite-check.ts`).
  */
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -11,8 +12,8 @@ import type Database from 'better-sqlite3';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import type { ReportStore, Retention, WriteOutcome } from './report-store.js';
-import { openDatabase } from './sqlite-open.js';
-import type { WriteCommand, WriteReply } from './sqlite-write-thread.js';
+import { openCheckedDatabase, type MovedAside } from './sqlite-check.js';
+import type { WriteCommand, WriteReply, WriteThreadData } from './sqlite-write-thread.js';
 import type { ReportRow, RowsOutcome, TraceRow } from './sqlite-writes.js';
 
 const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
@@ -26,7 +27,7 @@ const WRITE_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeM
  * A worker thread on Node 20 does not inherit the `--import tsx` loader, so under tsx the
  * thread starts from a line of script that loads its TypeScript module through tsx's API.
  */
-function startWriteThread(workerData: unknown): Worker {
+function startWriteThread(workerData: WriteThreadData): Worker {
   if (!WRITE_THREAD.pathname.endsWith('.ts')) return new Worker(WRITE_THREAD, { workerData, resourceLimits: WRITE_THREAD_LIMITS });
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(WRITE_THREAD.href)}, ${JSON.stringify(WRITE_THREAD.href)}))`;
@@ -44,13 +45,13 @@ class WriteThread {
   private failure: Error | undefined;
   private readonly exited: Promise<void>;
 
-  constructor(file: string) {
-    this.worker = startWriteThread({ file });
+  constructor(data: WriteThreadData) {
+    this.worker = startWriteThread(data);
     // The thread lives until close(), which every owner of a store calls.
     this.worker.on('message', (reply: WriteReply) => {
       const caller = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
-      if ('error' in reply) caller?.reject(new Error(reply.error));
+      if ('error' in reply) caller?.reject(Object.assign(new Error(reply.error), { code: reply.code }));
       else caller?.resolve(reply.result);
     });
     this.worker.on('error', (error) => this.fail(error));
@@ -81,15 +82,28 @@ class WriteThread {
   }
 }
 
+export interface SqliteStoreOptions {
+  /**
+   * Called when the file was found damaged at open, after it was moved aside and a new store
+   * created. Without it a damaged file is left as it is and the constructor throws a
+   * `ReportStoreError` naming it.
+   */
+  onDamaged?: (moved: MovedAside) => void;
+  /** Tests only: the write connection refuses to grow the file past this many pages, as a full disk would. */
+  maxPageCount?: number;
+}
+
 export class SqliteReportStore implements ReportStore {
   private readonly db: Database.Database;
   private readonly writer: WriteThread;
   private readonly readRow: Database.Statement;
 
-  constructor(readonly file: string) {
-    // Opened (and its schema prepared) before the thread opens its own connection.
-    this.db = openDatabase(file);
-    this.writer = new WriteThread(file);
+  constructor(readonly file: string, options: SqliteStoreOptions = {}) {
+    // Checked, opened (and its schema prepared) before the thread opens its own connection.
+    const { db, movedAside } = openCheckedDatabase(file, options.onDamaged !== undefined);
+    this.db = db;
+    if (movedAside) options.onDamaged!(movedAside);
+    this.writer = new WriteThread({ file, maxPageCount: options.maxPageCount });
     this.readRow = this.db.prepare(
       `SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`,
     );

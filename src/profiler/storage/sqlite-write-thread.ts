@@ -3,8 +3,15 @@
  * batches, purges and clears the store sends it, one at a time, in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { settleDiskUse } from './sqlite-disk.js';
 import { openDatabase } from './sqlite-open.js';
 import { prepareWrites, type ReportRow, type TraceRow } from './sqlite-writes.js';
+
+export interface WriteThreadData {
+  file: string;
+  /** Tests only: SQLite refuses to grow the file past this many pages, as a full disk would (SQLITE_FULL). */
+  maxPageCount?: number | undefined;
+}
 
 export type WriteCommand =
   | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[] }
@@ -12,19 +19,32 @@ export type WriteCommand =
   | { id: number; kind: 'clear' }
   | { id: number; kind: 'close' };
 
-export type WriteReply = { id: number; result: unknown } | { id: number; error: string };
+/** A failure carries SQLite's code (`SQLITE_FULL`) when it has one, so that it can be told apart. */
+export type WriteReply = { id: number; result: unknown } | { id: number; error: string; code: string | undefined };
 
-const db = openDatabase((workerData as { file: string }).file);
+const { file, maxPageCount } = workerData as WriteThreadData;
+const db = openDatabase(file);
+if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`);
 const writes = prepareWrites(db);
+
+/** Gives disk space back after deletions. If that cannot happen now (a full disk), the next retention run tries again. */
+function settled<T>(deleted: T): T {
+  try {
+    settleDiskUse(db);
+  } catch {
+    // The deletions are committed either way: their tokens must go back to the caller.
+  }
+  return deleted;
+}
 
 function apply(command: WriteCommand): unknown {
   switch (command.kind) {
     case 'insert':
       return writes.insert(command.rows, command.traces);
     case 'purge':
-      return writes.purge(command.before, command.keep);
+      return settled(writes.purge(command.before, command.keep));
     case 'clear':
-      return writes.clear();
+      return settled(writes.clear());
     case 'close':
       // Closing the connection checkpoints the WAL.
       db.close();
@@ -37,7 +57,8 @@ parentPort!.on('message', (command: WriteCommand) => {
     const result = apply(command);
     parentPort!.postMessage({ id: command.id, result } satisfies WriteReply);
   } catch (error) {
-    parentPort!.postMessage({ id: command.id, error: (error as Error).message } satisfies WriteReply);
+    const code = (error as { code?: unknown }).code;
+    parentPort!.postMessage({ id: command.id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined } satisfies WriteReply);
   }
   // With its port closed the thread has nothing left to do and ends.
   if (command.kind === 'close') parentPort!.close();

@@ -24,6 +24,11 @@ export interface SqliteWrites {
   clear(): string[];
 }
 
+/** Errors that belong to one report (too big, a constraint), not to the store. */
+function isReportError(error: unknown): boolean {
+  return /^SQLITE_(TOOBIG|CONSTRAINT|MISMATCH)/.test(String((error as { code?: unknown }).code));
+}
+
 export function prepareWrites(db: Database.Database): SqliteWrites {
   const insertReport = db.prepare(
     `INSERT INTO reports (token, time, method, url, status, ip, duration, data, trace)
@@ -37,7 +42,9 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
       try {
         if (insertReport.run(...row).changes === 0) outcome.rejected.push(row[0]);
       } catch (error) {
-        // One bad report costs itself only; the transaction goes on with the others.
+        // One bad report costs itself only; the transaction goes on with the others. A full
+        // disk or a damaged file is no report's fault: the batch fails and is rolled back whole.
+        if (!isReportError(error)) throw error;
         outcome.failed.push({ token: row[0], message: (error as Error).message });
       }
     }

@@ -1,0 +1,37 @@
+/**
+ * How the report store keeps its disk use near what the retention needs: a commit copies
+ * the WAL into the database once it holds 1 MiB, a restarted WAL is cut back to 1 MiB, and
+ * after each retention run the pages of deleted reports are given back (when they are many)
+ * and the WAL is emptied. Left to SQLite's defaults, the WAL alone grew past 4 MiB and
+ * filled a small volume before it was ever copied back.
+ */
+import type Database from 'better-sqlite3';
+
+/** WAL pages after which a commit copies the WAL into the database: 1 MiB of 4 KiB pages (SQLite's default is 1000). */
+export const WAL_CHECKPOINT_PAGES = 256;
+/** Bytes a WAL file is cut back to when SQLite starts it over. */
+export const WAL_SIZE_LIMIT = 1024 * 1024;
+/**
+ * Free pages are given back to the file system only when there are more than this many, and
+ * more than a quarter of the file: the few that retention frees as reports come and go are
+ * reused by the next reports instead of being moved and reallocated every second.
+ */
+const FREE_PAGES_KEPT = 256;
+
+/** The bounds every connection to the store uses. */
+export function boundDiskUse(db: Database.Database): void {
+  db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+}
+
+/**
+ * After a retention run or a clear: gives free pages back (files created with
+ * `auto_vacuum = INCREMENTAL`; older files keep theirs for reuse), then copies the WAL into
+ * the database and truncates it to nothing.
+ */
+export function settleDiskUse(db: Database.Database): void {
+  const free = db.pragma('freelist_count', { simple: true }) as number;
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  if (free > FREE_PAGES_KEPT && free > pages / 4) db.pragma('incremental_vacuum');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}

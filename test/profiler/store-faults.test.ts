@@ -1,0 +1,207 @@
+/**
+ * Issue 10, faults of the report store, with the real service process: a small disk stays
+ * bounded and recovers once space is back; a damaged store file is moved aside at start.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
+import { sendMany } from '../support/load.js';
+import { startKernel } from '../support/kernel.js';
+import { ask, runMain, startService, type Service } from '../support/service.js';
+
+const MiB = 1024 * 1024;
+const JSON_ACCEPT = { accept: 'application/json' };
+
+/**
+ * A tmpfs of `bytes` mounted for the test: a real disk that fills up. Undefined where this
+ * process may not mount one (not root, or no CAP_SYS_ADMIN); VIGIL_TEST_NO_MOUNT=1 asks for
+ * that case on purpose, to run the other branch.
+ */
+function mountSmallDisk(bytes: number): { dir: string; unmount(): void } | undefined {
+  if (process.getuid?.() !== 0 || process.env.VIGIL_TEST_NO_MOUNT === '1') return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-small-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch {
+    rmdirSync(dir);
+    return undefined;
+  }
+  return {
+    dir,
+    unmount: () => {
+      execFileSync('umount', [dir], { stdio: 'pipe' });
+      rmdirSync(dir);
+    },
+  };
+}
+
+/** Writes a file until the disk refuses more; returns its path. */
+function fillDisk(dir: string): string {
+  const file = join(dir, 'filler');
+  const fd = openSync(file, 'w');
+  try {
+    for (const size of [64 * 1024, 4096, 512, 1]) {
+      const chunk = Buffer.alloc(size, 1);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return file;
+}
+
+/** The store's files and their bytes. */
+function storeBytes(dir: string): number {
+  return readdirSync(dir).filter((name) => name.startsWith('profiler.sqlite')).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+}
+
+/** True when the report of `token` is in the store (the search writes what is queued first). */
+async function stored(service: Service, token: string): Promise<boolean> {
+  const answer = await ask(service, { path: `/_profiler/search?token=${token}`, headers: JSON_ACCEPT });
+  assert.equal(answer.status, 200, answer.body);
+  return (JSON.parse(answer.body) as Array<{ token: string }>).some((found) => found.token === token);
+}
+
+async function droppedCount(service: Service): Promise<number> {
+  const page = await ask(service, { path: '/_profiler' });
+  const match = /id="dropped"><b>(\d+)<\/b> dropped since start/.exec(page.body);
+  assert.ok(match, page.body);
+  return Number(match[1]);
+}
+
+/** Requests whose reports are about 4 KB each (a long URL is kept twice: in the summary and the request section). */
+const longPath = (round: string) => (i: number) => `/nowhere/${round}-${i}?${'q'.repeat(1200)}`;
+
+describe('a small disk: the store stays within the retention plus a constant, drops and counts reports while the disk is full, and stores again once space is back', () => {
+  it('on a 3 MiB volume with PROFILER_MAX_REPORTS=200', async () => {
+    const disk = mountSmallDisk(3 * MiB);
+    if (!disk) return simulatedFullStore();
+    let service: Service | undefined;
+    try {
+      service = await startService({ VAR_DIR: disk.dir, PROFILER_MAX_REPORTS: '200' });
+      // Many more reports than the retention keeps: disk use must stay flat, every report stored.
+      let peak = 0;
+      for (let round = 0; round < 12; round++) {
+        const sent = await sendMany(service, { count: 250, concurrency: 8, path: longPath(`r${round}`) });
+        assert.ok(await stored(service, sent.tokens.at(-1)!), `round ${round}: the last report is stored (store files: ${storeBytes(disk.dir)} bytes)`);
+        peak = Math.max(peak, storeBytes(disk.dir));
+      }
+      assert.equal(await droppedCount(service), 0);
+      // 200 reports of about 4 KB are under 1 MiB; the WAL and the -shm add at most 2 MiB (README).
+      assert.ok(peak <= 2.75 * MiB, `the store's files peaked at ${peak} bytes`);
+
+      // The disk fills up with something else: reports are dropped and counted, nothing crashes.
+      const filler = fillDisk(disk.dir);
+      await sendMany(service, { count: 300, concurrency: 8, path: longPath('full') });
+      await ask(service, { path: '/_profiler/search', headers: JSON_ACCEPT });
+      const dropped = await droppedCount(service);
+      assert.ok(dropped > 0, 'reports were dropped while the disk was full');
+      const failureLines = service.output().split('\n').filter((line) => line.includes('"level":50'));
+      assert.ok(failureLines.length < 20, `${failureLines.length} error lines for a full disk:\n${failureLines.slice(0, 5).join('\n')}`);
+
+      // Space comes back: new reports are stored again, without a restart.
+      unlinkSync(filler);
+      for (let round = 0; round < 3; round++) {
+        const sent = await sendMany(service, { count: 250, concurrency: 8, path: longPath(`back${round}`) });
+        assert.ok(await stored(service, sent.tokens.at(-1)!), `after space came back, round ${round}: the last report is stored`);
+      }
+      assert.equal(await droppedCount(service), dropped, 'nothing more is dropped once space is back');
+      await service.stop();
+
+      // And across a restart.
+      service = await startService({ VAR_DIR: disk.dir, PROFILER_MAX_REPORTS: '200' });
+      const again = await sendMany(service, { count: 250, concurrency: 8, path: longPath('restart') });
+      assert.ok(await stored(service, again.tokens.at(-1)!));
+      assert.ok(storeBytes(disk.dir) <= 2.75 * MiB);
+    } finally {
+      await service?.stop();
+      disk.unmount();
+    }
+  });
+});
+
+/**
+ * Where no disk can be mounted: the same course in the kernel, with SQLite's page limit on
+ * the store's connection standing in for the full disk (it fails writes with SQLITE_FULL).
+ */
+async function simulatedFullStore(): Promise<void> {
+  const varDir = mkdtempSync(join(tmpdir(), 'vigil-full-'));
+  const store = new SqliteReportStore(join(varDir, 'profiler.sqlite'), { maxPageCount: 200 });
+  const kernel = await startKernel({ VAR_DIR: varDir, PROFILER_MAX_REPORTS: '100000' }, { reportStore: store });
+  try {
+    const send = async (path: string) => String((await kernel.app.inject({ url: path })).headers['x-debug-token']);
+    for (let i = 0; i < 400 && kernel.profiler!.writer.dropped === 0; i++) {
+      await send(longPath('fill')(i));
+      await kernel.profiler!.writer.flush();
+    }
+    assert.ok(kernel.profiler!.writer.dropped > 0, 'reports were dropped once the store was full');
+    const page = await kernel.app.inject({ url: '/_profiler' });
+    assert.match(page.body, /class="bad" id="dropped"/);
+    await store.clear();
+    const token = await send(longPath('back')(0));
+    await kernel.profiler!.writer.flush();
+    assert.ok(await store.read(token), 'once there is room, reports are stored again');
+  } finally {
+    await kernel.close();
+  }
+}
+
+describe('a damaged store is moved aside at start, and a new one is created', () => {
+  const expectMovedAside = async (varDir: string, original: Buffer) => {
+    const service = await startService({ VAR_DIR: varDir });
+    try {
+      const moved = readdirSync(varDir).filter((name) => /^profiler\.sqlite\.damaged-\d{8}T\d{6}Z$/.test(name));
+      assert.equal(moved.length, 1, `files: ${readdirSync(varDir).join(', ')}`);
+      const movedPath = join(varDir, moved[0]!);
+      assert.ok(readFileSync(movedPath).equals(original), 'the damaged file is kept as it was');
+      assert.ok(service.output().includes(movedPath), `the log names ${movedPath}:\n${service.output()}`);
+      const token = String((await ask(service, { path: '/after-repair' })).headers['x-debug-token']);
+      assert.ok(await stored(service, token), 'new reports are stored');
+      const search = await ask(service, { path: '/_profiler/search?url=after', headers: JSON_ACCEPT });
+      assert.equal(search.status, 200);
+    } finally {
+      await service.stop();
+    }
+  };
+
+  it('moves a file full of garbage aside', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-garbage-'));
+    const garbage = randomBytes(64 * 1024);
+    writeFileSync(join(varDir, 'profiler.sqlite'), garbage);
+    await expectMovedAside(varDir, garbage);
+  });
+
+  it('moves a real store whose middle pages were overwritten aside', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-overwritten-'));
+    const first = await startService({ VAR_DIR: varDir });
+    await sendMany(first, { count: 400, concurrency: 8, path: longPath('before') });
+    await first.stop();
+    const file = join(varDir, 'profiler.sqlite');
+    assert.ok(!existsSync(`${file}-wal`) || statSync(`${file}-wal`).size === 0, 'the store was closed cleanly');
+    const store = readFileSync(file);
+    const third = Math.floor(store.length / 3 / 4096) * 4096;
+    randomBytes(third).copy(store, third);
+    writeFileSync(file, store);
+    await expectMovedAside(varDir, store);
+  });
+});
+
+describe('a store that cannot be opened stops the start with a message naming it', () => {
+  it('names the path when profiler.sqlite is a directory', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-unopenable-'));
+    mkdirSync(join(varDir, 'profiler.sqlite'));
+    const { code, stderr } = await runMain({ VAR_DIR: varDir });
+    assert.equal(code, 1);
+    assert.ok(stderr.startsWith(`vigil: cannot start: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
+    assert.doesNotMatch(stderr, /\n    at /, 'a message, not a stack');
+  });
+});
