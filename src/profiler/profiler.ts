@@ -74,6 +74,7 @@ export class Profiler {
       ...this.options.writer,
       retention: this.options.retention,
       log: app.log,
+      redactor: this.redactor,
       releaseTokens: (tokens) => this.issuer.release(tokens),
     });
     // Retention may delete (and release) tokens before the stored ones are loaded.
@@ -194,7 +195,8 @@ export class Profiler {
       token: profile.token,
       time: profile.time,
       method: request.method,
-      url: this.redactor.url(requestUrlWithQuery(request)),
+      // Redacted and cut with the rest of the report when it is encoded.
+      url: requestUrlWithQuery(request),
       status: profile.aborted ? CLIENT_CLOSED_REQUEST : reply.statusCode,
       ip: profile.ip,
       duration: Math.round((profile.marks.end! - profile.marks.start) * 1000) / 1000,

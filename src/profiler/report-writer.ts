@@ -8,6 +8,7 @@
  * of deleted reports are handed back too. Close flushes what is queued.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
 import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
 import type { ReportStore, Retention } from './storage/report-store.js';
@@ -24,6 +25,8 @@ export interface ReportWriterOptions {
   /** How often retention runs when nothing is written (age still expires reports). */
   idlePurgeMs?: number;
   log: FastifyBaseLogger;
+  /** Redacts each report as it is encoded; without one, credential-like names only. */
+  redactor?: Redactor | undefined;
   /** Called with tokens that are free again: their reports were dropped, or deleted by retention. */
   releaseTokens: (tokens: string[]) => void;
 }
@@ -102,7 +105,7 @@ export class ReportWriter {
     }
     let encoded: EncodedReport;
     try {
-      encoded = encodeReport(report);
+      encoded = encodeReport(report, this.options.redactor);
     } catch (error) {
       this.discard([report.token], `one could not be serialized (${(error as Error).message})`);
       return;
