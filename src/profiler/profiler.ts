@@ -11,7 +11,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { TokenIssuer } from '../debug/token.js';
-import { requestOrigin, requestUrlWithQuery } from '../server/request-url.js';
+import { requestOrigin, requestTarget, requestUrlWithQuery } from '../server/request-url.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
 import type { Report } from './report.js';
 import { Redactor } from './redact.js';
@@ -138,6 +138,11 @@ export class Profiler {
     return request.profile !== null && this.isProfilerRequest(request);
   }
 
+  /** True for a request to a profiler page from a client the profiler admits (it carries no profile). */
+  serves(request: FastifyRequest): boolean {
+    return request.profile === null && this.isProfilerRequest(request);
+  }
+
   async close(): Promise<void> {
     if (this.writer) {
       await this.writer.close();
@@ -157,11 +162,15 @@ export class Profiler {
     return { stored: await this.store.count(), queued: this.writer.queued, dropped: this.writer.dropped, purged: this.writer.purged, retention: this.options.retention };
   }
 
-  /** The profiler's routes, or (unrouted) a path under /_profiler, percent-encoded or not. */
+  /**
+   * The profiler's routes, or (unrouted) a path under /_profiler, percent-encoded or not,
+   * in any target form (`POST https://host/_profiler` is unrouted for POST, and its path is
+   * the profiler's).
+   */
   private isProfilerRequest(request: FastifyRequest): boolean {
     if (!request.is404) return isProfilerPath((request.routeOptions.config as { routePath?: string }).routePath ?? '');
-    const url = request.url;
-    return isProfilerPath(url) || (url.includes('%') && isProfilerPath(safeDecodeUri(url)));
+    const { path } = requestTarget(request);
+    return isProfilerPath(path) || (path.includes('%') && isProfilerPath(safeDecodeUri(path)));
   }
 
   private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {
