@@ -169,8 +169,9 @@ export class Profiler {
    */
   private isProfilerRequest(request: FastifyRequest): boolean {
     if (!request.is404) return isProfilerPath((request.routeOptions.config as { routePath?: string }).routePath ?? '');
-    const { path } = requestTarget(request);
-    return isProfilerPath(path) || (path.includes('%') && isProfilerPath(safeDecodeUri(path)));
+    const url = request.url;
+    const target = url.charCodeAt(0) === 0x2f ? url : requestTarget(request).path;
+    return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
   }
 
   private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {
