@@ -88,3 +88,19 @@ describe('JSON text is redacted as each of its strings would be', () => {
     }
   });
 });
+
+describe('the scan is linear, whatever the text', () => {
+  it('never looks for pairs inside a value it redacted', () => {
+    let asked = 0;
+    const rule = (name: string) => {
+      asked++;
+      return isCredentialName(name);
+    };
+    const hostile = `?${'token='.repeat(20_000)}x`;
+    assert.equal(redactText(hostile, rule, '[redacted]'), '?token=[redacted]');
+    assert.equal(asked, 1);
+    asked = 0;
+    assert.equal(redactText(rawurlencode(hostile), rule, '[redacted]'), '%3Ftoken%3D[redacted]');
+    assert.equal(asked, 1);
+  });
+});

@@ -77,24 +77,36 @@ function escaped(text: string, at: number): boolean {
   return backslashes % 2 === 1;
 }
 
-/** `name=value` and `name%3Dvalue` pairs with a secret name and a value. */
+/**
+ * `name=value` and `name%3Dvalue` pairs with a secret name and a value. The search goes on
+ * after a redacted value, never inside it: `token=token=token=...` costs one scan, not one
+ * per `=`.
+ */
 function pairCuts(text: string, isSecret: SecretRule, replacement: string, json: boolean, cuts: Cut[]): void {
-  for (let at = text.indexOf('='); at !== -1; at = text.indexOf('=', at + 1)) pairCut(text, at, 1, isSecret, replacement, json, cuts);
-  for (let at = text.indexOf('%3'); at !== -1; at = text.indexOf('%3', at + 2)) {
+  for (let at = text.indexOf('='); at !== -1; ) {
+    const end = pairCut(text, at, 1, isSecret, replacement, json, cuts);
+    at = text.indexOf('=', Math.max(at + 1, end));
+  }
+  for (let at = text.indexOf('%3'); at !== -1; ) {
     const next = text.charCodeAt(at + 2);
-    if (next === 0x44 || next === 0x64) pairCut(text, at, 3, isSecret, replacement, json, cuts); // %3D
+    const end = next === 0x44 || next === 0x64 ? pairCut(text, at, 3, isSecret, replacement, json, cuts) : -1; // %3D
+    at = text.indexOf('%3', Math.max(at + 2, end));
   }
 }
 
-/** The pair whose `=` (or `%3D`, `length` 3) is at `at`, when its name is a secret and it has a value. */
-function pairCut(text: string, at: number, length: number, isSecret: SecretRule, replacement: string, json: boolean, cuts: Cut[]): void {
+/**
+ * The pair whose `=` (or `%3D`, `length` 3) is at `at`, when its name is a secret and it
+ * has a value: cut, and where its value ends returned; -1 otherwise.
+ */
+function pairCut(text: string, at: number, length: number, isSecret: SecretRule, replacement: string, json: boolean, cuts: Cut[]): number {
   const encoded = length === 3;
   const name = nameBefore(text, at, encoded, json);
-  if (name === '' || !isSecret(name)) return;
+  if (name === '' || !isSecret(name)) return -1;
   const start = at + length;
   const end = valueEnd(text, start, encoded, json);
-  if (end === start || text.slice(start, end) === replacement) return;
-  cuts.push({ start, end, with: replacement });
+  if (end === start) return -1;
+  if (text.slice(start, end) !== replacement) cuts.push({ start, end, with: replacement });
+  return end;
 }
 
 /** The field name right before the `=` at `at`, decoded; '' when there is none. */
