@@ -112,18 +112,16 @@ function pairCut(text: string, at: number, length: number, isSecret: SecretRule,
 /** The field name right before the `=` at `at`, decoded; '' when there is none. */
 function nameBefore(text: string, at: number, encoded: boolean, json: boolean): string {
   let start = at;
-  while (start > 0 && at - start < MAX_NAME && isNameChar(text.charCodeAt(start - 1))) start--;
-  // In JSON, `\n` or `\u0001` before a name is an escape: its letters are not the name's.
-  if (json && start > 0 && escaped(text, start) && text.charCodeAt(start - 1) === 0x5c) start += text[start] === 'u' ? 5 : 1;
-  if (encoded) {
+  while (start > 0 && at - start < MAX_NAME && isNameChar(text.charCodeAt(start - 1))) {
+    start--;
     // After an encoded `=` the text is percent-encoded: `%3F` or `%26` ends the name before it.
-    for (let i = at - 3; i >= start; i--) {
-      if (text.charCodeAt(i) === 0x25 && !ENCODED_NAME_CHARS.has(text.slice(i + 1, i + 3).toUpperCase())) {
-        start = i + 3;
-        break;
-      }
+    if (encoded && text.charCodeAt(start) === 0x25 && start + 3 <= at && !ENCODED_NAME_CHARS.has(text.slice(start + 1, start + 3).toUpperCase())) {
+      start += 3;
+      break;
     }
   }
+  // In JSON, `\n` or `\u0001` before a name is an escape: its letters are not the name's.
+  if (json && start > 0 && escaped(text, start) && text.charCodeAt(start - 1) === 0x5c) start += text[start] === 'u' ? 5 : 1;
   return start >= at ? '' : safeDecode(text.slice(start, at));
 }
 
