@@ -30,7 +30,7 @@ function endsValue(code: number): boolean {
 
 /** The same, percent-encoded (`%26`, `%22`, ...): they end values only after an encoded `=`. */
 const ENCODED_ENDS = new Set(['26', '23', '22', '3C', '3E', '20', '09', '0A', '0D']);
-/** Percent-encoded characters that cannot be part of a name: a name starts after the last of them. */
+/** Percent-encoded characters a name may hold (`%5B` is `[`); after an encoded `=`, any other ends the name before it. */
 const ENCODED_NAME_CHARS = new Set(['5B', '5D', '5F', '2D', '2E', '7E']);
 
 /** `text` with the values of secret `name=value` pairs and userinfo passwords replaced. */
