@@ -28,6 +28,7 @@ import { noRouteError, sendRedirect, unmatchedOutcome } from './routing/unmatche
 import { httpDate } from './server/http-date.js';
 import { answerClientError, oversizedHead, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
 import { isValidHost } from './server/request-url.js';
+import { hostName, TrustedHosts } from './server/trusted-hosts.js';
 
 export interface KernelOptions {
   config: Config;
@@ -109,14 +110,17 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   app.setErrorHandler((error, request, reply) => respondWithError(limits.explain(error, request, reply), request, reply));
 
   const cors = new CorsPolicy(config.cors);
+  const trustedHosts = new TrustedHosts(config.trustedHosts);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('date', httpDate());
     const oversized = oversizedHead(request);
     if (oversized) return done(oversized);
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
     if (!isValidHost(request.host)) return done(new BadRequestHttpError(`Invalid Host "${request.host}".`, 'VIGIL_ERR_INVALID_HOST'));
+    if (!trustedHosts.trusts(request.host)) return done(new BadRequestHttpError(`Untrusted Host "${hostName(request.host)}".`, 'VIGIL_ERR_UNTRUSTED_HOST'));
     const origin = request.headers.origin;
-    if (origin !== undefined) {
+    // The profiler's pages are for its own origin only: no origin may read them cross-origin.
+    if (origin !== undefined && !profiler?.serves(request)) {
       const preflightMethod = request.headers['access-control-request-method'];
       // A preflight is answered here, on any path, before routing.
       if (request.method === 'OPTIONS' && preflightMethod !== undefined) return answerPreflight(cors, origin, request, reply, done);

@@ -29,6 +29,8 @@ export interface Config {
   tlsKey: string | undefined;
   /** Peers whose X-Forwarded-* headers are believed: IPs or CIDRs. */
   trustedProxies: string[];
+  /** Hosts answered (`TRUSTED_HOSTS`, Symfony's): a request for any other is a 400. Empty: every host. */
+  trustedHosts: RegExp[];
   logLevel: string;
   /** Reports kept at most (`PROFILER_MAX_REPORTS`); the oldest go first. */
   profilerMaxReports: number;
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     tlsCert,
     tlsKey,
     trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
+    trustedHosts: regexList(env, 'TRUSTED_HOSTS', 'i'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     // Every kept token is remembered, and the token space (16.7 million) must stay far from full.
     profilerMaxReports: integer(env, 'PROFILER_MAX_REPORTS', 10_000, 1, 5_000_000),
@@ -196,6 +199,21 @@ function regex(env: Env, name: string, fallback: string, flags: string): RegExp 
   } catch (error) {
     throw new ConfigError(name, `"${value}" is not a valid regular expression: ${(error as Error).message}`);
   }
+}
+
+/** Comma-separated regular expressions, each anchored as written (Symfony's TRUSTED_HOSTS). */
+function regexList(env: Env, name: string, flags: string): RegExp[] {
+  const value = raw(env, name);
+  if (value === undefined) return [];
+  return value.split(',').map((entry) => {
+    const item = entry.trim();
+    if (item === '') throw new ConfigError(name, `"${value}" has an empty item`);
+    try {
+      return new RegExp(item, flags);
+    } catch (error) {
+      throw new ConfigError(name, `"${item}" is not a valid regular expression: ${(error as Error).message}`);
+    }
+  });
 }
 
 /** A comma-separated list whose every item matches `item`. */

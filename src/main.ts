@@ -17,6 +17,7 @@ Settings come from the environment or a .env file:
   VAR_DIR           certificate and report store (var/)
   ROUTES            a module declaring routes, e.g. examples/demo-routes.ts
   TRUSTED_PROXIES   IPs or CIDRs whose X-Forwarded-* headers are believed
+  TRUSTED_HOSTS     regular expressions of the hosts answered; others get a 400 (default: any)
   LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
   CORS_ALLOW_ORIGIN regular expression of the origins browsers may call from (localhost, 127.0.0.1)
   CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE

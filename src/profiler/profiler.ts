@@ -11,7 +11,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { TokenIssuer } from '../debug/token.js';
-import { requestOrigin, requestUrlWithQuery } from '../server/request-url.js';
+import { requestOrigin, requestTarget, requestUrlWithQuery } from '../server/request-url.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
 import type { Report } from './report.js';
 import { Redactor } from './redact.js';
@@ -74,6 +74,7 @@ export class Profiler {
       ...this.options.writer,
       retention: this.options.retention,
       log: app.log,
+      redactor: this.redactor,
       releaseTokens: (tokens) => this.issuer.release(tokens),
     });
     // Retention may delete (and release) tokens before the stored ones are loaded.
@@ -137,6 +138,11 @@ export class Profiler {
     return request.profile !== null && this.isProfilerRequest(request);
   }
 
+  /** True for a request to a profiler page from a client the profiler admits (it carries no profile). */
+  serves(request: FastifyRequest): boolean {
+    return request.profile === null && this.isProfilerRequest(request);
+  }
+
   async close(): Promise<void> {
     if (this.writer) {
       await this.writer.close();
@@ -156,11 +162,16 @@ export class Profiler {
     return { stored: await this.store.count(), queued: this.writer.queued, dropped: this.writer.dropped, purged: this.writer.purged, retention: this.options.retention };
   }
 
-  /** The profiler's routes, or (unrouted) a path under /_profiler, percent-encoded or not. */
+  /**
+   * The profiler's routes, or (unrouted) a path under /_profiler, percent-encoded or not,
+   * in any target form (`POST https://host/_profiler` is unrouted for POST, and its path is
+   * the profiler's).
+   */
   private isProfilerRequest(request: FastifyRequest): boolean {
     if (!request.is404) return isProfilerPath((request.routeOptions.config as { routePath?: string }).routePath ?? '');
     const url = request.url;
-    return isProfilerPath(url) || (url.includes('%') && isProfilerPath(safeDecodeUri(url)));
+    const target = url.charCodeAt(0) === 0x2f ? url : requestTarget(request).path;
+    return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
   }
 
   private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {
@@ -194,7 +205,8 @@ export class Profiler {
       token: profile.token,
       time: profile.time,
       method: request.method,
-      url: this.redactor.url(requestUrlWithQuery(request)),
+      // Redacted and cut with the rest of the report when it is encoded.
+      url: requestUrlWithQuery(request),
       status: profile.aborted ? CLIENT_CLOSED_REQUEST : reply.statusCode,
       ip: profile.ip,
       duration: Math.round((profile.marks.end! - profile.marks.start) * 1000) / 1000,

@@ -12,6 +12,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { Backoff, PacedFailureLog } from './failure-pacing.js';
+import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
 import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
 import type { ReportStore, Retention } from './storage/report-store.js';
@@ -30,6 +31,8 @@ export interface ReportWriterOptions {
   /** How often retention runs when nothing is written (age still expires reports). */
   idlePurgeMs?: number;
   log: FastifyBaseLogger;
+  /** Redacts each report as it is encoded; without one, credential-like names only. */
+  redactor?: Redactor | undefined;
   /** Called with tokens that are free again: their reports were dropped, or deleted by retention. */
   releaseTokens: (tokens: string[]) => void;
 }
@@ -139,7 +142,7 @@ export class ReportWriter {
     }
     let encoded: EncodedReport;
     try {
-      encoded = encodeReport(report);
+      encoded = encodeReport(report, this.options.redactor);
     } catch (error) {
       this.discard([report.token], `one could not be serialized (${(error as Error).message})`);
       return;

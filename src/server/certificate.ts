@@ -47,7 +47,8 @@ export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' 
       },
     ],
   });
-  mkdirSync(dir, { recursive: true });
+  // VAR_DIR holds this key and the debug reports: its owner's alone (the store makes it so too).
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(keyFile, pems.private, { mode: 0o600 });
   chmodSync(keyFile, 0o600);
   writeFileSync(certFile, pems.cert);

@@ -14,9 +14,23 @@ export function isValidHost(host: string): boolean {
   return VALID_HOST.test(host);
 }
 
+/**
+ * `http` or `https`: a trusted proxy's X-Forwarded-Proto when it says one of them (in any
+ * case), else the socket's. Any other claim (`javascript`) would end up in links and a
+ * Location header: it is ignored.
+ */
+export function requestScheme(request: FastifyRequest): 'http' | 'https' {
+  // Typed 'http' | 'https', but Fastify hands over whatever the proxy's header said.
+  const claimed: string | undefined = request.protocol;
+  if (claimed === 'https' || claimed === 'http') return claimed;
+  const lower = claimed?.toLowerCase();
+  if (lower === 'https' || lower === 'http') return lower;
+  return (request.raw.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+}
+
 /** `https://localhost:8443`, without a default port. */
 export function requestOrigin(request: FastifyRequest): string {
-  const scheme = request.protocol;
+  const scheme = requestScheme(request);
   let host = request.host;
   const colon = host.lastIndexOf(':');
   if (colon > host.lastIndexOf(']') && host.slice(colon + 1) === DEFAULT_PORTS[scheme]) host = host.slice(0, colon);

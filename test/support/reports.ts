@@ -20,5 +20,5 @@ export function report(token: string, overrides: Partial<Report> = {}): Report {
 
 /** Reports as the writer hands them to a store. */
 export function encoded(reports: Report[]): EncodedReport[] {
-  return reports.map(encodeReport);
+  return reports.map((report) => encodeReport(report));
 }

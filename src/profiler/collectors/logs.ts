@@ -44,9 +44,10 @@ export function logsCollector(tap: LogTap): Collector {
     start({ request }) {
       tap.watch(request.id);
     },
-    collect({ request }): LogsSection {
+    collect({ request, redactor }): LogsSection {
       const { lines, omitted } = tap.take(request.id);
-      return { lines: lines.map(parseLogLine), omitted };
+      // A handler may log what it received (`log.info({ body })`): credential fields are redacted.
+      return { lines: lines.map((line) => redactor.fields(parseLogLine(line))), omitted };
     },
   };
 }

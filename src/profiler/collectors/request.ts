@@ -59,7 +59,8 @@ export const requestCollector: Collector = {
     const declaredLength = request.headers['content-length'];
     return {
       method: request.method,
-      url: redactor.url(requestUrlWithQuery(request)),
+      // Secrets inside the URL and headers' text are redacted when the report is encoded.
+      url: requestUrlWithQuery(request),
       query: queryParameters(requestTarget(request).query.slice(1), redactor),
       headers: redactor.headers(request.headers),
       // Declared size; a chunked body has none, and an unrouted request's body is never read.

@@ -3,12 +3,17 @@
  * trace is kept apart under a hash of its JSON: every 404 shares one trace, so a store
  * keeps it once and a report shrinks to its own data.
  *
+ * This is the one place every report passes before it is kept: its secrets are redacted
+ * and its size bounded here (see `report-bounds.ts`), whichever collector filled it.
+ *
  * The writer encodes each report as it is queued: the serializing is spread over the
  * requests instead of stalling the response path for a whole batch, and only strings
  * wait in the queue, not a report's object graph.
  */
 import { createHash } from 'node:crypto';
+import { Redactor } from '../redact.js';
 import type { Report, ReportSummary } from '../report.js';
+import { boundedSections, boundedTraceJson, cutString } from './report-bounds.js';
 
 export interface EncodedTrace {
   /** Names the trace: sha256 of its JSON, base64url. */
@@ -28,42 +33,25 @@ export interface EncodedReport extends ReportSummary {
  */
 const encodedTraces = new WeakMap<object, EncodedTrace>();
 
-export function encodeReport(report: Report): EncodedReport {
-  const { token, time, method, url, status, ip, duration, collectors } = report;
+/** Reports encoded without a redactor of their own still lose the credential-like values. */
+const CREDENTIALS_ONLY = new Redactor();
+
+export function encodeReport(report: Report, redactor: Redactor = CREDENTIALS_ONLY): EncodedReport {
+  const { token, time, method, status, ip, duration, collectors } = report;
+  const url = cutString(redactor.url(report.url));
   const exception = collectors.exception as { trace?: unknown } | undefined;
   const trace = exception?.trace;
   if (typeof trace !== 'object' || trace === null) {
-    return { token, time, method, url, status, ip, duration, data: sectionsJson(collectors), trace: undefined };
+    return { token, time, method, url, status, ip, duration, data: boundedSections(collectors, redactor), trace: undefined };
   }
   let encoded = encodedTraces.get(trace);
   if (encoded === undefined) {
-    const json = JSON.stringify(trace);
+    const json = boundedTraceJson(trace);
     encoded = { hash: createHash('sha256').update(json).digest('base64url'), json };
     encodedTraces.set(trace, encoded);
   }
-  const data = sectionsJson({ ...collectors, exception: { ...exception, trace: undefined } });
+  const data = boundedSections({ ...collectors, exception: { ...exception, trace: undefined } }, redactor);
   return { token, time, method, url, status, ip, duration, data, trace: encoded };
-}
-
-/**
- * The sections as JSON. A section that cannot be serialized (a BigInt, a cycle in an
- * application's collector) costs its own section only, as a collector that throws does.
- */
-function sectionsJson(sections: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(sections);
-  } catch {
-    const serializable: Record<string, unknown> = {};
-    for (const [name, section] of Object.entries(sections)) {
-      try {
-        JSON.stringify(section);
-        serializable[name] = section;
-      } catch (error) {
-        serializable[name] = { collectorError: `the section cannot be serialized: ${(error as Error).message}` };
-      }
-    }
-    return JSON.stringify(serializable);
-  }
 }
 
 /** The report again, from what a store kept: its summary, its data and its trace's JSON. */

@@ -1,12 +1,12 @@
 /** Opens the report store's SQLite file with the settings every connection to it uses. */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { boundDiskUse } from './sqlite-disk.js';
 import { prepareSchema } from './sqlite-schema.js';
 
 export function openDatabase(file: string): Database.Database {
-  mkdirSync(dirname(file), { recursive: true });
+  createPrivately(file);
   const db = new Database(file);
   // Lets a new file give freed pages back (sqlite-disk.ts); it must precede WAL, which writes the header.
   db.pragma('auto_vacuum = INCREMENTAL');
@@ -17,4 +17,34 @@ export function openDatabase(file: string): Database.Database {
   boundDiskUse(db);
   prepareSchema(db);
   return db;
+}
+
+/**
+ * Reports hold what clients sent: the store is its owner's alone, whatever the umask. Its
+ * directory is created 0700 and the file 0600; SQLite gives its -wal and -shm files the
+ * database file's mode. A file kept from an older start is made 0600 too.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    for (const own of [file, `${file}-wal`, `${file}-shm`]) chmodQuietly(own);
+    return;
+  }
+  try {
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function chmodQuietly(path: string): void {
+  try {
+    chmodSync(path, 0o600);
+  } catch {
+    // Missing (no -wal yet), or not ours to change: SQLite reports what matters when it opens.
+  }
 }
