@@ -65,9 +65,11 @@ describe('a path matches a route as a whole, parameters against their requiremen
   it('takes the literal parts of a path literally, not as a regular expression', () => {
     assert.deepEqual(matcher.allowedMethods('/files/v1.0'), ['GET']);
     assert.deepEqual(matcher.allowedMethods('/files/v1x0'), []);
-    const plus = new RouteMatcher(new Routes().get('/a+b', answer).definitions);
-    assert.deepEqual(plus.allowedMethods('/a+b'), ['GET']);
-    assert.deepEqual(plus.allowedMethods('/aab'), []);
+    const special = new RouteMatcher(new Routes().get('/a+b', answer).get('/api.v1/{id}', answer).definitions);
+    assert.deepEqual(special.allowedMethods('/a+b'), ['GET']);
+    assert.deepEqual(special.allowedMethods('/aab'), []);
+    assert.deepEqual(special.allowedMethods('/api.v1/7'), ['GET']);
+    assert.deepEqual(special.allowedMethods('/apixv1/7'), []);
   });
   it('does not match a prefix or an extension of the path', () => {
     assert.deepEqual(matcher.allowedMethods('/hell'), []);
