@@ -123,9 +123,11 @@ describe('the closest routes share the longest literal prefix with the path, and
     assert.equal(nearest!.path, '/items/{id}');
     assert.equal(nearest!.reason, 'parameter "id" = "abc" does not match the requirement \\d+');
   });
-  it('names the first failing parameter of several', () => {
-    const tags = demoMatcher().closest('PATCH', '/items/1/tags/RED').find((miss) => miss.path === '/items/{id}/tags/{tag}');
-    assert.equal(tags!.reason, 'parameter "tag" = "RED" does not match the requirement [a-z]+');
+  it('names the first failing parameter of several, checking each as a whole', () => {
+    const reasonFor = (path: string) => demoMatcher().closest('PATCH', path).find((miss) => miss.path === '/items/{id}/tags/{tag}')!.reason;
+    assert.equal(reasonFor('/items/1/tags/RED'), 'parameter "tag" = "RED" does not match the requirement [a-z]+');
+    assert.equal(reasonFor('/items/x/tags/RED'), 'parameter "id" = "x" does not match the requirement \\d+');
+    assert.equal(reasonFor('/items/1x/tags/red'), 'parameter "id" = "1x" does not match the requirement \\d+');
   });
   it('shows the decoded value of a failing parameter', () => {
     const [nearest] = demoMatcher().closest('PUT', '/items/a%20b');
@@ -152,8 +154,5 @@ describe('the closest routes share the longest literal prefix with the path, and
   it('keeps every route of a table no larger than the limit, however far', () => {
     const small = new RouteMatcher(new Routes().get('/hello', answer).post('/items', answer).definitions);
     assert.deepEqual(small.closest('GET', '/zzz').map((miss) => miss.path), ['/hello', '/items']);
-  });
-  it('gives nothing for an empty table', () => {
-    assert.deepEqual(new RouteMatcher([]).closest('GET', '/x'), []);
   });
 });

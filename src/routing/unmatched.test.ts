@@ -53,9 +53,10 @@ describe('a path no route has is a 404 "No route found for "<METHOD> <URL>""', (
   it('keeps the percent-encoding the client sent', () => {
     assert.equal(errorOf(outcome('GET', '/caf%C3%A9/a%20b')).message, 'No route found for "GET https://localhost:8443/caf%C3%A9/a%20b"');
   });
-  it('is a 404 when a parameter fails its requirement', () => {
+  it('is a 404 when a parameter fails its requirement, whatever the method', () => {
     const error = errorOf(outcome('PUT', '/items/abc'));
     assert.deepEqual([error.status, error.message], [404, 'No route found for "PUT https://localhost:8443/items/abc"']);
+    assert.equal(errorOf(outcome('GET', '/items/abc')).status, 404);
   });
   it('carries no Allow header', () => {
     assert.deepEqual(errorOf(outcome('GET', '/nowhere')).headers, {});
