@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, type Env } from './config.js';
+
+const CWD = '/srv/app';
+const load = (env: Env) => loadConfig(env, CWD);
+
+/** The message a bad environment is refused with, checking that the error names `variable`. */
+function refusal(env: Env, variable: string): string {
+  try {
+    load(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    assert.equal(error.name, 'ConfigError');
+    assert.equal(error.variable, variable);
+    return error.message;
+  }
+  assert.fail(`${JSON.stringify(env)} was accepted`);
+}
+
+describe('every setting has a documented default', () => {
+  it('gives the defaults for an empty environment', () => {
+    const { cors, isolatedWorkers, ...config } = load({});
+    assert.deepEqual(config, {
+      appEnv: 'dev',
+      debug: true,
+      host: 'localhost',
+      port: 8443,
+      tls: true,
+      varDir: '/srv/app/var',
+      routes: undefined,
+      tlsCert: undefined,
+      tlsKey: undefined,
+      trustedHosts: [],
+      trustedProxies: [],
+      logLevel: 'info',
+      profilerMaxReports: 10000,
+      profilerMaxAgeMs: 172_800_000,
+      profilerAllow: [],
+      profilerRedact: [],
+      postMaxSize: { bytes: 104_857_600, text: '100M' },
+      uploadMaxFilesize: { bytes: 104_857_600, text: '100M' },
+      maxExecutionTime: 660,
+      memoryLimit: { bytes: 536_870_912, text: '512M' },
+    });
+    assert.deepEqual(
+      { ...cors, allowOrigin: [cors.allowOrigin.source, cors.allowOrigin.flags] },
+      {
+        allowOrigin: ['^https?:\\/\\/(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$', 'i'],
+        allowMethods: ['GET', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        allowHeaders: ['content-type', 'authorization'],
+        exposeHeaders: ['link'],
+        maxAge: 3600,
+      },
+    );
+    assert.equal(isolatedWorkers, Math.min(availableParallelism(), 8));
+  });
+  it('takes an empty or blank value as unset, and trims the others', () => {
+    assert.deepEqual([load({ PORT: '', HOST: '   ' }).port, load({ PORT: '', HOST: '   ' }).host], [8443, 'localhost']);
+    assert.equal(load({ PORT: ' 9443 ' }).port, 9443);
+  });
+});
+
+describe('APP_ENV is dev or prod, and APP_DEBUG follows it unless set', () => {
+  it('turns debug off in prod', () => {
+    const config = load({ APP_ENV: 'prod' });
+    assert.deepEqual([config.appEnv, config.debug], ['prod', false]);
+  });
+  it('lets APP_DEBUG override either way', () => {
+    assert.equal(load({ APP_ENV: 'prod', APP_DEBUG: '1' }).debug, true);
+    assert.equal(load({ APP_ENV: 'dev', APP_DEBUG: '0' }).debug, false);
+  });
+  it('refuses another environment, case included', () => {
+    assert.equal(refusal({ APP_ENV: 'staging' }, 'APP_ENV'), 'APP_ENV: "staging" is not one of dev, prod');
+    assert.equal(refusal({ APP_ENV: 'PROD' }, 'APP_ENV'), 'APP_ENV: "PROD" is not one of dev, prod');
+  });
+});
+
+describe('a boolean is 1, true, on, yes or 0, false, off, no, in any case', () => {
+  it('reads each spelling', () => {
+    for (const value of ['1', 'true', 'ON', 'Yes']) assert.equal(load({ TLS: value }).tls, true, value);
+    for (const value of ['0', 'FALSE', 'off', 'No']) assert.equal(load({ TLS: value }).tls, false, value);
+  });
+  it('refuses anything else, quoting the value as set', () => {
+    assert.equal(refusal({ APP_DEBUG: 'maybe' }, 'APP_DEBUG'), 'APP_DEBUG: "maybe" is not a boolean (use 1 or 0)');
+    assert.equal(refusal({ TLS: '2' }, 'TLS'), 'TLS: "2" is not a boolean (use 1 or 0)');
+  });
+});
+
+describe('HOST is a host name or an IP address', () => {
+  it('accepts names and v4 and v6 addresses', () => {
+    for (const host of ['0.0.0.0', '::', '::1', 'api.example.com', 'my-host', 'A1']) assert.equal(load({ HOST: host }).host, host);
+  });
+  it('refuses what is neither', () => {
+    for (const host of ['bad_host', '-start', 'end-', 'a..b', 'host:80', 'http://localhost', '256.0.0.1.']) {
+      assert.equal(refusal({ HOST: host }, 'HOST'), `HOST: "${host}" is not a host name or IP address`);
+    }
+  });
+});
+
+describe('a whole-number setting is digits within its range', () => {
+  it('accepts the bounds of PORT, 0 to 65535', () => {
+    assert.equal(load({ PORT: '0' }).port, 0);
+    assert.equal(load({ PORT: '65535' }).port, 65535);
+  });
+  it('refuses numbers outside the range, signs, fractions and words', () => {
+    for (const port of ['65536', '-1', '+80', '80.0', '8e3', 'eighty', '0x50']) {
+      assert.equal(refusal({ PORT: port }, 'PORT'), `PORT: "${port}" is not a whole number from 0 to 65535`);
+    }
+  });
+  it('has the documented range for each', () => {
+    const ranges: Array<[string, keyof ReturnType<typeof load> | 'cors.maxAge', number, number]> = [
+      ['PROFILER_MAX_REPORTS', 'profilerMaxReports', 1, 5_000_000],
+      ['CORS_MAX_AGE', 'cors.maxAge', 0, 2_147_483_647],
+      ['MAX_EXECUTION_TIME', 'maxExecutionTime', 0, 2_147_483],
+      ['ISOLATED_WORKERS', 'isolatedWorkers', 1, 64],
+    ];
+    for (const [variable, key, min, max] of ranges) {
+      const read = (value: number) => {
+        const config = load({ [variable]: String(value) });
+        return key === 'cors.maxAge' ? config.cors.maxAge : config[key];
+      };
+      assert.deepEqual([read(min), read(max)], [min, max], variable);
+      assert.equal(refusal({ [variable]: String(max + 1) }, variable), `${variable}: "${max + 1}" is not a whole number from ${min} to ${max}`);
+      if (min > 0) assert.equal(refusal({ [variable]: String(min - 1) }, variable), `${variable}: "${min - 1}" is not a whole number from ${min} to ${max}`);
+    }
+  });
+});
+
+describe('paths are resolved against the working directory', () => {
+  it('resolves relative paths and keeps absolute ones', () => {
+    const config = load({ VAR_DIR: 'data', ROUTES: 'examples/demo-routes.ts', TLS_CERT: '/etc/tls/cert.pem', TLS_KEY: '../keys/key.pem' });
+    assert.deepEqual([config.varDir, config.routes, config.tlsCert, config.tlsKey], ['/srv/app/data', '/srv/app/examples/demo-routes.ts', '/etc/tls/cert.pem', '/srv/keys/key.pem']);
+  });
+  it('refuses TLS_CERT without TLS_KEY, and the reverse, naming the missing one', () => {
+    assert.equal(refusal({ TLS_CERT: 'cert.pem' }, 'TLS_KEY'), 'TLS_KEY: TLS_CERT and TLS_KEY must be set together');
+    assert.equal(refusal({ TLS_KEY: 'key.pem' }, 'TLS_CERT'), 'TLS_CERT: TLS_CERT and TLS_KEY must be set together');
+  });
+});
+
+describe('LOG_LEVEL is a pino level', () => {
+  it('accepts each level', () => {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) assert.equal(load({ LOG_LEVEL: level }).logLevel, level);
+  });
+  it('refuses another', () => {
+    assert.equal(refusal({ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'), 'LOG_LEVEL: "verbose" is not one of fatal, error, warn, info, debug, trace, silent');
+  });
+});
+
+describe('TRUSTED_PROXIES and PROFILER_ALLOW are comma-separated IPs or CIDR ranges', () => {
+  it('accepts v4 and v6 addresses and ranges up to their bit length, trimmed', () => {
+    const value = '10.0.0.0/8, 192.168.1.1 ,::1/128,2001:db8::/32,0.0.0.0/0,172.16.0.0/32';
+    const expected = ['10.0.0.0/8', '192.168.1.1', '::1/128', '2001:db8::/32', '0.0.0.0/0', '172.16.0.0/32'];
+    assert.deepEqual(load({ TRUSTED_PROXIES: value }).trustedProxies, expected);
+    assert.deepEqual(load({ PROFILER_ALLOW: value }).profilerAllow, expected);
+  });
+  it('refuses prefixes longer than the address, malformed ranges, names and empty items', () => {
+    for (const item of ['10.0.0.0/33', '::1/129', '10.0.0.0/8/8', '10.0.0.0/', '10.0.0.0/-1', '10.0.0.0/x', '10.0.0.256', 'localhost', '10.0.0', '']) {
+      assert.equal(refusal({ TRUSTED_PROXIES: `127.0.0.1,${item}` }, 'TRUSTED_PROXIES'), `TRUSTED_PROXIES: "${item}" is not an IP address or CIDR range`);
+    }
+    assert.equal(refusal({ PROFILER_ALLOW: '10.0.0.0/99' }, 'PROFILER_ALLOW'), 'PROFILER_ALLOW: "10.0.0.0/99" is not an IP address or CIDR range');
+  });
+});
+
+describe('PROFILER_MAX_AGE is seconds, or a number with s, m, h or d, from 1 s to 3650 d', () => {
+  it('reads each unit, in either case, as milliseconds', () => {
+    const cases: Array<[string, number]> = [['1', 1000], ['90', 90_000], ['90s', 90_000], ['30m', 1_800_000], ['48h', 172_800_000], ['2D', 172_800_000], ['10 m', 600_000], ['3650d', 315_360_000_000]];
+    for (const [value, ms] of cases) assert.equal(load({ PROFILER_MAX_AGE: value }).profilerMaxAgeMs, ms, value);
+  });
+  it('refuses zero, more than 3650 days, fractions and other units', () => {
+    for (const value of ['0', '0s', '3651d', '87601h', '1.5h', '1w', '-1', 'h', '2 days']) {
+      assert.equal(
+        refusal({ PROFILER_MAX_AGE: value }, 'PROFILER_MAX_AGE'),
+        `PROFILER_MAX_AGE: "${value}" is not a duration from 1s to 3650d (a number of seconds, or with a unit: 90s, 30m, 48h, 2d)`,
+      );
+    }
+  });
+});
+
+describe('PROFILER_REDACT is comma-separated header or query names, lower-cased', () => {
+  it('reads the names', () => {
+    assert.deepEqual(load({ PROFILER_REDACT: 'X-Api-Key, token ,Session_ID' }).profilerRedact, ['x-api-key', 'token', 'session_id']);
+  });
+  it('refuses a name with a space, "=" or "&", and an empty one', () => {
+    for (const name of ['a b', 'a=b', 'a&b', '']) {
+      assert.equal(refusal({ PROFILER_REDACT: `token,${name}` }, 'PROFILER_REDACT'), `PROFILER_REDACT: "${name}" is not a header or query parameter name`);
+    }
+  });
+});
+
+describe('the CORS settings are a case-insensitive origin pattern and lists of methods and header names', () => {
+  it('compiles CORS_ALLOW_ORIGIN case-insensitively', () => {
+    const { allowOrigin } = load({ CORS_ALLOW_ORIGIN: '^https://app\\.example\\.com$' }).cors;
+    assert.equal(allowOrigin.source, '^https:\\/\\/app\\.example\\.com$');
+    assert.equal(allowOrigin.flags, 'i');
+  });
+  it('refuses an origin pattern that is not a regular expression', () => {
+    assert.match(refusal({ CORS_ALLOW_ORIGIN: '^(https://' }, 'CORS_ALLOW_ORIGIN'), /^CORS_ALLOW_ORIGIN: "\^\(https:\/\/" is not a valid regular expression: ./);
+  });
+  it('upper-cases methods, lower-cases allowed headers, keeps exposed headers as written, skipping empty items', () => {
+    const cors = load({ CORS_ALLOW_METHODS: 'get, Post,,', CORS_ALLOW_HEADERS: 'X-Custom, Content-Type', CORS_EXPOSE_HEADERS: 'Link, X-Total-Count' }).cors;
+    assert.deepEqual([cors.allowMethods, cors.allowHeaders, cors.exposeHeaders], [['GET', 'POST'], ['x-custom', 'content-type'], ['Link', 'X-Total-Count']]);
+  });
+  it('refuses a method that is not letters and a header name that is not a token', () => {
+    assert.equal(refusal({ CORS_ALLOW_METHODS: 'GET, GE T' }, 'CORS_ALLOW_METHODS'), 'CORS_ALLOW_METHODS: "GE T" is not a valid list item');
+    assert.equal(refusal({ CORS_ALLOW_METHODS: 'M-SEARCH' }, 'CORS_ALLOW_METHODS'), 'CORS_ALLOW_METHODS: "M-SEARCH" is not a valid list item');
+    assert.equal(refusal({ CORS_ALLOW_HEADERS: 'x-a:b' }, 'CORS_ALLOW_HEADERS'), 'CORS_ALLOW_HEADERS: "x-a:b" is not a valid list item');
+    assert.equal(refusal({ CORS_EXPOSE_HEADERS: 'x a' }, 'CORS_EXPOSE_HEADERS'), 'CORS_EXPOSE_HEADERS: "x a" is not a valid list item');
+  });
+});
+
+describe('sizes use php.ini syntax: bytes, or K, M, G as powers of 1024 in either case', () => {
+  it('reads each unit and keeps the text as written', () => {
+    const cases: Array<[string, number]> = [['123', 123], ['1k', 1024], ['1K', 1024], ['8M', 8_388_608], ['8m', 8_388_608], ['2G', 2_147_483_648]];
+    for (const [text, bytes] of cases) assert.deepEqual(load({ POST_MAX_SIZE: text }).postMaxSize, { bytes, text }, text);
+  });
+  it('refuses fractions, other units, signs and sizes past 2^53', () => {
+    for (const text of ['1.5M', '10MB', '1T', '-1', 'M', '100 M', '9999999999G']) {
+      assert.equal(
+        refusal({ POST_MAX_SIZE: text }, 'POST_MAX_SIZE'),
+        `POST_MAX_SIZE: "${text}" is not a size: use bytes or a number with K, M or G, e.g. 100M, or 0 for no limit`,
+      );
+    }
+    assert.equal(refusal({ UPLOAD_MAX_FILESIZE: '1.5M' }, 'UPLOAD_MAX_FILESIZE'), 'UPLOAD_MAX_FILESIZE: "1.5M" is not a size: use bytes or a number with K, M or G, e.g. 100M');
+  });
+});
+
+describe('php.ini\'s no-limit values: POST_MAX_SIZE=0, MEMORY_LIMIT=-1, MAX_EXECUTION_TIME=0', () => {
+  it('reads them as no limit', () => {
+    const config = load({ POST_MAX_SIZE: '0', MEMORY_LIMIT: '-1', MAX_EXECUTION_TIME: '0' });
+    assert.deepEqual([config.postMaxSize, config.memoryLimit, config.maxExecutionTime], [{ bytes: Infinity, text: '0' }, { bytes: Infinity, text: '-1' }, 0]);
+  });
+  it('has none for UPLOAD_MAX_FILESIZE, which is at least 1 byte', () => {
+    assert.deepEqual(load({ UPLOAD_MAX_FILESIZE: '1' }).uploadMaxFilesize, { bytes: 1, text: '1' });
+    assert.equal(refusal({ UPLOAD_MAX_FILESIZE: '0' }, 'UPLOAD_MAX_FILESIZE'), 'UPLOAD_MAX_FILESIZE: "0" is below the minimum of 1 byte');
+    assert.equal(refusal({ UPLOAD_MAX_FILESIZE: '-1' }, 'UPLOAD_MAX_FILESIZE'), 'UPLOAD_MAX_FILESIZE: "-1" is not a size: use bytes or a number with K, M or G, e.g. 100M');
+  });
+  it('keeps MEMORY_LIMIT at 1M or more', () => {
+    assert.deepEqual(load({ MEMORY_LIMIT: '1M' }).memoryLimit, { bytes: 1_048_576, text: '1M' });
+    assert.deepEqual(load({ MEMORY_LIMIT: '1048576' }).memoryLimit, { bytes: 1_048_576, text: '1048576' });
+    assert.equal(refusal({ MEMORY_LIMIT: '1023K' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "1023K" is below the minimum of 1M, or -1 for no limit');
+    assert.equal(refusal({ MEMORY_LIMIT: '0' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "0" is below the minimum of 1M, or -1 for no limit');
+  });
+});

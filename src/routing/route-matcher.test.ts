@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RouteMatcher } from './route-matcher.js';
+import { Routes } from './routes.js';
+
+const answer = () => 'ok';
+
+/** The demo application's table, plus a few paths for the edge cases. */
+function demoMatcher(): RouteMatcher {
+  const routes = new Routes()
+    .get('/hello', answer)
+    .get('/items', answer)
+    .post('/items', answer)
+    .put('/items/{id}', answer, { requirements: { id: '\\d+' } })
+    .get('/with-slash/', answer)
+    .on(['PATCH', 'DELETE'], '/items/{id}/tags/{tag}', answer, { requirements: { id: '\\d+', tag: '[a-z]+' } })
+    .get('/files/v1.0', answer)
+    .get('/café', answer);
+  return new RouteMatcher(routes.definitions);
+}
+
+describe('allowed methods are those of every route matching the path, in declaration order, without repeats', () => {
+  const matcher = demoMatcher();
+
+  it('lists the methods of one route', () => {
+    assert.deepEqual(matcher.allowedMethods('/hello'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/items/42/tags/red'), ['PATCH', 'DELETE']);
+  });
+  it('joins the methods of several routes on one path in the order they were declared', () => {
+    assert.deepEqual(matcher.allowedMethods('/items'), ['GET', 'POST']);
+    const reversed = new RouteMatcher(new Routes().post('/items', answer).get('/items', answer).definitions);
+    assert.deepEqual(reversed.allowedMethods('/items'), ['POST', 'GET']);
+  });
+  it('lists a method once when two routes on the path declare it', () => {
+    const overlapping = new RouteMatcher(new Routes().on(['GET', 'PUT'], '/a/{x}', answer).on(['PUT', 'POST'], '/a/b', answer).definitions);
+    assert.deepEqual(overlapping.allowedMethods('/a/b'), ['GET', 'PUT', 'POST']);
+  });
+  it('does not add HEAD for a GET route', () => {
+    assert.deepEqual(matcher.allowedMethods('/hello'), ['GET']);
+  });
+  it('is empty for a path no route has, and for an empty table', () => {
+    assert.deepEqual(matcher.allowedMethods('/robots.txt'), []);
+    assert.deepEqual(matcher.allowedMethods('/hello/'), []);
+    assert.deepEqual(new RouteMatcher([]).allowedMethods('/'), []);
+  });
+});
+
+describe('a path matches a route as a whole, parameters against their requirements', () => {
+  const matcher = demoMatcher();
+
+  it('matches a parameter that meets its requirement', () => {
+    assert.deepEqual(matcher.allowedMethods('/items/42'), ['PUT']);
+  });
+  it('does not match a parameter that fails its requirement, anchored at both ends', () => {
+    for (const path of ['/items/abc', '/items/4a', '/items/a4', '/items/', '/items/42/tags/Red', '/items/42/tags/red1']) {
+      assert.deepEqual(matcher.allowedMethods(path), [], path);
+    }
+  });
+  it('lets an unconstrained parameter take anything but a slash', () => {
+    const free = new RouteMatcher(new Routes().get('/u/{name}', answer).definitions);
+    assert.deepEqual(free.allowedMethods('/u/any thing.x'), ['GET']);
+    assert.deepEqual(free.allowedMethods('/u/a/b'), []);
+    assert.deepEqual(free.allowedMethods('/u/'), []);
+  });
+  it('takes the literal parts of a path literally, not as a regular expression', () => {
+    assert.deepEqual(matcher.allowedMethods('/files/v1.0'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/files/v1x0'), []);
+    const special = new RouteMatcher(new Routes().get('/a+b', answer).get('/api.v1/{id}', answer).definitions);
+    assert.deepEqual(special.allowedMethods('/a+b'), ['GET']);
+    assert.deepEqual(special.allowedMethods('/aab'), []);
+    assert.deepEqual(special.allowedMethods('/api.v1/7'), ['GET']);
+    assert.deepEqual(special.allowedMethods('/apixv1/7'), []);
+  });
+  it('does not match a prefix or an extension of the path', () => {
+    assert.deepEqual(matcher.allowedMethods('/hell'), []);
+    assert.deepEqual(matcher.allowedMethods('/hello/x'), []);
+    assert.deepEqual(matcher.allowedMethods('/x/hello'), []);
+  });
+});
+
+describe('a path is compared percent-decoded, and a malformed escape is compared as sent', () => {
+  const matcher = demoMatcher();
+
+  it('matches an encoded path to its route', () => {
+    assert.deepEqual(matcher.allowedMethods('/caf%C3%A9'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/hell%6F'), ['GET']);
+  });
+  it('does not throw on a malformed escape', () => {
+    assert.deepEqual(matcher.allowedMethods('/caf%C3'), []);
+    assert.deepEqual(matcher.allowedMethods('/%E0%A4%A'), []);
+  });
+});
+
+describe('a route answers its methods, and a GET route answers HEAD', () => {
+  const matcher = demoMatcher();
+
+  it('answers a declared method', () => {
+    assert.equal(matcher.answers('GET', '/hello'), true);
+    assert.equal(matcher.answers('POST', '/items'), true);
+  });
+  it('answers HEAD where GET is declared, and nowhere else', () => {
+    assert.equal(matcher.answers('HEAD', '/hello'), true);
+    assert.equal(matcher.answers('HEAD', '/items/42'), false);
+  });
+  it('does not answer another method, or an unrouted path', () => {
+    assert.equal(matcher.answers('POST', '/hello'), false);
+    assert.equal(matcher.answers('GET', '/items/42'), false);
+    assert.equal(matcher.answers('GET', '/nowhere'), false);
+  });
+});
+
+describe('the closest routes share the longest literal prefix with the path, and each says why it missed', () => {
+  it('explains a method the route does not take', () => {
+    assert.deepEqual(demoMatcher().closest('DELETE', '/hello')[0], {
+      name: 'GET /hello',
+      path: '/hello',
+      methods: ['GET'],
+      reason: 'the path matches but DELETE is not among GET',
+    });
+  });
+  it('explains a parameter that fails its requirement, naming it, its value and the requirement', () => {
+    const [nearest] = demoMatcher().closest('PUT', '/items/abc');
+    assert.equal(nearest!.path, '/items/{id}');
+    assert.equal(nearest!.reason, 'parameter "id" = "abc" does not match the requirement \\d+');
+  });
+  it('names the first failing parameter of several, checking each as a whole', () => {
+    const reasonFor = (path: string) => demoMatcher().closest('PATCH', path).find((miss) => miss.path === '/items/{id}/tags/{tag}')!.reason;
+    assert.equal(reasonFor('/items/1/tags/RED'), 'parameter "tag" = "RED" does not match the requirement [a-z]+');
+    assert.equal(reasonFor('/items/x/tags/RED'), 'parameter "id" = "x" does not match the requirement \\d+');
+    assert.equal(reasonFor('/items/1x/tags/red'), 'parameter "id" = "1x" does not match the requirement \\d+');
+  });
+  it('shows the decoded value of a failing parameter', () => {
+    const [nearest] = demoMatcher().closest('PUT', '/items/a%20b');
+    assert.equal(nearest!.reason, 'parameter "id" = "a b" does not match the requirement \\d+');
+  });
+  it('says the path does not match otherwise', () => {
+    const [nearest] = demoMatcher().closest('GET', '/hello/world');
+    assert.deepEqual([nearest!.path, nearest!.reason], ['/hello', 'the path does not match']);
+  });
+  it('orders routes by the length of the shared prefix, longest first, ties in declaration order', () => {
+    const paths = demoMatcher().closest('GET', '/items/7/tag').map((miss) => miss.path);
+    assert.deepEqual(paths, ['/items/{id}', '/items/{id}/tags/{tag}', '/items', '/items']);
+  });
+  it('gives at most five routes, or as many as asked', () => {
+    const many = new Routes();
+    for (const n of [1, 2, 3, 4, 5, 6, 7]) many.get(`/a${n}`, answer);
+    assert.deepEqual(new RouteMatcher(many.definitions).closest('GET', '/a').map((miss) => miss.path), ['/a1', '/a2', '/a3', '/a4', '/a5']);
+    assert.deepEqual(demoMatcher().closest('GET', '/hello', 1).map((miss) => miss.path), ['/hello']);
+  });
+  it('leaves out routes sharing no more than the leading slash when the table is larger than the limit', () => {
+    assert.deepEqual(demoMatcher().closest('GET', '/zzz'), []);
+    assert.deepEqual(demoMatcher().closest('GET', '/wi').map((miss) => miss.path), ['/with-slash/']);
+  });
+  it('keeps every route of a table no larger than the limit, however far', () => {
+    const small = new RouteMatcher(new Routes().get('/hello', answer).post('/items', answer).definitions);
+    assert.deepEqual(small.closest('GET', '/zzz').map((miss) => miss.path), ['/hello', '/items']);
+  });
+});
