@@ -25,7 +25,7 @@ import { RouteMatcher } from './routing/route-matcher.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { noRouteError, sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
 import { httpDate } from './server/http-date.js';
-import { answerClientError, oversizedHead, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
+import { answerClientError, PARSER_MAX_HEADER_SIZE, refusedHead } from './server/malformed-request.js';
 import { isValidHost } from './server/request-url.js';
 
 export interface KernelOptions {
@@ -71,9 +71,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE },
     ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE } } : {}),
     // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
-    // no hook has run for them, so the date is set here.
+    // no hook has run for them, so the date and the debug token are set here.
     frameworkErrors: (error, request, reply) => {
       reply.header('date', httpDate());
+      profiler?.adopt(request, reply, error);
       respondWithError(error, request, reply);
     },
     // Requests Node's parser refuses never become requests: they are answered raw.
@@ -107,8 +108,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const cors = new CorsPolicy(config.cors);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('date', httpDate());
-    const oversized = oversizedHead(request);
-    if (oversized) return done(oversized);
+    const refused = refusedHead(request);
+    if (refused) return done(refused);
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
     if (!isValidHost(request.host)) return done(new BadRequestHttpError(`Invalid Host "${request.host}".`, 'VIGIL_ERR_INVALID_HOST'));
     const origin = request.headers.origin;

@@ -87,14 +87,7 @@ export class Profiler {
         reply.headers(PAGE_SECURITY_HEADERS);
         return done();
       }
-      const token = this.issuer.issue();
-      request.debugToken = token;
-      request.profile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
-      reply.header('x-debug-token', token);
-      reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
-      this.replies.set(request.profile, reply);
-      const context = this.contextFor(request, reply, request.profile);
-      for (const collector of this.collectors) collector.start?.(context);
+      this.track(request, reply);
       done();
     });
     // Matched routes only: the body is read between these two.
@@ -130,6 +123,21 @@ export class Profiler {
   }
 
   /**
+   * Profiles a request Fastify refused before routing (a malformed URL), for which no hook
+   * runs: its token is issued here, and its report is written once its answer is.
+   */
+  adopt(request: FastifyRequest, reply: FastifyReply, error: Error): void {
+    if (request.profile) return;
+    const profile = this.track(request, reply);
+    profile.error = error;
+    profile.marks.error = performance.now();
+    reply.raw.once('close', () => {
+      profile.aborted = !reply.raw.writableFinished;
+      this.finish(request);
+    });
+  }
+
+  /**
    * True for a request to a profiler page from a client the profiler does not admit: the
    * kernel answers it as if no route existed. It was profiled like any other request.
    */
@@ -161,6 +169,20 @@ export class Profiler {
     if (!request.is404) return isProfilerPath((request.routeOptions.config as { routePath?: string }).routePath ?? '');
     const url = request.url;
     return isProfilerPath(url) || (url.includes('%') && isProfilerPath(safeDecodeUri(url)));
+  }
+
+  /** Issues the request's token, announces it and starts the collectors. */
+  private track(request: FastifyRequest, reply: FastifyReply): RequestProfile {
+    const token = this.issuer.issue();
+    const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
+    request.debugToken = token;
+    request.profile = profile;
+    reply.header('x-debug-token', token);
+    reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
+    this.replies.set(profile, reply);
+    const context = this.contextFor(request, reply, profile);
+    for (const collector of this.collectors) collector.start?.(context);
+    return profile;
   }
 
   private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {
