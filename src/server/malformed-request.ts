@@ -103,7 +103,7 @@ export function answerClientError({ debug }: { debug: boolean }): (this: Fastify
 function afterCompleteRequests(socket: HttpSocket, then: (canAnswer: boolean) => void): void {
   const inFlight = socket._httpMessage;
   if (!inFlight || inFlight.writableFinished) return then(true);
-  if (!inFlight.req.complete) return then(!inFlight.headersSent);
+  if (!inFlight.req?.complete) return then(!inFlight.headersSent);
   const next = () => {
     inFlight.off('finish', next);
     inFlight.off('close', next);
