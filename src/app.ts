@@ -26,7 +26,7 @@ import { RouteMatcher } from './routing/route-matcher.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { noRouteError, sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
 import { httpDate } from './server/http-date.js';
-import { answerClientError, oversizedHead, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
+import { answerClientError, PARSER_MAX_HEADER_SIZE, refusedHead } from './server/malformed-request.js';
 import { isValidHost } from './server/request-url.js';
 import { hostName, TrustedHosts } from './server/trusted-hosts.js';
 
@@ -73,9 +73,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE },
     ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE } } : {}),
     // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
-    // no hook has run for them, so the date is set here.
+    // no hook has run for them, so the date and the debug token are set here.
     frameworkErrors: (error, request, reply) => {
       reply.header('date', httpDate());
+      profiler?.adopt(request, reply, error);
       respondWithError(error, request, reply);
     },
     // Requests Node's parser refuses never become requests: they are answered raw.
@@ -113,8 +114,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const trustedHosts = new TrustedHosts(config.trustedHosts);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('date', httpDate());
-    const oversized = oversizedHead(request);
-    if (oversized) return done(oversized);
+    const refused = refusedHead(request);
+    if (refused) return done(refused);
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
     if (!isValidHost(request.host)) return done(new BadRequestHttpError(`Invalid Host "${request.host}".`, 'VIGIL_ERR_INVALID_HOST'));
     if (!trustedHosts.trusts(request.host)) return done(new BadRequestHttpError(`Untrusted Host "${hostName(request.host)}".`, 'VIGIL_ERR_UNTRUSTED_HOST'));

@@ -4,10 +4,15 @@
  * Node's own source-map support maps every frame of every formatted stack and may read
  * the source file for the first one; on the hot path (a debug 404) that costs more than
  * the rest of the request. Here a throw path is mapped once: its frames are cached under
- * the generated positions, and each error carries its structured frames for renderers.
+ * the generated positions, and each error is given its structured frames for renderers.
+ *
+ * Frames come only from V8's call sites (or, for an error revived from a worker process,
+ * from the frames the worker took from its own): never from the text of a stack, which
+ * holds the message and so whatever a client put in it.
  */
 import { findSourceMap, type SourceMapping } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { isUnder, projectRoot } from './project-root.js';
 
 export interface StackFrame {
   /** Function as V8 names it (`Foo.bar`, `new Foo`, `<anonymous>`). */
@@ -23,11 +28,10 @@ interface MappedTrace {
   frames: readonly StackFrame[];
 }
 
-const framesKey = Symbol('vigil.stackFrames');
+/** Kept beside the error rather than on it: a frozen error can have frames too. */
+const framesByError = new WeakMap<object, readonly StackFrame[]>();
 const traceCache = new Map<string, MappedTrace>();
 const TRACE_CACHE_SIZE = 2000;
-
-type WithFrames = { [framesKey]?: readonly StackFrame[] };
 
 /** Replaces Node's stack formatting with the cached, source-mapped one. Idempotent. */
 export function installStackTraces(): void {
@@ -47,11 +51,7 @@ function prepareStackTrace(error: Error, callSites: NodeJS.CallSite[]): string {
     if (traceCache.size >= TRACE_CACHE_SIZE) traceCache.clear();
     traceCache.set(key, trace);
   }
-  try {
-    (error as WithFrames)[framesKey] = trace.frames;
-  } catch {
-    // A frozen object keeps its text stack; framesOf() parses it instead.
-  }
+  if (typeof error === 'object' && error !== null) framesByError.set(error, trace.frames);
   return headline(error) + trace.text;
 }
 
@@ -94,24 +94,23 @@ function toPath(file: string): string {
   return file.startsWith('file://') ? fileURLToPath(file) : file;
 }
 
-/** The frames of an error, innermost first. */
+/** The frames of an error, innermost first; none for an error whose call sites were never seen. */
 export function framesOf(error: Error): readonly StackFrame[] {
-  const stack = error.stack; // formatting attaches the frames
-  return (error as WithFrames)[framesKey] ?? parseStack(stack ?? '');
+  void error.stack; // formatting records the frames
+  return framesByError.get(error) ?? [];
 }
 
-/** Frames from a stack text, for errors formatted before {@link installStackTraces}. */
-export function parseStack(stack: string): StackFrame[] {
-  const frames: StackFrame[] = [];
-  for (const match of stack.matchAll(/^\s+at (?:(.*?) \()?(.+?):(\d+):(\d+)\)?$/gm)) {
-    frames.push({ function: match[1] ?? '<anonymous>', file: toPath(match[2]!), line: Number(match[3]), column: Number(match[4]) });
-  }
-  return frames;
+/** Gives an error frames taken elsewhere (a worker process's), and a stack text to match. */
+export function adoptFrames(error: Error, frames: readonly StackFrame[]): void {
+  framesByError.set(error, frames);
+  let text = headline(error);
+  for (const frame of frames) text += `\n    at ${frame.function} (${frame.file}:${frame.line}:${frame.column})`;
+  error.stack = text;
 }
 
-/** True for frames of this project's own source: not Node internals, not dependencies. */
+/** True for frames of this project's own source: under its root, not Node internals, not dependencies. */
 export function isProjectFrame(frame: StackFrame): boolean {
-  return frame.file.startsWith('/') && !frame.file.includes('/node_modules/');
+  return isUnder(frame.file, projectRoot()) && !frame.file.includes('/node_modules/');
 }
 
 /** Where an error was raised, from its frames: the first in the project's source, else the first. */

@@ -4,6 +4,7 @@
  * `Cache-Control: no-cache, private`, `Vary: Accept` and, in debug mode, the x-debug-* headers.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { exceptionHeaders } from '../debug/exception-headers.js';
 import { framesOf, raiseSiteIn } from '../debug/stack-trace.js';
 import { requestUrlWithQuery } from '../server/request-url.js';
@@ -55,7 +56,20 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
     };
     const format = negotiateErrorFormat(request.headers.accept);
 
-    reply.code(view.status).headers(described.headers);
+    // A header Node refuses to write (set by a handler, or carried by the error) would make
+    // this answer fail too, and Fastify would send its own: the answer goes without it.
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (sendable(name, value)) continue;
+      reply.removeHeader(name);
+      warnUnsendable(request, name);
+    }
+    // A failed writeHead leaves its reason phrase ("OK") behind; Node picks the status's own.
+    reply.raw.statusMessage = '';
+    reply.code(view.status);
+    for (const [name, value] of Object.entries(described.headers)) {
+      if (sendable(name, value)) reply.header(name, value);
+      else warnUnsendable(request, name);
+    }
     reply.header('content-type', CONTENT_TYPES[format]);
     reply.header('cache-control', 'no-cache, private');
     const vary = reply.getHeader('vary');
@@ -64,6 +78,20 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
     reply.send(debug ? asPayload(format, render(format, view, true)) : productionBody(format, view));
   };
+}
+
+function sendable(name: string, value: unknown): boolean {
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value as string);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function warnUnsendable(request: FastifyRequest, name: string): void {
+  request.log.warn(`the response header "${name}" has a value Node cannot send; the error response goes without it`);
 }
 
 /** Fastify appends a charset to a *json content type sent with a string: a Buffer keeps it exact. */

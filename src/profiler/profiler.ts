@@ -88,14 +88,7 @@ export class Profiler {
         reply.headers(PAGE_SECURITY_HEADERS);
         return done();
       }
-      const token = this.issuer.issue();
-      request.debugToken = token;
-      request.profile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
-      reply.header('x-debug-token', token);
-      reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
-      this.replies.set(request.profile, reply);
-      const context = this.contextFor(request, reply, request.profile);
-      for (const collector of this.collectors) collector.start?.(context);
+      this.track(request, reply);
       done();
     });
     // Matched routes only: the body is read between these two.
@@ -127,6 +120,21 @@ export class Profiler {
       if (request.profile) request.profile.aborted = true;
       this.finish(request);
       done();
+    });
+  }
+
+  /**
+   * Profiles a request Fastify refused before routing (a malformed URL), for which no hook
+   * runs: its token is issued here, and its report is written once its answer is.
+   */
+  adopt(request: FastifyRequest, reply: FastifyReply, error: Error): void {
+    if (request.profile) return;
+    const profile = this.track(request, reply);
+    profile.error = error;
+    profile.marks.error = performance.now();
+    reply.raw.once('close', () => {
+      profile.aborted = !reply.raw.writableFinished;
+      this.finish(request);
     });
   }
 
@@ -172,6 +180,20 @@ export class Profiler {
     const url = request.url;
     const target = url.charCodeAt(0) === 0x2f ? url : requestTarget(request).path;
     return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
+  }
+
+  /** Issues the request's token, announces it and starts the collectors. */
+  private track(request: FastifyRequest, reply: FastifyReply): RequestProfile {
+    const token = this.issuer.issue();
+    const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
+    request.debugToken = token;
+    request.profile = profile;
+    reply.header('x-debug-token', token);
+    reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
+    this.replies.set(profile, reply);
+    const context = this.contextFor(request, reply, profile);
+    for (const collector of this.collectors) collector.start?.(context);
+    return profile;
   }
 
   private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {

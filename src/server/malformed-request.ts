@@ -1,18 +1,20 @@
 /**
  * Malformed requests. Those that parse but are too big (a request target over 8 KB: 414;
- * headers over 16 KB: 431) are refused by {@link oversizedHead} and go through the error
- * pipeline like any error. Node's parser lets heads up to 64 KB through so that they can;
- * past that (431, as it cannot tell a long line from long headers), or with broken
- * framing (400), it refuses them itself (its `clientError`) before there is a request,
- * and {@link answerClientError} sends a short raw answer in the pipeline's words and
- * headers as far as they apply.
+ * headers over 16 KB: 431) or name their host twice (400) are refused by {@link refusedHead}
+ * and go through the error pipeline like any error. Node's parser lets heads up to 64 KB
+ * through so that they can; past that (431, as it cannot tell a long line from long
+ * headers), or with broken framing (400), it refuses them itself (its `clientError`) before
+ * there is a request, and {@link answerClientError} sends a short raw answer in the
+ * pipeline's words and headers as far as they apply, after the answers to the requests
+ * before it on the connection.
  */
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { exceptionHeaders } from '../debug/exception-headers.js';
 import { raiseSite } from '../debug/stack-trace.js';
 import type { FastifyRequest } from 'fastify';
-import { HttpError, reasonPhrase, UriTooLongHttpError } from '../errors/http-errors.js';
+import { BadRequestHttpError, HttpError, reasonPhrase, UriTooLongHttpError } from '../errors/http-errors.js';
 import { httpDate } from './http-date.js';
 
 /** The longest request target (path and query) the kernel accepts, as Apache's LimitRequestLine. */
@@ -22,28 +24,42 @@ export const MAX_HEADERS_SIZE = 16 * 1024;
 /** What Node's parser accepts (request line and headers), so that the limits above answer first. */
 export const PARSER_MAX_HEADER_SIZE = 64 * 1024;
 
-/** A 414 or 431 for a request whose head is over the kernel's limits, else undefined. */
-export function oversizedHead(request: FastifyRequest): HttpError | undefined {
+/** A 414 or 431 for a request whose head is over the kernel's limits, a 400 for two Hosts, else undefined. */
+export function refusedHead(request: FastifyRequest): HttpError | undefined {
   const target = request.raw.url ?? '';
   if (target.length > MAX_URL_LENGTH) {
     return new UriTooLongHttpError(`The request target is ${target.length} bytes long; the limit is ${MAX_URL_LENGTH}`);
   }
   const raw = request.raw.rawHeaders;
   let size = 0;
-  for (let i = 0; i < raw.length; i++) size += raw[i]!.length + 2; // ": " or CRLF
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    size += name.length + raw[i + 1]!.length + 4; // ": " and CRLF
+    // Node keeps the first Host and drops the others: which one a proxy saw is anyone's guess.
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+  }
   if (size > MAX_HEADERS_SIZE) {
     return new HttpError(431, `The request headers are ${size} bytes long; the limit is ${MAX_HEADERS_SIZE}`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
   }
+  if (hosts > 1) return new BadRequestHttpError(`The request has ${hosts} Host headers; it must have one`, 'VIGIL_ERR_INVALID_HOST');
   return undefined;
 }
 
 type ParserError = Error & { code?: string; reason?: string };
 
+/** Parser errors whose code covers several problems, told apart by llhttp's reason. */
+const FRAMING_REASONS = new Map([
+  ['Duplicate Content-Length', 'the Content-Length header is sent more than once'],
+  ["Content-Length can't be present with Transfer-Encoding", 'Content-Length and Transfer-Encoding cannot be sent together'],
+  ["Transfer-Encoding can't be present with Content-Length", 'Content-Length and Transfer-Encoding cannot be sent together'],
+]);
+
 /** What Node's parser reports, in words a client can act on. */
 const FRAMING: Record<string, string> = {
   HPE_INVALID_CHUNK_SIZE: 'the chunked body has an invalid chunk size',
   HPE_INVALID_CONTENT_LENGTH: 'the Content-Length header is not a valid length',
-  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length and Transfer-Encoding: chunked cannot be sent together',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length and Transfer-Encoding cannot be sent together',
   HPE_INVALID_TRANSFER_ENCODING: 'the Transfer-Encoding header is invalid',
   HPE_INVALID_METHOD: 'the method is not a valid HTTP method',
   HPE_INVALID_URL: 'the request target is not a valid URL',
@@ -57,6 +73,9 @@ const FRAMING: Record<string, string> = {
 
 const answered = new WeakSet<Socket>();
 
+/** The response Node is writing on a connection (later pipelined ones wait in its queue), and its request. */
+type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
+
 /** Fastify's `clientErrorHandler`: called with the Fastify instance as `this`. */
 export function answerClientError({ debug }: { debug: boolean }): (this: FastifyInstance, error: Error, socket: Socket) => void {
   return function onClientError(thrown, socket) {
@@ -66,13 +85,33 @@ export function answerClientError({ debug }: { debug: boolean }): (this: Fastify
     answered.add(socket);
     const refusal = describe(error);
     this.log.debug({ err: error }, `malformed request: ${refusal.message}`);
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    // A response already under way cannot be followed by another on the same connection.
-    if (socket.writable && !inFlight?.headersSent) socket.write(rawResponse(refusal, debug));
-    socket.end();
-    // Give the answer a moment to leave before the connection goes; never wait on the client.
-    setTimeout(() => socket.destroy(), 1000).unref();
+    // Complete requests pipelined before the malformed one are answered first, in order.
+    afterCompleteRequests(socket as HttpSocket, (canAnswer) => {
+      if (canAnswer && socket.writable) socket.write(rawResponse(refusal, debug));
+      socket.end();
+      // Give the answer a moment to leave before the connection goes; never wait on the client.
+      setTimeout(() => socket.destroy(), 1000).unref();
+    });
   };
+}
+
+/**
+ * Calls `then` once the responses to complete requests on `socket` are written. A response
+ * still waiting for its request's body is the malformed request's own: no body will come, so
+ * it is answered at once, unless its headers are already out (an answer cannot be cut in two).
+ */
+function afterCompleteRequests(socket: HttpSocket, then: (canAnswer: boolean) => void): void {
+  const inFlight = socket._httpMessage;
+  if (!inFlight || inFlight.writableFinished) return then(true);
+  if (!inFlight.req?.complete) return then(!inFlight.headersSent);
+  const next = () => {
+    inFlight.off('finish', next);
+    inFlight.off('close', next);
+    // Node hands the connection to the next queued response as this one finishes.
+    if (!socket.destroyed) afterCompleteRequests(socket, then);
+  };
+  inFlight.once('finish', next);
+  inFlight.once('close', next);
 }
 
 function describe(error: ParserError): HttpError {
@@ -82,7 +121,7 @@ function describe(error: ParserError): HttpError {
     return new HttpError(431, `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError(408, 'The request was not received in time', 'VIGIL_ERR_REQUEST_TIMEOUT');
-  const problem = (error.code && FRAMING[error.code]) ?? `the request is malformed (${error.reason ?? error.message})`;
+  const problem = (error.reason && FRAMING_REASONS.get(error.reason)) ?? (error.code && FRAMING[error.code]) ?? `the request is malformed (${error.reason ?? error.message})`;
   return new HttpError(400, `Bad request: ${problem}`, 'VIGIL_ERR_MALFORMED_REQUEST');
 }
 

@@ -88,7 +88,7 @@ describe('bad percent-encoding in the path is a 400 through the pipeline', () =>
 describe('broken framing is a raw 400 naming the problem', () => {
   const cases: Array<[string, string, string]> = [
     ['an invalid chunk size', 'POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\nzz\r\n', 'Bad request: the chunked body has an invalid chunk size'],
-    ['Content-Length with chunked', 'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 'Bad request: the Transfer-Encoding header is invalid'],
+    ['Content-Length with chunked', 'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 'Bad request: Content-Length and Transfer-Encoding cannot be sent together'],
     ['a Content-Length that is not a number', 'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n', 'Bad request: the Content-Length header is not a valid length'],
     ['a request that is not HTTP', 'HELLO THERE\r\n\r\n', 'Bad request: the method is not a valid HTTP method'],
   ];

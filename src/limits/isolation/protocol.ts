@@ -1,8 +1,11 @@
 /**
  * The messages between the kernel and its isolated worker processes, and how a handler's
  * error crosses over: as data, revived in the kernel as an HttpError that keeps the
- * worker's class name, message, status and (source-mapped) stack for the error pipeline.
+ * worker's class name, message, status and (source-mapped) frames for the error pipeline.
+ * The frames travel as structured data, taken from the worker's call sites: the text of a
+ * stack holds the message, which may hold anything a client sent.
  */
+import { adoptFrames, framesOf, type StackFrame } from '../../debug/stack-trace.js';
 import { HttpError } from '../../errors/http-errors.js';
 import type { IsolatedRouteContext } from '../../routing/routes.js';
 
@@ -23,7 +26,7 @@ export type FromWorker =
 export interface SerializedError {
   name: string;
   message: string;
-  stack: string | undefined;
+  frames: StackFrame[];
   status: number | undefined;
   code: string | undefined;
   headers: Record<string, string> | undefined;
@@ -37,7 +40,7 @@ export function serializeError(thrown: unknown): SerializedError {
   return {
     name: error.name,
     message: error.message,
-    stack: error.stack,
+    frames: framesOf(error).map(({ function: name, file, line, column }) => ({ function: name, file, line, column })),
     status: httpStatus,
     code: typeof code === 'string' ? code : undefined,
     headers: headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
@@ -47,7 +50,12 @@ export function serializeError(thrown: unknown): SerializedError {
 export function reviveError(data: SerializedError): HttpError {
   const error = new HttpError(data.status ?? 500, data.message, data.code ?? 'VIGIL_ERR_INTERNAL', data.headers ? { headers: data.headers } : {});
   error.name = data.name;
-  // The worker's stack points at the handler's source; the pipeline reads its frames from it.
-  if (data.stack !== undefined) error.stack = data.stack;
+  // The worker's frames point at the handler's source, where the error was raised.
+  adoptFrames(error, Array.isArray(data.frames) ? data.frames.filter(isFrame) : []);
   return error;
+}
+
+function isFrame(frame: unknown): frame is StackFrame {
+  const { function: name, file, line, column } = (frame ?? {}) as Partial<StackFrame>;
+  return typeof name === 'string' && typeof file === 'string' && Number.isInteger(line) && Number.isInteger(column);
 }
