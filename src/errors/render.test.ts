@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { projectRoot } from '../debug/project-root.js';
 import type { StackFrame } from '../debug/stack-trace.js';
 import type { ErrorView } from './error-view.js';
 import { escapeHtml, html, raw } from './html.js';
@@ -92,7 +92,9 @@ describe('the debug HTML page names the status, the message, the request, the ex
 });
 
 describe('the debug HTML page shows source excerpts of the project\'s own frames, escaped', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-render-'));
+  // Excerpts are read only from files under the project's root.
+  mkdirSync(join(projectRoot(), 'var'), { recursive: true });
+  const dir = mkdtempSync(join(projectRoot(), 'var', 'render-test-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'handler.ts');
   writeFileSync(file, ['// one', 'const a = 1;', 'if (a < 2 && "x") throw new Error(\'<b>\');', 'export {};', '// five'].join('\n'));
