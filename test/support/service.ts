@@ -21,6 +21,10 @@ export interface Service {
   ca: string | undefined;
   output: () => string;
   stop(): Promise<void>;
+  /** Sends a signal to the service process (SIGTERM, SIGINT). */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves when the process has exited, with its exit code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
@@ -31,6 +35,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolvePromise) => {
+    child.once('exit', (code, signal) => resolvePromise({ code, signal }));
+  });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
   const url = await new Promise<string>((resolvePromise, reject) => {
@@ -56,6 +63,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     ca: tls ? readFileSync(join(env.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt')), 'utf8') : undefined,
     output: () => output,
     stop: () => stopChild(child),
+    signal: (name) => child.kill(name),
+    exited,
   };
 }
 
