@@ -135,7 +135,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     maxExecutionTime: integer(env, 'MAX_EXECUTION_TIME', 660, 0, MAX_TIMER_SECONDS),
     memoryLimit: byteSize(env, 'MEMORY_LIMIT', '512M', { unlimited: '-1', min: 1024 * 1024 }),
     isolatedWorkers: integer(env, 'ISOLATED_WORKERS', Math.min(availableParallelism(), 8), 1, 64),
-    parsedBodyMaxSize: byteSize(env, 'PARSED_BODY_MAX_SIZE', '1M', { unlimited: '0' }),
+    parsedBodyMaxSize: byteSize(env, 'PARSED_BODY_MAX_SIZE', '512K', { unlimited: '0' }),
     bodyTimeoutMs: timeout(env, 'BODY_TIMEOUT', 60_000, { none: true }),
     handshakeTimeoutMs: timeout(env, 'HANDSHAKE_TIMEOUT', 10_000),
     maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 0, 1_000_000) || Infinity,

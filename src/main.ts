@@ -30,7 +30,7 @@ Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G)
   MAX_EXECUTION_TIME  seconds a handler may run (660; 0: no limit)
   MEMORY_LIMIT        memory of one isolated request (512M; -1: no limit)
   ISOLATED_WORKERS    worker processes for isolated routes (CPU count, at most 8)
-  PARSED_BODY_MAX_SIZE largest JSON or form body, parsed into memory (1M; 0: POST_MAX_SIZE only)
+  PARSED_BODY_MAX_SIZE largest JSON or form body, parsed into memory (512K; 0: POST_MAX_SIZE only)
   BODY_TIMEOUT        a body that sends no byte for this long gets 408 (60s; 0: no limit)
 
 Connections (durations: seconds, or 90s, 30m, 2h):

@@ -1,6 +1,6 @@
 /**
  * Issue 10, items 2 and 3: bodies the kernel parses (JSON, forms) are parsed in linear
- * time and only up to PARSED_BODY_MAX_SIZE (1M by default), so that no parse holds the
+ * time and only up to PARSED_BODY_MAX_SIZE (512K by default), so that no parse holds the
  * event loop or the memory; POST_MAX_SIZE (100M) still applies to text bodies and uploads.
  */
 import assert from 'node:assert/strict';
@@ -45,7 +45,7 @@ describe('a JSON or form body over PARSED_BODY_MAX_SIZE is a 413 that names the 
     const body = emptyObjects(2 * MB);
     const answer = await ask(service, { method: 'POST', path: '/echo', headers: { ...json, accept: 'application/json' }, body });
     assert.equal(answer.status, 413);
-    assert.equal(message(answer), `The request body (Content-Length: ${body.length} bytes) is larger than PARSED_BODY_MAX_SIZE (1M), the limit for JSON and form bodies`);
+    assert.equal(message(answer), `The request body (Content-Length: ${body.length} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON and form bodies`);
     assert.equal(JSON.parse(answer.body).exception.class, 'PayloadTooLargeHttpError');
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
@@ -56,21 +56,21 @@ describe('a JSON or form body over PARSED_BODY_MAX_SIZE is a 413 that names the 
     const total = 32 * MB;
     const answer = await sendStreaming(service, { path: '/echo', total, chunked: true, headers: { ...json, accept: 'text/plain' }, piece: (_offset, size) => Buffer.alloc(size, '{},') });
     assert.equal(answer.status, 413);
-    assert.match(answer.body, /The request body is larger than PARSED_BODY_MAX_SIZE \(1M\), the limit for JSON and form bodies/);
+    assert.match(answer.body, /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON and form bodies/);
     assert.ok(answer.sentWhenAnswered < total / 2, `answered after ${answer.sentWhenAnswered} of ${total} bytes`);
   });
 
   it('refuses a 2 MB form body the same way', async () => {
     const answer = await ask(service, { method: 'POST', path: '/echo', headers: form, body: 'a=&'.repeat(700_000) });
     assert.equal(answer.status, 413);
-    assert.match(message(answer), /is larger than PARSED_BODY_MAX_SIZE \(1M\)/);
+    assert.match(message(answer), /is larger than PARSED_BODY_MAX_SIZE \(512K\)/);
   });
 
   it('still parses a JSON body just under the limit', async () => {
-    const body = emptyObjects(MB - 3);
+    const body = emptyObjects(MB / 2 - 3);
     const answer = await ask(service, { method: 'POST', path: '/echo', headers: json, body });
     assert.equal(answer.status, 200);
-    assert.equal(JSON.parse(answer.body).body.length, Math.floor((MB - 3) / 3));
+    assert.equal(JSON.parse(answer.body).body.length, Math.floor((MB / 2 - 3) / 3));
   });
 });
 

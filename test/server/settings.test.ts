@@ -11,9 +11,9 @@ import { runMain } from '../support/service.js';
 const load = (env: Record<string, string>) => loadConfig(env, '/tmp');
 
 describe('the defaults', () => {
-  it('parses JSON and form bodies up to 1M, waits 60 s for a body byte, 10 s for a handshake, 30 s at shutdown, and admits 10,000 connections', () => {
+  it('parses JSON and form bodies up to 512K, waits 60 s for a body byte, 10 s for a handshake, 30 s at shutdown, and admits 10,000 connections', () => {
     const config = load({});
-    assert.deepEqual(config.parsedBodyMaxSize, { bytes: 1024 * 1024, text: '1M' });
+    assert.deepEqual(config.parsedBodyMaxSize, { bytes: 512 * 1024, text: '512K' });
     assert.equal(config.bodyTimeoutMs, 60_000);
     assert.equal(config.handshakeTimeoutMs, 10_000);
     assert.equal(config.shutdownTimeoutMs, 30_000);
@@ -57,7 +57,7 @@ describe('--help lists them', () => {
   it('names each setting with its default', async () => {
     const { code, stdout } = await runMain({}, ['--help']);
     assert.equal(code, 0);
-    for (const line of [/PARSED_BODY_MAX_SIZE +.*\(1M; 0: /, /BODY_TIMEOUT +.*\(60s; 0: /, /HANDSHAKE_TIMEOUT +.*\(10s\)/, /MAX_CONNECTIONS +.*\(10000; 0: /, /SHUTDOWN_TIMEOUT +.*\(30s\)/]) {
+    for (const line of [/PARSED_BODY_MAX_SIZE +.*\(512K; 0: /, /BODY_TIMEOUT +.*\(60s; 0: /, /HANDSHAKE_TIMEOUT +.*\(10s\)/, /MAX_CONNECTIONS +.*\(10000; 0: /, /SHUTDOWN_TIMEOUT +.*\(30s\)/]) {
       assert.match(stdout, line);
     }
   });
