@@ -71,7 +71,9 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     routerOptions: { maxParamLength: 500 },
     bodyLimit: fastifyBodyLimit(config.postMaxSize),
     http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE },
-    ...(config.tls && options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE } } : {}),
+    ...(config.tls && options.tls
+      ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE, handshakeTimeout: config.handshakeTimeoutMs } }
+      : {}),
     // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
     // no hook has run for them, so the date and the debug token are set here.
     frameworkErrors: (error, request, reply) => {

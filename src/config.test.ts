@@ -40,9 +40,14 @@ describe('every setting has a documented default', () => {
       profilerAllow: [],
       profilerRedact: [],
       postMaxSize: { bytes: 104_857_600, text: '100M' },
+      parsedBodyMaxSize: { bytes: 524_288, text: '512K' },
+      bodyTimeoutMs: 60_000,
       uploadMaxFilesize: { bytes: 104_857_600, text: '100M' },
       maxExecutionTime: 660,
       memoryLimit: { bytes: 536_870_912, text: '512M' },
+      handshakeTimeoutMs: 10_000,
+      maxConnections: 10_000,
+      shutdownTimeoutMs: 30_000,
     });
     assert.deepEqual(
       { ...cors, allowOrigin: [cors.allowOrigin.source, cors.allowOrigin.flags] },

@@ -51,6 +51,16 @@ export interface Config {
   memoryLimit: ByteSize;
   /** ISOLATED_WORKERS: processes that run isolated routes side by side. */
   isolatedWorkers: number;
+  /** PARSED_BODY_MAX_SIZE: the largest JSON or form body parsed into memory; `0` leaves only POST_MAX_SIZE. */
+  parsedBodyMaxSize: ByteSize;
+  /** BODY_TIMEOUT in ms: how long a body may go without a byte before the 408; `0` means never. */
+  bodyTimeoutMs: number;
+  /** HANDSHAKE_TIMEOUT in ms: how long a TLS handshake may take. */
+  handshakeTimeoutMs: number;
+  /** MAX_CONNECTIONS: open connections at most, beyond which new ones are closed; Infinity for no limit. */
+  maxConnections: number;
+  /** SHUTDOWN_TIMEOUT in ms: how long requests in flight get after the first SIGTERM/SIGINT. */
+  shutdownTimeoutMs: number;
 }
 
 /** A php.ini quantity: the bytes it means and the text the operator wrote (for messages). */
@@ -128,6 +138,11 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     maxExecutionTime: integer(env, 'MAX_EXECUTION_TIME', 660, 0, MAX_TIMER_SECONDS),
     memoryLimit: byteSize(env, 'MEMORY_LIMIT', '512M', { unlimited: '-1', min: 1024 * 1024 }),
     isolatedWorkers: integer(env, 'ISOLATED_WORKERS', Math.min(availableParallelism(), 8), 1, 64),
+    parsedBodyMaxSize: byteSize(env, 'PARSED_BODY_MAX_SIZE', '512K', { unlimited: '0' }),
+    bodyTimeoutMs: timeout(env, 'BODY_TIMEOUT', 60_000, { none: true }),
+    handshakeTimeoutMs: timeout(env, 'HANDSHAKE_TIMEOUT', 10_000),
+    maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 0, 1_000_000) || Infinity,
+    shutdownTimeoutMs: timeout(env, 'SHUTDOWN_TIMEOUT', 30_000),
   };
 }
 
@@ -239,15 +254,35 @@ function hostName(env: Env, name: string, fallback: string): string {
 const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const DAY_MS = DURATION_UNITS_MS.d!;
 const MAX_DURATION_MS = 3650 * DAY_MS;
+/** Below setTimeout's ceiling (about 24.8 days), which would otherwise fire at once. */
+const MAX_TIMEOUT_MS = 24 * DAY_MS;
+const DURATION_SYNTAX = '(a number of seconds, or with a unit: 90s, 30m, 48h, 2d)';
+
+/** `90`, `90s`, `30m`, `48h`, `2d` in milliseconds; NaN for anything else. */
+function durationMs(value: string): number {
+  const match = /^(\d+)\s*([smhd]?)$/i.exec(value);
+  return match ? Number(match[1]) * DURATION_UNITS_MS[(match[2] || 's').toLowerCase()]! : Number.NaN;
+}
 
 /** A whole number of seconds, or a whole number with a unit: `90s`, `30m`, `48h`, `2d`. Returns milliseconds. */
 export function duration(env: Env, name: string, fallbackMs: number): number {
   const value = raw(env, name);
   if (value === undefined) return fallbackMs;
-  const match = /^(\d+)\s*([smhd]?)$/i.exec(value);
-  const ms = match ? Number(match[1]) * DURATION_UNITS_MS[(match[2] || 's').toLowerCase()]! : Number.NaN;
+  const ms = durationMs(value);
   if (!(ms >= 1000 && ms <= MAX_DURATION_MS)) {
-    throw new ConfigError(name, `"${value}" is not a duration from 1s to 3650d (a number of seconds, or with a unit: 90s, 30m, 48h, 2d)`);
+    throw new ConfigError(name, `"${value}" is not a duration from 1s to 3650d ${DURATION_SYNTAX}`);
+  }
+  return ms;
+}
+
+/** A duration a timer waits, from 1s to 24d, in milliseconds; with `none`, `0` turns the timer off. */
+export function timeout(env: Env, name: string, fallbackMs: number, rule: { none?: boolean } = {}): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallbackMs;
+  if (rule.none && value === '0') return 0;
+  const ms = durationMs(value);
+  if (!(ms >= 1000 && ms <= MAX_TIMEOUT_MS)) {
+    throw new ConfigError(name, `"${value}" is not a duration from 1s to 24d ${DURATION_SYNTAX}${rule.none ? ', or 0 for none' : ''}`);
   }
   return ms;
 }

@@ -32,6 +32,14 @@ Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G)
   MAX_EXECUTION_TIME  seconds a handler may run (660; 0: no limit)
   MEMORY_LIMIT        memory of one isolated request (512M; -1: no limit)
   ISOLATED_WORKERS    worker processes for isolated routes (CPU count, at most 8)
+  PARSED_BODY_MAX_SIZE largest JSON or form body, parsed into memory (512K; 0: POST_MAX_SIZE only)
+  BODY_TIMEOUT        a body that sends no byte for this long gets 408 (60s; 0: no limit)
+
+Connections (durations: seconds, or 90s, 30m, 2h):
+  HANDSHAKE_TIMEOUT   time a TLS handshake may take (10s)
+  MAX_CONNECTIONS     open connections at most; more are closed at once (10000; 0: no limit)
+  SHUTDOWN_TIMEOUT    after SIGTERM/SIGINT, time requests in flight get before their connections are cut (30s);
+                      a second signal cuts at once
 
 Reports from the command line: npm run vigil -- --help
 `;
@@ -48,9 +56,11 @@ try {
   process.stdout.write(`vigil listening on ${service.url} (${mode})\n`);
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    // A second signal does not wait for requests in flight; the queue is still written.
+    if (stopping) return service.cutNow(`${signal} again`);
     stopping = true;
-    service.kernel.app.log.info(`${signal}: closing connections and writing queued reports`);
+    const seconds = config.shutdownTimeoutMs / 1000;
+    service.kernel.app.log.info(`${signal}: closing connections (requests in flight get SHUTDOWN_TIMEOUT, ${seconds}s) and writing queued reports`);
     service.stop().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -59,8 +69,8 @@ try {
       },
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 } catch (error) {
   if (error instanceof ConfigError || error instanceof RouteDefinitionError || error instanceof ReportStoreError) {
     process.stderr.write(`vigil: cannot start: ${error.message}\n`);

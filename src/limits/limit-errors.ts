@@ -4,10 +4,17 @@
  */
 import { HttpError, type HttpErrorOptions } from '../errors/http-errors.js';
 
-/** The request body is over POST_MAX_SIZE (413). */
+/** The request body is over POST_MAX_SIZE, or over PARSED_BODY_MAX_SIZE for a parsed body (413). */
 export class PayloadTooLargeHttpError extends HttpError {
   constructor(message: string, options?: HttpErrorOptions) {
     super(413, message, 'VIGIL_ERR_BODY_TOO_LARGE', options);
+  }
+}
+
+/** The client sent no byte of its body for BODY_TIMEOUT (408, as nginx's client_body_timeout). */
+export class RequestTimeoutHttpError extends HttpError {
+  constructor(message: string, options?: HttpErrorOptions) {
+    super(408, message, 'VIGIL_ERR_BODY_TIMEOUT', options);
   }
 }
 

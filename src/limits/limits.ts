@@ -1,21 +1,28 @@
 /**
- * The four per-request limits, composed for the kernel: what to install in the scope of
- * matched routes (heap guard, body, uploads), the executor that runs each handler (in
- * this process under a deadline, or isolated in a worker process), and the kernel's words
- * for Fastify's own body-limit error. Unmatched requests never reach any of it.
+ * The per-request limits, composed for the kernel: what to install in the scope of
+ * matched routes (heap guard, body size and timeout, body parsers, uploads), the executor
+ * that runs each handler (in this process under a deadline, or isolated in a worker
+ * process), and the closing of connections whose body was cut. Unmatched requests never
+ * reach any of it.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Invocation, RouteExecutor } from '../routing/register-routes.js';
 import { RouteDefinitionError, type RouteDefinition } from '../routing/routes.js';
-import { explainBodyLimitError, installBodyLimit } from './body-limit.js';
+import { installBodyLimit } from './body-limit.js';
+import { installBodyParsers } from './body-parsers.js';
 import { runInProcess } from './execution-time.js';
 import { HeapGuard } from './heap-guard.js';
 import type { IsolatedInput } from './isolation/protocol.js';
 import { WorkerPool } from './isolation/worker-pool.js';
+import { PayloadTooLargeHttpError, RequestTimeoutHttpError } from './limit-errors.js';
+import { closeAfterResponse } from './lingering-close.js';
 import { installUploads } from './uploads.js';
 
-export type LimitSettings = Pick<Config, 'postMaxSize' | 'uploadMaxFilesize' | 'maxExecutionTime' | 'memoryLimit' | 'isolatedWorkers'>;
+export type LimitSettings = Pick<
+  Config,
+  'postMaxSize' | 'parsedBodyMaxSize' | 'bodyTimeoutMs' | 'uploadMaxFilesize' | 'maxExecutionTime' | 'memoryLimit' | 'isolatedWorkers'
+>;
 
 export interface LimitsOptions {
   settings: LimitSettings;
@@ -62,15 +69,17 @@ export class Limits {
       done();
     });
     installBodyLimit(scope, this.settings.postMaxSize);
+    installBodyParsers(scope, this.settings);
     await installUploads(scope, this.settings);
   }
 
   readonly execute: RouteExecutor = (invocation) =>
     invocation.definition.isolated ? this.runIsolated(invocation) : runInProcess(invocation, this.settings.maxExecutionTime, this.guard);
 
-  /** A limit error as the pipeline should render it. */
+  /** Readies the answer to an error: a body cut short (too large, stalled) closes its connection with care. */
   explain(error: unknown, request: FastifyRequest, reply: FastifyReply): unknown {
-    return explainBodyLimitError(error, request, reply, this.settings.postMaxSize);
+    if (error instanceof PayloadTooLargeHttpError || error instanceof RequestTimeoutHttpError) closeAfterResponse(request, reply);
+    return error;
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,9 @@
 /**
  * Multipart uploads for matched routes, read before the handler runs (as PHP fills
  * $_FILES): each file streams to a temporary file, never whole into memory, under
- * UPLOAD_MAX_FILESIZE; the whole body stays under POST_MAX_SIZE; the temporary files are
- * removed when the response closes, however the request ended.
+ * UPLOAD_MAX_FILESIZE; the whole body stays under POST_MAX_SIZE and is cut when it stalls
+ * for BODY_TIMEOUT; the temporary files are removed when the response closes, however the
+ * request ended.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,13 +15,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ByteSize } from '../config.js';
 import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
 import type { UploadedFile } from '../routing/routes.js';
-import { tooLargeMessage } from './body-limit.js';
+import { postBodyLimit, tooLargeMessage } from './body-limit.js';
+import { bodyStalledError, watchBodyStall } from './body-timeout.js';
+import { addField, type FormFields } from './form-fields.js';
 import { PayloadTooLargeHttpError, UploadTooLargeHttpError } from './limit-errors.js';
 import { closeAfterResponse } from './lingering-close.js';
 
 export interface UploadLimits {
   postMaxSize: ByteSize;
   uploadMaxFilesize: ByteSize;
+  bodyTimeoutMs: number;
 }
 
 export async function installUploads(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
@@ -57,36 +61,41 @@ async function receiveUploads(request: FastifyRequest, reply: FastifyReply, limi
   }
 }
 
-async function saveParts(request: FastifyRequest, limits: UploadLimits, files: UploadedFile[], directory: () => Promise<string>): Promise<Record<string, string | string[]>> {
+async function saveParts(request: FastifyRequest, limits: UploadLimits, files: UploadedFile[], directory: () => Promise<string>): Promise<FormFields> {
   const raw = request.raw;
-  const fields: Record<string, string | string[]> = Object.create(null);
+  const fields: FormFields = Object.create(null);
   let currentFile: NodeJS.ReadableStream & { destroy(error?: Error): void } | undefined;
-  let overLimit!: (error: Error) => void;
-  const bodyOverLimit = new Promise<never>((_, reject) => (overLimit = reject));
-  bodyOverLimit.catch(() => undefined);
+  let stop!: (error: Error) => void;
+  const stopped = new Promise<never>((_, reject) => (stop = reject));
+  stopped.catch(() => undefined);
+  // The body is over its limit or stalled: stop reading it and fail whatever waits for it.
+  const cut = (error: Error) => {
+    raw.removeListener('data', count);
+    stall.stop();
+    raw.unpipe();
+    currentFile?.destroy(error);
+    stop(error);
+  };
+  // While a file write holds the request paused, or once the body is all in, the kernel is the one not reading.
+  const waitingOnClient = () => !raw.complete && raw.readableFlowing !== false && raw.readableLength === 0;
+  const stall = watchBodyStall(limits.bodyTimeoutMs, () => cut(bodyStalledError(limits.bodyTimeoutMs)), waitingOnClient);
   let received = 0;
   const count = (chunk: Buffer) => {
     received += chunk.length;
-    if (received <= limits.postMaxSize.bytes) return;
-    raw.removeListener('data', count);
-    raw.unpipe();
-    const error = new PayloadTooLargeHttpError(tooLargeMessage(limits.postMaxSize));
-    currentFile?.destroy(error);
-    overLimit(error);
+    stall.refresh();
+    if (received > limits.postMaxSize.bytes) cut(new PayloadTooLargeHttpError(tooLargeMessage(postBodyLimit(limits.postMaxSize))));
   };
-  if (Number.isFinite(limits.postMaxSize.bytes)) {
-    // Paused first, so that listening does not start the flow before the parser is piped.
-    raw.pause();
-    raw.on('data', count);
-  }
+  // Paused first, so that listening does not start the flow before the parser is piped.
+  raw.pause();
+  raw.on('data', count);
   try {
     const parts = request.parts()[Symbol.asyncIterator]();
     for (;;) {
-      const next: IteratorResult<Multipart> = await Promise.race([parts.next(), bodyOverLimit]);
+      const next: IteratorResult<Multipart> = await Promise.race([parts.next(), stopped]);
       if (next.done) break;
       const part = next.value;
       if (part.type === 'field') {
-        if (part.valueTruncated) throw new PayloadTooLargeHttpError(tooLargeMessage(limits.postMaxSize));
+        if (part.valueTruncated) throw new PayloadTooLargeHttpError(tooLargeMessage(postBodyLimit(limits.postMaxSize)));
         addField(fields, part.fieldname, String(part.value));
         continue;
       }
@@ -98,19 +107,15 @@ async function saveParts(request: FastifyRequest, limits: UploadLimits, files: U
         file.destroy(new UploadTooLargeHttpError(`The uploaded file "${part.filename}" is larger than UPLOAD_MAX_FILESIZE (${limits.uploadMaxFilesize.text})`));
       });
       const target = createWriteStream(path, { flags: 'wx' });
-      await Promise.race([pipeline(file, target), bodyOverLimit]);
+      await Promise.race([pipeline(file, target), stopped]);
       currentFile = undefined;
       files.push({ field: part.fieldname, filename: part.filename, mimetype: part.mimetype, size: target.bytesWritten, path });
     }
     return fields;
   } finally {
     raw.removeListener('data', count);
+    stall.stop();
   }
-}
-
-function addField(fields: Record<string, string | string[]>, name: string, value: string): void {
-  const previous = fields[name];
-  fields[name] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
 }
 
 /** The multipart plugin's own errors carry a 4xx status (parts limit, premature close). */

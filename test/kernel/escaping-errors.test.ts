@@ -5,9 +5,9 @@
  * behind a good one leaves the good one's answer alone; each framing error has its own words.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { ask, startService, type Service } from '../support/service.js';
+import { rawExchange } from '../support/raw-tls.js';
 
 let debug: Service;
 let production: Service;
@@ -19,16 +19,6 @@ before(async () => {
 });
 after(() => Promise.all([debug.stop(), production.stop()]));
 
-/** Sends raw bytes on a fresh TLS connection and reads until the service closes it. */
-function rawExchange(service: Service, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let received = '';
-    const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () => socket.write(request));
-    socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
-    socket.on('close', () => resolve(received));
-    socket.on('error', (error) => (received ? resolve(received) : reject(error)));
-  });
-}
 
 interface RawAnswer {
   statusLine: string;

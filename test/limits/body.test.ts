@@ -1,4 +1,7 @@
-/** CONTRACT section 7, request body: POST_MAX_SIZE, against the real service with POST_MAX_SIZE=1M. */
+/**
+ * CONTRACT section 7, request body: POST_MAX_SIZE, against the real service with
+ * POST_MAX_SIZE=1M (and PARSED_BODY_MAX_SIZE as high, so that it names JSON bodies too).
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
@@ -9,7 +12,7 @@ import { debugMessage } from '../support/answers.js';
 const LIMIT = 1024 * 1024;
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts', POST_MAX_SIZE: '1M' });
+  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts', POST_MAX_SIZE: '1M', PARSED_BODY_MAX_SIZE: '1M' });
 });
 after(() => service.stop());
 

@@ -4,10 +4,10 @@
  * refuses it first; the process never crashes.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { ask, startService, type Service } from '../support/service.js';
 import { debugMessage } from '../support/answers.js';
+import { rawExchange as exchange, rawHeader, statusLine } from '../support/raw-tls.js';
 
 let service: Service;
 before(async () => {
@@ -16,19 +16,7 @@ before(async () => {
 after(() => service.stop());
 
 
-/** Sends raw bytes on a fresh TLS connection and reads until the service closes it. */
-function rawExchange(request: string | Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let received = '';
-    const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () => socket.write(request));
-    socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
-    socket.on('close', () => resolve(received));
-    socket.on('error', (error) => (received ? resolve(received) : reject(error)));
-  });
-}
-
-const statusLine = (raw: string) => raw.split('\r\n')[0];
-const rawHeader = (raw: string, name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(raw.split('\r\n\r\n')[0]!.replace(/\r/g, ''))?.[1];
+const rawExchange = (request: string | Buffer) => exchange(service, request);
 
 describe('a request target over 8 KB is a 414 through the pipeline', () => {
   it('answers a 10 KB URL with 414, a debug token and the stored report', async () => {

@@ -23,6 +23,10 @@ export interface Service {
   ca: string | undefined;
   output: () => string;
   stop(): Promise<void>;
+  /** Sends a signal to the service process (SIGTERM, SIGINT). */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves when the process has exited, with its exit code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export interface StartOptions {
@@ -39,6 +43,9 @@ export async function startService(env: Record<string, string> = {}, { ownCertif
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolvePromise) => {
+    child.once('exit', (code, signal) => resolvePromise({ code, signal }));
+  });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
   const url = await new Promise<string>((resolvePromise, reject) => {
@@ -64,6 +71,8 @@ export async function startService(env: Record<string, string> = {}, { ownCertif
     ca: tls ? readFileSync(env.TLS_CERT ?? certificate.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt'), 'utf8') : undefined,
     output: () => output,
     stop: () => stopChild(child),
+    signal: (name) => child.kill(name),
+    exited,
   };
 }
 

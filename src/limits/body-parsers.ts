@@ -1,0 +1,37 @@
+/**
+ * The parsers of matched routes' bodies, each reading through {@link readBody} (a size
+ * limit and BODY_TIMEOUT): JSON and forms up to PARSED_BODY_MAX_SIZE, text up to
+ * POST_MAX_SIZE. Multipart bodies are the uploads' (`uploads.ts`).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ByteSize } from '../config.js';
+import { parsedBodyLimit, postBodyLimit } from './body-limit.js';
+import { readBody } from './body-reader.js';
+import { parseForm } from './form-fields.js';
+
+export interface BodyParserSettings {
+  postMaxSize: ByteSize;
+  parsedBodyMaxSize: ByteSize;
+  bodyTimeoutMs: number;
+}
+
+type JsonParser = (request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) => void;
+type BodyParser = (request: FastifyRequest, payload: IncomingMessage) => Promise<unknown>;
+
+export function installBodyParsers(scope: FastifyInstance, settings: BodyParserSettings): void {
+  const parsed = parsedBodyLimit(settings.postMaxSize, settings.parsedBodyMaxSize);
+  const text = postBodyLimit(settings.postMaxSize);
+  const timeout = settings.bodyTimeoutMs;
+  // Fastify's own JSON parsing (prototype poisoning refused, its 400s for empty or broken JSON).
+  const parseJson = scope.getDefaultJsonParser('error', 'error') as JsonParser;
+  const json: BodyParser = async (request, payload) => {
+    const body = (await readBody(request.headers, payload, parsed, timeout)).toString('utf8');
+    return new Promise((resolve, reject) => parseJson(request, body, (error, value) => (error ? reject(error) : resolve(value))));
+  };
+  const form: BodyParser = async (request, payload) => parseForm((await readBody(request.headers, payload, parsed, timeout)).toString('utf8'));
+  const plain: BodyParser = async (request, payload) => (await readBody(request.headers, payload, text, timeout)).toString('utf8');
+  scope.addContentTypeParser('application/json', json);
+  scope.addContentTypeParser('application/x-www-form-urlencoded', form);
+  scope.addContentTypeParser('text/plain', plain);
+}

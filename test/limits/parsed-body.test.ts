@@ -1,0 +1,100 @@
+/**
+ * Issue 10, items 2 and 3: bodies the kernel parses (JSON, forms) are parsed in linear
+ * time and only up to PARSED_BODY_MAX_SIZE (512K by default), so that no parse holds the
+ * event loop or the memory; POST_MAX_SIZE (100M) still applies to text bodies and uploads.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ask, startService, type Service } from '../support/service.js';
+import { multipartBody, sendStreaming } from '../support/streaming.js';
+
+const MB = 1024 * 1024;
+let service: Service;
+before(async () => {
+  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts' });
+});
+after(() => service.stop());
+
+const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+const json = { 'content-type': 'application/json' };
+/** `[{},{},...]` of about `bytes` bytes: the most objects per byte. */
+const emptyObjects = (bytes: number) => `[${'{},'.repeat(Math.floor(bytes / 3) - 1)}{}]`;
+
+describe('a form body is parsed in linear time, repeated names as one list in order', () => {
+  it('answers a body of 40,000 "a=&" with one list of 40,000 values', async () => {
+    const answer = await ask(service, { method: 'POST', path: '/echo', headers: form, body: 'a=&'.repeat(40_000) });
+    assert.equal(answer.status, 200);
+    const values = JSON.parse(answer.body).body.a as string[];
+    assert.equal(values.length, 40_000);
+    assert.ok(values.every((value) => value === ''));
+  });
+
+  it('keeps the order of values across names given in turns', async () => {
+    const body = Array.from({ length: 30_000 }, (_, i) => `${i % 2 ? 'b' : 'a'}=${i}`).join('&');
+    const answer = await ask(service, { method: 'POST', path: '/echo', headers: form, body });
+    const { a, b } = JSON.parse(answer.body).body as { a: string[]; b: string[] };
+    assert.deepEqual(a.slice(0, 3), ['0', '2', '4']);
+    assert.deepEqual(b.slice(-2), ['29997', '29999']);
+    assert.equal(a.length + b.length, 30_000);
+  });
+});
+
+describe('a JSON or form body over PARSED_BODY_MAX_SIZE is a 413 that names the setting', () => {
+  it('refuses a declared 2 MB JSON body before reading it, through the pipeline', async () => {
+    const body = emptyObjects(2 * MB);
+    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { ...json, accept: 'application/json' }, body });
+    assert.equal(answer.status, 413);
+    assert.equal(message(answer), `The request body (Content-Length: ${body.length} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON and form bodies`);
+    assert.equal(JSON.parse(answer.body).exception.class, 'PayloadTooLargeHttpError');
+    assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
+    assert.equal(answer.headers['cache-control'], 'no-cache, private');
+    assert.equal(answer.headers.connection, 'close');
+  });
+
+  it('cuts a chunked JSON body where it passes the limit', async () => {
+    const total = 32 * MB;
+    const answer = await sendStreaming(service, { path: '/echo', total, chunked: true, headers: { ...json, accept: 'text/plain' }, piece: (_offset, size) => Buffer.alloc(size, '{},') });
+    assert.equal(answer.status, 413);
+    assert.match(answer.body, /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON and form bodies/);
+    assert.ok(answer.sentWhenAnswered < total / 2, `answered after ${answer.sentWhenAnswered} of ${total} bytes`);
+  });
+
+  it('refuses a 2 MB form body the same way', async () => {
+    const answer = await ask(service, { method: 'POST', path: '/echo', headers: form, body: 'a=&'.repeat(700_000) });
+    assert.equal(answer.status, 413);
+    assert.match(message(answer), /is larger than PARSED_BODY_MAX_SIZE \(512K\)/);
+  });
+
+  it('still parses a JSON body just under the limit', async () => {
+    const body = emptyObjects(MB / 2 - 3);
+    const answer = await ask(service, { method: 'POST', path: '/echo', headers: json, body });
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.parse(answer.body).body.length, Math.floor((MB / 2 - 3) / 3));
+  });
+});
+
+describe('POST_MAX_SIZE still bounds text bodies and uploads', () => {
+  it('reads a 4 MB text body', async () => {
+    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain' }, body: 't'.repeat(4 * MB) });
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.parse(answer.body).length, 4 * MB);
+  });
+
+  it('answers /hello while a 48 MB upload is on its way, then stores the upload', async () => {
+    const { contentType, body } = multipartBody([{ field: 'file', name: 'big.bin', size: 48 * MB }]);
+    let hello: number | undefined;
+    const answer = await sendStreaming(service, {
+      path: '/upload',
+      total: body.length,
+      headers: { 'content-type': contentType },
+      piece: (offset, size) => body.subarray(offset, offset + size),
+      onProgress: async (sent) => {
+        if (hello === undefined && sent >= body.length / 2) hello = (await ask(service, { path: '/hello' })).status;
+      },
+    });
+    assert.equal(hello, 200);
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.parse(answer.body).files[0].size, 48 * MB);
+  });
+});
