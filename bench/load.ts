@@ -9,6 +9,8 @@ export interface LoadResult {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** The longest wait for one response. */
+  maxMs: number;
   /** Responses received. */
   requests: number;
   /** Connection errors and timeouts. */
@@ -51,6 +53,7 @@ async function loadWithWrk(url: string, { seconds, connections, headers }: LoadO
     rps: Number(number(/Requests\/sec:\s+([\d.]+)/)[1]),
     p50Ms: toMs(number(/\s50%\s+([\d.]+)(us|ms|s)/)),
     p99Ms: toMs(number(/\s99%\s+([\d.]+)(us|ms|s)/)),
+    maxMs: toMs(number(/Latency\s+[\d.]+(?:us|ms|s)\s+[\d.]+(?:us|ms|s)\s+([\d.]+)(us|ms|s)/)),
     requests: Number(number(/(\d+) requests in/)[1]),
     errors: errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
   };
@@ -67,6 +70,7 @@ async function loadWithAutocannon(url: string, { seconds, connections, headers }
     rps: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
     requests: result.requests.total,
     errors: result.errors + result.timeouts,
   };

@@ -7,6 +7,8 @@
  *   npm run bench -- --quick      under a minute: 2 rounds of 4 s
  *   npm run bench -- --soak       also 1 million requests at (d), then its RSS
  *   npm run bench -- --readme     also writes the table into README.md
+ *
+ * Then (g): /hello alone and beside hostile JSON bodies (bench/body-stall.ts).
  */
 import { request } from 'node:https';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SqliteReportStore } from '../src/profiler/storage/sqlite-store.js';
+import { runBodyStall, type BodyStallResult } from './body-stall.js';
 import { load, loader, type LoadResult } from './load.js';
 import { buildVigil, ROOT, startTarget, type RunningTarget } from './targets.js';
 
@@ -150,11 +153,25 @@ async function main(): Promise<void> {
     await store.close();
     const dropped = Number(/(\d+) dropped/.exec(vigilDev.output())?.[1] ?? NaN);
 
+    const stall = await measureBodyStall();
     const soak = flags.soak ? await runSoak() : undefined;
-    report(results, { answered, stored, dropped }, soak, tool);
+    report(results, { answered, stored, dropped }, stall, soak, tool);
   } finally {
     await Promise.all([...running.values()].map((target) => target.stop()));
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** (g): /hello on vigil in production with the demo routes, alone and beside hostile JSON bodies. */
+async function measureBodyStall(): Promise<BodyStallResult> {
+  const target = await startTarget(VIGIL, { ...vigilEnv('prod', 'stall'), ROUTES: join(ROOT, 'dist/examples/demo-routes.js') });
+  try {
+    const result = await runBodyStall(target, { seconds: seconds * 2, connections });
+    const line = (name: string, r: LoadResult) => `  (g) /hello ${name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99Ms.toFixed(2)} ms, max ${r.maxMs.toFixed(0)} ms\n`;
+    process.stdout.write(line('alone', result.alone) + line('beside hostile JSON bodies', result.withBodies));
+    return result;
+  } finally {
+    await target.stop();
   }
 }
 
@@ -180,13 +197,14 @@ interface Reports {
   dropped: number;
 }
 
-function report(results: Map<string, TargetResult>, reports: Reports, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
+function report(results: Map<string, TargetResult>, reports: Reports, stall: BodyStallResult, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
   const r = (id: string) => results.get(id)!;
   const ratios = { 'd/c': r('d').rps / r('c').rps, 'e/c': r('e').rps / r('c').rps, 'e/b': r('e').rps / r('b').rps, 'p99 d/c': r('d').p99Ms / r('c').p99Ms };
   const targets = [
     { name: 'd/c >= 0.5', met: ratios['d/c'] >= 0.5, measured: ratios['d/c'].toFixed(2) },
     { name: 'e/c >= 0.9', met: ratios['e/c'] >= 0.9, measured: ratios['e/c'].toFixed(2) },
     { name: 'p99 (d) <= 2 x p99 (c)', met: ratios['p99 d/c'] <= 2, measured: `${ratios['p99 d/c'].toFixed(2)} x` },
+    { name: '/hello waits at most ~100 ms beside hostile JSON bodies (g)', met: stall.withBodies.maxMs <= 100, measured: `max ${stall.withBodies.maxMs.toFixed(0)} ms (alone: ${stall.alone.maxMs.toFixed(0)} ms)` },
     { name: 'no report dropped (d)', met: reports.dropped === 0 && reports.stored >= reports.answered, measured: `${reports.stored} stored / ${reports.answered} answered, ${reports.dropped} dropped` },
     soak
       ? { name: 'RSS (d) < 200 MB after 1M requests', met: soak.rssMb < 200, measured: `${soak.rssMb.toFixed(0)} MB after ${soak.requests}` }
@@ -205,6 +223,13 @@ function report(results: Map<string, TargetResult>, reports: Reports, soak: { re
     limits(r('c'), r('d')),
     `Reports in (d): ${reports.stored} stored for ${reports.answered} requests answered, ${reports.dropped} dropped.`,
     '',
+    '| (g) vigil production, GET /hello | req/s | p50 ms | p99 ms | max ms |',
+    '|---|---:|---:|---:|---:|',
+    ...([['alone', stall.alone], ['beside hostile JSON bodies', stall.withBodies]] as const).map(
+      ([name, r]) => `| ${name} | ${r.rps.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.maxMs.toFixed(0)} |`,
+    ),
+    `Hostile bodies sent beside the load, by status: ${Object.entries(stall.bodies).map(([status, count]) => `${status}: ${count}`).join(', ')}; peak RSS ${stall.peakRssMb.toFixed(0)} MB.`,
+    '',
     '| target | met | measured |',
     '|---|---|---|',
     ...targets.map((t) => `| ${t.name} | ${t.met === undefined ? '-' : t.met ? 'yes' : 'NO'} | ${t.measured} |`),
@@ -215,7 +240,7 @@ function report(results: Map<string, TargetResult>, reports: Reports, soak: { re
   const environment = { node: process.version, cores: cpus().length, cpu: cpus()[0]?.model, loader: tool, rounds, seconds, connections };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${stamp}.json`);
-  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), environment, results: Object.fromEntries(results), ratios, reports, soak, targets }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), environment, results: Object.fromEntries(results), ratios, reports, stall, soak, targets }, null, 2)}\n`);
   process.stdout.write(`\nWritten to ${file}\n`);
   if (flags.readme) writeReadmeTable(`${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`);
 }
