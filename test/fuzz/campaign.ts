@@ -99,6 +99,7 @@ async function inspectReports(service: Target, fuzzCase: FuzzCase, answers: read
     await fetchRaw(service, `/_profiler/search?token=${token}`, 'application/json', guardMs);
     if (sentMarkup) {
       const page = await fetchRaw(service, `/_profiler/${token}`, 'text/html', guardMs);
+      if (page?.status !== 200) findings.push({ kind: 'unbounded reports', detail: `the report page of ${token} could not be read back (${page?.status ?? 'no answer'})` });
       const shown = /<vgl-\d+/.exec(page?.body.toString('latin1') ?? '');
       if (shown) findings.push({ kind: 'unescaped reflections', detail: `the report page of ${token} shows ${shown[0]}> unescaped` });
     }

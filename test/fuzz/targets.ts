@@ -12,6 +12,7 @@ export const PATHS = [
   '/items/{m}',
   '/with-slash',
   '/with-slash/',
+  '/with-slash?q={m}',
   '/upload',
   '/echo',
   '/isolated-echo',
