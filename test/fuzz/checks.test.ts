@@ -12,7 +12,7 @@ import { Random } from './prng.js';
 import { parseResponses, type Exchange, type ParsedResponse } from './wire.js';
 
 const ROOT = '/srv/vigil';
-const context = (mode: Mode) => ({ mode, root: ROOT, canary: 'vgl-env-canary' });
+const context = (mode: Mode) => ({ mode, roots: [ROOT], canary: 'vgl-env-canary' });
 const one = (raw: string, method = 'GET'): ParsedResponse => {
   const parsed = parseResponses(Buffer.from(raw, 'latin1'), [method], true);
   assert.equal(parsed.problem, undefined);

@@ -50,8 +50,8 @@ export interface Finding {
 
 export interface CheckContext {
   mode: Mode;
-  /** The project's root: the only place a stack frame may point to. */
-  root: string;
+  /** The project's root and its dependencies' real directory: the only places a stack frame may point to. */
+  roots: readonly string[];
   /** A value in the service's environment that no answer may show (`/proc/self/environ`). */
   canary: string;
 }
@@ -119,7 +119,7 @@ export function checkAnswer(fuzzCase: Pick<FuzzCase, 'serverErrors'>, answer: Pa
   if (whole.includes(context.canary)) add('leaks', 'the answer holds the service\'s environment (/proc/self/environ)');
   for (const file of framesNamed(answer, type, body)) {
     // Frames without a file (`<anonymous>`, `node:internal/...`) name nothing to read.
-    if (file.startsWith('/') && !file.startsWith(`${context.root}/`)) add('leaks', `a stack frame names ${file}, outside the project`);
+    if (file.startsWith('/') && !context.roots.some((root) => file.startsWith(`${root}/`))) add('leaks', `a stack frame names ${file}, outside the project`);
   }
   return findings;
 }

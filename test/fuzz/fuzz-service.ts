@@ -4,12 +4,12 @@
  * set, a canary in its environment, and bait files a forged stack frame may name.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedCertificate } from '../support/certificate.js';
-import { startService, type Service } from '../support/service.js';
+import { ROOT, startService, type Service } from '../support/service.js';
 import type { Mode } from './cases.js';
 import type { Bait } from './issue-cases.js';
 
@@ -18,6 +18,8 @@ export interface FuzzService {
   bait: Bait;
   /** In the service's environment only: an answer that holds it read `/proc/self/environ`. */
   canary: string;
+  /** Where a stack frame may point: the project, and its dependencies where they really are (node_modules may be a link). */
+  roots: string[];
   /** Stops the service, killing it (and its workers) when a frozen event loop ignores SIGTERM. */
   stop(): Promise<void>;
 }
@@ -47,6 +49,7 @@ export async function startFuzzService(mode: Mode): Promise<FuzzService> {
     service,
     bait,
     canary,
+    roots: [ROOT, realpathSync(join(ROOT, 'node_modules'))],
     async stop() {
       const stopped = service.stop();
       // A frozen event loop never runs the SIGTERM handler; its workers exit when their channel closes.

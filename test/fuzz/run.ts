@@ -12,7 +12,6 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ROOT } from '../support/service.js';
 import { runCampaign, type CampaignResult } from './campaign.js';
 import type { FuzzCase, Mode } from './cases.js';
 import { ISSUE_KINDS, KINDS } from './checks.js';
@@ -61,7 +60,7 @@ for (const mode of modes) {
       service: target.service,
       mode,
       cases,
-      check: { root: ROOT, canary: target.canary },
+      check: { roots: target.roots, canary: target.canary },
       guardMs: Number(flags.guard),
       probeEvery: 25,
       onCase: ({ fuzzCase, answers }) => {

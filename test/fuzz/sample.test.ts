@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ROOT } from '../support/service.js';
 import { runCampaign, type CampaignResult } from './campaign.js';
 import { KINDS } from './checks.js';
 import { buildCorpus } from './corpus.js';
@@ -24,7 +23,7 @@ for (const mode of ['debug', 'prod'] as const) {
       target = await startFuzzService(mode);
       const cases = buildCorpus(SEED, COUNT, { port: target.service.port, bait: target.bait });
       // The guard is a hang detector, not a speed limit: a case that needs it has frozen the service.
-      result = await runCampaign({ service: target.service, mode, cases, check: { root: ROOT, canary: target.canary }, guardMs: 30_000, probeEvery: 25 });
+      result = await runCampaign({ service: target.service, mode, cases, check: { roots: target.roots, canary: target.canary }, guardMs: 30_000, probeEvery: 25 });
     });
     after(() => target?.stop());
 
