@@ -143,17 +143,25 @@ export const forwarded = family('forwarded headers', [
 export const markup = family('markup in reflected fields', [
   (random, id) => {
     const text = payload(random, id);
-    const where = random.pick(['path', 'query name', 'query value', 'Referer', 'User-Agent', 'Accept-Language', 'Cookie', 'Host', 'X-Forwarded-Host', 'Content-Type', 'Origin']);
+    const where = random.pick(['path', 'query name', 'query value', 'raw query', 'Referer', 'User-Agent', 'Accept-Language', 'Cookie', 'Host', 'X-Forwarded-Host', 'Content-Type', 'Origin']);
     const target = random.pick(['/nope', '/check', '/check-here', '/items', '/with-slash', '/echo']);
     const parts: RequestParts = { method: target === '/echo' ? 'POST' : 'GET', target: `${target}?v=1`, headers: [['Accept', random.pick(ACCEPTS)]] };
     const headers = parts.headers as Array<[string, string]>;
     if (where === 'path') parts.target = `${target}/${random.chance(0.5) ? text : encodeURIComponent(text)}`;
     if (where === 'query name') parts.target = `${target}?${encodeURIComponent(text)}=1`;
     if (where === 'query value') parts.target = `${target}?v=${encodeURIComponent(text)}`;
+    // As sent, unencoded: a redirect copies the query into its Location.
+    if (where === 'raw query') parts.target = `${target}?v=${text.replace(/\s/g, '')}`;
     if (where === 'Host') parts.host = text;
     if (['Referer', 'User-Agent', 'Accept-Language', 'Cookie', 'X-Forwarded-Host', 'Content-Type', 'Origin'].includes(where)) headers.push([where, text]);
     if (parts.method === 'POST') parts.body = 'a=1';
     return spec(`${show(text)} in the ${where} of ${target}`, parts);
+  },
+  (random, id) => {
+    // A redirect copies the query, as sent, into its Location and its page.
+    const text = payload(random, id).replace(/\s/g, '');
+    const raw = random.chance(0.5);
+    return spec(`redirect with ${show(text)} ${raw ? 'raw' : 'encoded'} in the query`, { target: `/with-slash?q=${raw ? text : encodeURIComponent(text)}`, headers: [['Accept', random.pick(ACCEPTS)]] });
   },
   (random, id) => {
     const text = encodeURIComponent(payload(random, id));
