@@ -196,7 +196,7 @@ export const ISSUE_CASES: readonly IssueCase[] = [
   ).map(([method, target]) => ({
     family: 'item 6: profiler concealment',
     make: (_id: number, { port }: CaseContext): CaseSpec => ({
-      name: `${method} ${target} from ${OUTSIDER}`,
+      name: `${method} ${target.replace('{port}', String(port))} from ${OUTSIDER}`,
       bytes: requestBytes({ method, target: target.replace('{port}', String(port)), headers: [['X-Forwarded-For', OUTSIDER], ['Content-Length', '0']] }),
       rules: [...REFUSED_LIKE_ANYONE],
     }),
