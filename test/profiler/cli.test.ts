@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { reportAsText } from '../../src/cli/report-text.js';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { encoded, report } from '../support/reports.js';
 import { ask, ROOT, startService } from '../support/service.js';
+import { openStoreOf } from '../support/stores.js';
 
 interface Run {
   code: number | null;
@@ -138,7 +138,7 @@ describe('profiler commands stop with a message on a store they cannot use', () 
   /** A real store of 300 reports, closed, with its middle third overwritten. */
   async function overwrittenStore(dir: string): Promise<string> {
     const file = join(dir, 'profiler.sqlite');
-    const store = new SqliteReportStore(file);
+    const store = await openStoreOf(dir);
     await store.write(encoded(Array.from({ length: 300 }, (_, i) => report(i.toString(16).padStart(6, '0'), { collectors: { request: { body: `${i} `.repeat(800) } } }))));
     await store.close();
     const bytes = readFileSync(file);

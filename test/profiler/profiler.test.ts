@@ -1,13 +1,12 @@
 /** Issue 3, writer and store as the kernel runs them: shutdown flush, dropped reports shown, retention, aborted requests. */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import profiledRoutes, { routesModule } from '../fixtures/profiled-routes.js';
 import { startKernel } from '../support/kernel.js';
 import { tokenOf } from '../support/answers.js';
+import { openStoreOf, storedTokens } from '../support/stores.js';
 
 describe('on shutdown the write queue is flushed', () => {
   it('stores every queued report when the kernel closes', async () => {
@@ -16,9 +15,9 @@ describe('on shutdown the write queue is flushed', () => {
     for (let i = 0; i < 30; i++) tokens.push(tokenOf(await kernel.app.inject({ url: `/queued/${i}` })));
     assert.equal(kernel.profiler!.writer.queued, 30, 'the reports are still queued when the kernel closes');
     await kernel.close();
-    const store = new SqliteReportStore(join(kernel.varDir, 'profiler.sqlite'));
+    const store = await openStoreOf(kernel.varDir);
     try {
-      assert.deepEqual((await store.tokens()).sort(), tokens.sort());
+      assert.deepEqual(await storedTokens(store), tokens.sort());
     } finally {
       await store.close();
     }
@@ -56,7 +55,7 @@ describe('retention is enforced while the service runs', () => {
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
       await kernel.profiler!.writer.flush();
-      const stored = await kernel.profiler!.store.tokens();
+      const stored = await storedTokens(kernel.profiler!.store);
       assert.equal(stored.length, 5);
       assert.deepEqual(stored.sort(), tokens.slice(-5).sort());
       assert.equal(kernel.profiler!.writer.purged, 15);

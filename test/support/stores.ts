@@ -1,0 +1,26 @@
+/** Report stores for tests, made by the one factory the kernel and the command line use. */
+import { loadConfig } from '../../src/config.js';
+import type { ReportStore } from '../../src/profiler/storage/report-store.js';
+import { createReportStore, type ReportStoreOptions } from '../../src/profiler/storage/store-factory.js';
+
+/** The store a kernel with this VAR_DIR (and PROFILER_DSN, if given) writes, unopened. */
+export function storeOf(varDir: string, env: Record<string, string> = {}, options: ReportStoreOptions = {}): ReportStore {
+  return createReportStore(loadConfig({ ...env, VAR_DIR: varDir }, varDir).profilerStore, options);
+}
+
+/** The same store, opened: the caller closes it. */
+export async function openStoreOf(varDir: string, env: Record<string, string> = {}): Promise<ReportStore> {
+  const store = storeOf(varDir, env);
+  await store.open();
+  return store;
+}
+
+/** A SQLite store at `file`, unopened. */
+export function sqliteStore(file: string, options: ReportStoreOptions = {}): ReportStore {
+  return createReportStore({ scheme: 'sqlite', file }, options);
+}
+
+/** Every stored token, sorted. */
+export async function storedTokens(store: ReportStore): Promise<string[]> {
+  return (await store.search({ limit: Number.MAX_SAFE_INTEGER })).map((found) => found.token).sort();
+}
