@@ -85,29 +85,22 @@ describe('a burst that outruns the lease waits for it, and makes the next leases
   });
 });
 
-describe('a failed lease costs tokens for a while, not a lease per request', () => {
-  it('gives no token and tries no lease until retryMs has passed, then leases again', async () => {
+describe('a failed lease costs the requests waiting for it their token, and the next request tries again', () => {
+  it('shares one attempt among the requests waiting, gives them none when it fails, and leases again for the next', async () => {
     const leases = manualLeases();
-    let now = 1000;
     const failures: string[] = [];
     const source = new TokenSource(leases.lease, {
       blockSize: 4,
-      retryMs: 500,
-      now: () => now,
       onLeaseFailed: (error) => failures.push(error.message),
       onLeaseRecovered: () => failures.push('recovered'),
     });
-    const first = source.take();
+    const waiting = [source.take(), source.take(), source.take()];
+    assert.deepEqual(leases.asked, [4], 'one lease for the three requests');
     await leases.fail(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }));
-    assert.equal(await first, undefined);
+    assert.deepEqual(await Promise.all(waiting), [undefined, undefined, undefined]);
     assert.deepEqual(failures, ['database or disk is full']);
-    now += 499;
-    assert.equal(source.issue(), undefined);
-    assert.equal(await source.take(), undefined);
-    assert.deepEqual(leases.asked, [4], 'no lease within retryMs');
-    now += 1;
     const again = source.take();
-    assert.deepEqual(leases.asked, [4, 4]);
+    assert.deepEqual(leases.asked, [4, 4], 'the next request tries again');
     await leases.grant();
     assert.equal(await again, '000000');
     assert.deepEqual(failures, ['database or disk is full', 'recovered']);

@@ -23,36 +23,28 @@ export interface TokenSourceOptions {
   blockSize?: number;
   /** Leases grow up to this many after the tokens ran out (4096). */
   maxBlockSize?: number;
-  /** After a failed lease, how long before another is tried (1000 ms); requests meanwhile get no token. */
-  retryMs?: number;
   /** Called with each failed lease. */
   onLeaseFailed?: (error: Error) => void;
   /** Called when a lease succeeds after failures. */
   onLeaseRecovered?: () => void;
-  /** The clock (tests pass their own). */
-  now?: () => number;
 }
 
 export class TokenSource {
   private tokens: string[] = [];
   private next = 0;
   private leasing: Promise<boolean> | undefined;
-  /** No lease is tried before this time, after one failed. */
-  private retryAt = -Infinity;
-  /** The tokens ran out while a lease was under way. */
+  /** The lease under way was asked for while tokens were still at hand. */
+  private ahead = false;
+  /** The tokens ran out while a lease asked for ahead was under way. */
   private dry = false;
   /** The last lease failed. */
   private failing = false;
   private size: number;
   private readonly maxBlockSize: number;
-  private readonly retryMs: number;
-  private readonly now: () => number;
 
   constructor(private readonly lease: LeaseTokens, private readonly options: TokenSourceOptions = {}) {
     this.size = options.blockSize ?? 256;
     this.maxBlockSize = Math.max(options.maxBlockSize ?? 4096, this.size);
-    this.retryMs = options.retryMs ?? 1000;
-    this.now = options.now ?? Date.now;
   }
 
   /** Tokens at hand. */
@@ -72,7 +64,7 @@ export class TokenSource {
       if (this.tokens.length - this.next <= this.size >> 1) this.leaseAhead();
       return token;
     }
-    const late = this.leasing !== undefined;
+    const late = this.leasing !== undefined && this.ahead;
     this.leaseAhead();
     if (late && !this.dry) {
       // A burst outran the lease asked for ahead: the leases that follow are larger.
@@ -82,7 +74,11 @@ export class TokenSource {
     return undefined;
   }
 
-  /** A token, waiting for the lease under way if need be; undefined when the store cannot lease now. */
+  /**
+   * A token, waiting for the lease under way (or a new one) if need be; undefined when that
+   * lease failed. Requests that wait together wait for one lease: a failing store (a full
+   * disk) sees one attempt at a time, and the first request after it recovers gets a token.
+   */
   async take(): Promise<string | undefined> {
     for (;;) {
       const token = this.issue();
@@ -99,7 +95,8 @@ export class TokenSource {
   }
 
   private leaseAhead(): void {
-    if (this.leasing || this.now() < this.retryAt) return;
+    if (this.leasing) return;
+    this.ahead = this.next < this.tokens.length;
     this.leasing = this.lease(this.size).then(
       (leased) => {
         this.tokens = this.next === this.tokens.length ? leased : this.tokens.slice(this.next).concat(leased);
@@ -113,7 +110,6 @@ export class TokenSource {
         return leased.length > 0;
       },
       (error: unknown) => {
-        this.retryAt = this.now() + this.retryMs;
         this.leasing = undefined;
         this.failing = true;
         this.options.onLeaseFailed?.(error instanceof Error ? error : new Error(String(error)));
