@@ -108,11 +108,13 @@ export class Profiler {
         return done();
       }
       // None at hand: a burst outran the lease under way. This request waits for it.
-      void this.tokens.take().then((late) => {
-        if (late !== undefined) this.begin(request, reply, late);
-        else this.writer.discard(1, 'no token could be leased from the store');
-        done();
-      });
+      this.tokens.take().then(
+        (late) => {
+          if (late !== undefined) this.begin(request, reply, late);
+          else this.writer.discard(1, 'no token could be leased from the store');
+          done();
+        },
+      ).catch((error: Error) => done(error));
     });
     // Matched routes only: the body is read between these two.
     app.addHook('preParsing', (request, _reply, payload, done) => {

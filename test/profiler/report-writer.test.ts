@@ -6,11 +6,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EncodedReport } from '../../src/profiler/storage/report-encoding.js';
-import type { PurgeOptions, ReportStore, Retention } from '../../src/profiler/storage/report-store.js';
+import type { PurgeOptions, Retention } from '../../src/profiler/storage/report-store.js';
 import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/report-writer.js';
-import type { ReportSearch } from '../../src/profiler/report.js';
 import { encoded, report } from '../support/reports.js';
-import { sqliteStore, storedTokens } from '../support/stores.js';
+import { DelegatingStore, sqliteStore, storedTokens } from '../support/stores.js';
 
 /** A logger that keeps what it is given. */
 function recordingLog() {
@@ -23,29 +22,16 @@ function recordingLog() {
 const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
 
 /** A real store, with the size of each batch it was handed written down, that fails on demand. */
-class CountingStore implements ReportStore {
+class CountingStore extends DelegatingStore {
   batches: number[] = [];
   purges = 0;
   failing = false;
-  constructor(private readonly inner: ReportStore) {}
-  get location() {
-    return this.inner.location;
-  }
-  exists = () => this.inner.exists();
-  open = () => this.inner.open();
-  read = (token: string) => this.inner.read(token);
-  search = (filters: ReportSearch) => this.inner.search(filters);
-  count = () => this.inner.count();
-  leaseTokens = (count: number) => this.inner.leaseTokens(count);
-  releaseRetention = (holder: string) => this.inner.releaseRetention(holder);
-  clear = () => this.inner.clear();
-  close = () => this.inner.close();
-  async write(reports: readonly EncodedReport[]) {
+  override async write(reports: readonly EncodedReport[]) {
     if (this.failing) throw full();
     this.batches.push(reports.length);
     return this.inner.write(reports);
   }
-  async purge(retention: Retention, options?: PurgeOptions) {
+  override async purge(retention: Retention, options?: PurgeOptions) {
     this.purges++;
     if (this.failing) throw full();
     return this.inner.purge(retention, options);
