@@ -194,7 +194,7 @@ export class ReportWriter {
     // What stays behind is within the retention, as if the service had gone on: this last
     // run does not wait for the lease. Then the lease is given up, for another process to take.
     await this.enforceRetention(true);
-    await this.store.releaseRetention(this.holder).catch(() => undefined);
+    if (this.options.retention) await this.store.releaseRetention(this.holder).catch(() => undefined);
     clearTimeout(this.dropWarningTimer);
     if (this.droppedCount > this.dropsLogged) this.warnDropped();
     this.failures.flush();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TOKEN_PATTERN } from '../../src/debug/token.js';
 import { tokenOf } from '../support/answers.js';
 import { startKernel, type TestKernel } from '../support/kernel.js';
 
@@ -68,10 +69,12 @@ describe('retention runs once per store: one kernel purges, the other skips', ()
       // The first kernel gives the lease back as it stops: the second one takes the retention over.
       await first.close();
       firstClosed = true;
-      await askInTurn([second], 100, 8, (i) => `/after/${i}`);
+      const after = await askInTurn([second], 100, 8, (i) => `/after/${i}`);
+      assert.ok(after.every((token) => TOKEN_PATTERN.test(token)), `every request has its token: ${after.filter((token) => !TOKEN_PATTERN.test(token)).length} have none`);
       await second.profiler!.writer.flush();
+      assert.equal(second.profiler!.writer.queued, 0);
       await until('the store holds 50 reports again', async () => (await second.profiler!.store.count()) === 50);
-      assert.equal(second.profiler!.writer.purged, 100);
+      assert.equal(second.profiler!.writer.purged, 100, second.logLines.join(''));
     } finally {
       await Promise.all([firstClosed ? undefined : first.close(), second.close()]);
     }
