@@ -5,8 +5,9 @@
  * The store leases tokens in blocks (`ReportStore.leaseTokens`: a keyed permutation of a
  * counter the store keeps, see `token-permutation.ts`); a {@link TokenSource} hands them out
  * one by one and leases the next block when half of what it holds is used. So no process
- * remembers the tokens in use, and a request waits on the store only at start, or when a
- * burst outruns a lease (the leases that follow are then larger).
+ * remembers the tokens in use, and a request waits on the store only when none is at hand:
+ * at start, when a burst outruns a lease (the leases that follow are then larger), or while
+ * the store cannot lease (a full disk; the request then goes without a token).
  *
  * @example
  *   const tokens = new TokenSource((count) => store.leaseTokens(count));

@@ -84,7 +84,7 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
     advanceCounter.run(count);
     if (!permutation?.key.equals(counter.key)) permutation = { key: counter.key, of: new TokenPermutation(counter.key) };
     const tokens = Array.from({ length: count }, (_, i) => permutation!.of.token(counter.next + i));
-    // After 2^24 leases the counter comes back to a token; a report that still holds it keeps it.
+    // 2^24 values on, the counter comes back to a token: a report that still holds it keeps it.
     const taken = new Set(storedTokens.all(JSON.stringify(tokens)) as string[]);
     return taken.size === 0 ? tokens : tokens.filter((token) => !taken.has(token));
   });
