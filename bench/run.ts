@@ -15,7 +15,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SqliteReportStore } from '../src/profiler/storage/sqlite-store.js';
+import { loadConfig } from '../src/config.js';
+import { createReportStore } from '../src/profiler/storage/store-factory.js';
 import { runBodyStall, type BodyStallResult } from './body-stall.js';
 import { load, loader, type LoadResult } from './load.js';
 import { buildVigil, ROOT, startTarget, type RunningTarget } from './targets.js';
@@ -148,7 +149,9 @@ async function main(): Promise<void> {
     // Every request (d) answered must have its report: stop it (it flushes) and count.
     const answered = results.get('d')!.requests + 1;
     await vigilDev.stop();
-    const store = new SqliteReportStore(join(work, 'dev', 'profiler.sqlite'));
+    // The store (d) wrote, found from its settings as the service found it.
+    const store = createReportStore(loadConfig(specs.find((spec) => spec.id === 'd')!.env, ROOT).profilerStore);
+    await store.open();
     const stored = await store.count();
     await store.close();
     const dropped = Number(/(\d+) dropped/.exec(vigilDev.output())?.[1] ?? NaN);

@@ -4,7 +4,6 @@
  * matches (which never pay for the limits).
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { join } from 'node:path';
 import type { Config } from './config.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { BadRequestHttpError, HttpError, MethodNotAllowedHttpError } from './errors/http-errors.js';
@@ -20,7 +19,7 @@ import { declareProfilerRoutes } from './profiler/profiler-routes.js';
 import type { Collector } from './profiler/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
 import type { MovedAside } from './profiler/storage/sqlite-check.js';
-import { SqliteReportStore } from './profiler/storage/sqlite-store.js';
+import { createReportStore } from './profiler/storage/store-factory.js';
 import { registerRoutes } from './routing/register-routes.js';
 import { RouteMatcher } from './routing/route-matcher.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
@@ -38,7 +37,7 @@ export interface KernelOptions {
   routes?: readonly RoutesDeclaration[];
   /** The module `routes` came from: isolated routes' workers import it. */
   routesModule?: string | undefined;
-  /** Where reports go in debug mode; defaults to SQLite under VAR_DIR. */
+  /** Where reports go in debug mode, unopened (the profiler opens it); defaults to the store PROFILER_DSN names. */
   reportStore?: ReportStore;
   /** Collectors added to the profiler's defaults; each adds a panel to every report. */
   collectors?: readonly Collector[];
@@ -93,7 +92,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
-    profiler = new Profiler(options.reportStore ?? new SqliteReportStore(join(config.varDir, 'profiler.sqlite'), { onDamaged }), {
+    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged }), {
       collectors: [...defaultCollectors({ matcher: () => matcher, logTap }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,

@@ -35,6 +35,7 @@ describe('every setting has a documented default', () => {
       trustedHosts: [],
       trustedProxies: [],
       logLevel: 'info',
+      profilerStore: { scheme: 'sqlite', file: '/srv/app/var/profiler.sqlite' },
       profilerMaxReports: 10000,
       profilerMaxAgeMs: 172_800_000,
       profilerAllow: [],
@@ -180,6 +181,25 @@ describe('PROFILER_MAX_AGE is seconds, or a number with s, m, h or d, from 1 s t
         `PROFILER_MAX_AGE: "${value}" is not a duration from 1s to 3650d (a number of seconds, or with a unit: 90s, 30m, 48h, 2d)`,
       );
     }
+  });
+});
+
+describe('PROFILER_DSN picks the report store: sqlite:<path>, by default under VAR_DIR', () => {
+  it('follows VAR_DIR by default, and resolves a relative path against the working directory', () => {
+    assert.deepEqual(load({ VAR_DIR: '/data' }).profilerStore, { scheme: 'sqlite', file: '/data/profiler.sqlite' });
+    assert.deepEqual(load({ PROFILER_DSN: 'sqlite:shared/reports.sqlite' }).profilerStore, { scheme: 'sqlite', file: '/srv/app/shared/reports.sqlite' });
+    assert.deepEqual(load({ PROFILER_DSN: 'sqlite:/var/lib/vigil/profiler.sqlite' }).profilerStore, { scheme: 'sqlite', file: '/var/lib/vigil/profiler.sqlite' });
+  });
+  it('refuses another scheme naming only the scheme (a DSN may hold a password), and lists the supported one', () => {
+    assert.equal(
+      refusal({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal/vigil' }, 'PROFILER_DSN'),
+      'PROFILER_DSN: the scheme "postgres:" is not supported; the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)',
+    );
+    assert.doesNotMatch(refusal({ PROFILER_DSN: 'mysql://root:s3cret@localhost/x' }, 'PROFILER_DSN'), /s3cret/);
+  });
+  it('refuses a value without a scheme, and sqlite: without a path', () => {
+    assert.equal(refusal({ PROFILER_DSN: 'var/profiler.sqlite' }, 'PROFILER_DSN'), 'PROFILER_DSN: "var/profiler.sqlite" has no scheme; the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)');
+    assert.equal(refusal({ PROFILER_DSN: 'sqlite:' }, 'PROFILER_DSN'), 'PROFILER_DSN: sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
   });
 });
 

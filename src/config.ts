@@ -32,6 +32,8 @@ export interface Config {
   /** Hosts answered (`TRUSTED_HOSTS`, Symfony's): a request for any other is a 400. Empty: every host. */
   trustedHosts: RegExp[];
   logLevel: string;
+  /** Where debug reports are stored (`PROFILER_DSN`); `profiler/storage/store-factory.ts` opens it. */
+  profilerStore: StoreDsn;
   /** Reports kept at most (`PROFILER_MAX_REPORTS`); the oldest go first. */
   profilerMaxReports: number;
   /** Reports older than this many milliseconds are deleted (`PROFILER_MAX_AGE`). */
@@ -61,6 +63,13 @@ export interface Config {
   maxConnections: number;
   /** SHUTDOWN_TIMEOUT in ms: how long requests in flight get after the first SIGTERM/SIGINT. */
   shutdownTimeoutMs: number;
+}
+
+/** A report store location: a SQLite file (the only kind there is yet). */
+export interface StoreDsn {
+  scheme: 'sqlite';
+  /** Absolute path of the SQLite file. */
+  file: string;
 }
 
 /** A php.ini quantity: the bytes it means and the text the operator wrote (for messages). */
@@ -108,20 +117,22 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
   if ((tlsCert === undefined) !== (tlsKey === undefined)) {
     throw new ConfigError(tlsCert ? 'TLS_KEY' : 'TLS_CERT', 'TLS_CERT and TLS_KEY must be set together');
   }
+  const varDir = path(env, 'VAR_DIR', cwd) ?? resolve(cwd, 'var');
   return {
     appEnv,
     debug,
     host: hostName(env, 'HOST', 'localhost'),
     port: integer(env, 'PORT', 8443, 0, 65535),
     tls: flag(env, 'TLS', true),
-    varDir: path(env, 'VAR_DIR', cwd) ?? resolve(cwd, 'var'),
+    varDir,
     routes: path(env, 'ROUTES', cwd),
     tlsCert,
     tlsKey,
     trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
     trustedHosts: regexList(env, 'TRUSTED_HOSTS', 'i'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    // Every kept token is remembered, and the token space (16.7 million) must stay far from full.
+    profilerStore: storeDsn(env, 'PROFILER_DSN', cwd, `sqlite:${resolve(varDir, 'profiler.sqlite')}`),
+    // Tokens repeat only after 2^24 (16.7 million) are issued: retention must keep far fewer.
     profilerMaxReports: integer(env, 'PROFILER_MAX_REPORTS', 10_000, 1, 5_000_000),
     profilerMaxAgeMs: duration(env, 'PROFILER_MAX_AGE', 2 * DAY_MS),
     profilerAllow: ipList(env, 'PROFILER_ALLOW'),
@@ -285,6 +296,22 @@ export function timeout(env: Env, name: string, fallbackMs: number, rule: { none
     throw new ConfigError(name, `"${value}" is not a duration from 1s to 24d ${DURATION_SYNTAX}${rule.none ? ', or 0 for none' : ''}`);
   }
   return ms;
+}
+
+const SUPPORTED_STORES = 'the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)';
+
+/**
+ * `sqlite:<path>`, the path resolved against `cwd`. Another scheme is named in the refusal
+ * without the rest of the value, which may hold a password.
+ */
+function storeDsn(env: Env, name: string, cwd: string, fallback: string): StoreDsn {
+  const value = raw(env, name) ?? fallback;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
+  if (scheme === undefined) throw new ConfigError(name, `"${value}" has no scheme; ${SUPPORTED_STORES}`);
+  if (scheme.toLowerCase() !== 'sqlite') throw new ConfigError(name, `the scheme "${scheme}:" is not supported; ${SUPPORTED_STORES}`);
+  const file = value.slice(scheme.length + 1);
+  if (file.trim() === '') throw new ConfigError(name, 'sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
+  return { scheme: 'sqlite', file: resolve(cwd, file) };
 }
 
 /** Comma-separated names (headers, query parameters): no spaces, `=`, `&` or `,` inside a name. */

@@ -15,13 +15,15 @@ Settings come from the environment or a .env file:
   TLS               0 to serve plain HTTP behind a TLS-terminating proxy (default 1)
   TLS_CERT, TLS_KEY PEM files; without them a self-signed localhost certificate is created in VAR_DIR
   VAR_DIR           certificate and report store (var/)
+  PROFILER_DSN      where reports are stored: sqlite:<path> (sqlite:VAR_DIR/profiler.sqlite);
+                    several processes may write one store
   ROUTES            a module declaring routes, e.g. examples/demo-routes.ts
   TRUSTED_PROXIES   IPs or CIDRs whose X-Forwarded-* headers are believed
   TRUSTED_HOSTS     regular expressions of the hosts answered; others get a 400 (default: any)
   LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
   CORS_ALLOW_ORIGIN regular expression of the origins browsers may call from (localhost, 127.0.0.1)
   CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE
-  PROFILER_MAX_REPORTS  debug reports kept at most, the newest (10000)
+  PROFILER_MAX_REPORTS  debug reports kept at most, the newest (10000; 1 to 5000000)
   PROFILER_MAX_AGE      how long reports are kept: seconds, or 90s, 30m, 48h, 2d (2d)
   PROFILER_ALLOW        IPs or CIDRs besides loopback that may open /_profiler
   PROFILER_REDACT       header and query names to redact in reports, besides the credentials

@@ -18,8 +18,9 @@ Usage: vigil <command> [options]        (from the project: npm run vigil -- <com
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
 
-Run "vigil <command> --help" for a command's options. Reports are read from
-VAR_DIR/profiler.sqlite; VAR_DIR comes from the environment or .env (default var/).
+Run "vigil <command> --help" for a command's options. Reports are read from the store
+PROFILER_DSN names (default sqlite:VAR_DIR/profiler.sqlite); both come from the environment
+or .env (VAR_DIR defaults to var/).
 `;
 }
 

@@ -1,40 +1,35 @@
 /**
  * `profiler:list`, `profiler:show` and `profiler:purge`: the stored reports from the
- * terminal, read from the same store the service writes (VAR_DIR/profiler.sqlite).
+ * terminal, read from the same store the service writes (PROFILER_DSN, by default
+ * VAR_DIR/profiler.sqlite).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { HttpError } from '../errors/http-errors.js';
 import { formatMs, formatTime } from '../profiler/format.js';
 import type { ReportSummary } from '../profiler/report.js';
 import { parseSearchFilters, type SearchInput } from '../profiler/search-filters.js';
-import { ReportStoreError } from '../profiler/storage/report-store.js';
-import { SqliteReportStore } from '../profiler/storage/sqlite-store.js';
+import { ReportStoreError, type ReportStore } from '../profiler/storage/report-store.js';
+import { createReportStore } from '../profiler/storage/store-factory.js';
 import { UsageError, type Command } from './command.js';
 import { reportAsText, terminalSafe } from './report-text.js';
-
-function storeFile(config: Config): string {
-  return join(config.varDir, 'profiler.sqlite');
-}
 
 /**
  * Runs `use` with the store, or with undefined when the service never wrote one (reading must
  * not create it), and closes the store whatever happens: its write thread would otherwise keep
  * the process alive. A store that fails is named in a `ReportStoreError`.
  */
-async function withStore<T>(config: Config, use: (store: SqliteReportStore | undefined) => Promise<T>): Promise<T> {
-  const file = storeFile(config);
-  if (!existsSync(file)) return use(undefined);
-  // A damaged file is not repaired here: the message names it, and the service moves it aside.
-  const store = new SqliteReportStore(file);
+async function withStore<T>(config: Config, use: (store: ReportStore | undefined, location: string) => Promise<T>): Promise<T> {
+  const store = createReportStore(config.profilerStore);
+  if (!(await store.exists())) return use(undefined, store.location);
   try {
-    return await use(store);
+    // A damaged file is not repaired here: the message names it, and the service moves it aside.
+    await store.open();
+    return await use(store, store.location);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code !== 'string' || !code.startsWith('SQLITE_')) throw error;
-    throw new ReportStoreError(file, `the report store ${file} failed: ${code}: ${(error as Error).message}`, { cause: error });
+    throw new ReportStoreError(store.location, `the report store ${store.location} failed: ${code}: ${(error as Error).message}`, { cause: error });
   } finally {
     await store.close();
   }
@@ -90,9 +85,9 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
       if (error instanceof HttpError) throw new UsageError(error.message);
       throw error;
     }
-    const { reports, exists } = await withStore(config, async (store) => ({ reports: store ? await store.search(filters) : [], exists: store !== undefined }));
+    const { reports, exists, location } = await withStore(config, async (store, location) => ({ reports: store ? await store.search(filters) : [], exists: store !== undefined, location }));
     if (json) output.out(`${JSON.stringify(reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip })))}\n`);
-    else if (reports.length === 0) output.out(exists ? 'No report matches.\n' : `No reports stored yet (no store at ${storeFile(config)}).\n`);
+    else if (reports.length === 0) output.out(exists ? 'No report matches.\n' : `No reports stored yet (no store at ${location}).\n`);
     else output.out(summaryTable(reports));
     return 0;
   },
@@ -111,9 +106,9 @@ frames, routing, performance, memory and log lines. --json prints it whole, as
     const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
     if (positionals.length !== 1) throw new UsageError('profiler:show needs exactly one token');
     const token = positionals[0]!.toLowerCase();
-    const report = await withStore(config, async (store) => store?.read(token));
+    const { report, location } = await withStore(config, async (store, location) => ({ report: await store?.read(token), location }));
     if (!report) {
-      output.err(`vigil: token "${token}" was not found in ${storeFile(config)}\n`);
+      output.err(`vigil: token "${token}" was not found in ${location}\n`);
       return 1;
     }
     output.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : reportAsText(report));
@@ -132,13 +127,14 @@ A running service goes on writing new reports; tokens it handed out stay unique.
 `,
   async run(args, config, output) {
     const { values } = parseArgs({ args, options: { retention: { type: 'boolean' } }, strict: true, allowPositionals: false });
-    const purged = await withStore(config, async (store) => {
-      if (!store) return undefined;
+    const { purged, location } = await withStore(config, async (store, location) => {
+      if (!store) return { purged: undefined, location };
+      // Run at once, whichever process holds the retention lease.
       const deleted = values.retention ? await store.purge({ maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs }) : await store.clear();
-      return { deleted: deleted.length, left: await store.count() };
+      return { purged: { deleted: deleted ?? 0, left: await store.count() }, location };
     });
     if (!purged) {
-      output.out(`Nothing to purge (no store at ${storeFile(config)}).\n`);
+      output.out(`Nothing to purge (no store at ${location}).\n`);
       return 0;
     }
     output.out(`Deleted ${purged.deleted} report${purged.deleted === 1 ? '' : 's'}; ${purged.left} left.\n`);

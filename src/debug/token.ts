@@ -1,56 +1,121 @@
 /**
- * Debug tokens: 6 lower-case hex characters, unique among the stored reports.
+ * Debug tokens: 6 lower-case hex characters, unique among the reports a store keeps, across
+ * every process that writes it.
  *
- * The issuer remembers every token in use (stored or waiting to be written) and draws
- * again on a clash, so two requests never share a report. Retention hands tokens back
- * with {@link TokenIssuer.release}.
+ * The store leases tokens in blocks (`ReportStore.leaseTokens`: a keyed permutation of a
+ * counter the store keeps, see `token-permutation.ts`); a {@link TokenSource} hands them out
+ * one by one and leases the next block when half of what it holds is used. So no process
+ * remembers the tokens in use, and a request waits on the store only when none is at hand:
+ * at start, when a burst outruns a lease (the leases that follow are then larger), or while
+ * the store cannot lease (a full disk; the request then goes without a token).
+ *
+ * @example
+ *   const tokens = new TokenSource((count) => store.leaseTokens(count));
+ *   await tokens.fill();
+ *   tokens.issue(); // -> '3fa41c', or undefined when none is at hand: then `await tokens.take()`
  */
-import { randomFillSync } from 'node:crypto';
-
 export const TOKEN_PATTERN = /^[0-9a-f]{6}$/;
-const TOKEN_SPACE = 0x1000000;
 
-export class TokenIssuer {
-  private readonly taken: Set<string>;
-  private readonly pool = new Uint8Array(3 * 1024);
-  private offset = this.pool.length;
+/** Asks the store for `count` fresh tokens; it may give fewer (it skips tokens still held by stored reports). */
+export type LeaseTokens = (count: number) => Promise<string[]>;
 
-  /** `draw` replaces the random source, for tests that need to know the next draws. */
-  constructor(taken: Iterable<string> = [], draw?: () => string) {
-    this.taken = new Set(taken);
-    if (draw) this.draw = draw;
+export interface TokenSourceOptions {
+  /** Tokens asked for in one lease at first (256). */
+  blockSize?: number;
+  /** Leases grow up to this many after the tokens ran out (4096). */
+  maxBlockSize?: number;
+  /** Called with each failed lease. */
+  onLeaseFailed?: (error: Error) => void;
+  /** Called when a lease succeeds after failures. */
+  onLeaseRecovered?: () => void;
+}
+
+export class TokenSource {
+  private tokens: string[] = [];
+  private next = 0;
+  private leasing: Promise<boolean> | undefined;
+  /** The lease under way was asked for while tokens were still at hand. */
+  private ahead = false;
+  /** The tokens ran out while a lease asked for ahead was under way. */
+  private dry = false;
+  /** The last lease failed. */
+  private failing = false;
+  private size: number;
+  private readonly maxBlockSize: number;
+
+  constructor(private readonly lease: LeaseTokens, private readonly options: TokenSourceOptions = {}) {
+    this.size = options.blockSize ?? 256;
+    this.maxBlockSize = Math.max(options.maxBlockSize ?? 4096, this.size);
   }
 
-  /** A fresh token, reserved until released. */
-  issue(): string {
-    if (this.taken.size >= TOKEN_SPACE / 2) {
-      throw new Error('More than 8 million debug reports are kept: lower PROFILER_MAX_REPORTS');
+  /** Tokens at hand. */
+  get available(): number {
+    return this.tokens.length - this.next;
+  }
+
+  /** Tokens the next lease asks for. */
+  get blockSize(): number {
+    return this.size;
+  }
+
+  /** A token at once, or undefined when none is at hand (see {@link take}). Leases ahead as needed. */
+  issue(): string | undefined {
+    if (this.next < this.tokens.length) {
+      const token = this.tokens[this.next++];
+      if (this.tokens.length - this.next <= this.size >> 1) this.leaseAhead();
+      return token;
     }
+    const late = this.leasing !== undefined && this.ahead;
+    this.leaseAhead();
+    if (late && !this.dry) {
+      // A burst outran the lease asked for ahead: the leases that follow are larger.
+      this.dry = true;
+      this.size = Math.min(this.size * 2, this.maxBlockSize);
+    }
+    return undefined;
+  }
+
+  /**
+   * A token, waiting for the lease under way (or a new one) if need be; undefined when that
+   * lease failed. Requests that wait together wait for one lease: a failing store (a full
+   * disk) sees one attempt at a time, and the first request after it recovers gets a token.
+   */
+  async take(): Promise<string | undefined> {
     for (;;) {
-      const token = this.draw();
-      if (!this.taken.has(token)) {
-        this.taken.add(token);
-        return token;
-      }
+      const token = this.issue();
+      if (token !== undefined) return token;
+      if (!(await this.fill())) return undefined;
     }
   }
 
-  /** Frees tokens whose reports were deleted or never written. */
-  release(tokens: Iterable<string>): void {
-    for (const token of tokens) this.taken.delete(token);
+  /** Leases unless tokens are at hand; resolves true when some are. */
+  async fill(): Promise<boolean> {
+    if (this.available > 0) return true;
+    this.leaseAhead();
+    return (await this.leasing) ?? false;
   }
 
-  get size(): number {
-    return this.taken.size;
+  private leaseAhead(): void {
+    if (this.leasing) return;
+    this.ahead = this.next < this.tokens.length;
+    this.leasing = this.lease(this.size).then(
+      (leased) => {
+        this.tokens = this.next === this.tokens.length ? leased : this.tokens.slice(this.next).concat(leased);
+        this.next = 0;
+        this.dry = false;
+        this.leasing = undefined;
+        if (this.failing) {
+          this.failing = false;
+          this.options.onLeaseRecovered?.();
+        }
+        return leased.length > 0;
+      },
+      (error: unknown) => {
+        this.leasing = undefined;
+        this.failing = true;
+        this.options.onLeaseFailed?.(error instanceof Error ? error : new Error(String(error)));
+        return false;
+      },
+    );
   }
-
-  private draw = (): string => {
-    if (this.offset === this.pool.length) {
-      randomFillSync(this.pool);
-      this.offset = 0;
-    }
-    const value = (this.pool[this.offset]! << 16) | (this.pool[this.offset + 1]! << 8) | this.pool[this.offset + 2]!;
-    this.offset += 3;
-    return value.toString(16).padStart(6, '0');
-  };
 }

@@ -1,7 +1,9 @@
 /**
  * The profiler: gives each request a token, marks the stages it goes through, lets
  * collectors fill its report, and hands the report to the writer once the response is
- * sent (Symfony's "terminate" stage). Only composed in debug mode.
+ * sent (Symfony's "terminate" stage). Only composed in debug mode. Tokens come from the
+ * store in leased blocks (`debug/token.ts`), so that every process writing one store hands
+ * out different ones.
  *
  * The profiler's own pages are not profiled and carry no token, but only for clients it
  * admits (loopback, `PROFILER_ALLOW`); anyone else is an ordinary request that the kernel
@@ -10,10 +12,11 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
-import { TokenIssuer } from '../debug/token.js';
+import { TokenSource } from '../debug/token.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../server/request-url.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
 import type { Report } from './report.js';
+import { PacedFailureLog } from './failure-pacing.js';
 import { Redactor } from './redact.js';
 import { ReportWriter, type ReportWriterOptions } from './report-writer.js';
 import type { Collector, CollectorContext, RequestProfile } from './request-profile.js';
@@ -21,6 +24,8 @@ import type { ReportStore, Retention } from './storage/report-store.js';
 
 /** Status recorded for a request whose client left before its response was written (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
+
+const TOKEN_LEASE_FAILED = 'token lease failed';
 
 export interface ProfilerOptions {
   /** The sections of every report, in panel order. */
@@ -31,7 +36,7 @@ export interface ProfilerOptions {
   allow?: readonly string[];
   retention?: Retention;
   /** Tuning of the batched writer (tests use a small queue). */
-  writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs'>;
+  writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs' | 'retentionLeaseMs'>;
 }
 
 export interface ProfilerStats {
@@ -47,7 +52,8 @@ export class Profiler {
   readonly redactor: Redactor;
   readonly access: ProfilerAccess;
   writer!: ReportWriter;
-  private issuer!: TokenIssuer;
+  private tokens!: TokenSource;
+  private leaseFailures: PacedFailureLog | undefined;
   /** The onRequestAbort hook gets no reply; each profile's is kept here until its report is made. */
   private readonly replies = new WeakMap<RequestProfile, FastifyReply>();
   private log: FastifyBaseLogger | undefined;
@@ -67,29 +73,48 @@ export class Profiler {
     this.collectors.push(collector);
   }
 
-  /** Applies the retention, loads the tokens in use and hooks the request stages of `app`. */
+  /**
+   * Opens the store, applies the retention, leases the first tokens and hooks the request
+   * stages of `app`. A store that cannot lease now (a full disk) does not stop the start:
+   * requests go without a report, counted as dropped, until it can.
+   */
   async attach(app: FastifyInstance): Promise<void> {
     this.log = app.log;
+    await this.store.open();
     this.writer = new ReportWriter(this.store, {
       ...this.options.writer,
       retention: this.options.retention,
       log: app.log,
       redactor: this.redactor,
-      releaseTokens: (tokens) => this.issuer.release(tokens),
     });
-    // Retention may delete (and release) tokens before the stored ones are loaded.
-    this.issuer = new TokenIssuer();
+    const failures = new PacedFailureLog(app.log);
+    this.leaseFailures = failures;
+    this.tokens = new TokenSource((count) => this.store.leaseTokens(count), {
+      onLeaseFailed: (error) => failures.failed(TOKEN_LEASE_FAILED, describeFailure(error)),
+      onLeaseRecovered: () => failures.succeeded(TOKEN_LEASE_FAILED),
+    });
     await this.writer.open();
-    this.issuer = new TokenIssuer(await this.store.tokens());
+    await this.tokens.fill();
     app.decorateRequest('profile', null);
 
     app.addHook('onRequest', (request, reply, done) => {
-      if (this.isProfilerRequest(request) && this.access.allows(request.ip)) {
+      if (this.serves(request)) {
         reply.headers(PAGE_SECURITY_HEADERS);
         return done();
       }
-      this.track(request, reply);
-      done();
+      const token = this.tokens.issue();
+      if (token !== undefined) {
+        this.begin(request, reply, token);
+        return done();
+      }
+      // None at hand: a burst outran the lease under way. This request waits for it.
+      this.tokens.take().then(
+        (late) => {
+          if (late !== undefined) this.begin(request, reply, late);
+          else this.writer.discard(1, 'no token could be leased from the store');
+          done();
+        },
+      ).catch((error: Error) => done(error));
     });
     // Matched routes only: the body is read between these two.
     app.addHook('preParsing', (request, _reply, payload, done) => {
@@ -129,7 +154,10 @@ export class Profiler {
    */
   adopt(request: FastifyRequest, reply: FastifyReply, error: Error): void {
     if (request.profile) return;
-    const profile = this.track(request, reply);
+    // No hook runs for these requests, so there is no waiting for a lease: without a token at hand the report is dropped.
+    const token = this.tokens.issue();
+    if (token === undefined) return void this.writer.discard(1, 'no token could be leased from the store');
+    const profile = this.begin(request, reply, token);
     profile.error = error;
     profile.marks.error = performance.now();
     reply.raw.once('close', () => {
@@ -143,12 +171,12 @@ export class Profiler {
    * kernel answers it as if no route existed. It was profiled like any other request.
    */
   refuses(request: FastifyRequest): boolean {
-    return request.profile !== null && this.isProfilerRequest(request);
+    return this.isProfilerRequest(request) && !this.access.allows(request.ip);
   }
 
   /** True for a request to a profiler page from a client the profiler admits (it carries no profile). */
   serves(request: FastifyRequest): boolean {
-    return request.profile === null && this.isProfilerRequest(request);
+    return this.isProfilerRequest(request) && this.access.allows(request.ip);
   }
 
   async close(): Promise<void> {
@@ -157,6 +185,7 @@ export class Profiler {
       const { written, dropped } = this.writer;
       this.log?.[dropped > 0 ? 'warn' : 'info'](`Debug reports: ${written} written, ${dropped} dropped`);
     }
+    this.leaseFailures?.flush();
     for (const collector of this.collectors) collector.close?.();
     await this.store.close();
   }
@@ -182,9 +211,8 @@ export class Profiler {
     return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
   }
 
-  /** Issues the request's token, announces it and starts the collectors. */
-  private track(request: FastifyRequest, reply: FastifyReply): RequestProfile {
-    const token = this.issuer.issue();
+  /** Gives the request its token and profile, announces the token and starts the collectors. */
+  private begin(request: FastifyRequest, reply: FastifyReply, token: string): RequestProfile {
     const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
     request.debugToken = token;
     request.profile = profile;
@@ -235,6 +263,12 @@ export class Profiler {
       collectors,
     };
   }
+}
+
+/** SQLite's code first (`SQLITE_FULL: database or disk is full`), as the writer logs its failures. */
+function describeFailure(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
 }
 
 function safeDecodeUri(url: string): string {

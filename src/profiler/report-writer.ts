@@ -2,15 +2,16 @@
  * Writes reports after their response, in batches: each report is encoded as it is queued
  * (so a batch costs no serializing on the response path), waits a few milliseconds for
  * companions and goes to the store with them in one transaction. The queue is bounded:
- * beyond it new reports are dropped, counted and logged (never silently), and their
- * tokens handed back.
- * After each batch (and every minute when idle) the retention is enforced, and the tokens
- * of deleted reports are handed back too. Close flushes what is queued.
+ * beyond it new reports are dropped, counted and logged (never silently).
+ * After each batch (and every minute when idle) the retention is enforced, under the
+ * store's retention lease: when several processes write one store, the one holding the
+ * lease purges and the others skip. Close flushes what is queued.
  *
  * A failing store (a full disk) costs at most one log line a second per kind of failure,
  * with counts, and a failing retention run is retried with a backoff, not after every batch.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { Backoff, PacedFailureLog } from './failure-pacing.js';
 import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
@@ -30,11 +31,11 @@ export interface ReportWriterOptions {
   retention?: Retention | undefined;
   /** How often retention runs when nothing is written (age still expires reports). */
   idlePurgeMs?: number;
+  /** How long a retention run holds the store's retention lease (a second); tests hold it longer. */
+  retentionLeaseMs?: number;
   log: FastifyBaseLogger;
   /** Redacts each report as it is encoded; without one, credential-like names only. */
   redactor?: Redactor | undefined;
-  /** Called with tokens that are free again: their reports were dropped, or deleted by retention. */
-  releaseTokens: (tokens: string[]) => void;
 }
 
 /** Retention runs at least this often while reports are being written (age expires reports too). */
@@ -81,6 +82,12 @@ export class ReportWriter {
   private droppedCount = 0;
   private writtenCount = 0;
   private purgedCount = 0;
+  private skippedCount = 0;
+  /** This writer, as the holder of the store's retention lease. */
+  private readonly holder = randomUUID();
+  private readonly retentionLeaseMs: number;
+  /** Another process ran the retention lately: a store over its limit is theirs to purge until then. */
+  private heldElsewhereUntil = 0;
   /** Reports in the store as far as this writer knows; read again after each purge. */
   private storedCount = 0;
   private lastPurge = 0;
@@ -103,6 +110,7 @@ export class ReportWriter {
     this.batchSize = options.batchSize ?? 1000;
     this.maxBatchBytes = options.maxBatchBytes ?? MAX_BATCH_BYTES;
     this.flushDelayMs = options.flushDelayMs ?? 20;
+    this.retentionLeaseMs = options.retentionLeaseMs ?? PURGE_INTERVAL_MS;
     this.failures = new PacedFailureLog(options.log);
   }
 
@@ -131,20 +139,25 @@ export class ReportWriter {
     return this.purgedCount;
   }
 
+  /** Retention runs skipped since start because another process held the lease. */
+  get retentionSkipped(): number {
+    return this.skippedCount;
+  }
+
   get queued(): number {
     return this.pendingByToken.size;
   }
 
   enqueue(report: Report): void {
     if (this.closed || this.pendingByToken.size >= this.maxQueue) {
-      this.discard([report.token], this.closed ? 'the writer is closed' : `the write queue is full (${this.maxQueue} reports)`);
+      this.discard(1, this.closed ? 'the writer is closed' : `the write queue is full (${this.maxQueue} reports)`);
       return;
     }
     let encoded: EncodedReport;
     try {
       encoded = encodeReport(report, this.options.redactor);
     } catch (error) {
-      this.discard([report.token], `one could not be serialized (${(error as Error).message})`);
+      this.discard(1, `one could not be serialized (${(error as Error).message})`);
       return;
     }
     this.queue.push(encoded);
@@ -178,8 +191,10 @@ export class ReportWriter {
     clearInterval(this.idleTimer);
     clearTimeout(this.purgeTimer);
     await this.flush();
-    // What stays behind is within the retention, as if the service had gone on.
-    await this.enforceRetention();
+    // What stays behind is within the retention, as if the service had gone on: this last
+    // run does not wait for the lease. Then the lease is given up, for another process to take.
+    await this.enforceRetention(true);
+    if (this.options.retention) await this.store.releaseRetention(this.holder).catch(() => undefined);
     clearTimeout(this.dropWarningTimer);
     if (this.droppedCount > this.dropsLogged) this.warnDropped();
     this.failures.flush();
@@ -215,16 +230,16 @@ export class ReportWriter {
         this.writtenCount += batch.length - rejected.length - failed.length;
         this.storedCount += batch.length - rejected.length - failed.length;
         this.writeSucceeded();
-        // A rejected token belongs to a report already stored: it stays taken.
-        if (rejected.length > 0) this.discard(rejected, 'their tokens were already stored', false);
+        // A stored report is never overwritten: the newcomer is counted, never written over it.
+        if (rejected.length > 0) this.discard(rejected.length, 'their tokens were already stored');
         if (failed.length > 0) {
           this.failures.failed(REPORTS_REFUSED, `${failed.length} of ${batch.length}, the first: ${describe(failed[0]!.error)}`);
-          this.discard(failed.map((f) => f.token), 'the store refused them');
+          this.discard(failed.length, 'the store refused them');
         }
       } catch (error) {
         this.writeFailing = true;
         this.failures.failed(WRITE_FAILED, describe(error));
-        this.discard(batch.map((report) => report.token), 'the store failed');
+        this.discard(batch.length, 'the store failed');
       } finally {
         for (const report of batch) this.pendingByToken.delete(report.token);
       }
@@ -232,7 +247,8 @@ export class ReportWriter {
     const retention = this.options.retention;
     if (!retention) return;
     const over = this.storedCount - retention.maxReports;
-    if (over > Math.floor(retention.maxReports * PURGE_SLACK) || Date.now() - this.lastPurge >= PURGE_INTERVAL_MS) {
+    const now = Date.now();
+    if ((over > Math.floor(retention.maxReports * PURGE_SLACK) && now >= this.heldElsewhereUntil) || now - this.lastPurge >= PURGE_INTERVAL_MS) {
       await this.enforceRetention();
     } else if (over > 0 && !this.purgeTimer && !this.closed) {
       this.purgeTimer = setTimeout(() => {
@@ -242,14 +258,21 @@ export class ReportWriter {
     }
   }
 
-  private async enforceRetention(): Promise<void> {
+  /** Runs the retention, unless another process holds the lease; `final` runs it regardless. */
+  private async enforceRetention(final = false): Promise<void> {
     const retention = this.options.retention;
     if (!retention || !this.retentionBackoff.ready(Date.now())) return;
     try {
-      const deleted = await this.store.purge(retention);
+      const deleted = await this.store.purge(retention, final ? {} : { lease: { holder: this.holder, ms: this.retentionLeaseMs } });
       this.lastPurge = Date.now();
-      this.purgedCount += deleted.length;
-      if (deleted.length > 0) this.options.releaseTokens(deleted);
+      if (deleted === undefined) {
+        this.skippedCount++;
+        this.heldElsewhereUntil = this.lastPurge + PURGE_INTERVAL_MS;
+        this.retentionBackoff.succeeded();
+        this.failures.succeeded(RETENTION_FAILED);
+        return;
+      }
+      this.purgedCount += deleted;
       this.storedCount = await this.store.count();
       this.retentionBackoff.succeeded();
       this.failures.succeeded(RETENTION_FAILED);
@@ -267,10 +290,10 @@ export class ReportWriter {
     this.failures.succeeded(WRITE_FAILED);
   }
 
-  private discard(tokens: string[], why: string, releaseTokens = true): void {
-    this.droppedCount += tokens.length;
+  /** Counts `count` reports that will not be stored, and why; warns at most once a second. */
+  discard(count: number, why: string): void {
+    this.droppedCount += count;
     this.lastDropReason = why;
-    if (releaseTokens) this.options.releaseTokens(tokens);
     const sinceWarning = Date.now() - this.lastDropWarning;
     if (sinceWarning >= DROP_WARNING_INTERVAL_MS) this.warnDropped();
     // Drops within the interval are reported together once it is over.

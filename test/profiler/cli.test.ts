@@ -2,14 +2,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { reportAsText } from '../../src/cli/report-text.js';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { encoded, report } from '../support/reports.js';
 import { ask, ROOT, startService } from '../support/service.js';
+import { openStoreOf } from '../support/stores.js';
 
 interface Run {
   code: number | null;
@@ -134,11 +134,35 @@ describe('profiler:purge deletes reports', () => {
   });
 });
 
+describe('the service and the command line use the store PROFILER_DSN names', () => {
+  it('stores reports in the SQLite file sqlite:<path> names, and the commands read them there', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'vigil-dsn-var-'));
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'vigil-dsn-')), 'shared', 'reports.sqlite');
+    const env = { PROFILER_DSN: `sqlite:${elsewhere}` };
+    const service = await startService({ VAR_DIR: home, ...env });
+    const token = String((await ask(service, { path: '/stored-elsewhere' })).headers['x-debug-token']);
+    await service.stop();
+    assert.ok(existsSync(elsewhere), 'the store is the named file');
+    assert.equal(existsSync(join(home, 'profiler.sqlite')), false, 'nothing is stored under VAR_DIR');
+    const shown = await vigil(home, ['profiler:show', token, '--json'], env);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match((JSON.parse(shown.stdout) as { url: string }).url, /\/stored-elsewhere$/);
+    const missing = await vigil(home, ['profiler:list'], { PROFILER_DSN: `sqlite:${elsewhere}.absent` });
+    assert.equal(missing.stdout, `No reports stored yet (no store at ${elsewhere}.absent).\n`);
+  });
+
+  it('refuses another scheme naming PROFILER_DSN and the supported one, without repeating the DSN', async () => {
+    const run = await vigil(varDir, ['profiler:list'], { PROFILER_DSN: 'postgres://vigil:s3cret@db.internal/vigil' });
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, 'vigil profiler:list: PROFILER_DSN: the scheme "postgres:" is not supported; the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)\n\n');
+  });
+});
+
 describe('profiler commands stop with a message on a store they cannot use', () => {
   /** A real store of 300 reports, closed, with its middle third overwritten. */
   async function overwrittenStore(dir: string): Promise<string> {
     const file = join(dir, 'profiler.sqlite');
-    const store = new SqliteReportStore(file);
+    const store = await openStoreOf(dir);
     await store.write(encoded(Array.from({ length: 300 }, (_, i) => report(i.toString(16).padStart(6, '0'), { collectors: { request: { body: `${i} `.repeat(800) } } }))));
     await store.close();
     const bytes = readFileSync(file);

@@ -1,10 +1,9 @@
 /** Issue 3: under a bounded loopback load, the number of stored reports equals the number of requests sent, up to retention. */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { openStore, sendMany, storedCount } from '../support/load.js';
 import { startService, type Service } from '../support/service.js';
+import { storedTokens } from '../support/stores.js';
 
 const running: Service[] = [];
 after(async () => {
@@ -22,10 +21,10 @@ describe('every request answered has its stored report', () => {
     const sent = await sendMany(target, { count: 3000, concurrency: 16, path: (i) => `/load/${i}?n=${i}` });
     assert.ok(sent.statuses.every((status) => status === 404));
     assert.equal(new Set(sent.tokens).size, 3000, 'no token was handed out twice');
-    const store = openStore(target);
+    const store = await openStore(target);
     try {
       assert.equal(await storedCount(store, 3000), 3000);
-      assert.deepEqual((await store.tokens()).sort(), [...sent.tokens].sort());
+      assert.deepEqual(await storedTokens(store), [...sent.tokens].sort());
     } finally {
       await store.close();
     }
@@ -37,10 +36,10 @@ describe('retention caps the store at PROFILER_MAX_REPORTS, keeping the newest',
   it('keeps exactly 500 of 2000 reports, none of the oldest', async (t) => {
     const target = await service({ PROFILER_MAX_REPORTS: '500' });
     const sent = await sendMany(target, { count: 2000, concurrency: 16, path: (i) => `/retained/${i}` });
-    const store = openStore(target);
+    const store = await openStore(target);
     try {
       assert.equal(await storedCount(store, 500), 500);
-      const stored = new Set(await store.tokens());
+      const stored = new Set(await storedTokens(store));
       assert.ok([...stored].every((token) => sent.tokens.includes(token)));
       // Answers come back at most 16 out of order: the first 1000 answered are all older than the newest 500.
       assert.ok(sent.tokens.slice(0, 1000).every((token) => !stored.has(token)));
@@ -57,9 +56,9 @@ describe('stopping the service writes the reports still queued', () => {
     const sent = await sendMany(target, { count: 1000, concurrency: 16, path: (i) => `/stopping/${i}` });
     await target.stop();
     assert.match(target.output(), /"msg":"Debug reports: 1000 written, 0 dropped"/);
-    const store = new SqliteReportStore(join(target.varDir, 'profiler.sqlite'));
+    const store = await openStore(target);
     try {
-      assert.deepEqual((await store.tokens()).sort(), [...sent.tokens].sort());
+      assert.deepEqual(await storedTokens(store), [...sent.tokens].sort());
     } finally {
       await store.close();
     }

@@ -1,13 +1,16 @@
-/** Issue 3, writer and store as the kernel runs them: shutdown flush, dropped reports shown, retention, aborted requests. */
+/** Issue 3, writer and store as the kernel runs them: shutdown flush, dropped reports shown, retention, aborted requests, failed token leases. */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import profiledRoutes, { routesModule } from '../fixtures/profiled-routes.js';
 import { startKernel } from '../support/kernel.js';
 import { tokenOf } from '../support/answers.js';
+import { DelegatingStore, openStoreOf, storedTokens, storeOf } from '../support/stores.js';
+import { TOKEN_PATTERN } from '../../src/debug/token.js';
 
 describe('on shutdown the write queue is flushed', () => {
   it('stores every queued report when the kernel closes', async () => {
@@ -16,9 +19,9 @@ describe('on shutdown the write queue is flushed', () => {
     for (let i = 0; i < 30; i++) tokens.push(tokenOf(await kernel.app.inject({ url: `/queued/${i}` })));
     assert.equal(kernel.profiler!.writer.queued, 30, 'the reports are still queued when the kernel closes');
     await kernel.close();
-    const store = new SqliteReportStore(join(kernel.varDir, 'profiler.sqlite'));
+    const store = await openStoreOf(kernel.varDir);
     try {
-      assert.deepEqual((await store.tokens()).sort(), tokens.sort());
+      assert.deepEqual(await storedTokens(store), tokens.sort());
     } finally {
       await store.close();
     }
@@ -56,7 +59,7 @@ describe('retention is enforced while the service runs', () => {
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
       await kernel.profiler!.writer.flush();
-      const stored = await kernel.profiler!.store.tokens();
+      const stored = await storedTokens(kernel.profiler!.store);
       assert.equal(stored.length, 5);
       assert.deepEqual(stored.sort(), tokens.slice(-5).sort());
       assert.equal(kernel.profiler!.writer.purged, 15);
@@ -98,5 +101,42 @@ describe("a request whose client leaves before the answer still gets its report"
     } finally {
       await kernel.close();
     }
+  });
+});
+
+describe('a store that cannot lease tokens costs reports, never answers', () => {
+  /** The real store, whose token leases fail as on a full disk while `failing` is set. */
+  class FailingLeases extends DelegatingStore {
+    failing = true;
+    override async leaseTokens(count: number) {
+      if (this.failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      return this.inner.leaseTokens(count);
+    }
+  }
+
+  it('starts and answers without a token while leases fail, counts the reports lost, and profiles again once the store leases', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-no-lease-'));
+    const store = new FailingLeases(storeOf(varDir));
+    const kernel = await startKernel({ VAR_DIR: varDir, LOG_LEVEL: 'info' }, { reportStore: store });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const answer = await kernel.app.inject({ url: `/without-token/${i}` });
+        assert.equal(answer.statusCode, 404);
+        assert.equal(answer.headers['x-debug-token'], undefined, 'no token for a report that cannot be stored');
+      }
+      assert.equal(kernel.profiler!.writer.dropped, 5);
+      assert.ok(kernel.logLines.some((line) => line.includes('token lease failed: SQLITE_FULL: database or disk is full')), kernel.logLines.join(''));
+      const page = await kernel.app.inject({ url: '/_profiler' });
+      assert.match(page.body, /id="dropped"><b>5<\/b> dropped since start/);
+
+      store.failing = false;
+      const token = tokenOf(await kernel.app.inject({ url: '/with-token' }));
+      assert.match(token, TOKEN_PATTERN);
+      assert.match((await kernel.report(token)).url, /\/with-token$/);
+    } finally {
+      await kernel.close();
+    }
+    // Failures are logged at most once a second, with counts; the recovery line is written by the close at the latest.
+    assert.ok(kernel.logLines.some((line) => /token lease failed.*it succeeds again/.test(line)), kernel.logLines.join(''));
   });
 });

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EncodedReport } from '../../src/profiler/storage/report-encoding.js';
+import type { PurgeOptions, Retention } from '../../src/profiler/storage/report-store.js';
 import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/report-writer.js';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { encoded, report } from '../support/reports.js';
+import { DelegatingStore, sqliteStore, storedTokens } from '../support/stores.js';
 
 /** A logger that keeps what it is given. */
 function recordingLog() {
@@ -18,33 +19,33 @@ function recordingLog() {
   return { log: log as unknown as FastifyBaseLogger, lines };
 }
 
-/** The real store, with the size of each batch it was handed written down. */
-class CountingStore extends SqliteReportStore {
+const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+
+/** A real store, with the size of each batch it was handed written down, that fails on demand. */
+class CountingStore extends DelegatingStore {
   batches: number[] = [];
   purges = 0;
   failing = false;
   override async write(reports: readonly EncodedReport[]) {
-    if (this.failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    if (this.failing) throw full();
     this.batches.push(reports.length);
-    return super.write(reports);
+    return this.inner.write(reports);
   }
-  override async purge(...args: Parameters<SqliteReportStore['purge']>) {
+  override async purge(retention: Retention, options?: PurgeOptions) {
     this.purges++;
-    if (this.failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-    return super.purge(...args);
+    if (this.failing) throw full();
+    return this.inner.purge(retention, options);
   }
 }
 
 let store: CountingStore;
-let released: string[];
 let logged: ReturnType<typeof recordingLog>;
-const writer = (options: Partial<ReportWriterOptions> = {}) =>
-  new ReportWriter(store, { log: logged.log, releaseTokens: (tokens) => released.push(...tokens), ...options });
+const writer = (options: Partial<ReportWriterOptions> = {}) => new ReportWriter(store, { log: logged.log, ...options });
 const tokens = (count: number, from = 0) => Array.from({ length: count }, (_, i) => (from + i).toString(16).padStart(6, '0'));
 
-beforeEach(() => {
-  store = new CountingStore(join(mkdtempSync(join(tmpdir(), 'vigil-writer-')), 'profiler.sqlite'));
-  released = [];
+beforeEach(async () => {
+  store = new CountingStore(sqliteStore(join(mkdtempSync(join(tmpdir(), 'vigil-writer-')), 'profiler.sqlite')));
+  await store.open();
   logged = recordingLog();
 });
 afterEach(() => store.close());
@@ -74,12 +75,11 @@ describe('reports are written in batches, not one by one', () => {
   });
 });
 
-describe('the queue is bounded: dropped reports are counted, logged and their tokens released', () => {
+describe('the queue is bounded: dropped reports are counted and logged', () => {
   it('drops what does not fit', async () => {
     const w = writer({ maxQueue: 10, flushDelayMs: 10_000 });
     for (const token of tokens(15)) w.enqueue(report(token));
     assert.equal(w.dropped, 5);
-    assert.deepEqual(released, tokens(5, 10));
     assert.equal(logged.lines.filter((line) => line.level === 'warn').length, 1, 'one warning at once, not one per report');
     await w.close();
     assert.equal(await store.count(), 10);
@@ -88,13 +88,12 @@ describe('the queue is bounded: dropped reports are counted, logged and their to
     assert.deepEqual(last.fields, { dropped: 5 });
   });
 
-  it('counts a failed write as dropped, logs the error and releases the tokens', async () => {
+  it('counts a failed write as dropped and logs the error', async () => {
     const w = writer();
     store.failing = true;
     for (const token of tokens(3)) w.enqueue(report(token));
     await w.flush();
     assert.equal(w.dropped, 3);
-    assert.deepEqual(released, tokens(3));
     assert.ok(logged.lines.some((line) => line.level === 'error' && line.message === 'report store write failed: SQLITE_FULL: database or disk is full'));
     await w.close();
   });
@@ -116,18 +115,20 @@ describe('the queue is bounded: dropped reports are counted, logged and their to
     await w.close();
   });
 
-  it('counts a token another writer stored first as dropped, keeping it taken', async () => {
-    await store.write(encoded([report('00000a')]));
+  it('counts a token another writer stored first as dropped, and never writes over its report', async () => {
+    await store.write(encoded([report('00000a', { url: 'https://localhost/first' })]));
     const w = writer();
-    w.enqueue(report('00000a'));
+    w.enqueue(report('00000a', { url: 'https://localhost/second' }));
     await w.flush();
     assert.equal(w.dropped, 1);
-    assert.deepEqual(released, []);
+    assert.equal(w.written, 0);
+    assert.equal((await store.read('00000a'))!.url, 'https://localhost/first');
     await w.close();
+    assert.match(logged.lines.filter((line) => line.level === 'warn').at(-1)!.message, /^Debug reports dropped because their tokens were already stored: 1 since start$/);
   });
 });
 
-describe('retention is enforced as reports are written, and the tokens of deleted reports released', () => {
+describe('retention is enforced as reports are written', () => {
   it('never keeps more than maxReports after a batch', async () => {
     const w = writer({ retention: { maxReports: 5, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000 });
     await w.open();
@@ -135,7 +136,7 @@ describe('retention is enforced as reports are written, and the tokens of delete
     for (const [i, token] of tokens(12).entries()) w.enqueue(report(token, { time: now + i }));
     await w.flush();
     assert.equal(await store.count(), 5);
-    assert.deepEqual(released.sort(), tokens(7));
+    assert.deepEqual(await storedTokens(store), tokens(5, 7));
     assert.equal(w.purged, 7);
     await w.close();
   });
@@ -155,13 +156,33 @@ describe('retention is enforced as reports are written, and the tokens of delete
     await store.write(encoded([report('0000aa', { time: Date.now() - 5000 }), report('0000bb', { time: Date.now() })]));
     t.mock.timers.tick(49);
     await w.flush(); // resolves once the writer's chain of work, idle purges included, is done
-    assert.deepEqual((await store.tokens()).sort(), ['0000aa', '0000bb'], 'not purged before the idle interval');
+    assert.deepEqual(await storedTokens(store), ['0000aa', '0000bb'], 'not purged before the idle interval');
     t.mock.timers.tick(1);
     await w.flush();
     t.mock.timers.reset();
-    assert.deepEqual(await store.tokens(), ['0000bb']);
-    assert.deepEqual(released, ['0000aa']);
+    assert.deepEqual(await storedTokens(store), ['0000bb']);
+    assert.equal(w.purged, 1);
     await w.close();
+  });
+});
+
+describe('retention runs under the store\'s lease: a writer skips it while another holds it', () => {
+  it('counts the skipped runs, deletes nothing, and leaves the store to the holder, whose last run keeps maxReports', async () => {
+    const retention = { maxReports: 3, maxAgeMs: 86_400_000 };
+    const holder = writer({ retention, retentionLeaseMs: 600_000, flushDelayMs: 10_000 });
+    await holder.open();
+    const other = writer({ retention, retentionLeaseMs: 600_000, flushDelayMs: 10_000 });
+    await other.open();
+    assert.equal(other.retentionSkipped, 1, 'the lease was taken when the first writer opened');
+    const now = Date.now();
+    for (const [i, token] of tokens(10).entries()) other.enqueue(report(token, { time: now + i }));
+    await other.flush();
+    assert.equal(await store.count(), 10, 'the other writer left the retention to the holder');
+    assert.equal(other.purged, 0);
+    await holder.close();
+    assert.equal(await store.count(), 3);
+    assert.equal(holder.purged, 7);
+    await other.close();
   });
 });
 
@@ -235,9 +256,10 @@ describe('a failing store is logged at most once a second per kind of failure, w
 describe('a full store: reports are dropped and counted, and stored again once there is room', () => {
   it('drops the batches SQLite refuses with SQLITE_FULL, keeps the others whole, and takes reports again after a purge', async () => {
     // A page limit on the store's connection fails writes exactly as a full disk does (SQLITE_FULL).
-    const full = new SqliteReportStore(join(mkdtempSync(join(tmpdir(), 'vigil-full-')), 'profiler.sqlite'), { maxPageCount: 60 });
+    const small = sqliteStore(join(mkdtempSync(join(tmpdir(), 'vigil-full-')), 'profiler.sqlite'), { maxPageCount: 60 });
+    await small.open();
     try {
-      const w = new ReportWriter(full, { log: logged.log, releaseTokens: (freed) => released.push(...freed), flushDelayMs: 10_000 });
+      const w = new ReportWriter(small, { log: logged.log, flushDelayMs: 10_000 });
       const big = (token: string) => report(token, { collectors: { request: { body: `${token} `.repeat(3000) } } });
       for (let i = 0; i < 30; i++) {
         for (const token of tokens(3, i * 3)) w.enqueue(big(token));
@@ -245,15 +267,15 @@ describe('a full store: reports are dropped and counted, and stored again once t
       }
       assert.ok(w.dropped > 0, 'the full store refused reports');
       assert.ok(w.written > 0);
-      assert.equal(await full.count(), w.written, 'what the writer counts as written is what is stored');
+      assert.equal(await small.count(), w.written, 'what the writer counts as written is what is stored');
       assert.ok(logged.lines.some((line) => line.level === 'error' && /SQLITE_FULL/.test(line.message)));
-      await full.clear();
+      await small.clear();
       w.enqueue(big('abcdef'));
       await w.flush();
-      assert.ok(await full.read('abcdef'), 'once there is room the store takes reports again');
+      assert.ok(await small.read('abcdef'), 'once there is room the store takes reports again');
       await w.close();
     } finally {
-      await full.close();
+      await small.close();
     }
   });
 });

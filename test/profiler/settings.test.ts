@@ -1,5 +1,8 @@
 /** The profiler's settings: defaults, accepted forms, and a bad value stopping the start with the variable's name. */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { runMain } from '../support/service.js';
@@ -57,5 +60,11 @@ describe('a bad profiler setting stops the start with a message naming the varia
     const { code, stderr } = await runMain({ PROFILER_MAX_AGE: 'soon' });
     assert.equal(code, 1);
     assert.match(stderr, /^vigil: cannot start: PROFILER_MAX_AGE: "soon" is not a duration/);
+  });
+
+  it('refuses a PROFILER_DSN of a store there is none of yet (postgres://), naming the supported scheme and not the password', async () => {
+    const { code, stderr } = await runMain({ VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-dsn-')), PROFILER_DSN: 'postgres://vigil:s3cret@db.internal:5432/vigil' });
+    assert.equal(code, 1);
+    assert.equal(stderr, 'vigil: cannot start: PROFILER_DSN: the scheme "postgres:" is not supported; the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)\n');
   });
 });

@@ -1,169 +1,173 @@
-/** The embedded store: what it keeps, what it refuses, how it searches and what retention deletes. */
+/** The embedded store: the report store contract, and what is SQLite's own: the file's layout, its older layouts, its disk use. */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
+import { TokenPermutation } from '../../src/debug/token-permutation.js';
+import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { encoded, report, T0 } from '../support/reports.js';
+import { sqliteStore, storedTokens } from '../support/stores.js';
+import { reportStoreContract } from './store-contract.js';
 
-let store: SqliteReportStore;
-beforeEach(() => {
-  store = new SqliteReportStore(join(mkdtempSync(join(tmpdir(), 'vigil-store-')), 'sub', 'profiler.sqlite'));
-});
-afterEach(() => store.close());
+const newFile = (prefix = 'vigil-store-') => join(mkdtempSync(join(tmpdir(), prefix)), 'sub', 'profiler.sqlite');
 
-describe('a written report reads back whole', () => {
-  it('keeps the summary and every section', async () => {
-    const written = report('a1b2c3', { collectors: { request: { headers: { host: 'x' } }, logs: { lines: [], omitted: 0 } } });
-    assert.deepEqual(await store.write(encoded([written])), { rejected: [], failed: [] });
-    assert.deepEqual(await store.read('a1b2c3'), written);
-    assert.equal(await store.read('ffffff'), undefined);
-    assert.equal(await store.count(), 1);
-    assert.deepEqual(await store.tokens(), ['a1b2c3']);
-  });
+reportStoreContract('the SQLite store', () => {
+  const file = newFile();
+  return { handle: () => sqliteStore(file) };
 });
 
-describe('a token already stored is never overwritten', () => {
-  it('rejects the newcomer and keeps the first report', async () => {
-    await store.write(encoded([report('000001', { url: 'https://localhost/first' })]));
-    const { rejected } = await store.write(encoded([report('000001', { url: 'https://localhost/second' }), report('000002')]));
-    assert.deepEqual(rejected, ['000001']);
-    assert.equal((await store.read('000001'))!.url, 'https://localhost/first');
-    assert.equal(await store.count(), 2);
-  });
-});
+/** Reads the file directly, as a second party would. */
+function inFile<T>(file: string, read: (db: Database.Database) => T): T {
+  const db = new Database(file);
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
 
-describe('search filters by ip, method, status, url, token and time, newest first', () => {
+let store: ReportStore;
+let file: string;
+
+describe('the SQLite store keeps its file', () => {
   beforeEach(async () => {
-    await store.write(encoded([
-      report('aaaa01', { time: T0, method: 'GET', status: 404, ip: '127.0.0.1', url: 'https://localhost/robots.txt' }),
-      report('aaaa02', { time: T0 + 1000, method: 'POST', status: 405, ip: '192.168.1.20', url: 'https://localhost/items' }),
-      report('bbbb03', { time: T0 + 2000, method: 'GET', status: 200, ip: '::1', url: 'https://localhost/hello?x=1' }),
-      report('bbbb04', { time: T0 + 86_400_000, method: 'PUT', status: 404, ip: '192.168.1.21', url: 'https://localhost/items/abc' }),
-    ]));
+    file = newFile();
+    store = sqliteStore(file);
+    await store.open();
   });
-  const tokens = async (filters: Parameters<SqliteReportStore['search']>[0]) => (await store.search(filters)).map((found) => found.token);
+  afterEach(() => store.close());
 
-  it('lists everything newest first without filters, summaries only', async () => {
-    const found = await store.search({});
-    assert.deepEqual(found.map((r) => r.token), ['bbbb04', 'bbbb03', 'aaaa02', 'aaaa01']);
-    assert.deepEqual(Object.keys(found[0]!).sort(), ['duration', 'ip', 'method', 'status', 'time', 'token', 'url']);
-  });
-  it('matches part of the IP', async () => assert.deepEqual(await tokens({ ip: '192.168.1.' }), ['bbbb04', 'aaaa02']));
-  it('matches the method exactly, in any case', async () => assert.deepEqual(await tokens({ method: 'get' }), ['bbbb03', 'aaaa01']));
-  it('matches the status', async () => assert.deepEqual(await tokens({ statusCode: 404 }), ['bbbb04', 'aaaa01']));
-  it('matches part of the URL, query included', async () => {
-    assert.deepEqual(await tokens({ url: '/items' }), ['bbbb04', 'aaaa02']);
-    assert.deepEqual(await tokens({ url: '?x=1' }), ['bbbb03']);
-  });
-  it('matches a token prefix', async () => assert.deepEqual(await tokens({ token: 'AAAA' }), ['aaaa02', 'aaaa01']));
-  it('keeps start and end inclusive', async () => assert.deepEqual(await tokens({ start: T0 + 1000, end: T0 + 2000 }), ['bbbb03', 'aaaa02']));
-  it('combines filters', async () => assert.deepEqual(await tokens({ statusCode: 404, ip: '192.' }), ['bbbb04']));
-  it('stops at the limit', async () => assert.deepEqual(await tokens({ limit: 2 }), ['bbbb04', 'bbbb03']));
-  it('takes a filter as data, never as SQL', async () => assert.deepEqual(await tokens({ url: "' OR 1=1 --" }), []));
-});
-
-describe('retention deletes the oldest beyond the count and everything beyond the age', () => {
-  beforeEach(async () => {
-    await store.write(encoded(Array.from({ length: 10 }, (_, i) => report(`00000${i}`, { time: T0 + i * 60_000 }))));
+  describe('the store touches the disk only when opened', () => {
+    it('creates no file in its constructor, and the file (and its directory) on open', async () => {
+      const later = newFile();
+      const unopened = sqliteStore(later);
+      assert.equal(existsSync(later), false);
+      assert.equal(await unopened.exists(), false);
+      assert.equal(unopened.location, later);
+      await assert.rejects(unopened.count(), /the report store .* is not open/);
+      await unopened.open();
+      try {
+        assert.equal(await unopened.exists(), true);
+        assert.equal(await unopened.count(), 0);
+      } finally {
+        await unopened.close();
+      }
+    });
   });
 
-  it('keeps the newest maxReports and returns the deleted tokens', async () => {
-    const deleted = await store.purge({ maxReports: 4, maxAgeMs: 365 * 86_400_000 }, T0 + 10 * 60_000);
-    assert.deepEqual(deleted.sort(), ['000000', '000001', '000002', '000003', '000004', '000005']);
-    assert.deepEqual((await store.tokens()).sort(), ['000006', '000007', '000008', '000009']);
+  describe('the token counter and its key live in the file', () => {
+    it('draws a 32-byte key when the file is created, and leases the permutation of the counter under it', async () => {
+      const tokens = await store.leaseTokens(5);
+      const { key, next } = inFile(file, (db) => db.prepare('SELECT key, next FROM token_counter').get() as { key: Buffer; next: number });
+      assert.equal(key.length, 32);
+      assert.equal(next, 5);
+      const permutation = new TokenPermutation(key);
+      assert.deepEqual(tokens, [0, 1, 2, 3, 4].map((counter) => permutation.token(counter)));
+    });
+
+    it('skips, when the counter comes back round after 2^24, the tokens that stored reports still hold', async () => {
+      const first = await store.leaseTokens(10);
+      await store.write(encoded([report(first[2]!), report(first[7]!)]));
+      // 2^24 tokens later the counter gives the same tokens again.
+      inFile(file, (db) => db.prepare('UPDATE token_counter SET next = ?').run(2 ** 24));
+      const again = await store.leaseTokens(10);
+      assert.deepEqual(again, first.filter((_, i) => i !== 2 && i !== 7));
+    });
+
+    it('creates a new key when the counter row is gone, still skipping stored tokens', async () => {
+      const first = await store.leaseTokens(3);
+      await store.write(encoded(first.map((token) => report(token))));
+      inFile(file, (db) => db.exec('DELETE FROM token_counter'));
+      const after = await store.leaseTokens(4096);
+      assert.ok(after.every((token) => !first.includes(token)));
+      assert.equal(inFile(file, (db) => db.prepare('SELECT count(*) FROM token_counter').pluck().get()), 1);
+    });
   });
 
-  it('deletes reports older than maxAge', async () => {
-    // At T0 + 10 min, a 3-minute age keeps the reports of minutes 7, 8 and 9.
-    const deleted = await store.purge({ maxReports: 100, maxAgeMs: 3 * 60_000 }, T0 + 10 * 60_000);
-    assert.equal(deleted.length, 7);
-    assert.deepEqual((await store.tokens()).sort(), ['000007', '000008', '000009']);
+  describe('a stack trace shared by many reports is stored once', () => {
+    const trace = [{ function: 'noRouteFound', file: '/srv/src/routing/unmatched.ts', line: 45, column: 10, own: true, excerpt: [{ number: 45, text: 'throw' }] }];
+    const failing = (token: string) => report(token, { collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
+    const traceRows = (file: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare('SELECT count(*) FROM traces').pluck().get() as number;
+      } finally {
+        db.close();
+      }
+    };
+
+    it('reads every report back with its trace, from one stored copy', async () => {
+      await store.write(encoded([failing('00000a'), failing('00000b')]));
+      await store.write(encoded([failing('00000c')]));
+      for (const token of ['00000a', '00000b', '00000c']) assert.deepEqual((await store.read(token))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+      assert.equal(traceRows(file), 1);
+    });
+
+    it('deletes a trace with the last report that used it', async () => {
+      await store.write(encoded([failing('00000a'), report('00000b', { time: T0 + 1 })]));
+      await store.purge({ maxReports: 1, maxAgeMs: 365 * 86_400_000 }, { now: T0 });
+      assert.equal(traceRows(file), 0);
+      await store.write(encoded([failing('00000c')]));
+      assert.deepEqual((await store.read('00000c'))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+    });
   });
 
-  it('applies both limits: whichever deletes more', async () => {
-    await store.purge({ maxReports: 2, maxAgeMs: 3 * 60_000 }, T0 + 10 * 60_000);
-    assert.deepEqual((await store.tokens()).sort(), ['000008', '000009']);
+  describe('a store written by version 1 (rows in token order) is moved to the current layout on open', () => {
+    it('keeps every report, readable and in time order', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'vigil-v1-')), 'profiler.sqlite');
+      const v1 = new Database(file);
+      v1.exec(`CREATE TABLE reports (token TEXT PRIMARY KEY, time INTEGER NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
+        status INTEGER NOT NULL, ip TEXT NOT NULL, duration REAL NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+        CREATE INDEX reports_by_time ON reports (time);`);
+      const insert = v1.prepare('INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      insert.run('ffff01', T0 + 1, 'GET', 'https://localhost/b', 404, '::1', 2, JSON.stringify({ exception: { class: 'E', trace: [{ line: 1 }] } }));
+      insert.run('000002', T0, 'GET', 'https://localhost/a', 200, '::1', 1, JSON.stringify({ request: { method: 'GET' } }));
+      v1.close();
+      const migrated = sqliteStore(file);
+      await migrated.open();
+      try {
+        assert.deepEqual((await migrated.search({})).map((r) => r.token), ['ffff01', '000002']);
+        assert.deepEqual((await migrated.read('ffff01'))!.collectors, { exception: { class: 'E', trace: [{ line: 1 }] } });
+        await migrated.write(encoded([report('000003', { time: T0 + 2 })]));
+        assert.equal(await migrated.count(), 3);
+      } finally {
+        await migrated.close();
+      }
+    });
   });
 
-  it('deletes nothing within the limits', async () => {
-    assert.deepEqual(await store.purge({ maxReports: 10, maxAgeMs: 86_400_000 }, T0 + 10 * 60_000), []);
+  describe('a store written by version 2 (tokens drawn at random, no counter) gets its counter on open', () => {
+    it('keeps every report, and leases tokens from then on', async () => {
+      await store.write(encoded([report('abcdef'), report('123456', { time: T0 + 1 })]));
+      await store.close();
+      inFile(file, (db) => db.exec('DROP TABLE token_counter; DROP TABLE retention_lease; PRAGMA user_version = 2;'));
+      store = sqliteStore(file);
+      await store.open();
+      assert.deepEqual(await storedTokens(store), ['123456', 'abcdef']);
+      assert.equal(inFile(file, (db) => db.pragma('user_version', { simple: true })), 3);
+      const tokens = await store.leaseTokens(1000);
+      assert.ok(tokens.length > 0 && !tokens.includes('abcdef') && !tokens.includes('123456'));
+    });
   });
 
-  it('clears everything on demand', async () => {
-    assert.equal((await store.clear()).length, 10);
-    assert.equal(await store.count(), 0);
-  });
-});
+  describe('the store gives disk space back after retention', () => {
+    const bytes = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 
-describe('a stack trace shared by many reports is stored once', () => {
-  const trace = [{ function: 'noRouteFound', file: '/srv/src/routing/unmatched.ts', line: 45, column: 10, own: true, excerpt: [{ number: 45, text: 'throw' }] }];
-  const failing = (token: string) => report(token, { collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
-  const traceRows = (file: string) => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return db.prepare('SELECT count(*) FROM traces').pluck().get() as number;
-    } finally {
-      db.close();
-    }
-  };
-
-  it('reads every report back with its trace, from one stored copy', async () => {
-    await store.write(encoded([failing('00000a'), failing('00000b')]));
-    await store.write(encoded([failing('00000c')]));
-    for (const token of ['00000a', '00000b', '00000c']) assert.deepEqual((await store.read(token))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
-    assert.equal(traceRows(store.file), 1);
-  });
-
-  it('deletes a trace with the last report that used it', async () => {
-    await store.write(encoded([failing('00000a'), report('00000b', { time: T0 + 1 })]));
-    await store.purge({ maxReports: 1, maxAgeMs: 365 * 86_400_000 }, T0);
-    assert.equal(traceRows(store.file), 0);
-    await store.write(encoded([failing('00000c')]));
-    assert.deepEqual((await store.read('00000c'))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
-  });
-});
-
-describe('a store written by version 1 (rows in token order) is moved to the current layout on open', () => {
-  it('keeps every report, readable and in time order', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'vigil-v1-')), 'profiler.sqlite');
-    const v1 = new Database(file);
-    v1.exec(`CREATE TABLE reports (token TEXT PRIMARY KEY, time INTEGER NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
-      status INTEGER NOT NULL, ip TEXT NOT NULL, duration REAL NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
-      CREATE INDEX reports_by_time ON reports (time);`);
-    const insert = v1.prepare('INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    insert.run('ffff01', T0 + 1, 'GET', 'https://localhost/b', 404, '::1', 2, JSON.stringify({ exception: { class: 'E', trace: [{ line: 1 }] } }));
-    insert.run('000002', T0, 'GET', 'https://localhost/a', 200, '::1', 1, JSON.stringify({ request: { method: 'GET' } }));
-    v1.close();
-    const migrated = new SqliteReportStore(file);
-    try {
-      assert.deepEqual((await migrated.search({})).map((r) => r.token), ['ffff01', '000002']);
-      assert.deepEqual((await migrated.read('ffff01'))!.collectors, { exception: { class: 'E', trace: [{ line: 1 }] } });
-      await migrated.write(encoded([report('000003', { time: T0 + 2 })]));
-      assert.equal(await migrated.count(), 3);
-    } finally {
-      await migrated.close();
-    }
-  });
-});
-
-describe('the store gives disk space back after retention', () => {
-  const bytes = (file: string) => (existsSync(file) ? statSync(file).size : 0);
-
-  it('empties the WAL after a retention run and returns the pages of deleted reports', async () => {
-    const big = (i: number) => report(i.toString(16).padStart(6, '0'), { time: T0 + i, collectors: { request: { body: `${i} `.repeat(1500) } } });
-    for (let i = 0; i < 2000; i += 100) await store.write(encoded(Array.from({ length: 100 }, (_, j) => big(i + j))));
-    const written = bytes(store.file) + bytes(`${store.file}-wal`);
-    await store.purge({ maxReports: 10, maxAgeMs: 365 * 86_400_000 }, T0);
-    assert.equal(bytes(`${store.file}-wal`), 0, 'the WAL is checkpointed and truncated');
-    const kept = bytes(store.file);
-    // 10 reports of about 8 KB each, in a file that held 2000 of them.
-    assert.ok(kept < 512 * 1024, `the file keeps ${kept} bytes after ${written} were written`);
-    await store.clear();
-    assert.equal(bytes(`${store.file}-wal`), 0);
-    // Up to 1 MiB of free pages is kept for the next reports (storage/sqlite-disk.ts).
-    assert.ok(bytes(store.file) <= 1024 * 1024 + 64 * 1024, `an empty store keeps ${bytes(store.file)} bytes`);
+    it('empties the WAL after a retention run and returns the pages of deleted reports', async () => {
+      const big = (i: number) => report(i.toString(16).padStart(6, '0'), { time: T0 + i, collectors: { request: { body: `${i} `.repeat(1500) } } });
+      for (let i = 0; i < 2000; i += 100) await store.write(encoded(Array.from({ length: 100 }, (_, j) => big(i + j))));
+      const written = bytes(file) + bytes(`${file}-wal`);
+      await store.purge({ maxReports: 10, maxAgeMs: 365 * 86_400_000 }, { now: T0 });
+      assert.equal(bytes(`${file}-wal`), 0, 'the WAL is checkpointed and truncated');
+      const kept = bytes(file);
+      // 10 reports of about 8 KB each, in a file that held 2000 of them.
+      assert.ok(kept < 512 * 1024, `the file keeps ${kept} bytes after ${written} were written`);
+      await store.clear();
+      assert.equal(bytes(`${file}-wal`), 0);
+      // Up to 1 MiB of free pages is kept for the next reports (storage/sqlite-disk.ts).
+      assert.ok(bytes(file) <= 1024 * 1024 + 64 * 1024, `an empty store keeps ${bytes(file)} bytes`);
+    });
   });
 });

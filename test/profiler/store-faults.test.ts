@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { sendMany } from '../support/load.js';
 import { startKernel } from '../support/kernel.js';
 import { ask, runMain, startService, type Service } from '../support/service.js';
+import { storeOf } from '../support/stores.js';
 
 const MiB = 1024 * 1024;
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -135,7 +135,7 @@ describe('a small disk: the store stays within the retention plus a constant, dr
  */
 async function simulatedFullStore(): Promise<void> {
   const varDir = mkdtempSync(join(tmpdir(), 'vigil-full-'));
-  const store = new SqliteReportStore(join(varDir, 'profiler.sqlite'), { maxPageCount: 200 });
+  const store = storeOf(varDir, {}, { maxPageCount: 200 });
   const kernel = await startKernel({ VAR_DIR: varDir, PROFILER_MAX_REPORTS: '100000' }, { reportStore: store });
   try {
     const send = async (path: string) => String((await kernel.app.inject({ url: path })).headers['x-debug-token']);

@@ -4,12 +4,11 @@
  * exits 0, saying what it cut. A second signal cuts at once.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { openRaw, type RawConnection } from '../support/raw-tls.js';
 import { ask, startService, type Service } from '../support/service.js';
+import { openStoreOf, storedTokens } from '../support/stores.js';
 
 const running: Service[] = [];
 const connections: RawConnection[] = [];
@@ -37,10 +36,10 @@ async function stuckRequest(target: Service): Promise<RawConnection> {
   return connection;
 }
 
-async function storedTokens(target: Service): Promise<string[]> {
-  const store = new SqliteReportStore(join(target.varDir, 'profiler.sqlite'));
+async function tokensStoredBy(target: Service): Promise<string[]> {
+  const store = await openStoreOf(target.varDir);
   try {
-    return await store.tokens();
+    return await storedTokens(store);
   } finally {
     await store.close();
   }
@@ -56,7 +55,7 @@ describe('after SHUTDOWN_TIMEOUT the connections still open are closed, and the 
     await stuck.closed;
     assert.match(target.output(), /"msg":"SHUTDOWN_TIMEOUT \(1s\) passed: closing 1 connection still open"/);
     assert.match(target.output(), /"msg":"Debug reports: \d+ written, 0 dropped"/);
-    assert.ok((await storedTokens(target)).includes(String(hello.headers['x-debug-token'])));
+    assert.ok((await tokensStoredBy(target)).includes(String(hello.headers['x-debug-token'])));
   });
 
   it('lets a request that ends within SHUTDOWN_TIMEOUT finish, and cuts nothing', BOUND, async () => {
@@ -81,6 +80,6 @@ describe('a second signal closes what is open at once, after writing the reports
     assert.deepEqual(await target.exited, { code: 0, signal: null });
     assert.match(target.output(), /"msg":"SIGTERM again: closing 1 connection still open at once"/);
     assert.match(target.output(), /"msg":"Debug reports: \d+ written, 0 dropped"/);
-    assert.ok((await storedTokens(target)).includes(String(hello.headers['x-debug-token'])));
+    assert.ok((await tokensStoredBy(target)).includes(String(hello.headers['x-debug-token'])));
   });
 });

@@ -1,8 +1,8 @@
 /** Many requests over a few kept-alive HTTPS connections, from this process, on loopback only. */
 import { Agent, request } from 'node:https';
-import { join } from 'node:path';
-import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
+import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import type { Service } from './service.js';
+import { openStoreOf } from './stores.js';
 
 export interface Sent {
   /** x-debug-token of each answer, in the order the answers came. */
@@ -41,12 +41,12 @@ export async function sendMany(service: Service, { count, concurrency, path }: {
 }
 
 /** The service's report store, opened beside it (SQLite in WAL mode lets both read and write). */
-export function openStore(service: Service): SqliteReportStore {
-  return new SqliteReportStore(join(service.varDir, 'profiler.sqlite'));
+export function openStore(service: Service): Promise<ReportStore> {
+  return openStoreOf(service.varDir);
 }
 
 /** Waits until the store holds `expected` reports (the writer works in batches after the answers). */
-export async function storedCount(store: SqliteReportStore, expected: number, timeoutMs = 15_000): Promise<number> {
+export async function storedCount(store: ReportStore, expected: number, timeoutMs = 15_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   let count = await store.count();
   while (count !== expected && Date.now() < deadline) {

@@ -1,6 +1,9 @@
 /**
- * Where reports live. The embedded SQLite store implements it; a shared store for
- * several instances implements the same few calls.
+ * Where reports live: the calls the profiler, the command line and the tests make on a
+ * store, whatever keeps it. `store-factory.ts` picks the store from PROFILER_DSN; the
+ * embedded SQLite store implements it, and `test/profiler/store-contract.ts` is what any
+ * store must pass. Several processes may write one store: its token counter and its
+ * retention lease are shared by them all.
  */
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import type { EncodedReport } from './report-encoding.js';
@@ -15,7 +18,26 @@ export interface WriteOutcome {
   failed: Array<{ token: string; error: Error }>;
 }
 
+export interface PurgeOptions {
+  /** The time retention is measured from (default: now). */
+  now?: number;
+  /**
+   * Run only if no other holder ran the retention within the last `ms`, and hold it for the
+   * next `ms`: one process purges a shared store at a time. Without it, the purge always runs.
+   */
+  lease?: { holder: string; ms: number };
+}
+
 export interface ReportStore {
+  /** Where the store is, for messages (a file path). */
+  readonly location: string;
+  /** True when the store was created already: the command line reads without creating one. */
+  exists(): Promise<boolean>;
+  /**
+   * Opens the store, creating it when absent; before this no call touches the disk or the
+   * network. A store that cannot be used rejects with a `ReportStoreError` naming it.
+   */
+  open(): Promise<void>;
   /**
    * Stores new reports, encoded by `encodeReport`. A token already stored is never
    * overwritten: it comes back in `rejected`. A report the store cannot take comes back in
@@ -23,15 +45,29 @@ export interface ReportStore {
    */
   write(reports: readonly EncodedReport[]): Promise<WriteOutcome>;
   read(token: string): Promise<Report | undefined>;
-  /** Newest first. */
+  /**
+   * Newest first: `ip` and `url` match a part, `method` (any case) and `statusCode` exactly,
+   * `token` a prefix (any case), `start` and `end` inclusive; `limit` reports at most (100).
+   */
   search(filters: ReportSearch): Promise<ReportSummary[]>;
-  /** Every stored token, to keep new ones unique. */
-  tokens(): Promise<string[]>;
   count(): Promise<number>;
-  /** Deletes reports beyond the retention; returns their tokens. */
-  purge(retention: Retention, now?: number): Promise<string[]>;
-  /** Deletes everything; returns the tokens deleted. */
-  clear(): Promise<string[]>;
+  /**
+   * Leases `count` tokens of the store's counter, in one transaction: no other lease, from
+   * this process or another, gets the same counter values. Each token is the keyed
+   * permutation of its counter value (`debug/token-permutation.ts`); tokens that a stored
+   * report still holds are left out, so there may be fewer than `count`.
+   */
+  leaseTokens(count: number): Promise<string[]>;
+  /**
+   * Deletes reports beyond the retention: older than `maxAgeMs`, or beyond the newest
+   * `maxReports`. Resolves with how many were deleted, or undefined when another holder has
+   * the lease (see {@link PurgeOptions.lease}).
+   */
+  purge(retention: Retention, options?: PurgeOptions): Promise<number | undefined>;
+  /** Gives the retention lease up, if `holder` has it, so that another process takes it at once. */
+  releaseRetention(holder: string): Promise<void>;
+  /** Deletes everything; resolves with how many reports were deleted. */
+  clear(): Promise<number>;
   close(): Promise<void>;
 }
 

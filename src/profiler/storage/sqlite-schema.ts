@@ -4,12 +4,18 @@
  * Reports are rows appended in arrival order (rowid), found by token through a unique
  * index. A stack trace is the same for every request that fails on the same path, so
  * traces are stored once, in `traces`, under a hash of their JSON, and reports name theirs.
+ * `token_counter` is the one row every process leases tokens from (the next counter value
+ * and the key of the store's token permutation, drawn when the file is created), and
+ * `retention_lease` names the process that runs the retention and until when.
  * Version 1 kept whole reports in token order (WITHOUT ROWID): each insert landed on a
  * random page of a table of 5 KB rows, four times slower. Its reports are moved on open.
+ * Version 2 had no counter: its tokens were drawn at random, and a lease skips those still stored.
  */
+import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { TOKEN_KEY_BYTES } from '../../debug/token-permutation.js';
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const CREATE = `
 CREATE TABLE IF NOT EXISTS reports (
@@ -31,6 +37,16 @@ CREATE TABLE IF NOT EXISTS traces (
   hash TEXT PRIMARY KEY,
   json TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS token_counter (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  next INTEGER NOT NULL,
+  key BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS retention_lease (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  holder TEXT NOT NULL,
+  expires INTEGER NOT NULL
+);
 `;
 
 const V1_COLUMNS = 'token, time, method, url, status, ip, duration, data';
@@ -39,7 +55,17 @@ const V1_COLUMNS = 'token, time, method, url, status, ip, duration, data';
 const PROBES = [
   'SELECT id, token, time, method, url, status, ip, duration, data, trace FROM reports LIMIT 0',
   'SELECT hash, json FROM traces LIMIT 0',
+  'SELECT id, next, key FROM token_counter LIMIT 0',
+  'SELECT id, holder, expires FROM retention_lease LIMIT 0',
 ];
+
+/** The counter's row, with a new key, unless the file has one. */
+export const CREATE_COUNTER = 'INSERT INTO token_counter (id, next, key) VALUES (1, 0, ?) ON CONFLICT (id) DO NOTHING';
+
+/** A fresh key for a store's token permutation. */
+export function newTokenKey(): Buffer {
+  return randomBytes(TOKEN_KEY_BYTES);
+}
 
 /**
  * What is wrong with the layout of a file that claims the current version, or undefined.
@@ -58,16 +84,23 @@ export function schemaProblem(db: Database.Database): string | undefined {
   return undefined;
 }
 
-/** Creates the tables, or moves a version 1 file's reports into them, oldest first. */
+/**
+ * Creates the tables, or moves an older file to this layout (a version 1 file's reports
+ * oldest first). Immediate, and checked again inside: processes opening one new file at
+ * once create it once, with one key.
+ */
 export function prepareSchema(db: Database.Database): void {
-  if ((db.pragma('user_version', { simple: true }) as number) >= SCHEMA_VERSION) return;
+  const current = () => db.pragma('user_version', { simple: true }) as number;
+  if (current() >= SCHEMA_VERSION) return;
   db.transaction(() => {
+    if (current() >= SCHEMA_VERSION) return;
     const existing = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'reports'").pluck().get() as string | undefined;
     const version1 = existing !== undefined && /WITHOUT\s+ROWID/i.test(existing);
     if (version1) db.exec('ALTER TABLE reports RENAME TO reports_v1; DROP INDEX IF EXISTS reports_by_time;');
     db.exec(CREATE);
     // Version 1 reports keep their trace inline, in `data`; reading them needs nothing more.
     if (version1) db.exec(`INSERT INTO reports (${V1_COLUMNS}) SELECT ${V1_COLUMNS} FROM reports_v1 ORDER BY time; DROP TABLE reports_v1;`);
+    db.prepare(CREATE_COUNTER).run(newTokenKey());
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  })();
+  }).immediate();
 }

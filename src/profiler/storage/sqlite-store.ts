@@ -1,17 +1,19 @@
 /**
- * The embedded report store: one SQLite file under VAR_DIR (WAL mode). No server to run.
- * The file's layout is in `sqlite-schema.ts`: reports in arrival order, each stack trace
- * stored once. Reports arrive encoded (`report-encoding.ts`) and are written by a thread
- * of their own (`sqlite-write-thread.ts`), in batched transactions, so that writing never
- * holds up the thread that answers requests; reads use this thread's own connection.
- * The file is checked when the store opens (`sqlite-check.ts`).
+ * The embedded report store: one SQLite file (WAL mode), by default under VAR_DIR. No
+ * server to run; several processes may write the same file. The file's layout is in
+ * `sqlite-schema.ts`: reports in arrival order, each stack trace stored once, the token
+ * counter and the retention lease. Reports arrive encoded (`report-encoding.ts`) and are
+ * written by a thread of their own (`sqlite-write-thread.ts`), in batched transactions, so
+ * that writing never holds up the thread that answers requests; reads use this thread's
+ * own connection. The file is checked when the store opens (`sqlite-check.ts`).
  */
+import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
-import type { ReportStore, Retention, WriteOutcome } from './report-store.js';
+import { ReportStoreError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
 import { openCheckedDatabase, type MovedAside } from './sqlite-check.js';
 import type { WriteCommand, WriteReply, WriteThreadData } from './sqlite-write-thread.js';
 import type { ReportRow, RowsOutcome, TraceRow } from './sqlite-writes.js';
@@ -85,7 +87,7 @@ class WriteThread {
 export interface SqliteStoreOptions {
   /**
    * Called when the file was found damaged at open, after it was moved aside and a new store
-   * created. Without it a damaged file is left as it is and the constructor throws a
+   * created. Without it a damaged file is left as it is and `open()` rejects with a
    * `ReportStoreError` naming it.
    */
   onDamaged?: (moved: MovedAside) => void;
@@ -93,20 +95,36 @@ export interface SqliteStoreOptions {
   maxPageCount?: number;
 }
 
-export class SqliteReportStore implements ReportStore {
-  private readonly db: Database.Database;
-  private readonly writer: WriteThread;
-  private readonly readRow: Database.Statement;
+/** The connection and thread of an open store. */
+interface Opened {
+  db: Database.Database;
+  writer: WriteThread;
+  readRow: Database.Statement;
+}
 
-  constructor(readonly file: string, options: SqliteStoreOptions = {}) {
+export class SqliteReportStore implements ReportStore {
+  private opened: Opened | undefined;
+
+  /** Touches nothing: the file is checked and opened by {@link open}. */
+  constructor(readonly file: string, private readonly options: SqliteStoreOptions = {}) {}
+
+  get location(): string {
+    return this.file;
+  }
+
+  async exists(): Promise<boolean> {
+    return existsSync(this.file);
+  }
+
+  async open(): Promise<void> {
+    if (this.opened) return;
     // Checked, opened (and its schema prepared) before the thread opens its own connection.
-    const { db, movedAside } = openCheckedDatabase(file, options.onDamaged !== undefined);
-    this.db = db;
-    if (movedAside) options.onDamaged!(movedAside);
-    this.writer = new WriteThread({ file, maxPageCount: options.maxPageCount });
-    this.readRow = this.db.prepare(
+    const { db, movedAside } = openCheckedDatabase(this.file, this.options.onDamaged !== undefined);
+    if (movedAside) this.options.onDamaged!(movedAside);
+    const readRow = db.prepare(
       `SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`,
     );
+    this.opened = { db, readRow, writer: new WriteThread({ file: this.file, maxPageCount: this.options.maxPageCount }) };
   }
 
   async write(reports: readonly EncodedReport[]): Promise<WriteOutcome> {
@@ -116,12 +134,12 @@ export class SqliteReportStore implements ReportStore {
       if (trace) traces.set(trace.hash, trace);
       rows.push([token, time, method, url, status, ip, duration, data, trace?.hash ?? null]);
     }
-    const outcome = await this.writer.send<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()] });
+    const outcome = await this.use().writer.send<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()] });
     return { rejected: outcome.rejected, failed: outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) })) };
   }
 
   async read(token: string): Promise<Report | undefined> {
-    const row = this.readRow.get(token) as Row | undefined;
+    const row = this.use().readRow.get(token) as Row | undefined;
     return row && decodeReport(row, row.data, row.traceJson);
   }
 
@@ -137,27 +155,42 @@ export class SqliteReportStore implements ReportStore {
     if (filters.end !== undefined) (where.push('time <= ?'), values.push(filters.end));
     // Within one millisecond, the report written last comes first.
     const sql = `SELECT ${SUMMARY_COLUMNS} FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY time DESC, id DESC LIMIT ?`;
-    return this.db.prepare(sql).all(...values, filters.limit ?? 100) as ReportSummary[];
-  }
-
-  async tokens(): Promise<string[]> {
-    return this.db.prepare('SELECT token FROM reports').pluck().all() as string[];
+    return this.use().db.prepare(sql).all(...values, filters.limit ?? 100) as ReportSummary[];
   }
 
   async count(): Promise<number> {
-    return this.db.prepare('SELECT count(*) FROM reports').pluck().get() as number;
+    return this.use().db.prepare('SELECT count(*) FROM reports').pluck().get() as number;
   }
 
-  async purge({ maxReports, maxAgeMs }: Retention, now = Date.now()): Promise<string[]> {
-    return this.writer.send<string[]>({ kind: 'purge', before: now - maxAgeMs, keep: maxReports });
+  async leaseTokens(count: number): Promise<string[]> {
+    return this.use().writer.send<string[]>({ kind: 'lease', count });
   }
 
-  async clear(): Promise<string[]> {
-    return this.writer.send<string[]>({ kind: 'clear' });
+  async purge({ maxReports, maxAgeMs }: Retention, { now = Date.now(), lease }: PurgeOptions = {}): Promise<number | undefined> {
+    const request = lease && { holder: lease.holder, ms: lease.ms, now };
+    const deleted = await this.use().writer.send<number | null | undefined>({ kind: 'purge', before: now - maxAgeMs, keep: maxReports, lease: request });
+    // Structured cloning keeps undefined; null is taken the same way, to be safe.
+    return deleted ?? undefined;
+  }
+
+  async releaseRetention(holder: string): Promise<void> {
+    await this.use().writer.send({ kind: 'release-retention', holder });
+  }
+
+  async clear(): Promise<number> {
+    return this.use().writer.send<number>({ kind: 'clear' });
   }
 
   async close(): Promise<void> {
-    await this.writer.close();
-    this.db.close();
+    const opened = this.opened;
+    if (!opened) return;
+    this.opened = undefined;
+    await opened.writer.close();
+    opened.db.close();
+  }
+
+  private use(): Opened {
+    if (!this.opened) throw new ReportStoreError(this.file, `the report store ${this.file} is not open`);
+    return this.opened;
   }
 }

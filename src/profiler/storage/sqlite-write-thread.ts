@@ -1,11 +1,11 @@
 /**
  * The report store's write thread: owns the SQLite write connection and applies the
- * batches, purges and clears the store sends it, one at a time, in order.
+ * batches, token leases, purges and clears the store sends it, one at a time, in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { settleDiskUse } from './sqlite-disk.js';
 import { openDatabase } from './sqlite-open.js';
-import { prepareWrites, type ReportRow, type TraceRow } from './sqlite-writes.js';
+import { prepareWrites, type LeaseRequest, type ReportRow, type TraceRow } from './sqlite-writes.js';
 
 export interface WriteThreadData {
   file: string;
@@ -15,7 +15,9 @@ export interface WriteThreadData {
 
 export type WriteCommand =
   | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[] }
-  | { id: number; kind: 'purge'; before: number; keep: number }
+  | { id: number; kind: 'lease'; count: number }
+  | { id: number; kind: 'purge'; before: number; keep: number; lease: LeaseRequest | undefined }
+  | { id: number; kind: 'release-retention'; holder: string }
   | { id: number; kind: 'clear' }
   | { id: number; kind: 'close' };
 
@@ -32,7 +34,7 @@ function settled<T>(deleted: T): T {
   try {
     settleDiskUse(db);
   } catch {
-    // The deletions are committed either way: their tokens must go back to the caller.
+    // The deletions are committed either way: their count must go back to the caller.
   }
   return deleted;
 }
@@ -41,8 +43,15 @@ function apply(command: WriteCommand): unknown {
   switch (command.kind) {
     case 'insert':
       return writes.insert(command.rows, command.traces);
-    case 'purge':
-      return settled(writes.purge(command.before, command.keep));
+    case 'lease':
+      return writes.leaseTokens(command.count);
+    case 'purge': {
+      const deleted = writes.purge(command.before, command.keep, command.lease);
+      // Skipped (another process has the retention): nothing was deleted, nothing to give back.
+      return deleted === undefined ? deleted : settled(deleted);
+    }
+    case 'release-retention':
+      return writes.releaseRetention(command.holder);
     case 'clear':
       return settled(writes.clear());
     case 'close':

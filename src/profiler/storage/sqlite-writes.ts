@@ -1,10 +1,14 @@
 /**
  * Every write to the SQLite report store, as prepared statements in transactions: batched
- * inserts (each trace once), retention purges and clears. They run on the store's write
- * thread, so a batch never holds up the thread that answers requests.
+ * inserts (each trace once), token leases, retention purges under the retention lease, and
+ * clears. They run on the store's write thread, so a batch never holds up the thread that
+ * answers requests. Transactions that read before they write are immediate: they take the
+ * write lock first, so that two processes never act on the same row as they both read it.
  */
 import type Database from 'better-sqlite3';
+import { TokenPermutation } from '../../debug/token-permutation.js';
 import type { EncodedTrace } from './report-encoding.js';
+import { CREATE_COUNTER, newTokenKey } from './sqlite-schema.js';
 
 /** A report as stored: its summary columns, its sections as JSON, and its trace's hash. */
 export type ReportRow = [token: string, time: number, method: string, url: string, status: number, ip: string, duration: number, data: string, trace: string | null];
@@ -17,11 +21,24 @@ export interface RowsOutcome {
   failed: Array<{ token: string; message: string }>;
 }
 
+/** Who asks to run the retention, when, and for how long it holds it. */
+export interface LeaseRequest {
+  holder: string;
+  now: number;
+  ms: number;
+}
+
 export interface SqliteWrites {
   insert(rows: readonly ReportRow[], traces: readonly TraceRow[]): RowsOutcome;
-  /** Deletes reports older than `before` and beyond the newest `keep`; returns their tokens. */
-  purge(before: number, keep: number): string[];
-  clear(): string[];
+  /** `count` tokens of the counter, less those a stored report holds. */
+  leaseTokens(count: number): string[];
+  /**
+   * Deletes reports older than `before` and beyond the newest `keep`; returns how many, or
+   * undefined when `lease` is given and another holder has the retention.
+   */
+  purge(before: number, keep: number, lease: LeaseRequest | undefined): number | undefined;
+  releaseRetention(holder: string): void;
+  clear(): number;
 }
 
 /** Errors that belong to one report (too big, a constraint), not to the store. */
@@ -51,22 +68,60 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
     return outcome;
   });
 
-  const expired = db.prepare('DELETE FROM reports WHERE time < ? RETURNING token').pluck();
+  const readCounter = db.prepare('SELECT next, key FROM token_counter WHERE id = 1');
+  const createCounter = db.prepare(CREATE_COUNTER);
+  const advanceCounter = db.prepare('UPDATE token_counter SET next = next + ? WHERE id = 1');
+  const storedTokens = db.prepare('SELECT token FROM reports WHERE token IN (SELECT value FROM json_each(?))').pluck();
+  let permutation: { key: Buffer; of: TokenPermutation } | undefined;
+  const leaseTokens = db.transaction((count: number): string[] => {
+    type Counter = { next: number; key: Buffer };
+    let counter = readCounter.get() as Counter | undefined;
+    if (!counter) {
+      // The row was deleted: a new key; the check below still keeps stored tokens out.
+      createCounter.run(newTokenKey());
+      counter = readCounter.get() as Counter;
+    }
+    advanceCounter.run(count);
+    if (!permutation?.key.equals(counter.key)) permutation = { key: counter.key, of: new TokenPermutation(counter.key) };
+    const tokens = Array.from({ length: count }, (_, i) => permutation!.of.token(counter.next + i));
+    // 2^24 values on, the counter comes back to a token: a report that still holds it keeps it.
+    const taken = new Set(storedTokens.all(JSON.stringify(tokens)) as string[]);
+    return taken.size === 0 ? tokens : tokens.filter((token) => !taken.has(token));
+  });
+
+  const readLease = db.prepare('SELECT holder, expires FROM retention_lease WHERE id = 1');
+  const takeLease = db.prepare(
+    'INSERT INTO retention_lease (id, holder, expires) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires',
+  );
+  const giveLeaseUp = db.prepare('UPDATE retention_lease SET expires = 0 WHERE id = 1 AND holder = ?');
+  const expired = db.prepare('DELETE FROM reports WHERE time < ?');
   // The time index holds the rowid too: the newest `keep` are skipped without a sort.
-  const surplus = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY time DESC, id DESC LIMIT -1 OFFSET ?) RETURNING token').pluck();
+  const surplus = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY time DESC, id DESC LIMIT -1 OFFSET ?)');
   const orphanTraces = db.prepare('DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)');
-  const purge = db.transaction((before: number, keep: number): string[] => {
-    const deleted = [...(expired.all(before) as string[]), ...(surplus.all(keep) as string[])];
-    if (deleted.length > 0) orphanTraces.run();
+  const purge = db.transaction((before: number, keep: number, lease: LeaseRequest | undefined): number | undefined => {
+    if (lease) {
+      const current = readLease.get() as { holder: string; expires: number } | undefined;
+      if (current && current.holder !== lease.holder && current.expires > lease.now) return undefined;
+      takeLease.run(lease.holder, lease.now + lease.ms);
+    }
+    const deleted = expired.run(before).changes + surplus.run(keep).changes;
+    if (deleted > 0) orphanTraces.run();
     return deleted;
   });
 
-  const deleteAll = db.prepare('DELETE FROM reports RETURNING token').pluck();
-  const clear = db.transaction((): string[] => {
-    const deleted = deleteAll.all() as string[];
-    db.exec('DELETE FROM traces');
+  const deleteAll = db.prepare('DELETE FROM reports');
+  const deleteTraces = db.prepare('DELETE FROM traces');
+  const clear = db.transaction((): number => {
+    const deleted = deleteAll.run().changes;
+    deleteTraces.run();
     return deleted;
   });
 
-  return { insert, purge, clear };
+  return {
+    insert,
+    leaseTokens: (count) => leaseTokens.immediate(count),
+    purge: (before, keep, lease) => purge.immediate(before, keep, lease),
+    releaseRetention: (holder) => void giveLeaseUp.run(holder),
+    clear,
+  };
 }

@@ -1,0 +1,82 @@
+/** Issue 11: several kernels writing one report store share its tokens and its retention. */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TOKEN_PATTERN } from '../../src/debug/token.js';
+import { tokenOf } from '../support/answers.js';
+import { startKernel, type TestKernel } from '../support/kernel.js';
+
+/** `count` requests, `concurrency` at a time, each kernel in turn; the tokens in answer order. */
+async function askInTurn(kernels: TestKernel[], count: number, concurrency: number, path: (i: number) => string): Promise<string[]> {
+  const tokens: string[] = [];
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < count; i = next++) tokens.push(tokenOf(await kernels[i % kernels.length]!.app.inject({ url: path(i) })));
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return tokens;
+}
+
+/** Waits until `check` holds (retention runs on the writers' own schedule), or fails after 10 s. */
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`still not so after 10 s: ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('two kernels writing one SQLite store never hand out the same token', () => {
+  it('issues 20,000 tokens with no duplicate, and stores every report', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-shared-'));
+    const env = { VAR_DIR: varDir, PROFILER_MAX_REPORTS: '100000' };
+    const kernels = [await startKernel(env), await startKernel(env)];
+    try {
+      const tokens = await askInTurn(kernels, 20_000, 32, (i) => `/shared/${i}`);
+      assert.equal(tokens.length, 20_000);
+      const duplicates = tokens.length - new Set(tokens).size;
+      assert.equal(duplicates, 0, `${duplicates} tokens were handed out twice`);
+      for (const kernel of kernels) await kernel.profiler!.writer.flush();
+      assert.deepEqual(kernels.map((kernel) => kernel.profiler!.writer.dropped), [0, 0], 'no report was refused');
+      assert.equal(await kernels[0]!.profiler!.store.count(), 20_000);
+    } finally {
+      await Promise.all(kernels.map((kernel) => kernel.close()));
+    }
+  });
+});
+
+describe('retention runs once per store: one kernel purges, the other skips', () => {
+  it('keeps PROFILER_MAX_REPORTS with one kernel purging, and hands the retention over when that kernel stops', async () => {
+    const env = { VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-shared-')), PROFILER_MAX_REPORTS: '50' };
+    // A lease longer than the test: the first kernel takes it at its start and keeps it. Both
+    // kernels try the retention every 20 ms.
+    const profilerWriter = { flushDelayMs: 60_000, idlePurgeMs: 20, retentionLeaseMs: 600_000 };
+    const first = await startKernel(env, { profilerWriter });
+    const second = await startKernel(env, { profilerWriter });
+    const stored = () => first.profiler!.store.count();
+    let firstClosed = false;
+    try {
+      await askInTurn([first, second], 400, 8, (i) => `/kept/${i}`);
+      await Promise.all([first.profiler!.writer.flush(), second.profiler!.writer.flush()]);
+      await until('the store holds 50 reports', async () => (await stored()) === 50);
+      assert.equal(second.profiler!.writer.purged, 0, 'the second kernel deleted nothing');
+      assert.ok(second.profiler!.writer.retentionSkipped > 0, 'the second kernel skipped the retention');
+      assert.equal(first.profiler!.writer.purged, 350, 'the first kernel deleted every report beyond the 50');
+
+      // The first kernel gives the lease back as it stops: the second one takes the retention over.
+      await first.close();
+      firstClosed = true;
+      const after = await askInTurn([second], 100, 8, (i) => `/after/${i}`);
+      assert.ok(after.every((token) => TOKEN_PATTERN.test(token)), `every request has its token: ${after.filter((token) => !TOKEN_PATTERN.test(token)).length} have none`);
+      await second.profiler!.writer.flush();
+      assert.equal(second.profiler!.writer.queued, 0);
+      await until('the store holds 50 reports again', async () => (await second.profiler!.store.count()) === 50);
+      assert.equal(second.profiler!.writer.purged, 100, second.logLines.join(''));
+    } finally {
+      await Promise.all([firstClosed ? undefined : first.close(), second.close()]);
+    }
+  });
+});
