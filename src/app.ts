@@ -26,7 +26,8 @@ import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { noRouteError, sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
 import { httpDate } from './server/http-date.js';
 import { answerClientError, PARSER_MAX_HEADER_SIZE, refusedHead } from './server/malformed-request.js';
-import { isValidHost } from './server/request-url.js';
+import { handOffToKernel } from './server/node-handoffs.js';
+import { isValidHost, requestHost, urlHost } from './server/request-url.js';
 import { hostName, TrustedHosts } from './server/trusted-hosts.js';
 
 export interface KernelOptions {
@@ -69,9 +70,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     routerOptions: { maxParamLength: 500 },
     bodyLimit: fastifyBodyLimit(config.postMaxSize),
-    http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE },
+    // A missing Host is refused by the kernel (refusedHead), not by Node's bare 400.
+    http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false },
     ...(config.tls && options.tls
-      ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE, handshakeTimeout: config.handshakeTimeoutMs } }
+      ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false, handshakeTimeout: config.handshakeTimeoutMs } }
       : {}),
     // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
     // no hook has run for them, so the date and the debug token are set here.
@@ -84,6 +86,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     clientErrorHandler: answerClientError({ debug: config.debug }),
   }) as unknown as FastifyInstance;
   app.decorateRequest('debugToken', null);
+  app.decorateRequest('serverHost', urlHost(config.host));
+  handOffToKernel(app.server);
 
   const routes = new Routes();
   let matcher: RouteMatcher | undefined;
@@ -118,8 +122,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     const refused = refusedHead(request);
     if (refused) return done(refused);
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
-    if (!isValidHost(request.host)) return done(new BadRequestHttpError(`Invalid Host "${request.host}".`, 'VIGIL_ERR_INVALID_HOST'));
-    if (!trustedHosts.trusts(request.host)) return done(new BadRequestHttpError(`Untrusted Host "${hostName(request.host)}".`, 'VIGIL_ERR_UNTRUSTED_HOST'));
+    const host = requestHost(request);
+    if (!isValidHost(host)) return done(new BadRequestHttpError(`Invalid Host "${host}".`, 'VIGIL_ERR_INVALID_HOST'));
+    if (!trustedHosts.trusts(host)) return done(new BadRequestHttpError(`Untrusted Host "${hostName(host)}".`, 'VIGIL_ERR_UNTRUSTED_HOST'));
+    // The service is no proxy: a tunnel to anywhere is refused, whatever the target (an empty Allow).
+    if (request.method === 'CONNECT') return done(new MethodNotAllowedHttpError([], 'The CONNECT method is not supported: this service opens no tunnels'));
     const origin = request.headers.origin;
     // The profiler's pages are for its own origin only: no origin may read them cross-origin.
     if (origin !== undefined && !profiler?.serves(request)) {

@@ -1,14 +1,17 @@
 /**
  * The parsers of matched routes' bodies, each reading through {@link readBody} (a size
- * limit and BODY_TIMEOUT): JSON and forms up to PARSED_BODY_MAX_SIZE, text up to
- * POST_MAX_SIZE. Multipart bodies are the uploads' (`uploads.ts`).
+ * limit and BODY_TIMEOUT): JSON (nested at most MAX_JSON_DEPTH levels) and forms up to
+ * PARSED_BODY_MAX_SIZE, text up to POST_MAX_SIZE. Multipart bodies are the uploads'
+ * (`uploads.ts`).
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ByteSize } from '../config.js';
+import { BadRequestHttpError } from '../errors/http-errors.js';
 import { parsedBodyLimit, postBodyLimit } from './body-limit.js';
 import { readBody } from './body-reader.js';
 import { parseForm } from './form-fields.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export interface BodyParserSettings {
   postMaxSize: ByteSize;
@@ -27,6 +30,9 @@ export function installBodyParsers(scope: FastifyInstance, settings: BodyParserS
   const parseJson = scope.getDefaultJsonParser('error', 'error') as JsonParser;
   const json: BodyParser = async (request, payload) => {
     const body = (await readBody(request.headers, payload, parsed, timeout)).toString('utf8');
+    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+      throw new BadRequestHttpError(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep (the limit for parsed bodies)`, 'VIGIL_ERR_JSON_TOO_DEEP');
+    }
     return new Promise((resolve, reject) => parseJson(request, body, (error, value) => (error ? reject(error) : resolve(value))));
   };
   const form: BodyParser = async (request, payload) => parseForm((await readBody(request.headers, payload, parsed, timeout)).toString('utf8'));

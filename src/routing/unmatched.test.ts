@@ -110,6 +110,9 @@ describe('a trailing-slash mismatch on GET or HEAD is a 301 to the form a GET ro
   it('adds the slash, keeping origin and query string', () => {
     assert.deepEqual(outcome('GET', '/with-slash?a=1&b=2'), { redirectTo: 'https://localhost:8443/with-slash/?a=1&b=2' });
   });
+  it('percent-encodes in the target what a URI may not hold, keeping escapes as sent', () => {
+    assert.deepEqual(outcome('GET', '/with-slash?q=<vgl-1>&r=%3C"'), { redirectTo: 'https://localhost:8443/with-slash/?q=%3Cvgl-1%3E&r=%3C%22' });
+  });
   it('removes the slash when only the slash-less route exists', () => {
     assert.deepEqual(outcome('HEAD', '/hello/'), { redirectTo: 'https://localhost:8443/hello' });
   });

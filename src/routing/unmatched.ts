@@ -3,6 +3,7 @@
  * with or without its trailing slash, a 405 listing the allowed methods, or a 404.
  */
 import { MethodNotAllowedHttpError, NotFoundHttpError } from '../errors/http-errors.js';
+import { encodeTarget } from '../server/request-url.js';
 import type { RouteMatcher } from './route-matcher.js';
 import type { HttpMethod } from './routes.js';
 
@@ -26,7 +27,8 @@ export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedReques
   if ((method === 'GET' || method === 'HEAD') && !answers && path !== '/') {
     const twin = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
     if (matcher.answers('GET', twin)) {
-      return { redirectTo: request.url.slice(0, request.url.length - path.length) + twin + request.query };
+      // The path and query as sent may hold what a header must not (`<`, a quote): encoded.
+      return { redirectTo: request.url.slice(0, request.url.length - path.length) + encodeTarget(twin + request.query) };
     }
   }
   // `answers` despite the router's miss means the router saw the path differently: a 404 is the honest answer.

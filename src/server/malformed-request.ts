@@ -1,7 +1,8 @@
 /**
  * Malformed requests. Those that parse but are too big (a request target over 8 KB: 414;
- * headers over 16 KB: 431) or name their host twice (400) are refused by {@link refusedHead}
- * and go through the error pipeline like any error. Node's parser lets heads up to 64 KB
+ * headers over 16 KB: 431), name their host twice or not at all in HTTP/1.1 (400), or
+ * expect what the kernel cannot do (417) are refused by {@link refusedHead} and go through
+ * the error pipeline like any error. Node's parser lets heads up to 64 KB
  * through so that they can; past that (431, as it cannot tell a long line from long
  * headers), or with broken framing (400), it refuses them itself (its `clientError`) before
  * there is a request, and {@link answerClientError} sends a short raw answer in the
@@ -24,7 +25,14 @@ export const MAX_HEADERS_SIZE = 16 * 1024;
 /** What Node's parser accepts (request line and headers), so that the limits above answer first. */
 export const PARSER_MAX_HEADER_SIZE = 64 * 1024;
 
-/** A 414 or 431 for a request whose head is over the kernel's limits, a 400 for two Hosts, else undefined. */
+/** Node's test for a 100-continue expectation, which it answers itself (`_http_server.js`). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/**
+ * A 414 or 431 for a request whose head is over the kernel's limits, a 400 for two Hosts
+ * or none (HTTP/1.0 may omit it), a 417 for an Expect other than 100-continue (ignored in
+ * HTTP/1.0, as RFC 9110 says), else undefined.
+ */
 export function refusedHead(request: FastifyRequest): HttpError | undefined {
   const target = request.raw.url ?? '';
   if (target.length > MAX_URL_LENGTH) {
@@ -43,6 +51,12 @@ export function refusedHead(request: FastifyRequest): HttpError | undefined {
     return new HttpError(431, `The request headers are ${size} bytes long; the limit is ${MAX_HEADERS_SIZE}`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
   }
   if (hosts > 1) return new BadRequestHttpError(`The request has ${hosts} Host headers; it must have one`, 'VIGIL_ERR_INVALID_HOST');
+  const http10 = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 0;
+  if (hosts === 0 && !http10) return new BadRequestHttpError(`The request has no Host header; HTTP/${request.raw.httpVersion} requires one`, 'VIGIL_ERR_INVALID_HOST');
+  const expect = request.headers.expect;
+  if (expect !== undefined && !http10 && !CONTINUE.test(expect)) {
+    return new HttpError(417, `The expectation "${expect}" cannot be met: only 100-continue is supported`, 'VIGIL_ERR_EXPECTATION_FAILED');
+  }
   return undefined;
 }
 

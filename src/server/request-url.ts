@@ -2,8 +2,17 @@
  * The URL a client asked for, as Symfony's `Request::getUri()` builds it: scheme, host,
  * `:port` only when not the scheme's default, then the path as sent (percent-encoding kept).
  * Scheme and host come from X-Forwarded-* only for trusted proxies (Fastify's `trustProxy`).
+ * A request without Host (HTTP/1.0 may omit it) is for the service's own host, and so is
+ * every link built for a request whose host is not a valid one.
  */
 import type { FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The configured HOST as a URL writes it (`[::1]`), or '' when it is a wildcard (`0.0.0.0`, `::`). */
+    serverHost: string;
+  }
+}
 
 const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
 
@@ -12,6 +21,44 @@ const VALID_HOST = /^(?:[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?|\[[0-9a-f:.]+\])(?::
 
 export function isValidHost(host: string): boolean {
   return VALID_HOST.test(host);
+}
+
+/** HOST as a URL writes it: an IPv6 address in brackets; '' for a wildcard, which names no host to link to. */
+export function urlHost(configured: string): string {
+  if (configured === '0.0.0.0' || configured === '::') return '';
+  return configured.includes(':') ? `[${configured}]` : configured;
+}
+
+/**
+ * The host a request is for: its Host (or a trusted proxy's X-Forwarded-Host), as sent;
+ * without one, the service's own. Not checked: the kernel refuses what is not valid.
+ */
+export function requestHost(request: FastifyRequest): string {
+  return request.host === '' && request.headers.host === undefined ? ownHost(request) : request.host;
+}
+
+/** The configured HOST (else the address the connection reached) and the port it reached. */
+function ownHost(request: FastifyRequest): string {
+  const socket = request.raw.socket as { localAddress?: string; localPort?: number } | null;
+  const name = request.serverHost || urlHost(socket?.localAddress ?? '') || 'localhost';
+  return socket?.localPort === undefined ? name : `${name}:${socket.localPort}`;
+}
+
+/** Characters a path and query may hold as they are (RFC 3986 pchar, `/` and `?`), and `%` starting an escape. */
+const NOT_IN_TARGET = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/gu;
+
+/**
+ * A path and query fit for a header such as Location: every character a URI may not hold
+ * is percent-encoded, escapes already there are kept. Node reads a request target as
+ * latin1, one character a byte, so characters up to U+00FF are encoded as that byte
+ * (the byte the client sent) and others as UTF-8.
+ */
+export function encodeTarget(target: string): string {
+  return target.replace(NOT_IN_TARGET, (character) => {
+    const code = character.codePointAt(0)!;
+    const bytes = code <= 0xff ? [code] : [...Buffer.from(character, 'utf8')];
+    return bytes.map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  });
 }
 
 /**
@@ -28,10 +75,11 @@ export function requestScheme(request: FastifyRequest): 'http' | 'https' {
   return (request.raw.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
 }
 
-/** `https://localhost:8443`, without a default port. */
+/** `https://localhost:8443`, without a default port; the service's own host when the request's is not a valid one. */
 export function requestOrigin(request: FastifyRequest): string {
   const scheme = requestScheme(request);
-  let host = request.host;
+  let host = requestHost(request);
+  if (!isValidHost(host)) host = ownHost(request);
   const colon = host.lastIndexOf(':');
   if (colon > host.lastIndexOf(']') && host.slice(colon + 1) === DEFAULT_PORTS[scheme]) host = host.slice(0, colon);
   return `${scheme}://${host}`;

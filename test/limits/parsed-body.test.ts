@@ -74,6 +74,26 @@ describe('a JSON or form body over PARSED_BODY_MAX_SIZE is a 413 that names the 
   });
 });
 
+describe('a JSON body nested deeper than 1,000 levels is a 400 that names the bound', () => {
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  for (const path of ['/echo', '/isolated-upload']) {
+    for (const depth of [1_001, 10_000, 100_000]) {
+      it(`refuses ${depth} levels sent to ${path}, through the pipeline`, async () => {
+        const answer = await ask(service, { method: 'POST', path, headers: { ...json, accept: 'application/json' }, body: nested(depth) });
+        assert.equal(answer.status, 400);
+        assert.equal(message(answer), 'The JSON body is nested more than 1000 levels deep (the limit for parsed bodies)');
+        assert.equal(JSON.parse(answer.body).exception.class, 'BadRequestHttpError');
+        assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
+      });
+    }
+
+    it(`parses 1,000 levels sent to ${path}, and brackets inside strings do not count`, async () => {
+      const answer = await ask(service, { method: 'POST', path, headers: json, body: `[${nested(999)}, "${'['.repeat(5_000)}\\\"{"]` });
+      assert.equal(answer.status, 200, answer.body.slice(0, 300));
+    });
+  }
+});
+
 describe('POST_MAX_SIZE still bounds text bodies and uploads', () => {
   it('reads a 4 MB text body', async () => {
     const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain' }, body: 't'.repeat(4 * MB) });

@@ -168,7 +168,12 @@ export class WorkerPool {
       try {
         worker.child.send({ type: 'run', id: job.id, route: job.route, input: job.input } satisfies ToWorker);
       } catch (error) {
-        this.fail(job, error as Error);
+        // V8's serializer refused the input (too deep: a stack overflow; or not data): the
+        // worker never saw the job and takes the next one.
+        this.release(worker);
+        worker.ready = true;
+        this.settle(job, new HttpError(500, `The request could not be copied to its isolated worker: ${(error as Error).message}`, 'VIGIL_ERR_ISOLATION_INPUT', { cause: error }));
+        queueMicrotask(() => this.dispatch());
       }
     }
   }
