@@ -120,7 +120,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('date', httpDate());
     const refused = refusedHead(request);
-    if (refused) return done(refused);
+    if (refused) {
+      // A head this broken says nothing good of what follows on the connection, as Node judges too.
+      reply.header('connection', 'close');
+      return done(refused);
+    }
     // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
     const host = requestHost(request);
     if (!isValidHost(host)) return done(new BadRequestHttpError(`Invalid Host "${host}".`, 'VIGIL_ERR_INVALID_HOST'));

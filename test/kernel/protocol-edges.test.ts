@@ -49,6 +49,7 @@ describe('HTTP/1.1 without Host is a 400 through the pipeline; HTTP/1.0 may omit
     assert.equal(statusLine(raw), 'HTTP/1.1 400 Bad Request');
     assert.equal(rawHeader(raw, 'cache-control'), 'no-cache, private');
     assert.equal(message(raw), 'The request has no Host header; HTTP/1.1 requires one');
+    assert.equal(rawHeader(raw, 'connection'), 'close', 'the connection is not kept for a broken client');
     assert.match(raw, /VIGIL_ERR_INVALID_HOST/);
     assert.match(rawHeader(raw, 'x-debug-token') ?? '', TOKEN);
     assert.match(rawHeader(raw, 'x-debug-token-link') ?? '', WELL_FORMED_LINK);
