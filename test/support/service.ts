@@ -39,7 +39,8 @@ export async function startService(env: Record<string, string> = {}, { ownCertif
   const certificate: Record<string, string> = ownCertificate || env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ...certificate, ...env },
+    // One isolated worker unless a test asks for more: each is a process of its own to boot.
+    env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ISOLATED_WORKERS: '1', ...certificate, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
