@@ -4,8 +4,11 @@
  * companions and goes to the store with them in one transaction. The queue is bounded:
  * beyond it new reports are dropped, counted and logged (never silently), and their
  * tokens handed back.
- * After each batch (and every minute when idle) the retention is enforced, and the tokens
- * of deleted reports are handed back too. Close flushes what is queued.
+ * Each batch is written with the number of reports to keep, so the store deletes the oldest
+ * as it takes new ones: the store never holds more than the retention, however many
+ * batches arrive between retention runs. Retention runs (age, and a store that does not
+ * take the number) follow the batches, at least every second, and every minute when idle;
+ * the tokens of deleted reports are handed back too. Close flushes what is queued.
  *
  * A failing store (a full disk) costs at most one log line a second per kind of failure,
  * with counts, and a failing retention run is retried with a backoff, not after every batch.
@@ -40,9 +43,9 @@ export interface ReportWriterOptions {
 /** Retention runs at least this often while reports are being written (age expires reports too). */
 const PURGE_INTERVAL_MS = 1000;
 /**
- * How far the store may run past PROFILER_MAX_REPORTS before a purge runs at once. A purge
- * walks the newest reports (a millisecond for 10 000), too dear for every 20 ms batch;
- * whatever is over is deleted within PURGE_INTERVAL_MS anyway.
+ * How far a store that does not apply `keep` in its writes may run past PROFILER_MAX_REPORTS
+ * before a purge runs at once. A purge walks the newest reports (a millisecond for 10 000),
+ * too dear for every 20 ms batch; whatever is over is deleted within PURGE_INTERVAL_MS anyway.
  */
 const PURGE_SLACK = 0.1;
 const DROP_WARNING_INTERVAL_MS = 1000;
@@ -211,10 +214,14 @@ export class ReportWriter {
   private async writeBatches(reports: EncodedReport[]): Promise<void> {
     for (const batch of this.batchesOf(reports)) {
       try {
-        const { rejected, failed } = await this.store.write(batch);
+        const { rejected, failed, deleted = [] } = await this.store.write(batch, this.options.retention?.maxReports);
         this.writtenCount += batch.length - rejected.length - failed.length;
-        this.storedCount += batch.length - rejected.length - failed.length;
+        this.storedCount += batch.length - rejected.length - failed.length - deleted.length;
         this.writeSucceeded();
+        if (deleted.length > 0) {
+          this.purgedCount += deleted.length;
+          this.options.releaseTokens(deleted);
+        }
         // A rejected token belongs to a report already stored: it stays taken.
         if (rejected.length > 0) this.discard(rejected, 'their tokens were already stored', false);
         if (failed.length > 0) {

@@ -1,11 +1,10 @@
 /** The writer: batches after the response, a bounded queue whose drops are counted and logged, retention, flush on close. */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import type { EncodedReport } from '../../src/profiler/storage/report-encoding.js';
 import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/report-writer.js';
 import { SqliteReportStore } from '../../src/profiler/storage/sqlite-store.js';
 import { encoded, report } from '../support/reports.js';
@@ -18,19 +17,25 @@ function recordingLog() {
   return { log: log as unknown as FastifyBaseLogger, lines };
 }
 
-/** The real store, with the size of each batch it was handed written down. */
+/** The real store, with the size of each batch it was handed, and what it held after it, written down. */
 class CountingStore extends SqliteReportStore {
   batches: number[] = [];
+  /** Reports held, and bytes of the store's files, after each batch. */
+  held: Array<{ reports: number; bytes: number }> = [];
   purges = 0;
   failing = false;
-  override async write(reports: readonly EncodedReport[]) {
+  purgeFailing = false;
+  override async write(...args: Parameters<SqliteReportStore['write']>) {
     if (this.failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-    this.batches.push(reports.length);
-    return super.write(reports);
+    this.batches.push(args[0].length);
+    const outcome = await super.write(...args);
+    const bytes = ['', '-wal', '-shm'].reduce((sum, suffix) => sum + (existsSync(this.file + suffix) ? statSync(this.file + suffix).size : 0), 0);
+    this.held.push({ reports: await this.count(), bytes });
+    return outcome;
   }
   override async purge(...args: Parameters<SqliteReportStore['purge']>) {
     this.purges++;
-    if (this.failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    if (this.failing || this.purgeFailing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
     return super.purge(...args);
   }
 }
@@ -137,6 +142,52 @@ describe('retention is enforced as reports are written, and the tokens of delete
     assert.equal(await store.count(), 5);
     assert.deepEqual(released.sort(), tokens(7));
     assert.equal(w.purged, 7);
+    await w.close();
+  });
+
+  it('holds no more than maxReports after any batch, however many batches one flush holds', async () => {
+    // A flush timer that fires late (a loaded machine) hands the writer many batches at once.
+    const w = writer({ retention: { maxReports: 20, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000, batchSize: 10 });
+    await w.open();
+    const now = Date.now();
+    for (const [i, token] of tokens(100).entries()) w.enqueue(report(token, { time: now + i }));
+    await w.flush();
+    assert.deepEqual(store.held.map((held) => held.reports), [10, 20, 20, 20, 20, 20, 20, 20, 20, 20]);
+    assert.deepEqual((await store.tokens()).sort(), tokens(20, 80), 'the newest are kept');
+    assert.equal(w.purged, 80);
+    assert.deepEqual(released.sort(), tokens(80), 'the tokens of deleted reports are free again');
+    await w.close();
+  });
+
+  it('holds no more than maxReports while retention runs fail and back off', async () => {
+    const w = writer({ retention: { maxReports: 20, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000 });
+    store.purgeFailing = true;
+    await w.open();
+    const now = Date.now();
+    for (let i = 0; i < 10; i++) {
+      for (const [j, token] of tokens(10, i * 10).entries()) w.enqueue(report(token, { time: now + i * 10 + j }));
+      await w.flush();
+    }
+    assert.ok(store.purges < 10, `retention ran ${store.purges} times: it backs off`);
+    assert.ok(store.held.every((held) => held.reports <= 20), `reports held after each batch: ${store.held.map((held) => held.reports)}`);
+    assert.equal(w.dropped, 0);
+    store.purgeFailing = false;
+    await w.close();
+  });
+
+  it('keeps the store\'s files within what the retention needs plus 2 MiB when one flush holds many batches', async () => {
+    // Reports of about 5.5 KB, as a request with a 1200-character URL makes; 1000 of them reach the writer at once.
+    const MiB = 1024 * 1024;
+    const sized = (token: string, i: number) => report(token, { time: Date.now() + i, collectors: { request: { url: `/nowhere/${token}?${'q'.repeat(5500)}` } } });
+    const w = writer({ retention: { maxReports: 200, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000 });
+    await w.open();
+    for (const [i, token] of tokens(1000).entries()) w.enqueue(sized(token, i));
+    await w.flush();
+    const needs = 200 * encoded([sized('000000', 0)])[0]!.data.length;
+    const peak = Math.max(...store.held.map((held) => held.bytes));
+    assert.ok(store.batches.length >= 10, `batches: ${store.batches}`);
+    assert.ok(peak <= needs + 2 * MiB, `the store's files reached ${peak} bytes for a retention of ${needs} bytes of reports`);
+    assert.equal(await store.count(), 200);
     await w.close();
   });
 

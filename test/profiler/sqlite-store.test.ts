@@ -98,6 +98,53 @@ describe('retention deletes the oldest beyond the count and everything beyond th
   });
 });
 
+describe('a write given the number of reports to keep deletes the oldest in the same transaction', () => {
+  const sized = (i: number) => report(i.toString(16).padStart(6, '0'), { time: T0 + i, collectors: { request: { body: String(i).padStart(5000, '.') } } });
+  const batch = (from: number, length: number) => encoded(Array.from({ length }, (_, j) => sized(from + j)));
+  const tokensOf = (from: number, length: number) => Array.from({ length }, (_, j) => (from + j).toString(16).padStart(6, '0'));
+  const pageCount = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.pragma('page_count', { simple: true }) as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('never holds more than keep, returns the deleted tokens, and the new reports take their pages', async () => {
+    assert.deepEqual((await store.write(batch(0, 50), 100)).deleted, []);
+    assert.deepEqual((await store.write(batch(50, 50), 100)).deleted, []);
+    const filled = pageCount(store.file);
+    for (let from = 100; from < 1100; from += 50) {
+      const { deleted } = await store.write(batch(from, 50), 100);
+      assert.deepEqual(deleted!.sort(), tokensOf(from - 100, 50), 'the oldest go');
+      assert.equal(await store.count(), 100);
+    }
+    assert.deepEqual((await store.tokens()).sort(), tokensOf(1000, 100));
+    // 1000 more reports went through a file sized for 100: it has not grown for them.
+    assert.ok(pageCount(store.file) <= filled + 4, `${pageCount(store.file)} pages, ${filled} after the first 100 reports`);
+  });
+
+  it('keeps the newest of a batch larger than keep by itself', async () => {
+    const { deleted } = await store.write(batch(0, 12), 5);
+    assert.deepEqual(deleted!.sort(), tokensOf(0, 7));
+    assert.deepEqual((await store.tokens()).sort(), tokensOf(7, 5));
+  });
+
+  it('counts again what another connection deleted, instead of deleting more than needed', async () => {
+    await store.write(batch(0, 100), 100);
+    // The command line's purge, say: its own connection to the same file.
+    const other = new SqliteReportStore(store.file);
+    try {
+      await other.purge({ maxReports: 50, maxAgeMs: 365 * 86_400_000 }, T0);
+    } finally {
+      await other.close();
+    }
+    assert.deepEqual((await store.write(batch(100, 10), 100)).deleted, []);
+    assert.equal(await store.count(), 60);
+  });
+});
+
 describe('a stack trace shared by many reports is stored once', () => {
   const trace = [{ function: 'noRouteFound', file: '/srv/src/routing/unmatched.ts', line: 45, column: 10, own: true, excerpt: [{ number: 45, text: 'throw' }] }];
   const failing = (token: string) => report(token, { collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });

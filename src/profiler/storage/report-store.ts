@@ -13,6 +13,8 @@ export interface Retention {
 export interface WriteOutcome {
   rejected: string[];
   failed: Array<{ token: string; error: Error }>;
+  /** Reports deleted to stay within `keep` (see `write`); a store that does not take `keep` leaves it out. */
+  deleted?: string[];
 }
 
 export interface ReportStore {
@@ -20,8 +22,10 @@ export interface ReportStore {
    * Stores new reports, encoded by `encodeReport`. A token already stored is never
    * overwritten: it comes back in `rejected`. A report the store cannot take comes back in
    * `failed`; the others are stored.
+   * With `keep`, the store holds at most `keep` reports afterwards: the oldest are deleted in
+   * the same write, before the new ones take their room, and come back in `deleted`.
    */
-  write(reports: readonly EncodedReport[]): Promise<WriteOutcome>;
+  write(reports: readonly EncodedReport[], keep?: number): Promise<WriteOutcome>;
   read(token: string): Promise<Report | undefined>;
   /** Newest first. */
   search(filters: ReportSearch): Promise<ReportSummary[]>;

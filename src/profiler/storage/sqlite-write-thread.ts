@@ -14,7 +14,7 @@ export interface WriteThreadData {
 }
 
 export type WriteCommand =
-  | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[] }
+  | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[]; keep: number | undefined }
   | { id: number; kind: 'purge'; before: number; keep: number }
   | { id: number; kind: 'clear' }
   | { id: number; kind: 'close' };
@@ -40,7 +40,7 @@ function settled<T>(deleted: T): T {
 function apply(command: WriteCommand): unknown {
   switch (command.kind) {
     case 'insert':
-      return writes.insert(command.rows, command.traces);
+      return writes.insert(command.rows, command.traces, command.keep);
     case 'purge':
       return settled(writes.purge(command.before, command.keep));
     case 'clear':
