@@ -3,9 +3,13 @@
  * (so a batch costs no serializing on the response path), waits a few milliseconds for
  * companions and goes to the store with them in one transaction. The queue is bounded:
  * beyond it new reports are dropped, counted and logged (never silently).
- * After each batch (and every minute when idle) the retention is enforced, under the
- * store's retention lease: when several processes write one store, the one holding the
- * lease purges and the others skip. Close flushes what is queued.
+ * Each batch is written with the number of reports to keep, so the store deletes the oldest
+ * as it takes new ones: the store never holds more than the retention, however many
+ * batches arrive between retention runs, whichever process writes it. Retention runs (age,
+ * and a store that does not take the number) follow the batches, at least every second, and
+ * every minute when idle, under the store's retention lease: when several processes write
+ * one store, the one holding the lease purges and the others skip. Close flushes what is
+ * queued.
  *
  * A failing store (a full disk) costs at most one log line a second per kind of failure,
  * with counts, and a failing retention run is retried with a backoff, not after every batch.
@@ -41,9 +45,9 @@ export interface ReportWriterOptions {
 /** Retention runs at least this often while reports are being written (age expires reports too). */
 const PURGE_INTERVAL_MS = 1000;
 /**
- * How far the store may run past PROFILER_MAX_REPORTS before a purge runs at once. A purge
- * walks the newest reports (a millisecond for 10 000), too dear for every 20 ms batch;
- * whatever is over is deleted within PURGE_INTERVAL_MS anyway.
+ * How far a store that does not apply `keep` in its writes may run past PROFILER_MAX_REPORTS
+ * before a purge runs at once. A purge walks the newest reports (a millisecond for 10 000),
+ * too dear for every 20 ms batch; whatever is over is deleted within PURGE_INTERVAL_MS anyway.
  */
 const PURGE_SLACK = 0.1;
 const DROP_WARNING_INTERVAL_MS = 1000;
@@ -226,10 +230,11 @@ export class ReportWriter {
   private async writeBatches(reports: EncodedReport[]): Promise<void> {
     for (const batch of this.batchesOf(reports)) {
       try {
-        const { rejected, failed } = await this.store.write(batch);
+        const { rejected, failed, deleted = 0 } = await this.store.write(batch, this.options.retention?.maxReports);
         this.writtenCount += batch.length - rejected.length - failed.length;
-        this.storedCount += batch.length - rejected.length - failed.length;
+        this.storedCount += batch.length - rejected.length - failed.length - deleted;
         this.writeSucceeded();
+        this.purgedCount += deleted;
         // A stored report is never overwritten: the newcomer is counted, never written over it.
         if (rejected.length > 0) this.discard(rejected.length, 'their tokens were already stored');
         if (failed.length > 0) {

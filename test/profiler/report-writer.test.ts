@@ -1,6 +1,6 @@
 /** The writer: batches after the response, a bounded queue whose drops are counted and logged, retention, flush on close. */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -21,19 +21,25 @@ function recordingLog() {
 
 const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
 
-/** A real store, with the size of each batch it was handed written down, that fails on demand. */
+/** A real store, with the size of each batch it was handed, and what it held after it, written down; it fails on demand. */
 class CountingStore extends DelegatingStore {
   batches: number[] = [];
+  /** Reports held, and bytes of the store's files, after each batch. */
+  held: Array<{ reports: number; bytes: number }> = [];
   purges = 0;
   failing = false;
-  override async write(reports: readonly EncodedReport[]) {
+  purgeFailing = false;
+  override async write(reports: readonly EncodedReport[], keep?: number) {
     if (this.failing) throw full();
     this.batches.push(reports.length);
-    return this.inner.write(reports);
+    const outcome = await this.inner.write(reports, keep);
+    const bytes = ['', '-wal', '-shm'].reduce((sum, suffix) => sum + (existsSync(this.location + suffix) ? statSync(this.location + suffix).size : 0), 0);
+    this.held.push({ reports: await this.count(), bytes });
+    return outcome;
   }
   override async purge(retention: Retention, options?: PurgeOptions) {
     this.purges++;
-    if (this.failing) throw full();
+    if (this.failing || this.purgeFailing) throw full();
     return this.inner.purge(retention, options);
   }
 }
@@ -141,6 +147,51 @@ describe('retention is enforced as reports are written', () => {
     await w.close();
   });
 
+  it('holds no more than maxReports after any batch, however many batches one flush holds', async () => {
+    // A flush timer that fires late (a loaded machine) hands the writer many batches at once.
+    const w = writer({ retention: { maxReports: 20, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000, batchSize: 10 });
+    await w.open();
+    const now = Date.now();
+    for (const [i, token] of tokens(100).entries()) w.enqueue(report(token, { time: now + i }));
+    await w.flush();
+    assert.deepEqual(store.held.map((held) => held.reports), [10, 20, 20, 20, 20, 20, 20, 20, 20, 20]);
+    assert.deepEqual(await storedTokens(store), tokens(20, 80), 'the newest are kept');
+    assert.equal(w.purged, 80);
+    await w.close();
+  });
+
+  it('holds no more than maxReports while retention runs fail and back off', async () => {
+    const w = writer({ retention: { maxReports: 20, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000 });
+    store.purgeFailing = true;
+    await w.open();
+    const now = Date.now();
+    for (let i = 0; i < 10; i++) {
+      for (const [j, token] of tokens(10, i * 10).entries()) w.enqueue(report(token, { time: now + i * 10 + j }));
+      await w.flush();
+    }
+    assert.ok(store.purges < 10, `retention ran ${store.purges} times: it backs off`);
+    assert.ok(store.held.every((held) => held.reports <= 20), `reports held after each batch: ${store.held.map((held) => held.reports)}`);
+    assert.equal(w.dropped, 0);
+    store.purgeFailing = false;
+    await w.close();
+  });
+
+  it('keeps the store\'s files within what the retention needs plus 2 MiB when one flush holds many batches', async () => {
+    // Reports of about 5.5 KB, as a request with a 1200-character URL makes; 1000 of them reach the writer at once.
+    const MiB = 1024 * 1024;
+    const sized = (token: string, i: number) => report(token, { time: Date.now() + i, collectors: { request: { url: `/nowhere/${token}?${'q'.repeat(5500)}` } } });
+    const w = writer({ retention: { maxReports: 200, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000 });
+    await w.open();
+    for (const [i, token] of tokens(1000).entries()) w.enqueue(sized(token, i));
+    await w.flush();
+    const needs = 200 * encoded([sized('000000', 0)])[0]!.data.length;
+    const peak = Math.max(...store.held.map((held) => held.bytes));
+    assert.ok(store.batches.length >= 10, `batches: ${store.batches}`);
+    assert.ok(peak <= needs + 2 * MiB, `the store's files reached ${peak} bytes for a retention of ${needs} bytes of reports`);
+    assert.equal(await store.count(), 200);
+    await w.close();
+  });
+
   it('applies the retention to what was stored before start', async () => {
     await store.write(encoded(tokens(8).map((token) => report(token, { time: Date.now() }))));
     const w = writer({ retention: { maxReports: 3, maxAgeMs: 86_400_000 } });
@@ -167,21 +218,24 @@ describe('retention is enforced as reports are written', () => {
 });
 
 describe('retention runs under the store\'s lease: a writer skips it while another holds it', () => {
-  it('counts the skipped runs, deletes nothing, and leaves the store to the holder, whose last run keeps maxReports', async () => {
-    const retention = { maxReports: 3, maxAgeMs: 86_400_000 };
+  it('counts the skipped runs, deletes nothing past the age, and leaves the store to the holder, whose last run applies it', async () => {
+    // The age: the number kept is applied by every write itself, lease or not.
+    const retention = { maxReports: 1000, maxAgeMs: 60_000 };
     const holder = writer({ retention, retentionLeaseMs: 600_000, flushDelayMs: 10_000 });
     await holder.open();
-    const other = writer({ retention, retentionLeaseMs: 600_000, flushDelayMs: 10_000 });
+    const other = writer({ retention, retentionLeaseMs: 600_000, flushDelayMs: 10_000, idlePurgeMs: 5 });
     await other.open();
     assert.equal(other.retentionSkipped, 1, 'the lease was taken when the first writer opened');
-    const now = Date.now();
-    for (const [i, token] of tokens(10).entries()) other.enqueue(report(token, { time: now + i }));
+    const old = Date.now() - 120_000;
+    for (const [i, token] of tokens(10).entries()) other.enqueue(report(token, { time: old + i }));
     await other.flush();
+    // The other writer tries the retention again when idle, and skips it each time.
+    while (other.retentionSkipped < 3) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(await store.count(), 10, 'the other writer left the retention to the holder');
     assert.equal(other.purged, 0);
     await holder.close();
-    assert.equal(await store.count(), 3);
-    assert.equal(holder.purged, 7);
+    assert.equal(await store.count(), 0);
+    assert.equal(holder.purged, 10);
     await other.close();
   });
 });

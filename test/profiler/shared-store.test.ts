@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { TOKEN_PATTERN } from '../../src/debug/token.js';
 import { tokenOf } from '../support/answers.js';
 import { startKernel, type TestKernel } from '../support/kernel.js';
@@ -48,33 +49,53 @@ describe('two kernels writing one SQLite store never hand out the same token', (
   });
 });
 
+/** The store's retention lease row, read as another party would. */
+function retentionLease(file: string): { holder: string; expires: number } {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT holder, expires FROM retention_lease WHERE id = 1').get() as { holder: string; expires: number };
+  } finally {
+    db.close();
+  }
+}
+
 describe('retention runs once per store: one kernel purges, the other skips', () => {
-  it('keeps PROFILER_MAX_REPORTS with one kernel purging, and hands the retention over when that kernel stops', async () => {
+  it('keeps PROFILER_MAX_REPORTS through both kernels\' writes, runs the retention in one, and hands it over when that kernel stops', async () => {
     const env = { VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-shared-')), PROFILER_MAX_REPORTS: '50' };
     // A lease longer than the test: the first kernel takes it at its start and keeps it. Both
     // kernels try the retention every 20 ms.
     const profilerWriter = { flushDelayMs: 60_000, idlePurgeMs: 20, retentionLeaseMs: 600_000 };
     const first = await startKernel(env, { profilerWriter });
     const second = await startKernel(env, { profilerWriter });
+    const file = first.profiler!.store.location;
     const stored = () => first.profiler!.store.count();
+    const purged = () => first.profiler!.writer.purged + second.profiler!.writer.purged;
     let firstClosed = false;
     try {
       await askInTurn([first, second], 400, 8, (i) => `/kept/${i}`);
       await Promise.all([first.profiler!.writer.flush(), second.profiler!.writer.flush()]);
-      await until('the store holds 50 reports', async () => (await stored()) === 50);
-      assert.equal(second.profiler!.writer.purged, 0, 'the second kernel deleted nothing');
+      // Each write deletes the oldest beyond the 50 in its own transaction, whichever kernel wrote it.
+      assert.equal(await stored(), 50);
+      assert.equal(purged(), 350, 'the writes deleted every report beyond the 50, none twice');
       assert.ok(second.profiler!.writer.retentionSkipped > 0, 'the second kernel skipped the retention');
-      assert.equal(first.profiler!.writer.purged, 350, 'the first kernel deleted every report beyond the 50');
+      const held = retentionLease(file);
+      assert.ok(held.expires > Date.now(), 'the first kernel holds the retention lease');
 
       // The first kernel gives the lease back as it stops: the second one takes the retention over.
       await first.close();
       firstClosed = true;
+      assert.equal(retentionLease(file).expires, 0, 'the first kernel gave the lease up');
+      await until('the second kernel holds the retention lease', async () => {
+        const now = retentionLease(file);
+        return now.holder !== held.holder && now.expires > Date.now();
+      });
+      const before = second.profiler!.writer.purged;
       const after = await askInTurn([second], 100, 8, (i) => `/after/${i}`);
       assert.ok(after.every((token) => TOKEN_PATTERN.test(token)), `every request has its token: ${after.filter((token) => !TOKEN_PATTERN.test(token)).length} have none`);
       await second.profiler!.writer.flush();
       assert.equal(second.profiler!.writer.queued, 0);
-      await until('the store holds 50 reports again', async () => (await second.profiler!.store.count()) === 50);
-      assert.equal(second.profiler!.writer.purged, 100, second.logLines.join(''));
+      assert.equal(await second.profiler!.store.count(), 50);
+      assert.equal(second.profiler!.writer.purged - before, 100, second.logLines.join(''));
     } finally {
       await Promise.all([firstClosed ? undefined : first.close(), second.close()]);
     }

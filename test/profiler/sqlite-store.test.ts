@@ -170,4 +170,49 @@ describe('the SQLite store keeps its file', () => {
       assert.ok(bytes(file) <= 1024 * 1024 + 64 * 1024, `an empty store keeps ${bytes(file)} bytes`);
     });
   });
+
+  describe('a write given the number of reports to keep deletes the oldest in the same transaction', () => {
+    const sized = (i: number) => report(i.toString(16).padStart(6, '0'), { time: T0 + i, collectors: { request: { body: String(i).padStart(5000, '.') } } });
+    const batch = (from: number, length: number) => encoded(Array.from({ length }, (_, j) => sized(from + j)));
+    const tokensOf = (from: number, length: number) => Array.from({ length }, (_, j) => (from + j).toString(16).padStart(6, '0'));
+    const pageCount = () => inFile(file, (db) => db.pragma('page_count', { simple: true }) as number);
+
+    it('never holds more than keep, counts the deleted, and the new reports take their pages', async () => {
+      assert.equal((await store.write(batch(0, 50), 100)).deleted, 0);
+      assert.equal((await store.write(batch(50, 50), 100)).deleted, 0);
+      const filled = pageCount();
+      for (let from = 100; from < 1100; from += 50) {
+        assert.equal((await store.write(batch(from, 50), 100)).deleted, 50);
+        assert.deepEqual(await storedTokens(store), tokensOf(from - 50, 100), 'the oldest go');
+      }
+      // 1000 more reports went through a file sized for 100: it has not grown for them.
+      assert.ok(pageCount() <= filled + 4, `${pageCount()} pages, ${filled} after the first 100 reports`);
+    });
+
+    it('keeps the newest of a batch larger than keep by itself', async () => {
+      assert.equal((await store.write(batch(0, 12), 5)).deleted, 7);
+      assert.deepEqual(await storedTokens(store), tokensOf(7, 5));
+    });
+
+    it('counts again what another connection deleted, instead of deleting more than needed', async () => {
+      await store.write(batch(0, 100), 100);
+      // The command line's purge, say: its own connection to the same file.
+      const other = sqliteStore(file);
+      await other.open();
+      try {
+        await other.purge({ maxReports: 50, maxAgeMs: 365 * 86_400_000 }, { now: T0 });
+      } finally {
+        await other.close();
+      }
+      assert.equal((await store.write(batch(100, 10), 100)).deleted, 0);
+      assert.equal(await store.count(), 60);
+    });
+
+    it('leaves the count alone without keep', async () => {
+      await store.write(batch(0, 12), 5);
+      const outcome = await store.write(batch(12, 3));
+      assert.equal(outcome.deleted, undefined);
+      assert.equal(await store.count(), 8);
+    });
+  });
 });

@@ -39,8 +39,8 @@ export class DelegatingStore implements ReportStore {
   open(): Promise<void> {
     return this.inner.open();
   }
-  write(reports: readonly EncodedReport[]) {
-    return this.inner.write(reports);
+  write(reports: readonly EncodedReport[], keep?: number) {
+    return this.inner.write(reports, keep);
   }
   read(token: string) {
     return this.inner.read(token);

@@ -16,6 +16,8 @@ export interface Retention {
 export interface WriteOutcome {
   rejected: string[];
   failed: Array<{ token: string; error: Error }>;
+  /** How many reports were deleted to stay within `keep` (see `write`); a store that does not take `keep` leaves it out. */
+  deleted?: number;
 }
 
 export interface PurgeOptions {
@@ -42,8 +44,11 @@ export interface ReportStore {
    * Stores new reports, encoded by `encodeReport`. A token already stored is never
    * overwritten: it comes back in `rejected`. A report the store cannot take comes back in
    * `failed`; the others are stored.
+   * With `keep`, the store holds at most `keep` reports afterwards: the oldest are deleted in
+   * the same write, before the new ones take their room, and are counted in `deleted`. This
+   * holds whoever else writes the store: it needs no retention lease.
    */
-  write(reports: readonly EncodedReport[]): Promise<WriteOutcome>;
+  write(reports: readonly EncodedReport[], keep?: number): Promise<WriteOutcome>;
   read(token: string): Promise<Report | undefined>;
   /**
    * Newest first: `ip` and `url` match a part, `method` (any case) and `statusCode` exactly,

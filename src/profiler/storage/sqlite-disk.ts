@@ -1,16 +1,18 @@
 /**
  * How the report store keeps its disk use near what the retention needs: a commit copies
- * the WAL into the database once it holds 1 MiB, a restarted WAL is cut back to 1 MiB, and
- * after each retention run the pages of deleted reports are given back (when they are many)
- * and the WAL is emptied. Left to SQLite's defaults, the WAL alone grew past 4 MiB and
- * filled a small volume before it was ever copied back.
+ * the WAL into the database once it holds 512 KiB, a restarted WAL is cut back to 512 KiB,
+ * and after each retention run the pages of deleted reports are given back (when they are
+ * many) and the WAL is emptied. The WAL thus holds at most 512 KiB plus one batch
+ * (`report-writer.ts`), and, since each batch deletes the reports it replaces
+ * (`sqlite-writes.ts`), a checkpoint never grows the file for reports about to go: on a
+ * full disk that checkpoint could not finish, and nothing more could be written.
  */
 import type Database from 'better-sqlite3';
 
-/** WAL pages after which a commit copies the WAL into the database: 1 MiB of 4 KiB pages (SQLite's default is 1000). */
-export const WAL_CHECKPOINT_PAGES = 256;
+/** WAL pages after which a commit copies the WAL into the database: 512 KiB of 4 KiB pages (SQLite's default is 1000). */
+export const WAL_CHECKPOINT_PAGES = 128;
 /** Bytes a WAL file is cut back to when SQLite starts it over. */
-export const WAL_SIZE_LIMIT = 1024 * 1024;
+export const WAL_SIZE_LIMIT = 512 * 1024;
 /**
  * Free pages are given back to the file system only when there are more than this many, and
  * more than a quarter of the file: the few that retention frees as reports come and go are

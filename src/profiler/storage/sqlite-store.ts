@@ -127,15 +127,16 @@ export class SqliteReportStore implements ReportStore {
     this.opened = { db, readRow, writer: new WriteThread({ file: this.file, maxPageCount: this.options.maxPageCount }) };
   }
 
-  async write(reports: readonly EncodedReport[]): Promise<WriteOutcome> {
+  async write(reports: readonly EncodedReport[], keep?: number): Promise<WriteOutcome> {
     const rows: ReportRow[] = [];
     const traces = new Map<string, TraceRow>();
     for (const { token, time, method, url, status, ip, duration, data, trace } of reports) {
       if (trace) traces.set(trace.hash, trace);
       rows.push([token, time, method, url, status, ip, duration, data, trace?.hash ?? null]);
     }
-    const outcome = await this.use().writer.send<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()] });
-    return { rejected: outcome.rejected, failed: outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) })) };
+    const outcome = await this.use().writer.send<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()], keep });
+    const failed = outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) }));
+    return keep === undefined ? { rejected: outcome.rejected, failed } : { rejected: outcome.rejected, failed, deleted: outcome.deleted };
   }
 
   async read(token: string): Promise<Report | undefined> {

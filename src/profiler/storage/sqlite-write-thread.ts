@@ -14,7 +14,7 @@ export interface WriteThreadData {
 }
 
 export type WriteCommand =
-  | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[] }
+  | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[]; keep: number | undefined }
   | { id: number; kind: 'lease'; count: number }
   | { id: number; kind: 'purge'; before: number; keep: number; lease: LeaseRequest | undefined }
   | { id: number; kind: 'release-retention'; holder: string }
@@ -42,7 +42,7 @@ function settled<T>(deleted: T): T {
 function apply(command: WriteCommand): unknown {
   switch (command.kind) {
     case 'insert':
-      return writes.insert(command.rows, command.traces);
+      return writes.insert(command.rows, command.traces, command.keep);
     case 'lease':
       return writes.leaseTokens(command.count);
     case 'purge': {

@@ -4,6 +4,11 @@
  * clears. They run on the store's write thread, so a batch never holds up the thread that
  * answers requests. Transactions that read before they write are immediate: they take the
  * write lock first, so that two processes never act on the same row as they both read it.
+ *
+ * An insert given a number of reports to keep deletes the oldest beyond it in its own
+ * transaction, before inserting: the new reports take the pages of the deleted ones, so the
+ * file does not grow past what the retention needs, however many reports arrive between
+ * two retention runs.
  */
 import type Database from 'better-sqlite3';
 import { TokenPermutation } from '../../debug/token-permutation.js';
@@ -19,6 +24,8 @@ export type TraceRow = EncodedTrace;
 export interface RowsOutcome {
   rejected: string[];
   failed: Array<{ token: string; message: string }>;
+  /** How many reports were deleted to stay within `keep`. */
+  deleted: number;
 }
 
 /** Who asks to run the retention, when, and for how long it holds it. */
@@ -29,7 +36,8 @@ export interface LeaseRequest {
 }
 
 export interface SqliteWrites {
-  insert(rows: readonly ReportRow[], traces: readonly TraceRow[]): RowsOutcome;
+  /** Inserts the rows; with `keep`, at most that many reports remain, the oldest deleted first. */
+  insert(rows: readonly ReportRow[], traces: readonly TraceRow[], keep?: number): RowsOutcome;
   /** `count` tokens of the counter, less those a stored report holds. */
   leaseTokens(count: number): string[];
   /**
@@ -52,12 +60,27 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING`,
   );
   const insertTrace = db.prepare('INSERT INTO traces (hash, json) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING');
-  const insert = db.transaction((rows: readonly ReportRow[], traces: readonly TraceRow[]): RowsOutcome => {
-    const outcome: RowsOutcome = { rejected: [], failed: [] };
+  // The time index holds the rowid too: the oldest are found from its start, without a sort.
+  const oldest = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY time, id LIMIT ?)');
+  const orphanTraces = db.prepare('DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)');
+  const reports = reportCount(db);
+
+  const insert = db.transaction((rows: readonly ReportRow[], traces: readonly TraceRow[], keep?: number): RowsOutcome => {
+    const outcome: RowsOutcome = { rejected: [], failed: [], deleted: 0 };
+    const makeRoom = (incoming: number) => {
+      const surplus = keep === undefined ? 0 : reports.current() + incoming - keep;
+      if (surplus <= 0) return;
+      const deleted = oldest.run(surplus).changes;
+      reports.changed(-deleted);
+      outcome.deleted += deleted;
+    };
+    // Before the inserts, so that they reuse the pages this frees.
+    makeRoom(rows.length);
     for (const trace of traces) insertTrace.run(trace.hash, trace.json);
     for (const row of rows) {
       try {
         if (insertReport.run(...row).changes === 0) outcome.rejected.push(row[0]);
+        else reports.changed(1);
       } catch (error) {
         // One bad report costs itself only; the transaction goes on with the others. A full
         // disk or a damaged file is no report's fault: the batch fails and is rolled back whole.
@@ -65,6 +88,9 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
         outcome.failed.push({ token: row[0], message: (error as Error).message });
       }
     }
+    // A batch larger than `keep` by itself.
+    makeRoom(0);
+    if (outcome.deleted > 0) orphanTraces.run();
     return outcome;
   });
 
@@ -97,7 +123,6 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
   const expired = db.prepare('DELETE FROM reports WHERE time < ?');
   // The time index holds the rowid too: the newest `keep` are skipped without a sort.
   const surplus = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY time DESC, id DESC LIMIT -1 OFFSET ?)');
-  const orphanTraces = db.prepare('DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)');
   const purge = db.transaction((before: number, keep: number, lease: LeaseRequest | undefined): number | undefined => {
     if (lease) {
       const current = readLease.get() as { holder: string; expires: number } | undefined;
@@ -117,11 +142,54 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
     return deleted;
   });
 
+  // A failed write was rolled back: what it did to the count is forgotten with it.
+  const forgetting = <A extends unknown[], R>(write: (...args: A) => R) => (...args: A): R => {
+    try {
+      return write(...args);
+    } catch (error) {
+      reports.forget();
+      throw error;
+    }
+  };
+  // Purges and clears are rare: the count is simply taken again after them.
+  const recounting = <A extends unknown[], R>(write: (...args: A) => R) => (...args: A): R => {
+    try {
+      return write(...args);
+    } finally {
+      reports.forget();
+    }
+  };
   return {
-    insert,
+    // Immediate: the count read before the deletes is then the one the deletes act on, whatever
+    // another process writes meanwhile, so the store never holds more than `keep`.
+    insert: forgetting(insert.immediate),
     leaseTokens: (count) => leaseTokens.immediate(count),
-    purge: (before, keep, lease) => purge.immediate(before, keep, lease),
+    purge: recounting(purge.immediate),
     releaseRetention: (holder) => void giveLeaseUp.run(holder),
-    clear,
+    clear: recounting(clear),
+  };
+}
+
+/**
+ * How many reports the file holds, without counting them for every batch: counted once, then
+ * followed through this connection's own writes, and counted again once another connection
+ * has written (`data_version` changes; the command line's purge, for one).
+ */
+function reportCount(db: Database.Database) {
+  const countAll = db.prepare('SELECT count(*) FROM reports').pluck();
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let known: { reports: number; version: number } | undefined;
+  return {
+    current(): number {
+      const now = dataVersion.get() as number;
+      if (known?.version !== now) known = { reports: countAll.get() as number, version: now };
+      return known.reports;
+    },
+    changed(by: number): void {
+      if (known) known.reports += by;
+    },
+    forget(): void {
+      known = undefined;
+    },
   };
 }
