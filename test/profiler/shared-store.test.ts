@@ -84,7 +84,9 @@ describe('retention runs once per store: one kernel purges, the other skips', ()
       // The first kernel gives the lease back as it stops: the second one takes the retention over.
       await first.close();
       firstClosed = true;
-      assert.equal(retentionLease(file).expires, 0, 'the first kernel gave the lease up');
+      // Given up: cleared, or already taken by the second kernel, which tries every 20 ms.
+      const released = retentionLease(file);
+      assert.ok(released.expires === 0 || released.holder !== held.holder, `the first kernel gave the lease up: ${JSON.stringify(released)}`);
       await until('the second kernel holds the retention lease', async () => {
         const now = retentionLease(file);
         return now.holder !== held.holder && now.expires > Date.now();
