@@ -34,7 +34,8 @@ export function urlHost(configured: string): string {
  * without one, the service's own. Not checked: the kernel refuses what is not valid.
  */
 export function requestHost(request: FastifyRequest): string {
-  return request.host === '' && request.headers.host === undefined ? ownHost(request) : request.host;
+  const host = request.host; // a getter that works the host out from the headers each time
+  return host === '' && request.headers.host === undefined ? ownHost(request) : host;
 }
 
 /** The configured HOST (else the address the connection reached) and the port it reached. */
