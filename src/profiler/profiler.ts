@@ -26,6 +26,8 @@ import type { ReportStore, Retention } from './storage/report-store.js';
 export const CLIENT_CLOSED_REQUEST = 499;
 
 const TOKEN_LEASE_FAILED = 'token lease failed';
+/** How long close() waits for the requests still running to queue their reports. */
+const CLOSE_GRACE_MS = 2000;
 
 export interface ProfilerOptions {
   /** The sections of every report, in panel order. */
@@ -56,6 +58,9 @@ export class Profiler {
   private leaseFailures: PacedFailureLog | undefined;
   /** The onRequestAbort hook gets no reply; each profile's is kept here until its report is made. */
   private readonly replies = new WeakMap<RequestProfile, FastifyReply>();
+  /** Profiles begun and not yet finished: close() waits for them, within CLOSE_GRACE_MS. */
+  private unfinished = 0;
+  private allFinished: (() => void) | undefined;
   private log: FastifyBaseLogger | undefined;
 
   constructor(readonly store: ReportStore, private readonly options: ProfilerOptions) {
@@ -181,6 +186,7 @@ export class Profiler {
 
   async close(): Promise<void> {
     if (this.writer) {
+      await this.requestsFinished();
       await this.writer.close();
       const { written, dropped } = this.writer;
       this.log?.[dropped > 0 ? 'warn' : 'info'](`Debug reports: ${written} written, ${dropped} dropped`);
@@ -188,6 +194,21 @@ export class Profiler {
     this.leaseFailures?.flush();
     for (const collector of this.collectors) collector.close?.();
     await this.store.close();
+  }
+
+  /**
+   * Connections cut at shutdown abort their requests a moment after the server has closed:
+   * their reports come through onRequestAbort, and are queued before the writer closes.
+   */
+  private async requestsFinished(): Promise<void> {
+    if (this.unfinished === 0) return;
+    let grace: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.allFinished = resolve;
+      grace = setTimeout(resolve, CLOSE_GRACE_MS);
+    });
+    clearTimeout(grace);
+    this.allFinished = undefined;
   }
 
   /** A stored or still queued report. */
@@ -219,6 +240,7 @@ export class Profiler {
     reply.header('x-debug-token', token);
     reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
     this.replies.set(profile, reply);
+    this.unfinished++;
     const context = this.contextFor(request, reply, profile);
     for (const collector of this.collectors) collector.start?.(context);
     return profile;
@@ -235,6 +257,7 @@ export class Profiler {
     if (!profile || !reply) return;
     request.profile = null;
     this.replies.delete(profile);
+    if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();
     this.writer.enqueue(this.report(this.contextFor(request, reply, profile)));
   }
