@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { cutMessage, exceptionHeaders } from './exception-headers.js';
 import { rawUrlEncode } from './rawurlencode.js';
 import { installStackTraces, raiseSite } from './stack-trace.js';
+import { repositoryRoot } from '../../test/support/root.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = repositoryRoot(import.meta.dirname);
 
 describe('rawUrlEncode is PHP rawurlencode', () => {
   it('keeps only A-Z a-z 0-9 - _ . ~', () => {
@@ -35,9 +36,9 @@ describe('x-debug-exception cuts the message at 2000 characters', () => {
 describe('raiseSite finds the TypeScript line that raised an error', () => {
   it('points at this file and the line of the throw', () => {
     installStackTraces();
-    const error = new Error('here'); // line 38 of src/debug/debug.test.ts
+    const error = new Error('here'); // line 39 of src/debug/debug.test.ts
     const site = raiseSite(error)!;
     assert.equal(site.file, join(ROOT, 'src/debug/debug.test.ts'));
-    assert.equal(site.line, 38);
+    assert.equal(site.line, 39);
   });
 });

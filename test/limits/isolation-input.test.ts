@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { HttpError } from '../../src/errors/http-errors.js';
 import { WorkerPool } from '../../src/limits/isolation/worker-pool.js';
 import type { IsolatedInput } from '../../src/limits/isolation/protocol.js';
+import { importable } from '../support/kernel-build.js';
 import { ROOT } from '../support/service.js';
 
 const quiet = () => undefined;
@@ -17,7 +18,7 @@ const input = (query: Record<string, string>, body: unknown): IsolatedInput => (
 
 let pool: WorkerPool;
 before(async () => {
-  pool = new WorkerPool({ routesModule: resolve(ROOT, 'test/fixtures/limit-routes.ts'), routes: ['GET /isolated-echo/{id}'], size: 1, memoryLimit: Infinity, log });
+  pool = new WorkerPool({ routesModule: importable(resolve(ROOT, 'test/fixtures/limit-routes.ts')), routes: ['GET /isolated-echo/{id}'], size: 1, memoryLimit: Infinity, log });
   await pool.start();
 });
 after(() => pool.close());

@@ -1,0 +1,7 @@
+class UsageError extends Error {
+  name = "UsageError";
+}
+export {
+  UsageError
+};
+//# sourceMappingURL=command.js.map

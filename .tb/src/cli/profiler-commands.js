@@ -1,0 +1,134 @@
+import { parseArgs } from "node:util";
+import { HttpError } from "../errors/http-errors.js";
+import { formatMs, formatTime } from "../profiler/format.js";
+import { parseSearchFilters } from "../profiler/search-filters.js";
+import { ReportStoreError } from "../profiler/storage/report-store.js";
+import { createReportStore } from "../profiler/storage/store-factory.js";
+import { UsageError } from "./command.js";
+import { reportAsText, terminalSafe } from "./report-text.js";
+async function withStore(config, use) {
+  const store = createReportStore(config.profilerStore);
+  if (!await store.exists()) return use(void 0, store.location);
+  try {
+    await store.open();
+    return await use(store, store.location);
+  } catch (error) {
+    const code = error.code;
+    if (typeof code !== "string" || !code.startsWith("SQLITE_")) throw error;
+    throw new ReportStoreError(store.location, `the report store ${store.location} failed: ${code}: ${error.message}`, { cause: error });
+  } finally {
+    await store.close();
+  }
+}
+function summaryTable(reports) {
+  const rows = reports.map((r) => [r.token, formatTime(r.time), r.method, String(r.status), r.ip, formatMs(r.duration), r.url]);
+  const header = ["TOKEN", "TIME", "METHOD", "STATUS", "IP", "DURATION", "URL"];
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells) => cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i])).join("  ");
+  return terminalSafe([line(header), ...rows.map(line)].join("\n")) + "\n";
+}
+const FILTER_OPTIONS = {
+  ip: { type: "string" },
+  method: { type: "string" },
+  "status-code": { type: "string" },
+  url: { type: "string" },
+  token: { type: "string" },
+  start: { type: "string" },
+  end: { type: "string" },
+  limit: { type: "string" }
+};
+const listCommand = {
+  name: "profiler:list",
+  summary: "list stored debug reports, newest first",
+  help: `Usage: vigil profiler:list [filters] [--json]
+
+Lists stored debug reports, newest first: the search of /_profiler/search.
+
+Filters (each optional):
+  --ip <part>           the client IP contains this (192.168. finds a network)
+  --method <method>     this HTTP method
+  --status-code <code>  this response status (499: the client left before the response)
+  --url <part>          the URL contains this
+  --token <prefix>      the token starts with this
+  --start <time>        at or after this time
+  --end <time>          at or before this time (a bare date: the end of that day)
+  --limit <n>           at most n reports, 1 to 1000 (default 100)
+  --json                print a JSON array of {token, method, url, status, time, ip}
+
+Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unless a zone is given.
+`,
+  async run(args, config, output) {
+    const { values } = parseArgs({ args, options: { ...FILTER_OPTIONS, json: { type: "boolean" } }, strict: true, allowPositionals: false });
+    const { json, "status-code": statusCode, ...rest } = values;
+    let filters;
+    try {
+      filters = parseSearchFilters({ ...rest, status_code: statusCode }, (field) => `--${field.replace("_", "-")}`);
+    } catch (error) {
+      if (error instanceof HttpError) throw new UsageError(error.message);
+      throw error;
+    }
+    const { reports, exists, location } = await withStore(config, async (store, location2) => ({ reports: store ? await store.search(filters) : [], exists: store !== void 0, location: location2 }));
+    if (json) output.out(`${JSON.stringify(reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip })))}
+`);
+    else if (reports.length === 0) output.out(exists ? "No report matches.\n" : `No reports stored yet (no store at ${location}).
+`);
+    else output.out(summaryTable(reports));
+    return 0;
+  }
+};
+const showCommand = {
+  name: "profiler:show",
+  summary: "print one stored report",
+  help: `Usage: vigil profiler:show <token> [--json]
+
+Prints the report stored under <token>: request, response, exception with the project's
+frames, routing, performance, memory and log lines. --json prints it whole, as
+/_profiler/<token> does with Accept: application/json.
+`,
+  async run(args, config, output) {
+    const { values, positionals } = parseArgs({ args, options: { json: { type: "boolean" } }, strict: true, allowPositionals: true });
+    if (positionals.length !== 1) throw new UsageError("profiler:show needs exactly one token");
+    const token = positionals[0].toLowerCase();
+    const { report, location } = await withStore(config, async (store, location2) => ({ report: await store?.read(token), location: location2 }));
+    if (!report) {
+      output.err(`vigil: token "${token}" was not found in ${location}
+`);
+      return 1;
+    }
+    output.out(values.json ? `${JSON.stringify(report, null, 2)}
+` : reportAsText(report));
+    return 0;
+  }
+};
+const purgeCommand = {
+  name: "profiler:purge",
+  summary: "delete stored debug reports",
+  help: `Usage: vigil profiler:purge [--retention]
+
+Deletes every stored report. With --retention, deletes only the reports beyond the
+retention (PROFILER_MAX_REPORTS, PROFILER_MAX_AGE), as the service does continuously.
+A running service goes on writing new reports; tokens it handed out stay unique.
+`,
+  async run(args, config, output) {
+    const { values } = parseArgs({ args, options: { retention: { type: "boolean" } }, strict: true, allowPositionals: false });
+    const { purged, location } = await withStore(config, async (store, location2) => {
+      if (!store) return { purged: void 0, location: location2 };
+      const deleted = values.retention ? await store.purge({ maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs }) : await store.clear();
+      return { purged: { deleted: deleted ?? 0, left: await store.count() }, location: location2 };
+    });
+    if (!purged) {
+      output.out(`Nothing to purge (no store at ${location}).
+`);
+      return 0;
+    }
+    output.out(`Deleted ${purged.deleted} report${purged.deleted === 1 ? "" : "s"}; ${purged.left} left.
+`);
+    return 0;
+  }
+};
+export {
+  listCommand,
+  purgeCommand,
+  showCommand
+};
+//# sourceMappingURL=profiler-commands.js.map

@@ -1,0 +1,69 @@
+import { formatBytes, formatMs, formatTime } from "../profiler/format.js";
+const BUILT_IN = /* @__PURE__ */ new Set(["request", "response", "exception", "routing", "performance", "memory", "logs"]);
+function headerLines(headers) {
+  return Object.entries(headers ?? {}).flatMap(([name, value]) => [value].flat().map((line) => `  ${name}: ${line}`));
+}
+function section(report, name) {
+  const value = report.collectors[name];
+  return typeof value === "object" && value !== null && !("collectorError" in value) ? value : void 0;
+}
+function reportAsText(report) {
+  const out = [
+    `Report ${report.token}`,
+    `  ${report.method} ${report.url}`,
+    `  status ${report.status}, ${formatTime(report.time)}, ${formatMs(report.duration)}, client ${report.ip}`
+  ];
+  const exception = section(report, "exception");
+  if (exception) {
+    out.push("", "Exception", `  ${exception.class} (${exception.code}, status ${exception.status}): ${exception.message}`);
+    if (exception.file) out.push(`  raised at ${exception.file}:${exception.line}`);
+    const own = exception.trace.filter((frame) => frame.own);
+    if (own.length > 0) out.push("  project frames:", ...own.map((frame) => `    ${frame.function} ${frame.file}:${frame.line}`));
+  }
+  const routing = section(report, "routing");
+  if (routing) {
+    out.push("", "Routing");
+    if (routing.matched) {
+      out.push(`  route ${routing.matched.name ?? ""} ${routing.matched.path} (${routing.matched.methods.join(", ")})`);
+      for (const [name, value] of Object.entries(routing.params ?? {})) out.push(`  param ${name} = ${value}`);
+    } else {
+      out.push(`  no route matched ${routing.path}; allowed methods: ${routing.allowedMethods?.length ? routing.allowedMethods.join(", ") : "none"}`);
+      if (routing.redirectedTo) out.push(`  redirected to ${routing.redirectedTo}`);
+      for (const miss of routing.closest ?? []) out.push(`  closest: ${miss.methods.join("|")} ${miss.path}: ${miss.reason}`);
+    }
+  }
+  const performance = section(report, "performance");
+  if (performance) {
+    const stages = Object.entries(performance.stages).map(([stage, ms]) => `${stage} ${formatMs(ms)}`);
+    out.push("", "Performance", `  total ${formatMs(performance.total)}${stages.length ? `: ${stages.join(", ")}` : ""}`);
+    if (performance.eventLoopDelay) out.push(`  event-loop delay p99 ${formatMs(performance.eventLoopDelay.p99)}, max ${formatMs(performance.eventLoopDelay.max)}`);
+  }
+  const memory = section(report, "memory");
+  if (memory) {
+    out.push("", "Memory", `  heap used ${formatBytes(memory.start?.heapUsed)} -> ${formatBytes(memory.end.heapUsed)}, RSS ${formatBytes(memory.start?.rss)} -> ${formatBytes(memory.end.rss)}, peak RSS ${formatBytes(memory.peakRss)}`);
+  }
+  const request = section(report, "request");
+  if (request) out.push("", `Request (${request.protocol}${request.tls ? `, ${request.tls.version}` : ""})`, ...headerLines(request.headers));
+  const response = section(report, "response");
+  if (response) out.push("", `Response (${response.status}${response.aborted ? ", client left before it was written" : ""})`, ...headerLines(response.headers));
+  const logs = section(report, "logs");
+  if (logs) {
+    out.push("", `Logs (${logs.lines.length + logs.omitted})`);
+    for (const line of logs.lines) out.push(`  ${line.level.padEnd(5)} ${line.time === null ? "" : formatTime(line.time)} ${line.message}`);
+  }
+  for (const [name, value] of Object.entries(report.collectors)) {
+    if (!BUILT_IN.has(name) || typeof value === "object" && value !== null && "collectorError" in value) {
+      out.push("", name, ...JSON.stringify(value, null, 2).split("\n").map((line) => `  ${line}`));
+    }
+  }
+  return `${terminalSafe(out.join("\n"))}
+`;
+}
+function terminalSafe(text) {
+  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, "\uFFFD");
+}
+export {
+  reportAsText,
+  terminalSafe
+};
+//# sourceMappingURL=report-text.js.map

@@ -1,0 +1,1 @@
+//# sourceMappingURL=error-view.js.map

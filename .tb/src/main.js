@@ -1,0 +1,86 @@
+import { ConfigError, loadConfig } from "./config.js";
+import { ReportStoreError } from "./profiler/storage/report-store.js";
+import { RouteDefinitionError } from "./routing/routes.js";
+import { startService } from "./server/start.js";
+const HELP = `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
+
+Usage: npm start            (or: node --import tsx src/main.ts)
+
+Settings come from the environment or a .env file:
+  APP_ENV           dev (default) or prod
+  APP_DEBUG         1 or 0; defaults to 1 in dev, 0 in prod
+  HOST, PORT        where to listen (localhost, 8443)
+  TLS               0 to serve plain HTTP behind a TLS-terminating proxy (default 1)
+  TLS_CERT, TLS_KEY PEM files; without them a self-signed localhost certificate is created in VAR_DIR
+  VAR_DIR           certificate and report store (var/)
+  PROFILER_DSN      where reports are stored: sqlite:<path> (sqlite:VAR_DIR/profiler.sqlite);
+                    several processes may write one store
+  ROUTES            a module declaring routes, e.g. examples/demo-routes.ts
+  TRUSTED_PROXIES   IPs or CIDRs whose X-Forwarded-* headers are believed
+  TRUSTED_HOSTS     regular expressions of the hosts answered; others get a 400 (default: any)
+  LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
+  CORS_ALLOW_ORIGIN regular expression of the origins browsers may call from (localhost, 127.0.0.1)
+  CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE
+  PROFILER_MAX_REPORTS  debug reports kept at most, the newest (10000; 1 to 5000000)
+  PROFILER_MAX_AGE      how long reports are kept: seconds, or 90s, 30m, 48h, 2d (2d)
+  PROFILER_ALLOW        IPs or CIDRs besides loopback that may open /_profiler
+  PROFILER_REDACT       header and query names to redact in reports, besides the credentials
+
+Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G):
+  POST_MAX_SIZE       largest request body (100M; 0: no limit)
+  UPLOAD_MAX_FILESIZE largest uploaded file (100M)
+  MAX_EXECUTION_TIME  seconds a handler may run (660; 0: no limit)
+  MEMORY_LIMIT        memory of one isolated request (512M; -1: no limit)
+  ISOLATED_WORKERS    worker processes for isolated routes (CPU count, at most 8)
+  PARSED_BODY_MAX_SIZE largest JSON or form body, parsed into memory (512K; 0: POST_MAX_SIZE only)
+  BODY_TIMEOUT        a body that sends no byte for this long gets 408 (60s; 0: no limit)
+
+Connections (durations: seconds, or 90s, 30m, 2h):
+  HANDSHAKE_TIMEOUT   time a TLS handshake may take (10s)
+  MAX_CONNECTIONS     open connections at most; more are closed at once (10000; 0: no limit)
+  SHUTDOWN_TIMEOUT    after SIGTERM/SIGINT, time requests in flight get before their connections are cut (30s);
+                      a second signal cuts at once
+
+Reports from the command line: npm run vigil -- --help
+`;
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+try {
+  const config = loadConfig();
+  const service = await startService(config);
+  const mode = `${config.appEnv}, debug ${config.debug ? "on" : "off"}`;
+  process.stdout.write(`vigil listening on ${service.url} (${mode})
+`);
+  let stopping = false;
+  const stop = (signal) => {
+    if (stopping) return service.cutNow(`${signal} again`);
+    stopping = true;
+    const seconds = config.shutdownTimeoutMs / 1e3;
+    service.kernel.app.log.info(`${signal}: closing connections (requests in flight get SHUTDOWN_TIMEOUT, ${seconds}s) and writing queued reports`);
+    service.stop().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`vigil: error while stopping: ${error.message}
+`);
+        process.exit(1);
+      }
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof RouteDefinitionError || error instanceof ReportStoreError) {
+    process.stderr.write(`vigil: cannot start: ${error.message}
+`);
+  } else if (error.code === "EADDRINUSE" || error.code === "EACCES") {
+    process.stderr.write(`vigil: cannot start: ${error.message} (set HOST or PORT)
+`);
+  } else {
+    process.stderr.write(`vigil: cannot start: ${error.stack ?? String(error)}
+`);
+  }
+  process.exit(1);
+}
+//# sourceMappingURL=main.js.map

@@ -1,0 +1,7 @@
+function definePanel(panel) {
+  return panel;
+}
+export {
+  definePanel
+};
+//# sourceMappingURL=panel.js.map

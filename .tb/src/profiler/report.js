@@ -1,0 +1,1 @@
+//# sourceMappingURL=report.js.map

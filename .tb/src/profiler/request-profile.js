@@ -1,0 +1,1 @@
+//# sourceMappingURL=request-profile.js.map
