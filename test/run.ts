@@ -2,6 +2,8 @@
  * `npm test`: builds the sources once (`support/kernel-build.ts`) and runs the built test
  * files with Node's runner, two at a time. Arguments name test files (`.ts`, as in the
  * tree) or pass runner options through, e.g. `npm test -- test/profiler/pages.test.ts`.
+ * Without file arguments it runs every test file but those of `test/deploy/`, which need
+ * programs npm does not install (nginx): `npm run test:deploy` names them.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -9,12 +11,16 @@ import { join, relative } from 'node:path';
 import { builtFile } from './support/kernel-build.js';
 import { ROOT } from './support/root.js';
 
+/** Suites run only when named: `npm run test:deploy`. */
+const NAMED_ONLY = [join(ROOT, 'test', 'deploy')];
+
 function testFiles(directory: string): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) files.push(...testFiles(path));
-    else if (entry.name.endsWith('.test.ts')) files.push(relative(ROOT, path));
+    if (entry.isDirectory()) {
+      if (!NAMED_ONLY.includes(path)) files.push(...testFiles(path));
+    } else if (entry.name.endsWith('.test.ts')) files.push(relative(ROOT, path));
   }
   return files.sort();
 }

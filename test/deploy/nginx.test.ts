@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:http2';
+import { Agent, get } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -123,5 +124,33 @@ describe('vigil behind nginx (deploy/nginx.conf)', () => {
     } finally {
       session.close();
     }
+  });
+
+  it('keeps its connections to the instances open between requests, and makes them from its own address', async () => {
+    // One client connection: one nginx worker, whose idle upstream connections are its own.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: nginx.ca });
+    const tokens: string[] = [];
+    try {
+      for (let i = 0; i < 8; i++) {
+        tokens.push(
+          await new Promise<string>((resolvePromise, reject) => {
+            get(`${nginx.url}/robots.txt?keepalive=${i}`, { agent }, (res) => {
+              res.resume();
+              res.once('end', () => resolvePromise(tokenOf(res)));
+            }).once('error', reject);
+          }),
+        );
+      }
+    } finally {
+      agent.destroy();
+    }
+    await settle();
+    const peers = new Set<string>();
+    for (const token of tokens) {
+      const { remoteAddress, remotePort } = (await reportOn(instances[0]!, token)).collectors.request as { remoteAddress: string; remotePort: number };
+      assert.equal(remoteAddress, NGINX_ADDRESS);
+      peers.add(`${remoteAddress}:${remotePort}`);
+    }
+    assert.equal(peers.size, 2, `8 requests came over ${peers.size} connections: ${[...peers].join(', ')}`);
   });
 });
