@@ -125,7 +125,16 @@ export async function startNginx(upstreams: readonly number[]): Promise<Nginx> {
   child.stdout.on('data', (chunk: Buffer) => (output += chunk));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk));
   let exited = false;
-  const gone = new Promise<void>((resolvePromise) => child.once('exit', () => ((exited = true), resolvePromise())));
+  // A test process that ends without stop() (a crash, a cancelled run) takes nginx with it.
+  const orphaned = () => child.kill('SIGTERM');
+  process.once('exit', orphaned);
+  const gone = new Promise<void>((resolvePromise) =>
+    child.once('exit', () => {
+      exited = true;
+      process.off('exit', orphaned);
+      resolvePromise();
+    }),
+  );
   // nginx says nothing when it is ready: it is once it accepts connections.
   const deadline = Date.now() + 15_000;
   while (!(await accepts(port))) {
