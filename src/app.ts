@@ -25,6 +25,7 @@ import { RouteMatcher } from './routing/route-matcher.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { noRouteError, sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
 import { httpDate } from './server/http-date.js';
+import { installAccessLog } from './server/access-log.js';
 import { answerClientError, PARSER_MAX_HEADER_SIZE, refusedHead } from './server/malformed-request.js';
 import { handOffToKernel } from './server/node-handoffs.js';
 import { isValidHost, requestHost, urlHost } from './server/request-url.js';
@@ -46,6 +47,8 @@ export interface KernelOptions {
   profilerWriter?: ProfilerOptions['writer'];
   /** Where log lines go on (default: stdout); in debug mode they pass through the profiler's tap. */
   logOutput?: { write(line: string): unknown };
+  /** Logs an access line per request (for a terminal; see server/log-output.ts). */
+  accessLog?: boolean;
 }
 
 export interface Kernel {
@@ -108,6 +111,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     declareProfilerRoutes(routes, profiler);
     app.addHook('onClose', () => profiler!.close());
   }
+  if (options.accessLog) installAccessLog(app);
   for (const declare of options.routes ?? []) await declare(routes);
   const routeMatcher = new RouteMatcher(routes.definitions);
   matcher = routeMatcher;

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { ReportStoreError } from './profiler/storage/report-store.js';
 import { RouteDefinitionError } from './routing/routes.js';
 import { startService } from './server/start.js';
+import { startupBanner } from './server/startup-banner.js';
 
 const HELP = `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
 
@@ -54,8 +55,9 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 try {
   const config = loadConfig();
   const service = await startService(config);
-  const mode = `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}`;
-  process.stdout.write(`vigil listening on ${service.url} (${mode})\n`);
+  const { routes, profiler } = service.kernel;
+  const routeCount = routes.definitions.filter((definition) => !definition.name.startsWith('_profiler')).length;
+  process.stdout.write(startupBanner(config, { url: service.url, routeCount, store: profiler?.store.location }));
   let stopping = false;
   const stop = (signal: string) => {
     // A second signal does not wait for requests in flight; the queue is still written.

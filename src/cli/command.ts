@@ -10,6 +10,8 @@ export interface Command {
   name: string;
   /** One line for the command list. */
   summary: string;
+  /** Its options, for "did you mean" when one is mistyped (`--help` is always known). */
+  options: readonly string[];
   /** The full `--help` text. */
   help: string;
   /** Resolves with the exit code. */

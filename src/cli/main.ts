@@ -6,8 +6,10 @@ import { ConfigError, environment, loadConfig, type Env } from '../config.js';
 import { ReportStoreError } from '../profiler/storage/report-store.js';
 import { UsageError, type Command, type Output } from './command.js';
 import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
+import { debugRouterCommand, routerMatchCommand } from './route-commands.js';
+import { didYouMean } from './suggest.js';
 
-export const COMMANDS: readonly Command[] = [listCommand, showCommand, purgeCommand];
+export const COMMANDS: readonly Command[] = [listCommand, showCommand, purgeCommand, debugRouterCommand, routerMatchCommand];
 
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
@@ -42,7 +44,8 @@ export async function run(argv: string[], { cwd = process.cwd(), env = environme
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) {
-    output.err(`vigil: unknown command "${name}"\n\n${mainHelp()}`);
+    const suggestion = didYouMean(name, COMMANDS.map((candidate) => candidate.name));
+    output.err(`vigil: unknown command "${name}".${suggestion}\n\n${mainHelp()}`);
     return 2;
   }
   if (args.includes('--help') || args.includes('-h')) {
@@ -55,7 +58,9 @@ export async function run(argv: string[], { cwd = process.cwd(), env = environme
     // parseArgs reports unknown options and missing values as TypeErrors with an ERR_PARSE_ARGS code.
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (error instanceof UsageError || error instanceof ConfigError || code.startsWith('ERR_PARSE_ARGS')) {
-      output.err(`vigil ${name}: ${(error as Error).message}\n\n${error instanceof ConfigError ? '' : command.help}`);
+      const suggestion = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOptionHint(error as Error, command) : '';
+      const message = (error as Error).message.replace(/(?<![.!?])$/, suggestion ? '.' : '');
+      output.err(`vigil ${name}: ${message}${suggestion}\n\n${error instanceof ConfigError ? '' : command.help}`);
       return 2;
     }
     if (error instanceof ReportStoreError) {
@@ -66,4 +71,10 @@ export async function run(argv: string[], { cwd = process.cwd(), env = environme
     output.err(`vigil ${name}: ${(error as Error).stack ?? String(error)}\n`);
     return 1;
   }
+}
+
+/** parseArgs names the unknown option in quotes: `Unknown option '--status'`. */
+function unknownOptionHint(error: Error, command: Command): string {
+  const typed = /Unknown option '([^']+)'/.exec(error.message)?.[1];
+  return typed === undefined ? '' : didYouMean(typed.split('=')[0]!, [...command.options, '--help']);
 }

@@ -58,6 +58,7 @@ const FILTER_OPTIONS = {
 export const listCommand: Command = {
   name: 'profiler:list',
   summary: 'list stored debug reports, newest first',
+  options: [...Object.keys(FILTER_OPTIONS).map((name) => `--${name}`), '--json'],
   help: `Usage: vigil profiler:list [filters] [--json]
 
 Lists stored debug reports, newest first: the search of /_profiler/search.
@@ -96,6 +97,7 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
 export const showCommand: Command = {
   name: 'profiler:show',
   summary: 'print one stored report',
+  options: ['--json'],
   help: `Usage: vigil profiler:show <token> [--json]
 
 Prints the report stored under <token>: request, response, exception with the project's
@@ -119,6 +121,7 @@ frames, routing, performance, memory and log lines. --json prints it whole, as
 export const purgeCommand: Command = {
   name: 'profiler:purge',
   summary: 'delete stored debug reports',
+  options: ['--retention'],
   help: `Usage: vigil profiler:purge [--retention]
 
 Deletes every stored report. With --retention, deletes only the reports beyond the

@@ -1,6 +1,6 @@
 /**
  * The profiler's own routes, declared like any application's (so 404, 405 and `Allow`
- * work for them too): the newest reports, the search, and one report. Each answers HTML,
+ * work for them too): the newest reports, the search, one report, and the newest one. Each answers HTML,
  * or JSON when `Accept` prefers it. Access and security headers are the profiler's hook's job.
  */
 import type { FastifyReply } from 'fastify';
@@ -11,7 +11,7 @@ import type { Routes } from '../routing/routes.js';
 import { renderListPage } from './pages/list-page.js';
 import { panelNames, renderReportPage } from './pages/report-page.js';
 import type { Profiler } from './profiler.js';
-import type { ReportSearch, ReportSummary } from './report.js';
+import type { Report, ReportSearch, ReportSummary } from './report.js';
 import { parseSearchFilters } from './search-filters.js';
 
 /** Reports on the profiler's home page. */
@@ -52,17 +52,34 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     { name: '_profiler_search' },
   );
 
+  const show = (report: Report, query: Record<string, string | string[] | undefined>, accept: string | undefined, reply: FastifyReply) => {
+    const panel = query.panel;
+    if (Array.isArray(panel)) throw new BadRequestHttpError('The "panel" parameter is given more than once.', 'VIGIL_ERR_PROFILER_PANEL');
+    if (panel !== undefined && !panelNames(report).includes(panel)) {
+      throw new BadRequestHttpError(`Unknown panel "${panel}"; this report has ${panelNames(report).join(', ')}.`, 'VIGIL_ERR_PROFILER_PANEL');
+    }
+    return send(reply, wantsJson(accept), () => report, () => renderReportPage(report, panel));
+  };
+
+  // Symfony's /_profiler/latest: the newest report, whichever process or instance wrote it.
+  routes.get(
+    `${PROFILER_PATH}/latest`,
+    async ({ query, request, reply }) => {
+      await profiler.writer.flush();
+      const [newest] = await profiler.store.search({ limit: 1 });
+      const report = newest && (await profiler.read(newest.token));
+      if (!report) throw new NotFoundHttpError('No report is stored yet: the newest one opens here once a request has been answered.');
+      return show(report, query, request.headers.accept, reply);
+    },
+    { name: '_profiler_latest' },
+  );
+
   routes.get(
     `${PROFILER_PATH}/{token}`,
     async ({ params, query, request, reply }) => {
       const report = await profiler.read(params.token);
       if (!report) throw new NotFoundHttpError(`Token "${params.token}" was not found in the database.`);
-      const panel = query.panel;
-      if (Array.isArray(panel)) throw new BadRequestHttpError('The "panel" parameter is given more than once.', 'VIGIL_ERR_PROFILER_PANEL');
-      if (panel !== undefined && !panelNames(report).includes(panel)) {
-        throw new BadRequestHttpError(`Unknown panel "${panel}"; this report has ${panelNames(report).join(', ')}.`, 'VIGIL_ERR_PROFILER_PANEL');
-      }
-      return send(reply, wantsJson(request.headers.accept), () => report, () => renderReportPage(report, panel));
+      return show(report, query, request.headers.accept, reply);
     },
     { name: '_profiler' },
   );

@@ -156,3 +156,43 @@ describe('the closest routes share the longest literal prefix with the path, and
     assert.deepEqual(small.closest('GET', '/zzz').map((miss) => miss.path), ['/hello', '/items']);
   });
 });
+
+describe('the profiler\'s own routes are never the closest to a request', () => {
+  it('offers the application\'s routes only, even when the kernel\'s share more of the path', () => {
+    const routes = new Routes()
+      .get('/_profiler', answer, { name: '_profiler_home' })
+      .get('/_profiler/{token}', answer, { name: '_profiler' })
+      .get('/hello', answer);
+    const closest = new RouteMatcher(routes.definitions).closest('GET', '/_profilex');
+    assert.deepEqual(closest.map((miss) => miss.name), ['GET /hello']);
+  });
+});
+
+describe('trace tells, for every route, whether it answers and why not (router:match)', () => {
+  const matcher = demoMatcher();
+  const reasons = (method: string, path: string) => Object.fromEntries(matcher.trace(method, path).map((trace) => [trace.name, `${trace.verdict}: ${trace.reason}`]));
+
+  it('names the route that matches, HEAD answered by GET', () => {
+    assert.equal(reasons('PUT', '/items/12')['PUT /items/{id}'], 'match: Route "PUT /items/{id}" matches');
+    assert.equal(reasons('HEAD', '/hello')['GET /hello'], 'match: Route "GET /hello" matches');
+  });
+  it('says which requirement failed, with its pattern', () => {
+    assert.equal(reasons('PUT', '/items/abc')['PUT /items/{id}'], 'almost: Route "PUT /items/{id}" almost matches but requirement for "id" does not match (\\d+)');
+    assert.equal(
+      reasons('PATCH', '/items/1/tags/RED')['PATCH|DELETE /items/{id}/tags/{tag}'],
+      'almost: Route "PATCH|DELETE /items/{id}/tags/{tag}" almost matches but requirement for "tag" does not match ([a-z]+)',
+    );
+  });
+  it('says when only the method is wrong', () => {
+    assert.equal(reasons('DELETE', '/hello')['GET /hello'], 'almost: Route "GET /hello" almost matches but method "DELETE" is not among GET');
+  });
+  it('says when the path is another', () => {
+    assert.equal(reasons('GET', '/nope')['GET /hello'], 'miss: Route "GET /hello" does not match: path "/hello" does not match');
+  });
+  it('keeps the declaration order', () => {
+    assert.deepEqual(
+      matcher.trace('GET', '/').map((trace) => trace.name),
+      ['GET /hello', 'GET /items', 'POST /items', 'PUT /items/{id}', 'GET /with-slash/', 'PATCH|DELETE /items/{id}/tags/{tag}', 'GET /files/v1.0', 'GET /café'],
+    );
+  });
+});

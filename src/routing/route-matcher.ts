@@ -23,6 +23,19 @@ export interface RouteMiss {
   reason: string;
 }
 
+/** How one route answers a request, as `vigil router:match` tells it (Symfony's wording). */
+export interface RouteTrace {
+  name: string;
+  path: string;
+  methods: readonly HttpMethod[];
+  /** `match`: it answers; `almost`: the path's shape fits but a requirement or the method does not; `miss`: another path. */
+  verdict: 'match' | 'almost' | 'miss';
+  reason: string;
+}
+
+/** The kernel's own routes (Symfony's `_profiler*` names) are never offered as the closest to a request. */
+const isKernelRoute = (route: CompiledRoute) => route.definition.name.startsWith('_profiler');
+
 export class RouteMatcher {
   private readonly compiled: CompiledRoute[];
 
@@ -52,12 +65,13 @@ export class RouteMatcher {
     return allowed.includes(method as HttpMethod) || (method === 'HEAD' && allowed.includes('GET'));
   }
 
-  /** The routes that share the longest literal prefix with the path, and why each missed. */
+  /** The application's routes that share the longest literal prefix with the path, and why each missed. */
   closest(method: string, path: string, limit = 5): RouteMiss[] {
     const decoded = decodePath(path);
-    return this.compiled
+    const candidates = this.compiled.filter((route) => !isKernelRoute(route));
+    return candidates
       .map((route) => ({ route, shared: sharedPrefixLength(route.staticPrefix, decoded) }))
-      .filter(({ shared }) => shared > 1 || this.compiled.length <= limit)
+      .filter(({ shared }) => shared > 1 || candidates.length <= limit)
       .sort((a, b) => b.shared - a.shared)
       .slice(0, limit)
       .map(({ route }) => ({
@@ -66,6 +80,25 @@ export class RouteMatcher {
         methods: route.definition.methods,
         reason: explainMiss(route, method, decoded),
       }));
+  }
+
+  /** Every route, in declaration order, with whether it answers `method` on `path`, and why not. */
+  trace(method: string, path: string): RouteTrace[] {
+    const decoded = decodePath(path);
+    return this.compiled.map(({ definition, pattern, loosePattern }) => {
+      const { name, methods } = definition;
+      const base = { name, path: definition.path, methods };
+      const answersMethod = methods.includes(method as HttpMethod) || (method === 'HEAD' && methods.includes('GET'));
+      if (pattern.test(decoded)) {
+        if (answersMethod) return { ...base, verdict: 'match', reason: `Route "${name}" matches` };
+        return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but method "${method}" is not among ${methods.join(', ')}` };
+      }
+      const loose = loosePattern.exec(decoded);
+      const values = loose?.groups ?? {};
+      const failed = loose ? Object.entries(definition.requirements).find(([param, requirement]) => !new RegExp(`^(?:${requirement})$`).test(values[param] ?? '')) : undefined;
+      if (failed) return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but requirement for "${failed[0]}" does not match (${failed[1]})` };
+      return { ...base, verdict: 'miss', reason: `Route "${name}" does not match: path "${definition.path}" does not match` };
+    });
   }
 }
 

@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { createKernel, type Kernel } from '../app.js';
 import { loadTlsMaterial } from './certificate.js';
 import { OpenConnections } from './connections.js';
+import { prettyLogOutput } from './log-output.js';
 import { loadRoutesModule } from './routes-module.js';
 import { Shutdown } from './shutdown.js';
 
@@ -22,7 +23,15 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const tls = config.tls ? await loadTlsMaterial(config) : undefined;
   const module = config.routes ? await loadRoutesModule(config.routes) : undefined;
-  const kernel = await createKernel({ config, tls, routes: module ? [module.declare] : [], routesModule: config.routes, collectors: module?.collectors ?? [] });
+  const logOutput = prettyLogOutput(config);
+  const kernel = await createKernel({
+    config,
+    tls,
+    routes: module ? [module.declare] : [],
+    routesModule: config.routes,
+    collectors: module?.collectors ?? [],
+    ...(logOutput ? { logOutput, accessLog: true } : {}),
+  });
   const connections = new OpenConnections(kernel.app.server, config.maxConnections, kernel.app.log);
   const shutdown = new Shutdown(kernel.app, connections, config.shutdownTimeoutMs);
   await kernel.app.listen({ host: config.host, port: config.port, listenTextResolver: (address) => `Listening on ${address}` });

@@ -1,0 +1,32 @@
+/**
+ * Where log lines go. For a person at a terminal in debug mode: pino-pretty, one readable
+ * line per entry, and an access line per request. Anywhere else (a pipe, a file, a log
+ * collector, production): pino's JSON lines, and no line per request.
+ */
+import pretty from 'pino-pretty';
+import type { Config } from '../config.js';
+
+export interface LogOutput {
+  write(line: string): unknown;
+}
+
+/** The pretty stream when `stdout` is a terminal and debug is on; undefined for pino's JSON on stdout. */
+export function prettyLogOutput(config: Pick<Config, 'debug'>, stdout: { isTTY?: boolean; fd: number } = process.stdout): LogOutput | undefined {
+  if (!config.debug || !stdout.isTTY) return undefined;
+  // In this thread, not a transport's: lines keep their order with what the kernel prints itself.
+  const stream = pretty({ destination: stdout.fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId' });
+  return { write: (line) => stream.write(terminalSafeJson(line)) };
+}
+
+/**
+ * A JSON log line whose strings can no longer drive the terminal: a control character a
+ * client put in a URL or a header would reach the screen raw once pino-pretty parses the
+ * line, so its escape is escaped once more and it prints as the text `\u001b`.
+ */
+export function terminalSafeJson(line: string): string {
+  return line.replace(/(\\\\)|\\u00([01][0-9a-fA-F]|7[fF])|([\u007f-\u009f])/g, (whole, backslash: string | undefined, code: string | undefined, c1: string | undefined) => {
+    if (backslash !== undefined) return whole;
+    if (code !== undefined) return `\\\\u00${code}`;
+    return `\\\\u${c1!.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}

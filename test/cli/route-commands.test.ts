@@ -1,0 +1,119 @@
+/** `vigil debug:router`, `vigil router:match` and "did you mean", run as a user runs them, on the demo routes. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ROOT } from '../support/root.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const varDir = mkdtempSync(join(tmpdir(), 'vigil-routes-cli-'));
+
+function vigil(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/vigil.js'), ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', VAR_DIR: varDir, ROUTES: 'examples/demo-routes.ts', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('vigil debug:router lists the routes ROUTES declares', () => {
+  it('prints name, methods, path, requirements and isolated, in declaration order', async () => {
+    const { code, stdout } = await vigil(['debug:router']);
+    assert.equal(code, 0);
+    const lines = stdout.split('\n');
+    assert.match(lines[1]!, /^Name\s+Method\s+Path\s+Requirements\s+Isolated$/);
+    assert.ok(lines.some((line) => /^PUT \/items\/\{id\}\s+PUT\s+\/items\/\{id\}\s+id: \\d\+\s+no$/.test(line)), stdout);
+    assert.ok(lines.some((line) => /^GET \/spin\s+GET\s+\/spin\s+-\s+yes$/.test(line)), stdout);
+    assert.ok(lines.some((line) => /^GET\|POST \/items\s+GET\|POST\s+\/items\s/.test(line)), stdout);
+    assert.ok(!stdout.includes('_profiler'), 'the profiler\'s own routes are not the application\'s');
+    const order = ['GET /hello', 'GET|POST /items', 'PUT /items/{id}', 'GET /with-slash/', 'POST /upload', 'GET /slow', 'GET /spin', 'GET /hog'];
+    assert.deepEqual(order.map((name) => stdout.indexOf(`\n${name} `)).every((index, i, all) => index > 0 && (i === 0 || index > all[i - 1]!)), true);
+  });
+
+  it('prints the same as JSON with --json', async () => {
+    const { code, stdout } = await vigil(['debug:router', '--json']);
+    assert.equal(code, 0);
+    const routes = JSON.parse(stdout) as Array<{ name: string; methods: string[]; path: string; requirements: Record<string, string>; isolated: boolean }>;
+    assert.deepEqual(routes.find((route) => route.path === '/items/{id}'), { name: 'PUT /items/{id}', methods: ['PUT'], path: '/items/{id}', requirements: { id: '\\d+' }, isolated: false });
+    assert.equal(routes.find((route) => route.path === '/hog')?.isolated, true);
+    assert.equal(routes.length, 8);
+  });
+
+  it('says so when ROUTES names no module', async () => {
+    const { code, stdout } = await vigil(['debug:router'], { ROUTES: '' });
+    assert.equal(code, 0);
+    assert.match(stdout, /^No routes: ROUTES names no module/);
+  });
+});
+
+describe('vigil router:match tells which route answers, or why each does not', () => {
+  it('exits 0 and names the route that matches', async () => {
+    const { code, stdout } = await vigil(['router:match', '/items/12', '--method', 'put']);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^Route "PUT \/items\/\{id\}" matches$/m);
+    assert.match(stdout, /^\[OK\] Route "PUT \/items\/\{id\}" matches PUT \/items\/12: PUT \/items\/\{id\}$/m);
+  });
+
+  it('exits 1 and says a requirement failed, and what the service answers', async () => {
+    const { code, stdout } = await vigil(['router:match', '/items/abc', '--method', 'PUT']);
+    assert.equal(code, 1);
+    assert.match(stdout, /^Route "PUT \/items\/\{id\}" almost matches but requirement for "id" does not match \(\\d\+\)$/m);
+    assert.match(stdout, /^Route "GET \/hello" does not match: path "\/hello" does not match$/m);
+    assert.match(stdout, /^None matches: the service answers 404 Not Found\.$/m);
+  });
+
+  it('tells a wrong method (405 with Allow) and a missing trailing slash (301)', async () => {
+    const [wrongMethod, slash] = await Promise.all([vigil(['router:match', '/hello', '--method', 'DELETE']), vigil(['router:match', '/with-slash'])]);
+    assert.equal(wrongMethod.code, 1);
+    assert.match(wrongMethod.stdout, /^Route "GET \/hello" almost matches but method "DELETE" is not among GET$/m);
+    assert.match(wrongMethod.stdout, /^None matches: the service answers 405 Method Not Allowed \(Allow: GET\)\.$/m);
+    assert.equal(slash.code, 1);
+    assert.match(slash.stdout, /^None matches: the service answers 301, redirecting to "\/with-slash\/"\.$/m);
+  });
+
+  it('checks --host against TRUSTED_HOSTS first', async () => {
+    const { code, stdout } = await vigil(['router:match', '/hello', '--host', 'evil.example'], { TRUSTED_HOSTS: '^localhost$' });
+    assert.equal(code, 1);
+    assert.match(stdout, /^Host "evil\.example" is not trusted \(TRUSTED_HOSTS\)/);
+  });
+
+  it('refuses a path that is not one, with exit code 2', async () => {
+    const { code, stderr } = await vigil(['router:match', 'hello']);
+    assert.equal(code, 2);
+    assert.match(stderr, /^vigil router:match: the path must start with "\/": "hello"/);
+  });
+});
+
+describe('a mistyped command or option gets "did you mean"', () => {
+  it('suggests the command, and exits 2', async () => {
+    const { code, stderr } = await vigil(['profiler:lst']);
+    assert.equal(code, 2);
+    assert.match(stderr, /^vigil: unknown command "profiler:lst"\. Did you mean "profiler:list"\?/);
+  });
+  it('suggests the option the typed one begins', async () => {
+    const { code, stderr } = await vigil(['profiler:list', '--status', '200']);
+    assert.equal(code, 2);
+    assert.match(stderr, /Unknown option '--status'\. Did you mean "--status-code"\?/);
+  });
+  it('suggests nothing for a word far from every command', async () => {
+    const { stderr } = await vigil(['deploy']);
+    assert.match(stderr, /^vigil: unknown command "deploy"\.\n/);
+  });
+});
