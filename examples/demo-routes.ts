@@ -21,6 +21,12 @@ export default defineRoutes((routes) => {
 
   routes.get('/with-slash/', () => 'with slash');
 
+  // An HTML page under a strict Content-Security-Policy: in debug mode the kernel adds its toolbar.
+  routes.get('/page', ({ reply }) => {
+    reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'");
+    return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A page</title></head><body><h1>A page of the application</h1><p>In debug mode the toolbar sits at its foot.</p></body></html>';
+  });
+
   // Files arrive on disk (UPLOAD_MAX_FILESIZE each) and are removed after the response.
   routes.post('/upload', ({ files, body }) => ({
     files: files.map((file) => ({ field: file.field, name: file.filename, size: file.size, type: file.mimetype })),

@@ -16,6 +16,7 @@ import { defaultCollectors } from './profiler/collectors/index.js';
 import { LogTap } from './profiler/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
+import { installToolbar } from './profiler/toolbar-hook.js';
 import type { Collector } from './profiler/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
 import type { MovedAside } from './profiler/storage/sqlite-check.js';
@@ -110,6 +111,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     await profiler.attach(app);
     declareProfilerRoutes(routes, profiler);
     app.addHook('onClose', () => profiler!.close());
+    if (config.profilerToolbar) installToolbar(app, logTap);
   }
   if (options.accessLog) installAccessLog(app);
   for (const declare of options.routes ?? []) await declare(routes);

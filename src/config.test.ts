@@ -40,6 +40,7 @@ describe('every setting has a documented default', () => {
       profilerMaxAgeMs: 172_800_000,
       profilerAllow: [],
       profilerRedact: [],
+      profilerToolbar: true,
       postMaxSize: { bytes: 104_857_600, text: '100M' },
       parsedBodyMaxSize: { bytes: 524_288, text: '512K' },
       bodyTimeoutMs: 60_000,

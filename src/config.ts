@@ -42,6 +42,8 @@ export interface Config {
   profilerAllow: string[];
   /** Header and query parameter names redacted in reports besides the built-in secrets (`PROFILER_REDACT`). */
   profilerRedact: string[];
+  /** The debug toolbar at the foot of the application's HTML pages, in debug mode (`PROFILER_TOOLBAR`). */
+  profilerToolbar: boolean;
   cors: CorsSettings;
   /** POST_MAX_SIZE: the largest request body; `0` means no limit (php.ini's rule). */
   postMaxSize: ByteSize;
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     profilerMaxAgeMs: duration(env, 'PROFILER_MAX_AGE', 2 * DAY_MS),
     profilerAllow: ipList(env, 'PROFILER_ALLOW'),
     profilerRedact: nameList(env, 'PROFILER_REDACT'),
+    profilerToolbar: flag(env, 'PROFILER_TOOLBAR', true),
     cors: {
       allowOrigin: regex(env, 'CORS_ALLOW_ORIGIN', DEFAULT_CORS_ALLOW_ORIGIN, 'i'),
       allowMethods: list(env, 'CORS_ALLOW_METHODS', 'GET, OPTIONS, POST, PUT, PATCH, DELETE', /^[A-Za-z]+$/).map((m) => m.toUpperCase()),

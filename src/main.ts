@@ -28,6 +28,7 @@ Settings come from the environment or a .env file:
   PROFILER_MAX_AGE      how long reports are kept: seconds, or 90s, 30m, 48h, 2d (2d)
   PROFILER_ALLOW        IPs or CIDRs besides loopback that may open /_profiler
   PROFILER_REDACT       header and query names to redact in reports, besides the credentials
+  PROFILER_TOOLBAR      0 to leave the debug toolbar off the application's HTML pages (1)
 
 Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G):
   POST_MAX_SIZE       largest request body (100M; 0: no limit)

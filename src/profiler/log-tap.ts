@@ -48,6 +48,12 @@ export class LogTap implements LineSink {
     return entry ?? { lines: [], omitted: 0 };
   }
 
+  /** Lines request `id` has written so far (kept or beyond the limit). */
+  count(id: string): number {
+    const entry = this.watched.get(id);
+    return entry ? entry.lines.length + entry.omitted : 0;
+  }
+
   get watching(): number {
     return this.watched.size;
   }

@@ -43,7 +43,7 @@ describe('vigil debug:router lists the routes ROUTES declares', () => {
     assert.ok(lines.some((line) => /^GET \/spin\s+GET\s+\/spin\s+-\s+yes$/.test(line)), stdout);
     assert.ok(lines.some((line) => /^GET\|POST \/items\s+GET\|POST\s+\/items\s/.test(line)), stdout);
     assert.ok(!stdout.includes('_profiler'), 'the profiler\'s own routes are not the application\'s');
-    const order = ['GET /hello', 'GET|POST /items', 'PUT /items/{id}', 'GET /with-slash/', 'POST /upload', 'GET /slow', 'GET /spin', 'GET /hog'];
+    const order = ['GET /hello', 'GET|POST /items', 'PUT /items/{id}', 'GET /with-slash/', 'GET /page', 'POST /upload', 'GET /slow', 'GET /spin', 'GET /hog'];
     assert.deepEqual(order.map((name) => stdout.indexOf(`\n${name} `)).every((index, i, all) => index > 0 && (i === 0 || index > all[i - 1]!)), true);
   });
 
@@ -53,7 +53,7 @@ describe('vigil debug:router lists the routes ROUTES declares', () => {
     const routes = JSON.parse(stdout) as Array<{ name: string; methods: string[]; path: string; requirements: Record<string, string>; isolated: boolean }>;
     assert.deepEqual(routes.find((route) => route.path === '/items/{id}'), { name: 'PUT /items/{id}', methods: ['PUT'], path: '/items/{id}', requirements: { id: '\\d+' }, isolated: false });
     assert.equal(routes.find((route) => route.path === '/hog')?.isolated, true);
-    assert.equal(routes.length, 8);
+    assert.equal(routes.length, 9);
   });
 
   it('says so when ROUTES names no module', async () => {

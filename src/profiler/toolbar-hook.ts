@@ -1,0 +1,56 @@
+/**
+ * Puts the debug toolbar (`toolbar.ts`) into the HTML pages the application's routes
+ * answer, in debug mode. Never into the kernel's own answers (error pages, the profiler),
+ * a body that is not HTML, a compressed or streamed body, or a page without `</body>`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LogTap } from './log-tap.js';
+import { admitStyleNonce, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
+
+/** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
+const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+
+export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const page = pageOf(request, reply, payload);
+    if (page === undefined) return done(null, payload);
+    const profile = request.profile!;
+    const nonce = randomBytes(16).toString('base64');
+    const link = reply.getHeader('x-debug-token-link');
+    const bar = renderToolbar(
+      {
+        status: reply.statusCode,
+        route: (request.routeOptions.config as { routeName?: string }).routeName ?? null,
+        durationMs: performance.now() - profile.marks.start,
+        memoryBytes: process.memoryUsage.rss(),
+        logLines: logTap?.count(request.id) ?? 0,
+        token: profile.token,
+        link: typeof link === 'string' ? link : `/_profiler/${profile.token}`,
+      },
+      nonce,
+    );
+    const withBar = insertBeforeBodyEnd(page, bar);
+    if (withBar === undefined) return done(null, payload);
+    const policy = reply.getHeader('content-security-policy');
+    if (typeof policy === 'string') reply.header('content-security-policy', admitStyleNonce(policy, nonce));
+    else if (Array.isArray(policy)) reply.header('content-security-policy', policy.map((one) => admitStyleNonce(String(one), nonce)));
+    if (reply.hasHeader('content-length')) reply.header('content-length', Buffer.byteLength(withBar));
+    done(null, withBar);
+  });
+}
+
+/** The page as text when the toolbar belongs in it, else undefined. */
+function pageOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): string | undefined {
+  // Profiled (debug mode, not a profiler page), and answered by one of the application's routes.
+  if (!request.profile || request.is404) return undefined;
+  const routeName = (request.routeOptions.config as { routeName?: string } | undefined)?.routeName;
+  if (routeName === undefined || routeName.startsWith('_profiler')) return undefined;
+  const type = String(reply.getHeader('content-type') ?? '');
+  // The bar is UTF-8 text: a page in another charset is left as it is.
+  if (!/^text\/html\b/i.test(type) || !/^[^;]*(;\s*charset="?utf-8"?\s*)?$/i.test(type.trim())) return undefined;
+  if (reply.hasHeader('content-encoding') || request.method === 'HEAD') return undefined;
+  if (typeof payload === 'string') return payload.length <= MAX_PAGE_BYTES ? payload : undefined;
+  if (Buffer.isBuffer(payload)) return payload.length <= MAX_PAGE_BYTES ? payload.toString('utf8') : undefined;
+  return undefined;
+}

@@ -1,0 +1,98 @@
+/**
+ * The web debug toolbar on the demo's `/page`: in the page's HTML under its strict CSP, seen
+ * in Chromium with its link followed to the report; and nowhere else (text, JSON, the kernel's
+ * own pages, production, PROFILER_TOOLBAR=0). Screenshot: test-artifacts/toolbar.png.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { tokenOf } from '../support/answers.js';
+import { launchChromium } from '../support/browser.js';
+import { ask, ROOT, startService, type Service } from '../support/service.js';
+
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+const BAR = 'id="vigil-toolbar"';
+
+let debug: Service;
+let prod: Service;
+let off: Service;
+let browser: Browser;
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  [debug, prod, off, browser] = await Promise.all([
+    startService({ ROUTES: 'examples/demo-routes.ts' }),
+    startService({ ROUTES: 'examples/demo-routes.ts', APP_ENV: 'prod' }),
+    startService({ ROUTES: 'examples/demo-routes.ts', PROFILER_TOOLBAR: '0' }),
+    launchChromium(),
+  ]);
+});
+after(async () => {
+  await browser?.close();
+  await Promise.all([debug?.stop(), prod?.stop(), off?.stop()]);
+});
+
+describe('in debug mode the application\'s HTML page carries the toolbar', () => {
+  it('puts it before </body>, with its style admitted by a nonce in the page\'s own CSP', async () => {
+    const answer = await ask(debug, { path: '/page' });
+    assert.equal(answer.status, 200);
+    const at = answer.body.indexOf(BAR);
+    assert.ok(at > 0 && at < answer.body.lastIndexOf('</body>'), answer.body);
+    assert.ok(answer.body.includes(`<a href="${answer.headers['x-debug-token-link']}">report ${tokenOf(answer)}</a>`));
+    const nonce = /<style nonce="([^"]+)">/.exec(answer.body)?.[1];
+    assert.ok(nonce);
+    assert.equal(answer.headers['content-security-policy'], `default-src 'nonce-${nonce}'`);
+  });
+
+  it('is seen in Chromium at the foot of the page, and its link opens the report', async (t) => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1000, height: 600 } });
+    const complaints: string[] = [];
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') complaints.push(message.text());
+    });
+    try {
+      const response = await page.goto(`${debug.url}/page`);
+      const token = String(response!.headers()['x-debug-token']);
+      const bar = page.getByRole('region', { name: 'vigil debug toolbar' });
+      assert.ok(await bar.isVisible());
+      const box = (await bar.boundingBox())!;
+      assert.equal(Math.round(box.y + box.height), 600, 'fixed to the bottom of the window');
+      assert.equal(await bar.evaluate((element) => getComputedStyle(element).backgroundColor), 'rgb(27, 29, 35)', 'its style applied under the CSP');
+      assert.equal(await bar.getByTitle('Status').textContent(), '200');
+      assert.equal(await bar.getByTitle('Route').textContent(), 'GET /page');
+      assert.deepEqual(complaints, [], 'the CSP blocked nothing');
+      const file = join(ARTIFACTS, 'toolbar.png');
+      await page.screenshot({ path: file });
+      t.diagnostic(`screenshot: ${file}`);
+      await bar.getByRole('link', { name: `report ${token}` }).click();
+      await page.waitForURL(`${debug.url}/_profiler/${token}`);
+      assert.equal(await page.title(), `GET ${debug.url}/page (200) - vigil profiler`, 'the report of the page');
+      assert.equal(await page.getByRole('region', { name: 'vigil debug toolbar' }).count(), 0, 'not on the profiler\'s own page');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the toolbar is nowhere else', () => {
+  it('not on text, JSON, the kernel\'s error page or the profiler\'s pages', async () => {
+    for (const path of ['/hello', '/items', '/nope']) {
+      const answer = await ask(debug, { path, headers: { accept: 'text/html' } });
+      assert.ok(!answer.body.includes(BAR), `${path}: ${answer.body.slice(0, 200)}`);
+    }
+    const list = await ask(debug, { path: '/_profiler' });
+    assert.equal(list.status, 200);
+    assert.ok(!list.body.includes(BAR));
+  });
+
+  it('not in production, and not with PROFILER_TOOLBAR=0', async () => {
+    for (const service of [prod, off]) {
+      const answer = await ask(service, { path: '/page' });
+      assert.equal(answer.status, 200);
+      assert.ok(answer.body.endsWith('</body></html>') && !answer.body.includes(BAR));
+      assert.equal(answer.headers['content-security-policy'], "default-src 'none'", 'the page\'s policy as it set it');
+    }
+  });
+});
