@@ -6,8 +6,11 @@
  * counter the store keeps, see `token-permutation.ts`); a {@link TokenSource} hands them out
  * one by one and leases the next block when half of what it holds is used. So no process
  * remembers the tokens in use, and a request waits on the store only when none is at hand:
- * at start, when a burst outruns a lease (the leases that follow are then larger), or while
- * the store cannot lease (a full disk; the request then goes without a token).
+ * at start, or when a burst outruns a lease (the leases that follow are then larger).
+ * Once a lease has failed (a full disk, a database server that is down), requests wait for
+ * none: a request that finds no token goes without one, and the lease is tried again after
+ * a delay that doubles with each failure (100 ms, 200 ms... up to 5 s), started by the first
+ * request after it. The first lease that succeeds brings the tokens back.
  *
  * @example
  *   const tokens = new TokenSource((count) => store.leaseTokens(count));
@@ -24,6 +27,12 @@ export interface TokenSourceOptions {
   blockSize?: number;
   /** Leases grow up to this many after the tokens ran out (4096). */
   maxBlockSize?: number;
+  /** After a failed lease, the next waits this long (100 ms), then twice as long after each failure... */
+  retryFirstMs?: number;
+  /** ...up to this (5 s). */
+  retryMaxMs?: number;
+  /** The clock, in milliseconds (tests set it by hand). */
+  now?: () => number;
   /** Called with each failed lease. */
   onLeaseFailed?: (error: Error) => void;
   /** Called when a lease succeeds after failures. */
@@ -38,14 +47,18 @@ export class TokenSource {
   private ahead = false;
   /** The tokens ran out while a lease asked for ahead was under way. */
   private dry = false;
-  /** The last lease failed. */
-  private failing = false;
+  /** Leases that failed in a row (0: the last one succeeded). */
+  private failures = 0;
+  /** While leases fail: when the next may start. */
+  private retryAt = 0;
   private size: number;
   private readonly maxBlockSize: number;
+  private readonly now: () => number;
 
   constructor(private readonly lease: LeaseTokens, private readonly options: TokenSourceOptions = {}) {
     this.size = options.blockSize ?? 256;
     this.maxBlockSize = Math.max(options.maxBlockSize ?? 4096, this.size);
+    this.now = options.now ?? Date.now;
   }
 
   /** Tokens at hand. */
@@ -77,14 +90,14 @@ export class TokenSource {
 
   /**
    * A token, waiting for the lease under way (or a new one) if need be; undefined when that
-   * lease failed. Requests that wait together wait for one lease: a failing store (a full
-   * disk) sees one attempt at a time, and the first request after it recovers gets a token.
+   * lease failed. Requests that wait together wait for one lease. While leases fail, none
+   * waits: undefined at once (a lease is started when the delay is over).
    */
   async take(): Promise<string | undefined> {
     for (;;) {
       const token = this.issue();
       if (token !== undefined) return token;
-      if (!(await this.fill())) return undefined;
+      if (this.failures > 0 || !(await this.fill())) return undefined;
     }
   }
 
@@ -96,7 +109,7 @@ export class TokenSource {
   }
 
   private leaseAhead(): void {
-    if (this.leasing) return;
+    if (this.leasing || (this.failures > 0 && this.now() < this.retryAt)) return;
     this.ahead = this.next < this.tokens.length;
     this.leasing = this.lease(this.size).then(
       (leased) => {
@@ -104,15 +117,17 @@ export class TokenSource {
         this.next = 0;
         this.dry = false;
         this.leasing = undefined;
-        if (this.failing) {
-          this.failing = false;
+        if (this.failures > 0) {
+          this.failures = 0;
           this.options.onLeaseRecovered?.();
         }
         return leased.length > 0;
       },
       (error: unknown) => {
         this.leasing = undefined;
-        this.failing = true;
+        const first = this.options.retryFirstMs ?? 100;
+        this.retryAt = this.now() + Math.min(first * 2 ** Math.min(this.failures, 30), this.options.retryMaxMs ?? 5000);
+        this.failures++;
         this.options.onLeaseFailed?.(error instanceof Error ? error : new Error(String(error)));
         return false;
       },

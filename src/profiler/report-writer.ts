@@ -13,6 +13,11 @@
  *
  * A failing store (a full disk) costs at most one log line a second per kind of failure,
  * with counts, and a failing retention run is retried with a backoff, not after every batch.
+ * A store that cannot be reached (its database server down: `ReportStoreUnavailableError`)
+ * loses nothing that fits in the queue: the reports wait, the write is tried again after
+ * 0.2 s, 0.4 s... (at most every 5 s, and not at each new report), and the queue is written
+ * once the store is back. Beyond the queue (20 000 reports, or 64 MiB of them) new reports
+ * are dropped and counted.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -20,11 +25,17 @@ import { Backoff, PacedFailureLog } from './failure-pacing.js';
 import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
 import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
-import type { ReportStore, Retention } from './storage/report-store.js';
+import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
 
 export interface ReportWriterOptions {
   /** Reports waiting at most; beyond it new ones are dropped. */
   maxQueue?: number;
+  /** Bytes of reports waiting at most (64 MiB): the bound that matters while the store cannot be reached. */
+  maxQueueBytes?: number;
+  /** A store that cannot be reached is tried again after this long (200 ms), twice as long after each failure... */
+  retryFirstMs?: number;
+  /** ...up to this (5 s). */
+  retryMaxMs?: number;
   /** Reports per transaction at most. */
   batchSize?: number;
   /** Bytes of reports per transaction at most (one report larger than this goes alone). */
@@ -59,6 +70,9 @@ const MAX_BATCH_BYTES = 512 * 1024;
 /** A failing retention run is tried again after 1 s, 2 s, 4 s... and at least every minute. */
 const RETENTION_RETRY_FIRST_MS = 1000;
 const RETENTION_RETRY_MAX_MS = 60_000;
+const MAX_QUEUE_BYTES = 64 * 1024 * 1024;
+const STORE_RETRY_FIRST_MS = 200;
+const STORE_RETRY_MAX_MS = 5000;
 
 const WRITE_FAILED = 'report store write failed';
 const REPORTS_REFUSED = 'report store refused reports';
@@ -76,13 +90,26 @@ function describe(error: unknown): string {
   return typeof code === 'string' ? `${code}: ${message}` : message;
 }
 
+/** `65536` as `64 KiB`, `67108864` as `64 MiB`. */
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
 export class ReportWriter {
+  /** Reports not yet handed to the store, oldest first. */
   private queue: EncodedReport[] = [];
   private queueBytes = 0;
+  /** Every report accepted and not yet stored or dropped: queued, or in a write under way. */
   private readonly pendingByToken = new Map<string, EncodedReport>();
+  private pendingBytes = 0;
   private timer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** A drain of the queue is chained on `writing` and has not started yet. */
+  private drainChained = false;
+  /** The store cannot be reached: the next attempt waits for this timer. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly storeBackoff: Backoff;
   private droppedCount = 0;
   private writtenCount = 0;
   private purgedCount = 0;
@@ -105,12 +132,15 @@ export class ReportWriter {
   private readonly retentionBackoff = new Backoff(RETENTION_RETRY_FIRST_MS, RETENTION_RETRY_MAX_MS);
   private closed = false;
   private readonly maxQueue: number;
+  private readonly maxQueueBytes: number;
   private readonly batchSize: number;
   private readonly maxBatchBytes: number;
   private readonly flushDelayMs: number;
 
   constructor(private readonly store: ReportStore, private readonly options: ReportWriterOptions) {
     this.maxQueue = options.maxQueue ?? 20_000;
+    this.maxQueueBytes = options.maxQueueBytes ?? MAX_QUEUE_BYTES;
+    this.storeBackoff = new Backoff(options.retryFirstMs ?? STORE_RETRY_FIRST_MS, options.retryMaxMs ?? STORE_RETRY_MAX_MS);
     this.batchSize = options.batchSize ?? 1000;
     this.maxBatchBytes = options.maxBatchBytes ?? MAX_BATCH_BYTES;
     this.flushDelayMs = options.flushDelayMs ?? 20;
@@ -164,9 +194,20 @@ export class ReportWriter {
       this.discard(1, `one could not be serialized (${(error as Error).message})`);
       return;
     }
+    const size = sizeOf(encoded);
+    if (this.pendingBytes + size > this.maxQueueBytes) {
+      this.discard(1, `the write queue is full (${formatBytes(this.maxQueueBytes)} of reports)`);
+      return;
+    }
     this.queue.push(encoded);
-    this.queueBytes += sizeOf(encoded);
+    this.queueBytes += size;
+    // A token queued twice (the counter come round): the newer report is the one read back.
+    const earlier = this.pendingByToken.get(report.token);
+    if (earlier) this.pendingBytes -= sizeOf(earlier);
     this.pendingByToken.set(report.token, encoded);
+    this.pendingBytes += size;
+    // While the store cannot be reached, the retry timer writes the queue: no attempt per report.
+    if (this.retryTimer) return;
     if (this.queue.length >= this.batchSize || this.queueBytes >= this.maxBatchBytes) this.flushSoon(0);
     else this.flushSoon(this.flushDelayMs);
   }
@@ -177,16 +218,22 @@ export class ReportWriter {
     return encoded && decodeReport(encoded, encoded.data, encoded.trace?.json);
   }
 
-  /** Writes everything queued so far; resolves when it is stored. */
+  /**
+   * Writes everything queued so far, now, even while the store is waited for; resolves when
+   * it is stored, or when the store could not be reached (the reports then wait in the queue).
+   */
   flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (this.queue.length > 0 && !this.drainChained) {
+      this.drainChained = true;
+      this.writing = this.writing.then(() => {
+        this.drainChained = false;
+        return this.drain();
+      });
     }
-    const batch = this.queue;
-    this.queue = [];
-    this.queueBytes = 0;
-    if (batch.length > 0) this.writing = this.writing.then(() => this.writeBatches(batch));
     return this.writing;
   }
 
@@ -195,6 +242,13 @@ export class ReportWriter {
     clearInterval(this.idleTimer);
     clearTimeout(this.purgeTimer);
     await this.flush();
+    clearTimeout(this.retryTimer);
+    if (this.queue.length > 0) {
+      const left = this.queue.splice(0);
+      this.queueBytes = 0;
+      for (const report of left) this.release(report);
+      this.discard(left.length, 'the report store was unavailable when the writer closed');
+    }
     // What stays behind is within the retention, as if the service had gone on: this last
     // run does not wait for the lease. Then the lease is given up, for another process to take.
     await this.enforceRetention(true);
@@ -211,24 +265,31 @@ export class ReportWriter {
     this.timer.unref();
   }
 
-  /** Consecutive runs of at most `batchSize` reports and `maxBatchBytes` bytes. */
-  private *batchesOf(reports: EncodedReport[]): Generator<EncodedReport[]> {
-    let start = 0;
+  /** Takes the oldest reports off the queue: at most `batchSize` of them and `maxBatchBytes` bytes (one at least). */
+  private takeBatch(): EncodedReport[] {
+    let count = 0;
     let bytes = 0;
-    for (let i = 0; i < reports.length; i++) {
-      const size = sizeOf(reports[i]!);
-      if (i > start && (i - start >= this.batchSize || bytes + size > this.maxBatchBytes)) {
-        yield reports.slice(start, i);
-        start = i;
-        bytes = 0;
-      }
+    while (count < this.queue.length && count < this.batchSize) {
+      const size = sizeOf(this.queue[count]!);
+      if (count > 0 && bytes + size > this.maxBatchBytes) break;
       bytes += size;
+      count++;
     }
-    if (start < reports.length) yield reports.slice(start);
+    this.queueBytes -= bytes;
+    return this.queue.splice(0, count);
   }
 
-  private async writeBatches(reports: EncodedReport[]): Promise<void> {
-    for (const batch of this.batchesOf(reports)) {
+  /** The report leaves the writer: stored, or dropped. */
+  private release(report: EncodedReport): void {
+    if (this.pendingByToken.get(report.token) !== report) return;
+    this.pendingByToken.delete(report.token);
+    this.pendingBytes -= sizeOf(report);
+  }
+
+  /** Writes the queue in batches, oldest first, until it is empty or the store cannot be reached. */
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.takeBatch();
       try {
         const { rejected, failed, deleted = 0 } = await this.store.write(batch, this.options.retention?.maxReports);
         this.writtenCount += batch.length - rejected.length - failed.length;
@@ -242,12 +303,20 @@ export class ReportWriter {
           this.discard(failed.length, 'the store refused them');
         }
       } catch (error) {
+        if (error instanceof ReportStoreUnavailableError) {
+          // Back to the head of the queue, in order; the next attempt waits.
+          this.queue.unshift(...batch);
+          this.queueBytes += batch.reduce((sum, report) => sum + sizeOf(report), 0);
+          this.storeUnavailable(error);
+          return;
+        }
         this.writeFailing = true;
         this.failures.failed(WRITE_FAILED, describe(error));
+        for (const report of batch) this.release(report);
         this.discard(batch.length, 'the store failed');
-      } finally {
-        for (const report of batch) this.pendingByToken.delete(report.token);
+        continue;
       }
+      for (const report of batch) this.release(report);
     }
     const retention = this.options.retention;
     if (!retention) return;
@@ -291,8 +360,25 @@ export class ReportWriter {
   private writeSucceeded(): void {
     if (!this.writeFailing) return;
     this.writeFailing = false;
+    this.storeBackoff.succeeded();
     this.retentionBackoff.succeeded();
     this.failures.succeeded(WRITE_FAILED);
+  }
+
+  /** The store cannot be reached: the queue waits, and is written again after the backoff. */
+  private storeUnavailable(error: ReportStoreUnavailableError): void {
+    this.writeFailing = true;
+    const waitMs = this.storeBackoff.failed(Date.now());
+    this.failures.failed(WRITE_FAILED, `${error.message} (${this.queue.length} reports wait; next attempt in ${waitMs / 1000} s)`);
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.flush();
+    }, waitMs);
+    this.retryTimer.unref();
   }
 
   /** Counts `count` reports that will not be stored, and why; warns at most once a second. */
