@@ -305,4 +305,15 @@ describe('a PostgreSQL server that is down, slow or refuses the login', () => {
     assert.doesNotMatch(error.message, /wrong-s3cret/);
     await store.close();
   });
+
+  it('stops the open on a database that does not exist, naming it', async () => {
+    const dsn = (await server.database('exists')).replace(/\/exists_\w+$/, '/no_such_database');
+    const store = postgresStore(dsn);
+    await assert.rejects(store.open(), (error: unknown) => {
+      assert.ok(error instanceof ReportStoreError && !(error instanceof ReportStoreUnavailableError), String(error));
+      assert.match(error.message, /^the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/no_such_database cannot be opened: 3D000: database "no_such_database" does not exist$/);
+      return true;
+    });
+    await store.close();
+  });
 });
