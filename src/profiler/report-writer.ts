@@ -26,6 +26,7 @@ import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
 import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
 import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
+import { sizeOf, WriteQueue } from './write-queue.js';
 
 export interface ReportWriterOptions {
   /** Reports waiting at most; beyond it new ones are dropped. */
@@ -78,11 +79,6 @@ const WRITE_FAILED = 'report store write failed';
 const REPORTS_REFUSED = 'report store refused reports';
 const RETENTION_FAILED = 'retention run failed';
 
-/** The bytes a report adds to a transaction, near enough (its trace is stored once per batch at most). */
-function sizeOf(report: EncodedReport): number {
-  return report.data.length + report.url.length;
-}
-
 /** SQLite's code first (`SQLITE_FULL: database or disk is full`): the kind of trouble at a glance. */
 function describe(error: unknown): string {
   const code = (error as { code?: unknown }).code;
@@ -90,18 +86,8 @@ function describe(error: unknown): string {
   return typeof code === 'string' ? `${code}: ${message}` : message;
 }
 
-/** `65536` as `64 KiB`, `67108864` as `64 MiB`. */
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
-}
-
 export class ReportWriter {
-  /** Reports not yet handed to the store, oldest first. */
-  private queue: EncodedReport[] = [];
-  private queueBytes = 0;
-  /** Every report accepted and not yet stored or dropped: queued, or in a write under way. */
-  private readonly pendingByToken = new Map<string, EncodedReport>();
-  private pendingBytes = 0;
+  private readonly queue: WriteQueue;
   private timer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -131,18 +117,16 @@ export class ReportWriter {
   private writeFailing = false;
   private readonly retentionBackoff = new Backoff(RETENTION_RETRY_FIRST_MS, RETENTION_RETRY_MAX_MS);
   private closed = false;
-  private readonly maxQueue: number;
-  private readonly maxQueueBytes: number;
-  private readonly batchSize: number;
-  private readonly maxBatchBytes: number;
   private readonly flushDelayMs: number;
 
   constructor(private readonly store: ReportStore, private readonly options: ReportWriterOptions) {
-    this.maxQueue = options.maxQueue ?? 20_000;
-    this.maxQueueBytes = options.maxQueueBytes ?? MAX_QUEUE_BYTES;
+    this.queue = new WriteQueue({
+      maxReports: options.maxQueue ?? 20_000,
+      maxBytes: options.maxQueueBytes ?? MAX_QUEUE_BYTES,
+      batchSize: options.batchSize ?? 1000,
+      maxBatchBytes: options.maxBatchBytes ?? MAX_BATCH_BYTES,
+    });
     this.storeBackoff = new Backoff(options.retryFirstMs ?? STORE_RETRY_FIRST_MS, options.retryMaxMs ?? STORE_RETRY_MAX_MS);
-    this.batchSize = options.batchSize ?? 1000;
-    this.maxBatchBytes = options.maxBatchBytes ?? MAX_BATCH_BYTES;
     this.flushDelayMs = options.flushDelayMs ?? 20;
     this.retentionLeaseMs = options.retentionLeaseMs ?? PURGE_INTERVAL_MS;
     this.failures = new PacedFailureLog(options.log);
@@ -178,15 +162,14 @@ export class ReportWriter {
     return this.skippedCount;
   }
 
+  /** Reports accepted and not yet stored or dropped: waiting, or in a write under way. */
   get queued(): number {
-    return this.pendingByToken.size;
+    return this.queue.held;
   }
 
   enqueue(report: Report): void {
-    if (this.closed || this.pendingByToken.size >= this.maxQueue) {
-      this.discard(1, this.closed ? 'the writer is closed' : `the write queue is full (${this.maxQueue} reports)`);
-      return;
-    }
+    const full = this.closed ? 'the writer is closed' : this.queue.refusal(0);
+    if (full) return this.discard(1, full);
     let encoded: EncodedReport;
     try {
       encoded = encodeReport(report, this.options.redactor);
@@ -194,27 +177,17 @@ export class ReportWriter {
       this.discard(1, `one could not be serialized (${(error as Error).message})`);
       return;
     }
-    const size = sizeOf(encoded);
-    if (this.pendingBytes + size > this.maxQueueBytes) {
-      this.discard(1, `the write queue is full (${formatBytes(this.maxQueueBytes)} of reports)`);
-      return;
-    }
+    const tooLarge = this.queue.refusal(sizeOf(encoded));
+    if (tooLarge) return this.discard(1, tooLarge);
     this.queue.push(encoded);
-    this.queueBytes += size;
-    // A token queued twice (the counter come round): the newer report is the one read back.
-    const earlier = this.pendingByToken.get(report.token);
-    if (earlier) this.pendingBytes -= sizeOf(earlier);
-    this.pendingByToken.set(report.token, encoded);
-    this.pendingBytes += size;
     // While the store cannot be reached, the retry timer writes the queue: no attempt per report.
     if (this.retryTimer) return;
-    if (this.queue.length >= this.batchSize || this.queueBytes >= this.maxBatchBytes) this.flushSoon(0);
-    else this.flushSoon(this.flushDelayMs);
+    this.flushSoon(this.queue.batchReady ? 0 : this.flushDelayMs);
   }
 
   /** A report accepted but not yet written, so it can be read at once. */
   pending(token: string): Report | undefined {
-    const encoded = this.pendingByToken.get(token);
+    const encoded = this.queue.get(token);
     return encoded && decodeReport(encoded, encoded.data, encoded.trace?.json);
   }
 
@@ -227,7 +200,7 @@ export class ReportWriter {
     this.timer = undefined;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    if (this.queue.length > 0 && !this.drainChained) {
+    if (!this.queue.empty && !this.drainChained) {
       this.drainChained = true;
       this.writing = this.writing.then(() => {
         this.drainChained = false;
@@ -243,12 +216,8 @@ export class ReportWriter {
     clearTimeout(this.purgeTimer);
     await this.flush();
     clearTimeout(this.retryTimer);
-    if (this.queue.length > 0) {
-      const left = this.queue.splice(0);
-      this.queueBytes = 0;
-      for (const report of left) this.release(report);
-      this.discard(left.length, 'the report store was unavailable when the writer closed');
-    }
+    const left = this.queue.discardWaiting();
+    if (left > 0) this.discard(left, 'the report store was unavailable when the writer closed');
     // What stays behind is within the retention, as if the service had gone on: this last
     // run does not wait for the lease. Then the lease is given up, for another process to take.
     await this.enforceRetention(true);
@@ -265,31 +234,10 @@ export class ReportWriter {
     this.timer.unref();
   }
 
-  /** Takes the oldest reports off the queue: at most `batchSize` of them and `maxBatchBytes` bytes (one at least). */
-  private takeBatch(): EncodedReport[] {
-    let count = 0;
-    let bytes = 0;
-    while (count < this.queue.length && count < this.batchSize) {
-      const size = sizeOf(this.queue[count]!);
-      if (count > 0 && bytes + size > this.maxBatchBytes) break;
-      bytes += size;
-      count++;
-    }
-    this.queueBytes -= bytes;
-    return this.queue.splice(0, count);
-  }
-
-  /** The report leaves the writer: stored, or dropped. */
-  private release(report: EncodedReport): void {
-    if (this.pendingByToken.get(report.token) !== report) return;
-    this.pendingByToken.delete(report.token);
-    this.pendingBytes -= sizeOf(report);
-  }
-
   /** Writes the queue in batches, oldest first, until it is empty or the store cannot be reached. */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.takeBatch();
+    while (!this.queue.empty) {
+      const batch = this.queue.takeBatch();
       try {
         const { rejected, failed, deleted = 0 } = await this.store.write(batch, this.options.retention?.maxReports);
         this.writtenCount += batch.length - rejected.length - failed.length;
@@ -304,19 +252,18 @@ export class ReportWriter {
         }
       } catch (error) {
         if (error instanceof ReportStoreUnavailableError) {
-          // Back to the head of the queue, in order; the next attempt waits.
-          this.queue.unshift(...batch);
-          this.queueBytes += batch.reduce((sum, report) => sum + sizeOf(report), 0);
+          // The batch waits at the head of the queue; the next attempt waits for the backoff.
+          this.queue.putBack(batch);
           this.storeUnavailable(error);
           return;
         }
         this.writeFailing = true;
         this.failures.failed(WRITE_FAILED, describe(error));
-        for (const report of batch) this.release(report);
+        this.queue.release(batch);
         this.discard(batch.length, 'the store failed');
         continue;
       }
-      for (const report of batch) this.release(report);
+      this.queue.release(batch);
     }
     const retention = this.options.retention;
     if (!retention) return;
