@@ -217,7 +217,7 @@ function serverOwner(): { uid: number; gid: number } | undefined {
 function accessibleBinaries(bin: Binaries, owner: { uid: number; gid: number } | undefined): Binaries {
   if (!owner || openToOthers(bin.postgres)) return bin;
   const native = dirname(dirname(bin.postgres));
-  const version = statSync(bin.postgres).size;
+  const { version } = JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string };
   const copy = join(tmpdir(), `vigil-pg-binaries-${version}`);
   if (!existsSync(join(copy, 'done'))) {
     const scratch = `${copy}.${process.pid}.tmp`;
