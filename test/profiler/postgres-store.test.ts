@@ -50,6 +50,8 @@ describe('the PostgreSQL store keeps its database', () => {
       assertNoPassword(unopened.location);
       await assert.rejects(unopened.count(), /the report store .* is not open/);
       assert.equal(await unopened.exists(), false);
+      await assert.rejects(unopened.leaseTokens(1), /the report store .* is not open/, 'asking whether it exists opens nothing');
+      assert.equal(await unopened.exists(), false);
       await unopened.open();
       try {
         assert.equal(await unopened.exists(), true);

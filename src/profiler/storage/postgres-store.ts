@@ -60,6 +60,8 @@ type Row = ReportSummary & { data: string; trace_json: string | null };
 
 export class PostgresReportStore implements ReportStore {
   private pool: pg.Pool | undefined;
+  /** `open()` was called (the server may not have answered yet); `exists()` alone opens nothing. */
+  private opened = false;
   /** The layout prepared, once per store; a failed attempt is forgotten, and the next call tries again. */
   private schema: Promise<void> | undefined;
   private readonly leases = new TokenLeases(newTokenKey);
@@ -81,6 +83,7 @@ export class PostgresReportStore implements ReportStore {
   }
 
   async open(): Promise<void> {
+    this.opened = true;
     if (this.schema) return;
     try {
       await this.prepared();
@@ -151,6 +154,7 @@ export class PostgresReportStore implements ReportStore {
 
   async close(): Promise<void> {
     const pool = this.pool;
+    this.opened = false;
     this.pool = undefined;
     this.schema = undefined;
     await pool?.end();
@@ -192,7 +196,7 @@ export class PostgresReportStore implements ReportStore {
    * {@link ReportStoreError} naming the store, or a {@link ReportStoreUnavailableError}.
    */
   private async run<T>(use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    if (!this.pool) throw new ReportStoreError(this.location, `the report store ${this.location} is not open`);
+    if (!this.opened) throw new ReportStoreError(this.location, `the report store ${this.location} is not open`);
     await this.prepared();
     return this.withClient(use);
   }
