@@ -234,10 +234,15 @@ export class ReportWriter {
     this.timer.unref();
   }
 
-  /** Writes the queue in batches, oldest first, until it is empty or the store cannot be reached. */
+  /**
+   * Writes the reports queued when it starts, in batches, oldest first, or until the store
+   * cannot be reached. Reports queued meanwhile are the next drain's: under a load the store
+   * cannot keep up with, a flush still ends, and so does the page that waits for it.
+   */
   private async drain(): Promise<void> {
-    while (!this.queue.empty) {
+    for (let left = this.queue.length; left > 0 && !this.queue.empty; ) {
       const batch = this.queue.takeBatch();
+      left -= batch.length;
       try {
         const { rejected, failed, deleted = 0 } = await this.store.write(batch, this.options.retention?.maxReports);
         this.writtenCount += batch.length - rejected.length - failed.length;

@@ -75,6 +75,26 @@ describe('reports are written in batches, not one by one', () => {
     assert.equal(w.pending('000000'), undefined);
   });
 
+  it('ends a flush with the reports queued when it began, however many arrive while it writes', async () => {
+    let arrived = 25;
+    let writes = 0;
+    let w: ReportWriter | undefined;
+    const arriving = new (class extends DelegatingStore {
+      override async write(reports: readonly EncodedReport[], keep?: number) {
+        writes++;
+        // Each batch written brings ten more reports, as a load the store cannot keep up with would.
+        if (arrived < 2000) for (const token of tokens(10, arrived)) w!.enqueue(report(token));
+        arrived += 10;
+        return this.inner.write(reports, keep);
+      }
+    })(store);
+    w = new ReportWriter(arriving, { log: logged.log, batchSize: 10, flushDelayMs: 10_000 });
+    for (const token of tokens(25)) w.enqueue(report(token));
+    await w.flush();
+    assert.equal(writes, 3, 'the 25 reports queued when the flush began, in 3 batches, and no more');
+    await w.close();
+  });
+
   it('writes a lone report after the flush delay without being asked', async () => {
     const w = writer({ flushDelayMs: 5 });
     w.enqueue(report('abcdef'));
