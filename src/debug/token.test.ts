@@ -85,13 +85,36 @@ describe('a burst that outruns the lease waits for it, and makes the next leases
   });
 });
 
-describe('a failed lease costs the requests waiting for it their token; while leases fail, requests neither wait nor lease, until a growing delay is over', () => {
+describe('a failed lease costs the requests waiting for it their token, and the next request tries again', () => {
+  it('shares one attempt among the requests waiting, gives them none when it fails, and leases again for the next', async () => {
+    const leases = manualLeases();
+    const failures: string[] = [];
+    const source = new TokenSource(leases.lease, {
+      blockSize: 4,
+      onLeaseFailed: (error) => failures.push(error.message),
+      onLeaseRecovered: () => failures.push('recovered'),
+    });
+    const waiting = [source.take(), source.take(), source.take()];
+    assert.deepEqual(leases.asked, [4], 'one lease for the three requests');
+    await leases.fail(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }));
+    assert.deepEqual(await Promise.all(waiting), [undefined, undefined, undefined]);
+    assert.deepEqual(failures, ['database or disk is full']);
+    const again = source.take();
+    assert.deepEqual(leases.asked, [4, 4], 'the next request tries again');
+    await leases.grant();
+    assert.equal(await again, '000000');
+    assert.deepEqual(failures, ['database or disk is full', 'recovered']);
+  });
+});
+
+describe('while the store cannot be reached, requests neither wait nor lease until a delay that grows with each failure is over', () => {
   it('shares one attempt among the requests waiting, gives them none when it fails, and tries again only after 100 ms, 200 ms, 400 ms (at most)', async () => {
     const leases = manualLeases();
     const failures: string[] = [];
     let now = 0;
     const source = new TokenSource(leases.lease, {
       blockSize: 4,
+      backOff: (error) => (error as { code?: string }).code === 'ECONNREFUSED',
       retryFirstMs: 100,
       retryMaxMs: 400,
       now: () => now,

@@ -7,10 +7,12 @@
  * one by one and leases the next block when half of what it holds is used. So no process
  * remembers the tokens in use, and a request waits on the store only when none is at hand:
  * at start, or when a burst outruns a lease (the leases that follow are then larger).
- * Once a lease has failed (a full disk, a database server that is down), requests wait for
- * none: a request that finds no token goes without one, and the lease is tried again after
- * a delay that doubles with each failure (100 ms, 200 ms... up to 5 s), started by the first
- * request after it. The first lease that succeeds brings the tokens back.
+ * A lease that fails (a full disk) costs the requests waiting for it their token, and the
+ * next request tries again. When the store cannot be reached (a database server that is
+ * down, where a lease may take seconds to fail: `backOff` says which failures), requests
+ * wait for none: a request that finds no token goes without one, and the lease is tried
+ * again after a delay that doubles with each failure (100 ms, 200 ms... up to 5 s), started
+ * by the first request after it. The first lease that succeeds brings the tokens back.
  *
  * @example
  *   const tokens = new TokenSource((count) => store.leaseTokens(count));
@@ -27,7 +29,9 @@ export interface TokenSourceOptions {
   blockSize?: number;
   /** Leases grow up to this many after the tokens ran out (4096). */
   maxBlockSize?: number;
-  /** After a failed lease, the next waits this long (100 ms), then twice as long after each failure... */
+  /** True for a failure after which requests stop waiting for leases until a delay is over (the store cannot be reached). */
+  backOff?: (error: Error) => boolean;
+  /** After such a failure, the next lease waits this long (100 ms), then twice as long after each failure... */
   retryFirstMs?: number;
   /** ...up to this (5 s). */
   retryMaxMs?: number;
@@ -47,9 +51,11 @@ export class TokenSource {
   private ahead = false;
   /** The tokens ran out while a lease asked for ahead was under way. */
   private dry = false;
-  /** Leases that failed in a row (0: the last one succeeded). */
-  private failures = 0;
-  /** While leases fail: when the next may start. */
+  /** The last lease failed. */
+  private failing = false;
+  /** Leases that failed in a row with failures `backOff` takes (0: the source is not backing off). */
+  private backoffs = 0;
+  /** While backing off: when the next lease may start. */
   private retryAt = 0;
   private size: number;
   private readonly maxBlockSize: number;
@@ -90,14 +96,15 @@ export class TokenSource {
 
   /**
    * A token, waiting for the lease under way (or a new one) if need be; undefined when that
-   * lease failed. Requests that wait together wait for one lease. While leases fail, none
-   * waits: undefined at once (a lease is started when the delay is over).
+   * lease failed. Requests that wait together wait for one lease: a failing store (a full
+   * disk) sees one attempt at a time, and the first request after it recovers gets a token.
+   * While the source backs off, none waits: undefined at once.
    */
   async take(): Promise<string | undefined> {
     for (;;) {
       const token = this.issue();
       if (token !== undefined) return token;
-      if (this.failures > 0 || !(await this.fill())) return undefined;
+      if (this.backoffs > 0 || !(await this.fill())) return undefined;
     }
   }
 
@@ -109,7 +116,7 @@ export class TokenSource {
   }
 
   private leaseAhead(): void {
-    if (this.leasing || (this.failures > 0 && this.now() < this.retryAt)) return;
+    if (this.leasing || (this.backoffs > 0 && this.now() < this.retryAt)) return;
     this.ahead = this.next < this.tokens.length;
     this.leasing = this.lease(this.size).then(
       (leased) => {
@@ -117,18 +124,25 @@ export class TokenSource {
         this.next = 0;
         this.dry = false;
         this.leasing = undefined;
-        if (this.failures > 0) {
-          this.failures = 0;
+        this.backoffs = 0;
+        if (this.failing) {
+          this.failing = false;
           this.options.onLeaseRecovered?.();
         }
         return leased.length > 0;
       },
-      (error: unknown) => {
+      (thrown: unknown) => {
+        const error = thrown instanceof Error ? thrown : new Error(String(thrown));
         this.leasing = undefined;
-        const first = this.options.retryFirstMs ?? 100;
-        this.retryAt = this.now() + Math.min(first * 2 ** Math.min(this.failures, 30), this.options.retryMaxMs ?? 5000);
-        this.failures++;
-        this.options.onLeaseFailed?.(error instanceof Error ? error : new Error(String(error)));
+        this.failing = true;
+        if (this.options.backOff?.(error)) {
+          const delay = (this.options.retryFirstMs ?? 100) * 2 ** Math.min(this.backoffs, 30);
+          this.retryAt = this.now() + Math.min(delay, this.options.retryMaxMs ?? 5000);
+          this.backoffs++;
+        } else {
+          this.backoffs = 0;
+        }
+        this.options.onLeaseFailed?.(error);
         return false;
       },
     );
