@@ -185,22 +185,47 @@ describe('PROFILER_MAX_AGE is seconds, or a number with s, m, h or d, from 1 s t
   });
 });
 
-describe('PROFILER_DSN picks the report store: sqlite:<path>, by default under VAR_DIR', () => {
+describe('PROFILER_DSN picks the report store: sqlite:<path>, by default under VAR_DIR, or postgres://', () => {
+  const SUPPORTED = 'the supported schemes are sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite) and postgres://user:password@host:port/database (PostgreSQL)';
   it('follows VAR_DIR by default, and resolves a relative path against the working directory', () => {
     assert.deepEqual(load({ VAR_DIR: '/data' }).profilerStore, { scheme: 'sqlite', file: '/data/profiler.sqlite' });
     assert.deepEqual(load({ PROFILER_DSN: 'sqlite:shared/reports.sqlite' }).profilerStore, { scheme: 'sqlite', file: '/srv/app/shared/reports.sqlite' });
     assert.deepEqual(load({ PROFILER_DSN: 'sqlite:/var/lib/vigil/profiler.sqlite' }).profilerStore, { scheme: 'sqlite', file: '/var/lib/vigil/profiler.sqlite' });
   });
-  it('refuses another scheme naming only the scheme (a DSN may hold a password), and lists the supported one', () => {
-    assert.equal(
-      refusal({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal/vigil' }, 'PROFILER_DSN'),
-      'PROFILER_DSN: the scheme "postgres:" is not supported; the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)',
-    );
-    assert.doesNotMatch(refusal({ PROFILER_DSN: 'mysql://root:s3cret@localhost/x' }, 'PROFILER_DSN'), /s3cret/);
+  it('takes a postgres:// or postgresql:// URL, kept whole for the driver and named without its password', () => {
+    assert.deepEqual(load({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal:5433/reports' }).profilerStore, {
+      scheme: 'postgres',
+      url: 'postgres://vigil:s3cret@db.internal:5433/reports',
+      location: 'postgres://vigil@db.internal:5433/reports',
+      poolSize: 4,
+    });
+    assert.deepEqual(load({ PROFILER_DSN: 'postgresql://db.internal/reports?sslmode=require', PROFILER_POOL_SIZE: '8' }).profilerStore, {
+      scheme: 'postgres',
+      url: 'postgresql://db.internal/reports?sslmode=require',
+      location: 'postgresql://db.internal/reports',
+      poolSize: 8,
+    });
+  });
+  it('refuses another scheme naming only the scheme (a DSN may hold a password), and lists the supported ones', () => {
+    assert.equal(refusal({ PROFILER_DSN: 'mysql://root:s3cret@localhost/x' }, 'PROFILER_DSN'), `PROFILER_DSN: the scheme "mysql:" is not supported; ${SUPPORTED}`);
+    assert.doesNotMatch(refusal({ PROFILER_DSN: 'redis://:s3cret@localhost/0' }, 'PROFILER_DSN'), /s3cret/);
+  });
+  it('refuses a PostgreSQL URL it cannot parse, or without a host or a database, without repeating it', () => {
+    const FORM = 'the form is postgres://user:password@host:port/database';
+    for (const dsn of ['postgres://vigil:s3cret@db.internal:99999/vigil', 'postgres://vigil:s3cret@[db.internal/vigil', 'postgresql://vigil:s3cret@db internal/vigil']) {
+      assert.equal(refusal({ PROFILER_DSN: dsn }, 'PROFILER_DSN'), `PROFILER_DSN: not a valid PostgreSQL URL; ${FORM}`, dsn);
+    }
+    assert.equal(refusal({ PROFILER_DSN: 'postgres:vigil:s3cret' }, 'PROFILER_DSN'), `PROFILER_DSN: the PostgreSQL URL has no host; ${FORM}`);
+    assert.equal(refusal({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal:5432' }, 'PROFILER_DSN'), `PROFILER_DSN: the PostgreSQL URL names no database; ${FORM}`);
+    assert.equal(refusal({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal/a%zzb' }, 'PROFILER_DSN'), `PROFILER_DSN: not a valid PostgreSQL URL; ${FORM}`);
   });
   it('refuses a value without a scheme, and sqlite: without a path', () => {
-    assert.equal(refusal({ PROFILER_DSN: 'var/profiler.sqlite' }, 'PROFILER_DSN'), 'PROFILER_DSN: "var/profiler.sqlite" has no scheme; the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)');
+    assert.equal(refusal({ PROFILER_DSN: 'var/profiler.sqlite' }, 'PROFILER_DSN'), `PROFILER_DSN: "var/profiler.sqlite" has no scheme; ${SUPPORTED}`);
     assert.equal(refusal({ PROFILER_DSN: 'sqlite:' }, 'PROFILER_DSN'), 'PROFILER_DSN: sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
+  });
+  it('takes PROFILER_POOL_SIZE from 1 to 100', () => {
+    assert.equal(refusal({ PROFILER_POOL_SIZE: '0' }, 'PROFILER_POOL_SIZE'), 'PROFILER_POOL_SIZE: "0" is not a whole number from 1 to 100');
+    assert.equal(refusal({ PROFILER_DSN: 'postgres://h/db', PROFILER_POOL_SIZE: 'many' }, 'PROFILER_POOL_SIZE'), 'PROFILER_POOL_SIZE: "many" is not a whole number from 1 to 100');
   });
 });
 

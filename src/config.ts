@@ -67,11 +67,23 @@ export interface Config {
   shutdownTimeoutMs: number;
 }
 
-/** A report store location: a SQLite file (the only kind there is yet). */
-export interface StoreDsn {
+/** Where reports are stored: a SQLite file, or a PostgreSQL database that several machines share. */
+export type StoreDsn = SqliteDsn | PostgresDsn;
+
+export interface SqliteDsn {
   scheme: 'sqlite';
   /** Absolute path of the SQLite file. */
   file: string;
+}
+
+export interface PostgresDsn {
+  scheme: 'postgres';
+  /** The URL as given, password included: for the driver only, never for a message. */
+  url: string;
+  /** The URL without its password and query, for messages (`postgres://vigil@db:5432/vigil`). */
+  location: string;
+  /** Connections to the database per process at most (`PROFILER_POOL_SIZE`). */
+  poolSize: number;
 }
 
 /** A php.ini quantity: the bytes it means and the text the operator wrote (for messages). */
@@ -133,7 +145,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
     trustedHosts: regexList(env, 'TRUSTED_HOSTS', 'i'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    profilerStore: storeDsn(env, 'PROFILER_DSN', cwd, `sqlite:${resolve(varDir, 'profiler.sqlite')}`),
+    profilerStore: storeDsn(env, 'PROFILER_DSN', cwd, `sqlite:${resolve(varDir, 'profiler.sqlite')}`, integer(env, 'PROFILER_POOL_SIZE', 4, 1, 100)),
     // Tokens repeat only after 2^24 (16.7 million) are issued: retention must keep far fewer.
     profilerMaxReports: integer(env, 'PROFILER_MAX_REPORTS', 10_000, 1, 5_000_000),
     profilerMaxAgeMs: duration(env, 'PROFILER_MAX_AGE', 2 * DAY_MS),
@@ -301,20 +313,39 @@ export function timeout(env: Env, name: string, fallbackMs: number, rule: { none
   return ms;
 }
 
-const SUPPORTED_STORES = 'the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)';
+const POSTGRES_FORM = 'postgres://user:password@host:port/database';
+const SUPPORTED_STORES = `the supported schemes are sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite) and ${POSTGRES_FORM} (PostgreSQL)`;
 
 /**
- * `sqlite:<path>`, the path resolved against `cwd`. Another scheme is named in the refusal
- * without the rest of the value, which may hold a password.
+ * `sqlite:<path>`, the path resolved against `cwd`, or a `postgres://` (`postgresql://`)
+ * URL. A refusal never repeats a value that has a scheme: it may hold a password.
  */
-function storeDsn(env: Env, name: string, cwd: string, fallback: string): StoreDsn {
+function storeDsn(env: Env, name: string, cwd: string, fallback: string, poolSize: number): StoreDsn {
   const value = raw(env, name) ?? fallback;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
   if (scheme === undefined) throw new ConfigError(name, `"${value}" has no scheme; ${SUPPORTED_STORES}`);
-  if (scheme.toLowerCase() !== 'sqlite') throw new ConfigError(name, `the scheme "${scheme}:" is not supported; ${SUPPORTED_STORES}`);
+  const lowerScheme = scheme.toLowerCase();
+  if (lowerScheme === 'postgres' || lowerScheme === 'postgresql') return postgresDsn(name, value, poolSize);
+  if (lowerScheme !== 'sqlite') throw new ConfigError(name, `the scheme "${scheme}:" is not supported; ${SUPPORTED_STORES}`);
   const file = value.slice(scheme.length + 1);
   if (file.trim() === '') throw new ConfigError(name, 'sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
   return { scheme: 'sqlite', file: resolve(cwd, file) };
+}
+
+function postgresDsn(name: string, value: string, poolSize: number): PostgresDsn {
+  const invalid = (problem: string) => new ConfigError(name, `${problem}; the form is ${POSTGRES_FORM}`);
+  let url: URL;
+  let database: string;
+  try {
+    url = new URL(value);
+    database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  } catch {
+    throw invalid('not a valid PostgreSQL URL');
+  }
+  if (url.hostname === '') throw invalid('the PostgreSQL URL has no host');
+  if (database === '') throw invalid('the PostgreSQL URL names no database');
+  const user = url.username === '' ? '' : `${url.username}@`;
+  return { scheme: 'postgres', url: value, location: `${url.protocol}//${user}${url.host}${url.pathname}`, poolSize };
 }
 
 /** Comma-separated names (headers, query parameters): no spaces, `=`, `&` or `,` inside a name. */

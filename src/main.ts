@@ -16,8 +16,9 @@ Settings come from the environment or a .env file:
   TLS               0 to serve plain HTTP behind a TLS-terminating proxy (default 1)
   TLS_CERT, TLS_KEY PEM files; without them a self-signed localhost certificate is created in VAR_DIR
   VAR_DIR           certificate and report store (var/)
-  PROFILER_DSN      where reports are stored: sqlite:<path> (sqlite:VAR_DIR/profiler.sqlite);
-                    several processes may write one store
+  PROFILER_DSN      where reports are stored: sqlite:<path> (sqlite:VAR_DIR/profiler.sqlite), or
+                    postgres://user:password@host:port/database, shared by instances on several machines
+  PROFILER_POOL_SIZE  connections to PostgreSQL per process at most (4)
   ROUTES            a module declaring routes, e.g. examples/demo-routes.ts
   TRUSTED_PROXIES   IPs or CIDRs whose X-Forwarded-* headers are believed
   TRUSTED_HOSTS     regular expressions of the hosts answered; others get a 400 (default: any)

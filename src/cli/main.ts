@@ -21,8 +21,8 @@ Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
 
 Run "vigil <command> --help" for a command's options. Reports are read from the store
-PROFILER_DSN names (default sqlite:VAR_DIR/profiler.sqlite); both come from the environment
-or .env (VAR_DIR defaults to var/).
+PROFILER_DSN names (default sqlite:VAR_DIR/profiler.sqlite, or a postgres:// URL); both come
+from the environment or .env (VAR_DIR defaults to var/).
 `;
 }
 

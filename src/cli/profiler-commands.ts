@@ -1,7 +1,7 @@
 /**
  * `profiler:list`, `profiler:show` and `profiler:purge`: the stored reports from the
  * terminal, read from the same store the service writes (PROFILER_DSN, by default
- * VAR_DIR/profiler.sqlite).
+ * VAR_DIR/profiler.sqlite; a postgres:// URL for the store several instances share).
  */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
@@ -16,13 +16,14 @@ import { reportAsText, terminalSafe } from './report-text.js';
 
 /**
  * Runs `use` with the store, or with undefined when the service never wrote one (reading must
- * not create it), and closes the store whatever happens: its write thread would otherwise keep
- * the process alive. A store that fails is named in a `ReportStoreError`.
+ * not create it), and closes the store whatever happens: its write thread or its connections
+ * would otherwise keep the process alive. A store that fails is named in a `ReportStoreError`
+ * (the PostgreSQL store names its own failures: a server that cannot be reached, a refused login).
  */
 async function withStore<T>(config: Config, use: (store: ReportStore | undefined, location: string) => Promise<T>): Promise<T> {
   const store = createReportStore(config.profilerStore);
-  if (!(await store.exists())) return use(undefined, store.location);
   try {
+    if (!(await store.exists())) return await use(undefined, store.location);
     // A damaged file is not repaired here: the message names it, and the service moves it aside.
     await store.open();
     return await use(store, store.location);

@@ -107,6 +107,59 @@ describe('a failed lease costs the requests waiting for it their token, and the 
   });
 });
 
+describe('while the store cannot be reached, requests neither wait nor lease until a delay that grows with each failure is over', () => {
+  it('shares one attempt among the requests waiting, gives them none when it fails, and tries again only after 100 ms, 200 ms, 400 ms (at most)', async () => {
+    const leases = manualLeases();
+    const failures: string[] = [];
+    let now = 0;
+    const source = new TokenSource(leases.lease, {
+      blockSize: 4,
+      backOff: (error) => (error as { code?: string }).code === 'ECONNREFUSED',
+      retryFirstMs: 100,
+      retryMaxMs: 400,
+      now: () => now,
+      onLeaseFailed: (error) => failures.push(error.message),
+      onLeaseRecovered: () => failures.push('recovered'),
+    });
+    const waiting = [source.take(), source.take(), source.take()];
+    assert.deepEqual(leases.asked, [4], 'one lease for the three requests');
+    const unavailable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    await leases.fail(unavailable());
+    assert.deepEqual(await Promise.all(waiting), [undefined, undefined, undefined]);
+    assert.deepEqual(failures, ['connect ECONNREFUSED 127.0.0.1:5432']);
+
+    now = 99;
+    assert.equal(await source.take(), undefined, 'within the delay: no token, at once');
+    assert.equal(source.issue(), undefined);
+    assert.deepEqual(leases.asked, [4], 'and no lease');
+    now = 100;
+    assert.equal(await source.take(), undefined, 'the request that starts the next attempt does not wait for it');
+    assert.deepEqual(leases.asked, [4, 4]);
+    assert.equal(await source.take(), undefined, 'nor do the requests while it is under way');
+    assert.deepEqual(leases.asked, [4, 4]);
+    await leases.fail(unavailable());
+
+    now = 299;
+    source.issue();
+    assert.deepEqual(leases.asked, [4, 4], 'the delay doubles');
+    now = 300;
+    source.issue();
+    assert.deepEqual(leases.asked, [4, 4, 4]);
+    await leases.fail(unavailable());
+    now = 700;
+    source.issue();
+    assert.deepEqual(leases.asked, [4, 4, 4, 4], 'up to retryMaxMs');
+    await leases.fail(unavailable());
+    now = 1100;
+    source.issue();
+    assert.deepEqual(leases.asked, [4, 4, 4, 4, 4], 'and no more');
+    await leases.grant();
+    assert.deepEqual(failures.slice(-1), ['recovered']);
+    assert.equal(await source.take(), '000000', 'once a lease succeeds, requests have tokens again');
+    assert.equal(source.issue(), '000001');
+  });
+});
+
 describe('sources sharing one counter never issue a token twice', () => {
   it('issues 100,000 distinct 6-hex tokens from two sources leasing blocks of one counter in turn', async () => {
     const permutation = new TokenPermutation(Uint8Array.from({ length: 32 }, (_, i) => i * 7));

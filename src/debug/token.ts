@@ -6,8 +6,13 @@
  * counter the store keeps, see `token-permutation.ts`); a {@link TokenSource} hands them out
  * one by one and leases the next block when half of what it holds is used. So no process
  * remembers the tokens in use, and a request waits on the store only when none is at hand:
- * at start, when a burst outruns a lease (the leases that follow are then larger), or while
- * the store cannot lease (a full disk; the request then goes without a token).
+ * at start, or when a burst outruns a lease (the leases that follow are then larger).
+ * A lease that fails (a full disk) costs the requests waiting for it their token, and the
+ * next request tries again. When the store cannot be reached (a database server that is
+ * down, where a lease may take seconds to fail: `backOff` says which failures), requests
+ * wait for none: a request that finds no token goes without one, and the lease is tried
+ * again after a delay that doubles with each failure (100 ms, 200 ms... up to 5 s), started
+ * by the first request after it. The first lease that succeeds brings the tokens back.
  *
  * @example
  *   const tokens = new TokenSource((count) => store.leaseTokens(count));
@@ -24,6 +29,14 @@ export interface TokenSourceOptions {
   blockSize?: number;
   /** Leases grow up to this many after the tokens ran out (4096). */
   maxBlockSize?: number;
+  /** True for a failure after which requests stop waiting for leases until a delay is over (the store cannot be reached). */
+  backOff?: (error: Error) => boolean;
+  /** After such a failure, the next lease waits this long (100 ms), then twice as long after each failure... */
+  retryFirstMs?: number;
+  /** ...up to this (5 s). */
+  retryMaxMs?: number;
+  /** The clock, in milliseconds (tests set it by hand). */
+  now?: () => number;
   /** Called with each failed lease. */
   onLeaseFailed?: (error: Error) => void;
   /** Called when a lease succeeds after failures. */
@@ -40,12 +53,18 @@ export class TokenSource {
   private dry = false;
   /** The last lease failed. */
   private failing = false;
+  /** Leases that failed in a row with failures `backOff` takes (0: the source is not backing off). */
+  private backoffs = 0;
+  /** While backing off: when the next lease may start. */
+  private retryAt = 0;
   private size: number;
   private readonly maxBlockSize: number;
+  private readonly now: () => number;
 
   constructor(private readonly lease: LeaseTokens, private readonly options: TokenSourceOptions = {}) {
     this.size = options.blockSize ?? 256;
     this.maxBlockSize = Math.max(options.maxBlockSize ?? 4096, this.size);
+    this.now = options.now ?? Date.now;
   }
 
   /** Tokens at hand. */
@@ -79,12 +98,13 @@ export class TokenSource {
    * A token, waiting for the lease under way (or a new one) if need be; undefined when that
    * lease failed. Requests that wait together wait for one lease: a failing store (a full
    * disk) sees one attempt at a time, and the first request after it recovers gets a token.
+   * While the source backs off, none waits: undefined at once.
    */
   async take(): Promise<string | undefined> {
     for (;;) {
       const token = this.issue();
       if (token !== undefined) return token;
-      if (!(await this.fill())) return undefined;
+      if (this.backoffs > 0 || !(await this.fill())) return undefined;
     }
   }
 
@@ -96,7 +116,7 @@ export class TokenSource {
   }
 
   private leaseAhead(): void {
-    if (this.leasing) return;
+    if (this.leasing || (this.backoffs > 0 && this.now() < this.retryAt)) return;
     this.ahead = this.next < this.tokens.length;
     this.leasing = this.lease(this.size).then(
       (leased) => {
@@ -104,16 +124,25 @@ export class TokenSource {
         this.next = 0;
         this.dry = false;
         this.leasing = undefined;
+        this.backoffs = 0;
         if (this.failing) {
           this.failing = false;
           this.options.onLeaseRecovered?.();
         }
         return leased.length > 0;
       },
-      (error: unknown) => {
+      (thrown: unknown) => {
+        const error = thrown instanceof Error ? thrown : new Error(String(thrown));
         this.leasing = undefined;
         this.failing = true;
-        this.options.onLeaseFailed?.(error instanceof Error ? error : new Error(String(error)));
+        if (this.options.backOff?.(error)) {
+          const delay = (this.options.retryFirstMs ?? 100) * 2 ** Math.min(this.backoffs, 30);
+          this.retryAt = this.now() + Math.min(delay, this.options.retryMaxMs ?? 5000);
+          this.backoffs++;
+        } else {
+          this.backoffs = 0;
+        }
+        this.options.onLeaseFailed?.(error);
         return false;
       },
     );

@@ -65,6 +65,13 @@ export class UriTooLongHttpError extends HttpError {
   }
 }
 
+/** The service cannot answer this now, for a reason that passes: `Retry-After` says when to ask again. */
+export class ServiceUnavailableHttpError extends HttpError {
+  constructor(message: string, code: string, retryAfterSeconds: number, options?: HttpErrorOptions) {
+    super(503, message, code, { ...options, headers: { ...options?.headers, 'retry-after': String(retryAfterSeconds) } });
+  }
+}
+
 export function reasonPhrase(status: number): string {
   return STATUS_CODES[status] ?? 'Unknown Status';
 }

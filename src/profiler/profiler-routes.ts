@@ -2,10 +2,13 @@
  * The profiler's own routes, declared like any application's (so 404, 405 and `Allow`
  * work for them too): the newest reports, the search, one report, and the newest one. Each answers HTML,
  * or JSON when `Accept` prefers it. Access and security headers are the profiler's hook's job.
+ * A store that cannot be reached (its database server is down) is answered 503 "Report
+ * store unavailable" through the error pipeline, as soon as the store says so: its every
+ * call is bounded by timeouts, so a page never hangs on it.
  */
 import type { FastifyReply } from 'fastify';
 import { PROFILER_PATH } from '../debug/request-debug.js';
-import { BadRequestHttpError, NotFoundHttpError } from '../errors/http-errors.js';
+import { BadRequestHttpError, NotFoundHttpError, ServiceUnavailableHttpError } from '../errors/http-errors.js';
 import { negotiateErrorFormat } from '../errors/negotiate.js';
 import type { Routes } from '../routing/routes.js';
 import { renderListPage } from './pages/list-page.js';
@@ -13,9 +16,27 @@ import { panelNames, renderReportPage } from './pages/report-page.js';
 import type { Profiler } from './profiler.js';
 import type { Report, ReportSearch, ReportSummary } from './report.js';
 import { parseSearchFilters } from './search-filters.js';
+import { ReportStoreUnavailableError } from './storage/report-store.js';
 
 /** Reports on the profiler's home page. */
 const LATEST_COUNT = 50;
+/** Seconds a client is told to wait before asking again while the store cannot be reached. */
+const UNAVAILABLE_RETRY_AFTER = 5;
+
+/** What the store answers, or a 503 when it cannot be reached now. */
+async function fromStore<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof ReportStoreUnavailableError)) throw error;
+    throw new ServiceUnavailableHttpError(
+      `Report store unavailable: ${error.location}: ${error.reason}. New reports wait in the write queue and are written once it answers again.`,
+      'VIGIL_ERR_REPORT_STORE_UNAVAILABLE',
+      UNAVAILABLE_RETRY_AFTER,
+      { cause: error },
+    );
+  }
+}
 
 function wantsJson(accept: string | undefined): boolean {
   return negotiateErrorFormat(accept) === 'json';
@@ -36,8 +57,8 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
   const list = async (reply: FastifyReply, accept: string | undefined, heading: string, filters: ReportSearch) => {
     // What was answered before this request is searchable: nothing waits in the queue.
     await profiler.writer.flush();
-    const reports = await profiler.store.search(filters);
-    const stats = await profiler.stats();
+    const reports = await fromStore(() => profiler.store.search(filters));
+    const stats = await fromStore(() => profiler.stats());
     return send(reply, wantsJson(accept), () => summaries(reports), () => renderListPage({ heading, reports, filters, stats }));
   };
 
@@ -77,7 +98,7 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
   routes.get(
     `${PROFILER_PATH}/{token}`,
     async ({ params, query, request, reply }) => {
-      const report = await profiler.read(params.token);
+      const report = await fromStore(() => profiler.read(params.token));
       if (!report) throw new NotFoundHttpError(`Token "${params.token}" was not found in the database.`);
       return show(report, query, request.headers.accept, reply);
     },

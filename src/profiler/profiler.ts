@@ -20,7 +20,7 @@ import { PacedFailureLog } from './failure-pacing.js';
 import { Redactor } from './redact.js';
 import { ReportWriter, type ReportWriterOptions } from './report-writer.js';
 import type { Collector, CollectorContext, RequestProfile } from './request-profile.js';
-import type { ReportStore, Retention } from './storage/report-store.js';
+import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
 
 /** Status recorded for a request whose client left before its response was written (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -95,6 +95,8 @@ export class Profiler {
     const failures = new PacedFailureLog(app.log);
     this.leaseFailures = failures;
     this.tokens = new TokenSource((count) => this.store.leaseTokens(count), {
+      // A store that cannot be reached may take seconds to say so: requests do not wait for it.
+      backOff: (error) => error instanceof ReportStoreUnavailableError,
       onLeaseFailed: (error) => failures.failed(TOKEN_LEASE_FAILED, describeFailure(error)),
       onLeaseRecovered: () => failures.succeeded(TOKEN_LEASE_FAILED),
     });

@@ -13,6 +13,11 @@
  *
  * A failing store (a full disk) costs at most one log line a second per kind of failure,
  * with counts, and a failing retention run is retried with a backoff, not after every batch.
+ * A store that cannot be reached (its database server down: `ReportStoreUnavailableError`)
+ * loses nothing that fits in the queue: the reports wait, the write is tried again after
+ * 0.2 s, 0.4 s... (at most every 5 s, and not at each new report), and the queue is written
+ * once the store is back. Beyond the queue (20 000 reports, or 64 MiB of them) new reports
+ * are dropped and counted.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -20,11 +25,18 @@ import { Backoff, PacedFailureLog } from './failure-pacing.js';
 import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
 import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
-import type { ReportStore, Retention } from './storage/report-store.js';
+import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
+import { sizeOf, WriteQueue } from './write-queue.js';
 
 export interface ReportWriterOptions {
   /** Reports waiting at most; beyond it new ones are dropped. */
   maxQueue?: number;
+  /** Bytes of reports waiting at most (64 MiB): the bound that matters while the store cannot be reached. */
+  maxQueueBytes?: number;
+  /** A store that cannot be reached is tried again after this long (200 ms), twice as long after each failure... */
+  retryFirstMs?: number;
+  /** ...up to this (5 s). */
+  retryMaxMs?: number;
   /** Reports per transaction at most. */
   batchSize?: number;
   /** Bytes of reports per transaction at most (one report larger than this goes alone). */
@@ -59,15 +71,13 @@ const MAX_BATCH_BYTES = 512 * 1024;
 /** A failing retention run is tried again after 1 s, 2 s, 4 s... and at least every minute. */
 const RETENTION_RETRY_FIRST_MS = 1000;
 const RETENTION_RETRY_MAX_MS = 60_000;
+const MAX_QUEUE_BYTES = 64 * 1024 * 1024;
+const STORE_RETRY_FIRST_MS = 200;
+const STORE_RETRY_MAX_MS = 5000;
 
 const WRITE_FAILED = 'report store write failed';
 const REPORTS_REFUSED = 'report store refused reports';
 const RETENTION_FAILED = 'retention run failed';
-
-/** The bytes a report adds to a transaction, near enough (its trace is stored once per batch at most). */
-function sizeOf(report: EncodedReport): number {
-  return report.data.length + report.url.length;
-}
 
 /** SQLite's code first (`SQLITE_FULL: database or disk is full`): the kind of trouble at a glance. */
 function describe(error: unknown): string {
@@ -77,12 +87,15 @@ function describe(error: unknown): string {
 }
 
 export class ReportWriter {
-  private queue: EncodedReport[] = [];
-  private queueBytes = 0;
-  private readonly pendingByToken = new Map<string, EncodedReport>();
+  private readonly queue: WriteQueue;
   private timer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** A drain of the queue is chained on `writing` and has not started yet. */
+  private drainChained = false;
+  /** The store cannot be reached: the next attempt waits for this timer. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly storeBackoff: Backoff;
   private droppedCount = 0;
   private writtenCount = 0;
   private purgedCount = 0;
@@ -104,15 +117,16 @@ export class ReportWriter {
   private writeFailing = false;
   private readonly retentionBackoff = new Backoff(RETENTION_RETRY_FIRST_MS, RETENTION_RETRY_MAX_MS);
   private closed = false;
-  private readonly maxQueue: number;
-  private readonly batchSize: number;
-  private readonly maxBatchBytes: number;
   private readonly flushDelayMs: number;
 
   constructor(private readonly store: ReportStore, private readonly options: ReportWriterOptions) {
-    this.maxQueue = options.maxQueue ?? 20_000;
-    this.batchSize = options.batchSize ?? 1000;
-    this.maxBatchBytes = options.maxBatchBytes ?? MAX_BATCH_BYTES;
+    this.queue = new WriteQueue({
+      maxReports: options.maxQueue ?? 20_000,
+      maxBytes: options.maxQueueBytes ?? MAX_QUEUE_BYTES,
+      batchSize: options.batchSize ?? 1000,
+      maxBatchBytes: options.maxBatchBytes ?? MAX_BATCH_BYTES,
+    });
+    this.storeBackoff = new Backoff(options.retryFirstMs ?? STORE_RETRY_FIRST_MS, options.retryMaxMs ?? STORE_RETRY_MAX_MS);
     this.flushDelayMs = options.flushDelayMs ?? 20;
     this.retentionLeaseMs = options.retentionLeaseMs ?? PURGE_INTERVAL_MS;
     this.failures = new PacedFailureLog(options.log);
@@ -148,15 +162,14 @@ export class ReportWriter {
     return this.skippedCount;
   }
 
+  /** Reports accepted and not yet stored or dropped: waiting, or in a write under way. */
   get queued(): number {
-    return this.pendingByToken.size;
+    return this.queue.held;
   }
 
   enqueue(report: Report): void {
-    if (this.closed || this.pendingByToken.size >= this.maxQueue) {
-      this.discard(1, this.closed ? 'the writer is closed' : `the write queue is full (${this.maxQueue} reports)`);
-      return;
-    }
+    const full = this.closed ? 'the writer is closed' : this.queue.refusal(0);
+    if (full) return this.discard(1, full);
     let encoded: EncodedReport;
     try {
       encoded = encodeReport(report, this.options.redactor);
@@ -164,29 +177,36 @@ export class ReportWriter {
       this.discard(1, `one could not be serialized (${(error as Error).message})`);
       return;
     }
+    const tooLarge = this.queue.refusal(sizeOf(encoded));
+    if (tooLarge) return this.discard(1, tooLarge);
     this.queue.push(encoded);
-    this.queueBytes += sizeOf(encoded);
-    this.pendingByToken.set(report.token, encoded);
-    if (this.queue.length >= this.batchSize || this.queueBytes >= this.maxBatchBytes) this.flushSoon(0);
-    else this.flushSoon(this.flushDelayMs);
+    // While the store cannot be reached, the retry timer writes the queue: no attempt per report.
+    if (this.retryTimer) return;
+    this.flushSoon(this.queue.batchReady ? 0 : this.flushDelayMs);
   }
 
   /** A report accepted but not yet written, so it can be read at once. */
   pending(token: string): Report | undefined {
-    const encoded = this.pendingByToken.get(token);
+    const encoded = this.queue.get(token);
     return encoded && decodeReport(encoded, encoded.data, encoded.trace?.json);
   }
 
-  /** Writes everything queued so far; resolves when it is stored. */
+  /**
+   * Writes everything queued so far, now, even while the store is waited for; resolves when
+   * it is stored, or when the store could not be reached (the reports then wait in the queue).
+   */
   flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (!this.queue.empty && !this.drainChained) {
+      this.drainChained = true;
+      this.writing = this.writing.then(() => {
+        this.drainChained = false;
+        return this.drain();
+      });
     }
-    const batch = this.queue;
-    this.queue = [];
-    this.queueBytes = 0;
-    if (batch.length > 0) this.writing = this.writing.then(() => this.writeBatches(batch));
     return this.writing;
   }
 
@@ -195,6 +215,9 @@ export class ReportWriter {
     clearInterval(this.idleTimer);
     clearTimeout(this.purgeTimer);
     await this.flush();
+    clearTimeout(this.retryTimer);
+    const left = this.queue.discardWaiting();
+    if (left > 0) this.discard(left, 'the report store was unavailable when the writer closed');
     // What stays behind is within the retention, as if the service had gone on: this last
     // run does not wait for the lease. Then the lease is given up, for another process to take.
     await this.enforceRetention(true);
@@ -211,24 +234,15 @@ export class ReportWriter {
     this.timer.unref();
   }
 
-  /** Consecutive runs of at most `batchSize` reports and `maxBatchBytes` bytes. */
-  private *batchesOf(reports: EncodedReport[]): Generator<EncodedReport[]> {
-    let start = 0;
-    let bytes = 0;
-    for (let i = 0; i < reports.length; i++) {
-      const size = sizeOf(reports[i]!);
-      if (i > start && (i - start >= this.batchSize || bytes + size > this.maxBatchBytes)) {
-        yield reports.slice(start, i);
-        start = i;
-        bytes = 0;
-      }
-      bytes += size;
-    }
-    if (start < reports.length) yield reports.slice(start);
-  }
-
-  private async writeBatches(reports: EncodedReport[]): Promise<void> {
-    for (const batch of this.batchesOf(reports)) {
+  /**
+   * Writes the reports queued when it starts, in batches, oldest first, or until the store
+   * cannot be reached. Reports queued meanwhile are the next drain's: under a load the store
+   * cannot keep up with, a flush still ends, and so does the page that waits for it.
+   */
+  private async drain(): Promise<void> {
+    for (let left = this.queue.length; left > 0 && !this.queue.empty; ) {
+      const batch = this.queue.takeBatch();
+      left -= batch.length;
       try {
         const { rejected, failed, deleted = 0 } = await this.store.write(batch, this.options.retention?.maxReports);
         this.writtenCount += batch.length - rejected.length - failed.length;
@@ -242,12 +256,19 @@ export class ReportWriter {
           this.discard(failed.length, 'the store refused them');
         }
       } catch (error) {
+        if (error instanceof ReportStoreUnavailableError) {
+          // The batch waits at the head of the queue; the next attempt waits for the backoff.
+          this.queue.putBack(batch);
+          this.storeUnavailable(error);
+          return;
+        }
         this.writeFailing = true;
         this.failures.failed(WRITE_FAILED, describe(error));
+        this.queue.release(batch);
         this.discard(batch.length, 'the store failed');
-      } finally {
-        for (const report of batch) this.pendingByToken.delete(report.token);
+        continue;
       }
+      this.queue.release(batch);
     }
     const retention = this.options.retention;
     if (!retention) return;
@@ -291,8 +312,25 @@ export class ReportWriter {
   private writeSucceeded(): void {
     if (!this.writeFailing) return;
     this.writeFailing = false;
+    this.storeBackoff.succeeded();
     this.retentionBackoff.succeeded();
     this.failures.succeeded(WRITE_FAILED);
+  }
+
+  /** The store cannot be reached: the queue waits, and is written again after the backoff. */
+  private storeUnavailable(error: ReportStoreUnavailableError): void {
+    this.writeFailing = true;
+    const waitMs = this.storeBackoff.failed(Date.now());
+    this.failures.failed(WRITE_FAILED, `${error.message} (${this.queue.length} reports wait; next attempt in ${waitMs / 1000} s)`);
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.flush();
+    }, waitMs);
+    this.retryTimer.unref();
   }
 
   /** Counts `count` reports that will not be stored, and why; warns at most once a second. */

@@ -151,10 +151,13 @@ describe('the service and the command line use the store PROFILER_DSN names', ()
     assert.equal(missing.stdout, `No reports stored yet (no store at ${elsewhere}.absent).\n`);
   });
 
-  it('refuses another scheme naming PROFILER_DSN and the supported one, without repeating the DSN', async () => {
-    const run = await vigil(varDir, ['profiler:list'], { PROFILER_DSN: 'postgres://vigil:s3cret@db.internal/vigil' });
+  it('refuses another scheme naming PROFILER_DSN and the supported ones, without repeating the DSN', async () => {
+    const run = await vigil(varDir, ['profiler:list'], { PROFILER_DSN: 'mysql://vigil:s3cret@db.internal/vigil' });
     assert.equal(run.code, 2);
-    assert.equal(run.stderr, 'vigil profiler:list: PROFILER_DSN: the scheme "postgres:" is not supported; the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)\n\n');
+    assert.equal(
+      run.stderr,
+      'vigil profiler:list: PROFILER_DSN: the scheme "mysql:" is not supported; the supported schemes are sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite) and postgres://user:password@host:port/database (PostgreSQL)\n\n',
+    );
   });
 });
 

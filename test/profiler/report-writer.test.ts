@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EncodedReport } from '../../src/profiler/storage/report-encoding.js';
-import type { PurgeOptions, Retention } from '../../src/profiler/storage/report-store.js';
+import { ReportStoreUnavailableError, type PurgeOptions, type Retention } from '../../src/profiler/storage/report-store.js';
 import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/report-writer.js';
 import { encoded, report } from '../support/reports.js';
 import { DelegatingStore, sqliteStore, storedTokens } from '../support/stores.js';
@@ -29,7 +29,12 @@ class CountingStore extends DelegatingStore {
   purges = 0;
   failing = false;
   purgeFailing = false;
+  /** The store cannot be reached: every write rejects as unavailable. */
+  unreachable = false;
+  writeAttempts = 0;
   override async write(reports: readonly EncodedReport[], keep?: number) {
+    this.writeAttempts++;
+    if (this.unreachable) throw new ReportStoreUnavailableError('postgres://vigil@db.internal:5432/vigil', 'connect ECONNREFUSED 10.0.0.5:5432');
     if (this.failing) throw full();
     this.batches.push(reports.length);
     const outcome = await this.inner.write(reports, keep);
@@ -68,6 +73,26 @@ describe('reports are written in batches, not one by one', () => {
     assert.ok(store.batches.length <= 3, `batches: ${store.batches}`);
     assert.equal(w.written, 2500);
     assert.equal(w.pending('000000'), undefined);
+  });
+
+  it('ends a flush with the reports queued when it began, however many arrive while it writes', async () => {
+    let arrived = 25;
+    let writes = 0;
+    let w: ReportWriter | undefined;
+    const arriving = new (class extends DelegatingStore {
+      override async write(reports: readonly EncodedReport[], keep?: number) {
+        writes++;
+        // Each batch written brings ten more reports, as a load the store cannot keep up with would.
+        if (arrived < 2000) for (const token of tokens(10, arrived)) w!.enqueue(report(token));
+        arrived += 10;
+        return this.inner.write(reports, keep);
+      }
+    })(store);
+    w = new ReportWriter(arriving, { log: logged.log, batchSize: 10, flushDelayMs: 10_000 });
+    for (const token of tokens(25)) w.enqueue(report(token));
+    await w.flush();
+    assert.equal(writes, 3, 'the 25 reports queued when the flush began, in 3 batches, and no more');
+    await w.close();
   });
 
   it('writes a lone report after the flush delay without being asked', async () => {
@@ -304,6 +329,95 @@ describe('a failing store is logged at most once a second per kind of failure, w
     assert.ok(await store.read('00000b'));
     await w.close();
     assert.ok(logged.lines.some((line) => /^report store write failed.*it succeeds again \(1 failure in \d+\.\d s\)$/.test(line.message)), logged.lines.map((line) => line.message).join('\n'));
+  });
+});
+
+/**
+ * Lets the writer's promises and the store's thread run while timers are mocked: turns of the
+ * event loop until `check` holds, or for 200 ms of the real clock (performance.now is not mocked).
+ */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  const end = performance.now() + 200;
+  while (!(await check()) && performance.now() < end) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('a store that cannot be reached: reports wait in the queue, are tried again after a growing delay, and are written once it is back', () => {
+  it('keeps the reports queued and readable, tries again after 0.2 s, 0.4 s..., not at every report, and writes them all once the store is back', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
+    const w = writer({ flushDelayMs: 10 });
+    store.unreachable = true;
+    for (const token of tokens(30)) w.enqueue(report(token));
+    t.mock.timers.tick(10);
+    await until(() => store.writeAttempts === 1 && w.queued === 30);
+    assert.equal(store.writeAttempts, 1);
+    assert.equal(w.queued, 30, 'the reports wait');
+    assert.equal(w.dropped, 0);
+    assert.deepEqual(w.pending('000000'), report('000000'), 'and can be read');
+    for (const token of tokens(10, 30)) w.enqueue(report(token));
+    t.mock.timers.tick(100);
+    await until(() => false);
+    assert.equal(store.writeAttempts, 1, 'new reports do not bring the next attempt forward');
+    t.mock.timers.tick(100);
+    await until(() => store.writeAttempts === 2);
+    assert.equal(store.writeAttempts, 2, 'tried again 0.2 s after the failure');
+    t.mock.timers.tick(399);
+    await until(() => false);
+    assert.equal(store.writeAttempts, 2);
+    t.mock.timers.tick(1);
+    await until(() => store.writeAttempts === 3);
+    assert.equal(store.writeAttempts, 3, 'then 0.4 s after');
+    store.unreachable = false;
+    t.mock.timers.tick(800);
+    for (let wait = 0; wait < 25 && w.written !== 40; wait++) await until(() => w.written === 40);
+    assert.equal(store.writeAttempts, 4);
+    assert.deepEqual(await storedTokens(store), tokens(40));
+    assert.equal(w.written, 40);
+    assert.equal(w.dropped, 0);
+    assert.equal(w.queued, 0);
+    const errors = logged.lines.filter((line) => line.level === 'error').map((line) => line.message);
+    assert.match(errors[0]!, /^report store write failed: the report store postgres:\/\/vigil@db\.internal:5432\/vigil is unavailable: connect ECONNREFUSED 10\.0\.0\.5:5432 \(30 reports wait; next attempt in 0\.2 s\)$/);
+    t.mock.timers.tick(1000);
+    assert.ok(logged.lines.some((line) => /^report store write failed.*it succeeds again \(3 failures in \d+\.\d s\)$/.test(line.message)), logged.lines.map((line) => line.message).join('\n'));
+    t.mock.timers.reset();
+    await w.close();
+  });
+
+  it('drops and counts the reports beyond the queue: answered minus stored is the dropped count', async () => {
+    const w = writer({ maxQueue: 10, flushDelayMs: 10_000 });
+    store.unreachable = true;
+    for (const token of tokens(15)) w.enqueue(report(token));
+    await w.flush();
+    assert.equal(w.queued, 10);
+    assert.equal(w.dropped, 5);
+    store.unreachable = false;
+    await w.flush();
+    assert.equal(await store.count(), 10);
+    assert.equal(15 - (await store.count()), w.dropped);
+    await w.close();
+  });
+
+  it('bounds the queue by bytes as well as by reports', async () => {
+    const w = writer({ maxQueueBytes: 64 * 1024, flushDelayMs: 10_000 });
+    store.unreachable = true;
+    // About 21 KB each (a string is cut at 8192 characters).
+    const big = (token: string) => report(token, { collectors: { request: { a: 'x'.repeat(8000), b: 'y'.repeat(8000), c: 'z'.repeat(5000) } } });
+    for (const token of tokens(5)) w.enqueue(big(token));
+    assert.equal(w.queued, 3, 'three reports of 21 KB fit in 64 KiB, the fourth does not');
+    assert.equal(w.dropped, 2);
+    assert.match(logged.lines.filter((line) => line.level === 'warn')[0]!.message, /^Debug reports dropped because the write queue is full \(64 KiB of reports\): 1 since start$/);
+    store.unreachable = false;
+    await w.close();
+    assert.equal(await store.count(), 3);
+  });
+
+  it('drops and counts what is still queued when it closes while the store cannot be reached', async () => {
+    const w = writer({ flushDelayMs: 10_000 });
+    store.unreachable = true;
+    for (const token of tokens(5)) w.enqueue(report(token));
+    await w.close();
+    assert.equal(w.dropped, 5);
+    assert.equal(w.queued, 0);
+    assert.match(logged.lines.filter((line) => line.level === 'warn').at(-1)!.message, /^Debug reports dropped because the report store was unavailable when the writer closed: 5 since start$/);
   });
 });
 

@@ -62,9 +62,12 @@ describe('a bad profiler setting stops the start with a message naming the varia
     assert.match(stderr, /^vigil: cannot start: PROFILER_MAX_AGE: "soon" is not a duration/);
   });
 
-  it('refuses a PROFILER_DSN of a store there is none of yet (postgres://), naming the supported scheme and not the password', async () => {
-    const { code, stderr } = await runMain({ VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-dsn-')), PROFILER_DSN: 'postgres://vigil:s3cret@db.internal:5432/vigil' });
+  it('refuses a PROFILER_DSN of a store there is none of (mysql://), naming the supported schemes and not the password', async () => {
+    const { code, stderr } = await runMain({ VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-dsn-')), PROFILER_DSN: 'mysql://vigil:s3cret@db.internal:3306/vigil' });
     assert.equal(code, 1);
-    assert.equal(stderr, 'vigil: cannot start: PROFILER_DSN: the scheme "postgres:" is not supported; the supported scheme is sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite)\n');
+    assert.equal(
+      stderr,
+      'vigil: cannot start: PROFILER_DSN: the scheme "mysql:" is not supported; the supported schemes are sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite) and postgres://user:password@host:port/database (PostgreSQL)\n',
+    );
   });
 });

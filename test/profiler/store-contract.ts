@@ -1,6 +1,7 @@
 /**
  * What every report store must do, whatever keeps it: one suite of tests that a store's
- * test file runs with a factory of fresh stores (`sqlite-store.test.ts` for SQLite). Writes
+ * test file runs with a factory of fresh stores (`sqlite-store.test.ts` for SQLite,
+ * `postgres-store.test.ts` for PostgreSQL). Writes
  * read back whole, a stored token is never overwritten, the search has Symfony's semantics,
  * retention deletes by count and age, and several handles on one store (several processes)
  * share its token counter and its retention lease.
@@ -20,7 +21,7 @@ export interface StoreFixture {
 
 const YEAR_MS = 365 * 86_400_000;
 
-export function reportStoreContract(name: string, freshStore: () => StoreFixture): void {
+export function reportStoreContract(name: string, freshStore: () => StoreFixture | Promise<StoreFixture>): void {
   describe(`${name} passes the report store contract`, () => {
     let fixture: StoreFixture;
     let store: ReportStore;
@@ -33,7 +34,7 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
       return handle;
     };
     beforeEach(async () => {
-      fixture = freshStore();
+      fixture = await freshStore();
       opened = [];
       store = await another();
     });
@@ -117,6 +118,19 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         assert.equal((await store.search({})).length, 100);
       });
       it('takes a filter as data, never as a query', async () => assert.deepEqual(await tokens({ url: "' OR 1=1 --" }), []));
+      it('takes % and _ in a filter as themselves, not as wildcards', async () => {
+        for (const url of ['%', '_', 'i_ems', 'robots%txt', '\\']) assert.deepEqual(await tokens({ url }), [], url);
+        await store.write(encoded([report('dddd01', { time: T0 + 4000, url: 'https://localhost/100%_sure\\x' })]));
+        assert.deepEqual(await tokens({ url: '%_' }), ['dddd01']);
+        assert.deepEqual(await tokens({ url: '\\x' }), ['dddd01']);
+        assert.deepEqual(await tokens({ token: '%' }), []);
+        assert.deepEqual(await tokens({ token: '_' }), []);
+      });
+      it('finds nothing for a filter or a token holding a NUL character', async () => {
+        assert.deepEqual(await tokens({ url: 'items\u0000' }), []);
+        assert.deepEqual(await tokens({ token: 'aa\u0000' }), []);
+        assert.equal(await store.read('aaaa01\u0000'), undefined);
+      });
       it('puts the report written last first within one millisecond', async () => {
         await store.write(encoded([report('cccc01', { time: T0 + 3000 }), report('cccc02', { time: T0 + 3000 })]));
         assert.deepEqual(await tokens({ token: 'cccc' }), ['cccc02', 'cccc01']);

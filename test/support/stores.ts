@@ -22,6 +22,11 @@ export function sqliteStore(file: string, options: ReportStoreOptions = {}): Rep
   return createReportStore({ scheme: 'sqlite', file }, options);
 }
 
+/** The PostgreSQL store a DSN names (`postgres://...`), unopened. */
+export function postgresStore(dsn: string, options: ReportStoreOptions = {}): ReportStore {
+  return createReportStore(loadConfig({ PROFILER_DSN: dsn }).profilerStore, options);
+}
+
 /** Every stored token, sorted. */
 export async function storedTokens(store: ReportStore): Promise<string[]> {
   return (await store.search({ limit: Number.MAX_SAFE_INTEGER })).map((found) => found.token).sort();

@@ -1,9 +1,9 @@
 /**
  * Where reports live: the calls the profiler, the command line and the tests make on a
  * store, whatever keeps it. `store-factory.ts` picks the store from PROFILER_DSN; the
- * embedded SQLite store implements it, and `test/profiler/store-contract.ts` is what any
- * store must pass. Several processes may write one store: its token counter and its
- * retention lease are shared by them all.
+ * embedded SQLite store and the PostgreSQL store implement it, and
+ * `test/profiler/store-contract.ts` is what any store must pass. Several processes may
+ * write one store: its token counter and its retention lease are shared by them all.
  */
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import type { EncodedReport } from './report-encoding.js';
@@ -31,13 +31,15 @@ export interface PurgeOptions {
 }
 
 export interface ReportStore {
-  /** Where the store is, for messages (a file path). */
+  /** Where the store is, for messages (a file path, a URL without its password). */
   readonly location: string;
   /** True when the store was created already: the command line reads without creating one. */
   exists(): Promise<boolean>;
   /**
    * Opens the store, creating it when absent; before this no call touches the disk or the
-   * network. A store that cannot be used rejects with a `ReportStoreError` naming it.
+   * network. A store that cannot be used rejects with a `ReportStoreError` naming it; a
+   * store on a server that cannot be reached now opens all the same, and each call then
+   * rejects with a {@link ReportStoreUnavailableError} until the server is back.
    */
   open(): Promise<void>;
   /**
@@ -85,5 +87,19 @@ export class ReportStoreError extends Error {
   constructor(readonly location: string, message: string, options: { cause?: unknown; damaged?: boolean } = {}) {
     super(message, { cause: options.cause });
     this.damaged = options.damaged ?? false;
+  }
+}
+
+/**
+ * The store cannot be reached now (its database server is down, unreachable, or too busy
+ * to answer in time): the same call may succeed later. The writer keeps its reports queued
+ * and tries again; the profiler's pages answer 503.
+ */
+export class ReportStoreUnavailableError extends ReportStoreError {
+  override name = 'ReportStoreUnavailableError';
+
+  /** `reason`: what went wrong, in the driver's words (`connect ECONNREFUSED 10.0.0.5:5432`). */
+  constructor(location: string, readonly reason: string, options: { cause?: unknown } = {}) {
+    super(location, `the report store ${location} is unavailable: ${reason}`, options);
   }
 }

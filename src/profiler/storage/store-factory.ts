@@ -1,17 +1,21 @@
 /**
  * The one place a report store is made: the kernel, the command line, the tests and the
- * bench get theirs here, from PROFILER_DSN (`config.profilerStore`). The store comes back
- * unopened: its owner calls `open()`.
+ * bench get theirs here, from PROFILER_DSN (`config.profilerStore`): a SQLite file, or a
+ * PostgreSQL database shared by several instances. The store comes back unopened: its
+ * owner calls `open()`.
  */
 import type { StoreDsn } from '../../config.js';
+import { PostgresReportStore, type PostgresStoreOptions } from './postgres-store.js';
 import type { ReportStore } from './report-store.js';
 import { SqliteReportStore, type SqliteStoreOptions } from './sqlite-store.js';
 
-export type ReportStoreOptions = SqliteStoreOptions;
+export type ReportStoreOptions = SqliteStoreOptions & PostgresStoreOptions;
 
 export function createReportStore(dsn: StoreDsn, options: ReportStoreOptions = {}): ReportStore {
   switch (dsn.scheme) {
     case 'sqlite':
       return new SqliteReportStore(dsn.file, options);
+    case 'postgres':
+      return new PostgresReportStore(dsn, options);
   }
 }

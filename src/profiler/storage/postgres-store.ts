@@ -1,0 +1,246 @@
+/**
+ * The shared report store: a PostgreSQL database that every instance, on any machine,
+ * writes and reads (`PROFILER_DSN=postgres://...`), so a token minted by one opens on all.
+ * Its layout is in `postgres-schema.ts`, created and moved forward at open; its writes in
+ * `postgres-writes.ts`.
+ *
+ * Connections come from a pool of `PROFILER_POOL_SIZE` (4): the writer sends one batch at a
+ * time and a token lease now and then, and the profiler's pages read, so a few suffice;
+ * several instances share the server's `max_connections` (100 by default). Every wait is
+ * bounded: opening a connection, or waiting for a pooled one, 3 s; a statement 5 s on the
+ * server, the client giving up 1 s later; a transaction left idle 10 s (an instance cut off
+ * mid-write gives its locks back). A server that cannot be reached or cannot serve in that
+ * time makes the call reject with a {@link ReportStoreUnavailableError}: the writer keeps
+ * its reports queued and tries again, the pages answer 503, and nothing waits longer.
+ * A server down at start does not stop the start: the layout is prepared at the first call
+ * that reaches it.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { PostgresDsn } from '../../config.js';
+import { TOKEN_KEY_BYTES } from '../../debug/token-permutation.js';
+import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import { describePgError, isUnavailable } from './postgres-errors.js';
+import { prepareSchema, schemaExists } from './postgres-schema.js';
+import { clearReports, insertReports, purgeReports, releaseRetention, TokenLeases } from './postgres-writes.js';
+import { decodeReport, type EncodedReport } from './report-encoding.js';
+import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
+
+export interface PostgresStoreOptions {
+  /** How long opening a connection, or waiting for a pooled one, may take (3 s). */
+  connectTimeoutMs?: number;
+  /** How long one statement may run on the server (5 s); the client gives up a second later. */
+  statementTimeoutMs?: number;
+}
+
+const CONNECT_TIMEOUT_MS = 3000;
+const STATEMENT_TIMEOUT_MS = 5000;
+/** The server ends a session whose transaction stays idle this long: its locks are not held for an instance that is gone. */
+const IDLE_IN_TRANSACTION_MS = 10_000;
+/** Pooled connections unused this long are closed: an idle instance holds none of the server's. */
+const IDLE_CONNECTION_MS = 30_000;
+
+const SUMMARY_COLUMNS = 'r.token, r.time, r.method, r.url, r.status, r.ip, r.duration';
+const INT8_OID = 20;
+/** bigint columns (times, counts, counter values) as numbers: they stay far below 2^53. */
+const TYPES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)),
+} as pg.CustomTypesConfig;
+
+/** `value` as a LIKE pattern that matches it literally: `%`, `_` and the escape itself escaped. */
+function literal(value: string): string {
+  return value.replace(/[\\%_]/g, '\\$&');
+}
+
+function newTokenKey(): Buffer {
+  return randomBytes(TOKEN_KEY_BYTES);
+}
+
+type Row = ReportSummary & { data: string; trace_json: string | null };
+
+export class PostgresReportStore implements ReportStore {
+  private pool: pg.Pool | undefined;
+  /** `open()` was called (the server may not have answered yet); `exists()` alone opens nothing. */
+  private opened = false;
+  /** The layout prepared, once per store; a failed attempt is forgotten, and the next call tries again. */
+  private schema: Promise<void> | undefined;
+  private readonly leases = new TokenLeases(newTokenKey);
+  private readonly connectTimeoutMs: number;
+  private readonly statementTimeoutMs: number;
+
+  /** Touches nothing: the server is first reached by {@link open} or {@link exists}. */
+  constructor(private readonly dsn: PostgresDsn, options: PostgresStoreOptions = {}) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    this.statementTimeoutMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  }
+
+  get location(): string {
+    return this.dsn.location;
+  }
+
+  async exists(): Promise<boolean> {
+    return this.withClient((client) => schemaExists(client));
+  }
+
+  async open(): Promise<void> {
+    this.opened = true;
+    if (this.schema) return;
+    try {
+      await this.prepared();
+    } catch (error) {
+      // Unreachable now: each call tries again, and the writer keeps its reports meanwhile.
+      if (error instanceof ReportStoreUnavailableError) return;
+      await this.close();
+      throw new ReportStoreError(this.location, `the report store ${this.location} cannot be opened: ${describePgError((error as Error).cause ?? error)}`, { cause: error });
+    }
+  }
+
+  async write(reports: readonly EncodedReport[], keep?: number): Promise<WriteOutcome> {
+    if (reports.length === 0) return keep === undefined ? { rejected: [], failed: [] } : { rejected: [], failed: [], deleted: 0 };
+    const { rejected, failed, deleted } = await this.transaction((client) => insertReports(client, reports, keep));
+    return keep === undefined ? { rejected, failed } : { rejected, failed, deleted };
+  }
+
+  async read(token: string): Promise<Report | undefined> {
+    // No stored text holds a NUL, and the server refuses one in a parameter.
+    if (token.includes('\0')) return undefined;
+    const rows = await this.query<Row>(
+      `SELECT ${SUMMARY_COLUMNS}, r.data, t.json AS trace_json FROM vigil_reports r LEFT JOIN vigil_traces t ON t.hash = r.trace WHERE r.token = $1`,
+      [token],
+    );
+    const row = rows[0];
+    return row && decodeReport(row, row.data, row.trace_json);
+  }
+
+  async search(filters: ReportSearch): Promise<ReportSummary[]> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const param = (value: unknown) => `$${values.push(value)}`;
+    const texts = [filters.ip, filters.method, filters.url, filters.token];
+    if (texts.some((text) => text?.includes('\0'))) return [];
+    if (filters.ip) where.push(`r.ip LIKE ${param(`%${literal(filters.ip)}%`)}`);
+    if (filters.method) where.push(`r.method = ${param(filters.method.toUpperCase())}`);
+    if (filters.statusCode !== undefined) where.push(`r.status = ${param(filters.statusCode)}`);
+    if (filters.url) where.push(`r.url LIKE ${param(`%${literal(filters.url)}%`)}`);
+    if (filters.token) where.push(`r.token LIKE ${param(`${literal(filters.token.toLowerCase())}%`)}`);
+    if (filters.start !== undefined) where.push(`r.time >= ${param(filters.start)}`);
+    if (filters.end !== undefined) where.push(`r.time <= ${param(filters.end)}`);
+    // Within one millisecond, the report written last comes first.
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.time DESC, r.id DESC LIMIT ${param(filters.limit ?? 100)}`;
+    return this.query<ReportSummary>(sql, values);
+  }
+
+  async count(): Promise<number> {
+    const rows = await this.query<{ reports: number }>('SELECT reports FROM vigil_report_count WHERE id = 1');
+    return rows[0]?.reports ?? 0;
+  }
+
+  async leaseTokens(count: number): Promise<string[]> {
+    return this.run((client) => this.leases.lease(client, count));
+  }
+
+  async purge({ maxReports, maxAgeMs }: Retention, { now = Date.now(), lease }: PurgeOptions = {}): Promise<number | undefined> {
+    const request = lease && { holder: lease.holder, ms: lease.ms, now };
+    return this.transaction((client) => purgeReports(client, now - maxAgeMs, maxReports, request));
+  }
+
+  async releaseRetention(holder: string): Promise<void> {
+    await this.run((client) => releaseRetention(client, holder));
+  }
+
+  async clear(): Promise<number> {
+    return this.transaction((client) => clearReports(client));
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.opened = false;
+    this.pool = undefined;
+    this.schema = undefined;
+    await pool?.end();
+  }
+
+  /** The pool, made at the first call that needs the server. */
+  private connections(): pg.Pool {
+    if (this.pool) return this.pool;
+    const pool = new pg.Pool({
+      connectionString: this.dsn.url,
+      max: this.dsn.poolSize,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      idleTimeoutMillis: IDLE_CONNECTION_MS,
+      // An idle pooled connection does not keep the command line's process alive.
+      allowExitOnIdle: true,
+      statement_timeout: this.statementTimeoutMs,
+      query_timeout: this.statementTimeoutMs + 1000,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+      keepAlive: true,
+      application_name: 'vigil',
+      types: TYPES,
+    });
+    // An idle connection the server closed (a restart): the pool drops it and opens another when needed.
+    pool.on('error', () => undefined);
+    this.pool = pool;
+    return pool;
+  }
+
+  private prepared(): Promise<void> {
+    this.schema ??= this.withClient((client) => prepareSchema(client, newTokenKey)).catch((error: unknown) => {
+      this.schema = undefined;
+      throw error;
+    });
+    return this.schema;
+  }
+
+  /**
+   * Runs `use` on a pooled connection, the layout prepared; a failure comes back as a
+   * {@link ReportStoreError} naming the store, or a {@link ReportStoreUnavailableError}.
+   */
+  private async run<T>(use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (!this.opened) throw new ReportStoreError(this.location, `the report store ${this.location} is not open`);
+    await this.prepared();
+    return this.withClient(use);
+  }
+
+  private query<T extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<T[]> {
+    return this.run(async (client) => (await client.query<T>(sql, values)).rows);
+  }
+
+  private transaction<T>(use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.run(async (client) => {
+      await client.query('BEGIN');
+      const result = await use(client);
+      await client.query('COMMIT');
+      return result;
+    });
+  }
+
+  private async withClient<T>(use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.connections().connect();
+    } catch (error) {
+      throw this.failure(error);
+    }
+    // A connection cut between two statements is reported as an event: without a listener it would end the process.
+    const onError = () => undefined;
+    client.on('error', onError);
+    try {
+      const result = await use(client);
+      client.removeListener('error', onError);
+      client.release();
+      return result;
+    } catch (error) {
+      // The connection may be broken, or still inside the failed transaction: it is closed, not reused.
+      client.removeListener('error', onError);
+      client.release(true);
+      throw this.failure(error);
+    }
+  }
+
+  private failure(error: unknown): ReportStoreError {
+    if (error instanceof ReportStoreError) return error;
+    const reason = describePgError(error);
+    if (isUnavailable(error)) return new ReportStoreUnavailableError(this.location, reason, { cause: error });
+    return new ReportStoreError(this.location, `the report store ${this.location} failed: ${reason}`, { cause: error });
+  }
+}

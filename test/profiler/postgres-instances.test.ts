@@ -1,0 +1,216 @@
+/**
+ * Issue 12, several instances on one PostgreSQL store: a token minted by one opens on the
+ * other, their tokens never clash, retention holds across them, the command line reads the
+ * same store, and a bad PROFILER_DSN or login stops the start without showing the password.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { tokenOf } from '../support/answers.js';
+import { startKernel, type TestKernel } from '../support/kernel.js';
+import { sendMany } from '../support/load.js';
+import { PG_PASSWORD, startPostgres, type PostgresServer } from '../support/postgres.js';
+import { ask, ROOT, runMain, startService, type Service } from '../support/service.js';
+
+const JSON_ACCEPT = { accept: 'application/json' };
+const SECRETS = [PG_PASSWORD, encodeURIComponent(PG_PASSWORD)];
+const assertNoPassword = (text: string) => {
+  for (const secret of SECRETS) assert.ok(!text.includes(secret), `the password shows in: ${text}`);
+};
+
+let server: PostgresServer;
+before(async () => {
+  server = await startPostgres();
+});
+after(() => server?.close());
+
+const storedCount = async (dsn: string) => (await server.query<{ n: number }>(dsn, 'SELECT count(*)::int AS n FROM vigil_reports'))[0]!.n;
+
+describe('two instances on one database: a token minted by one opens on the other', () => {
+  it('opens on B the report of a request A answered, and B\'s search lists A\'s reports', async () => {
+    const dsn = await server.database('pair');
+    const [a, b] = await Promise.all([startService({ PROFILER_DSN: dsn }), startService({ PROFILER_DSN: dsn })]);
+    try {
+      const fromA = tokenOf(await ask(a, { path: '/made-on-a?from=a' }));
+      const fromB = tokenOf(await ask(b, { path: '/made-on-b' }));
+      assert.match(fromA, /^[0-9a-f]{6}$/);
+      assert.notEqual(fromA, fromB);
+      // A writes its reports a few milliseconds after answering; B's page waits for nothing of A's.
+      let opened = await ask(b, { path: `/_profiler/${fromA}`, headers: JSON_ACCEPT });
+      for (let i = 0; i < 100 && opened.status === 404; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        opened = await ask(b, { path: `/_profiler/${fromA}`, headers: JSON_ACCEPT });
+      }
+      assert.equal(opened.status, 200, opened.body);
+      assert.match((JSON.parse(opened.body) as { url: string }).url, /\/made-on-a\?from=a$/);
+      const found = JSON.parse((await ask(b, { path: '/_profiler/search?url=made-on', headers: JSON_ACCEPT })).body) as Array<{ token: string }>;
+      assert.deepEqual(found.map((report) => report.token), [fromB, fromA], 'newest first, from both instances');
+      const onA = JSON.parse((await ask(a, { path: `/_profiler/search?token=${fromB}`, headers: JSON_ACCEPT })).body) as Array<{ token: string }>;
+      assert.deepEqual(onA.map((report) => report.token), [fromB]);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+/** `count` requests, `concurrency` at a time, each kernel in turn; the tokens in answer order. */
+async function askInTurn(kernels: TestKernel[], count: number, concurrency: number, path: (i: number) => string): Promise<string[]> {
+  const tokens: string[] = [];
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < count; i = next++) tokens.push(tokenOf(await kernels[i % kernels.length]!.app.inject({ url: path(i) })));
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return tokens;
+}
+
+describe('two kernels writing one PostgreSQL store never hand out the same token', () => {
+  it('issues 20,000 tokens with no duplicate, and stores every report', async () => {
+    const dsn = await server.database('tokens');
+    const env = { PROFILER_DSN: dsn, PROFILER_MAX_REPORTS: '100000' };
+    const kernels = [await startKernel(env), await startKernel(env)];
+    try {
+      const tokens = await askInTurn(kernels, 20_000, 32, (i) => `/shared/${i}`);
+      assert.equal(tokens.length, 20_000);
+      assert.ok(tokens.every((token) => /^[0-9a-f]{6}$/.test(token)), 'every request has a token');
+      const duplicates = tokens.length - new Set(tokens).size;
+      assert.equal(duplicates, 0, `${duplicates} tokens were handed out twice`);
+      for (const kernel of kernels) await kernel.profiler!.writer.flush();
+      assert.deepEqual(kernels.map((kernel) => kernel.profiler!.writer.dropped), [0, 0], 'no report was refused');
+      assert.equal(await storedCount(dsn), 20_000);
+      assert.equal(await kernels[1]!.profiler!.store.count(), 20_000);
+    } finally {
+      await Promise.all(kernels.map((kernel) => kernel.close()));
+    }
+  });
+});
+
+describe('retention holds across instances: PROFILER_MAX_REPORTS=500 keeps 500', () => {
+  it('keeps the newest 500 of 1,500 reports two services wrote, one retention lease between them', async () => {
+    const dsn = await server.database('kept');
+    const env = { PROFILER_DSN: dsn, PROFILER_MAX_REPORTS: '500' };
+    const [a, b] = await Promise.all([startService(env), startService(env)]);
+    try {
+      const [sentA, sentB] = await Promise.all([
+        sendMany(a, { count: 750, concurrency: 8, path: (i) => `/kept-a/${i}` }),
+        sendMany(b, { count: 750, concurrency: 8, path: (i) => `/kept-b/${i}` }),
+      ]);
+      assert.ok([...sentA.tokens, ...sentB.tokens].every((token) => /^[0-9a-f]{6}$/.test(token)));
+      // Each home page writes its service's queue first.
+      for (const service of [a, b]) assert.equal((await ask(service, { path: '/_profiler' })).status, 200);
+      assert.equal(await storedCount(dsn), 500);
+      assert.deepEqual(await server.query(dsn, 'SELECT reports::int FROM vigil_report_count'), [{ reports: 500 }]);
+      const newest = JSON.parse((await ask(a, { path: '/_profiler/search?limit=1000', headers: JSON_ACCEPT })).body) as Array<{ url: string }>;
+      assert.equal(newest.length, 500);
+      assert.ok(newest.some((report) => report.url.includes('/kept-a/')) && newest.some((report) => report.url.includes('/kept-b/')), 'both services\' reports are kept');
+      const lease = await server.query<{ holder: string }>(dsn, 'SELECT holder FROM vigil_retention_lease');
+      assert.equal(lease.length, 1, 'one retention lease, held by one of them');
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+    assert.equal(await storedCount(dsn), 500, 'still 500 after both stopped');
+  });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs bin/vigil.js as a user would, with PROFILER_DSN set. */
+function vigil(dsn: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-cli-pg-'));
+    const child = spawn(process.execPath, [join(ROOT, 'bin/vigil.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', VAR_DIR: varDir, PROFILER_DSN: dsn, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    // A command that hangs is a failure too: it is stopped and seen as exit code null.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('vigil profiler:list, show and purge work against PROFILER_DSN=postgres://', () => {
+  it('says there is no store without creating one, then lists, shows and purges what two services stored', async () => {
+    const dsn = await server.database('cli');
+    const location = dsn.replace(`:${encodeURIComponent(PG_PASSWORD)}`, '');
+    const none = await vigil(dsn, ['profiler:list']);
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout, `No reports stored yet (no store at ${location}).\n`);
+    assert.deepEqual(await server.query(dsn, "SELECT to_regclass('vigil_reports') IS NULL AS absent"), [{ absent: true }], 'reading created nothing');
+
+    const services: Service[] = await Promise.all([startService({ PROFILER_DSN: dsn }), startService({ PROFILER_DSN: dsn })]);
+    const tokens: string[] = [];
+    try {
+      for (const [i, path] of ['/robots.txt?from=cli', '/hello', '/nowhere'].entries()) tokens.push(tokenOf(await ask(services[i % 2]!, { path })));
+    } finally {
+      // Stopping writes each queue.
+      await Promise.all(services.map((service) => service.stop()));
+    }
+
+    const list = await vigil(dsn, ['profiler:list', '--json']);
+    assert.equal(list.code, 0, list.stderr);
+    assert.deepEqual((JSON.parse(list.stdout) as Array<{ token: string }>).map((report) => report.token), [...tokens].reverse());
+    const table = await vigil(dsn, ['profiler:list', '--url', 'from=cli']);
+    assert.match(table.stdout, new RegExp(`^${tokens[0]}\\s+.*GET\\s+404\\s+127\\.0\\.0\\.1\\s+.*/robots\\.txt\\?from=cli$`, 'm'));
+    const shown = await vigil(dsn, ['profiler:show', tokens[1]!, '--json']);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match((JSON.parse(shown.stdout) as { url: string }).url, /\/hello$/);
+    const missing = await vigil(dsn, ['profiler:show', 'abcdef']);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, `vigil: token "abcdef" was not found in ${location}\n`);
+
+    assert.equal((await vigil(dsn, ['profiler:purge', '--retention'], { PROFILER_MAX_REPORTS: '1' })).stdout, 'Deleted 2 reports; 1 left.\n');
+    assert.equal((await vigil(dsn, ['profiler:purge'])).stdout, 'Deleted 1 report; 0 left.\n');
+    assert.equal((await vigil(dsn, ['profiler:list'])).stdout, 'No report matches.\n');
+  });
+
+  it('exits 1 with a message naming the store, not its password, while the server is down', async () => {
+    const dsn = await server.database('cli_down');
+    await server.stop();
+    try {
+      const run = await vigil(dsn, ['profiler:list']);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^vigil profiler:list: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/cli_down_\w+ is unavailable: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
+      assertNoPassword(run.stderr);
+    } finally {
+      await server.start();
+    }
+  });
+});
+
+describe('a PROFILER_DSN or a login that cannot work stops the start with one line, never the password', () => {
+  const FORM = 'postgres://user:password@host:port/database';
+  for (const [what, dsn, message] of [
+    [
+      'a scheme that is not supported',
+      `mysql://vigil:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:3306/vigil`,
+      `PROFILER_DSN: the scheme "mysql:" is not supported; the supported schemes are sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite) and ${FORM} (PostgreSQL)`,
+    ],
+    ['a URL that cannot be parsed', `postgres://vigil:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:99999/vigil`, `PROFILER_DSN: not a valid PostgreSQL URL; the form is ${FORM}`],
+  ] as const) {
+    it(what, async () => {
+      const { code, stderr } = await runMain({ PROFILER_DSN: dsn, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-dsn-')) });
+      assert.equal(code, 1);
+      assert.equal(stderr, `vigil: cannot start: ${message}\n`);
+      assertNoPassword(stderr);
+    });
+  }
+
+  it('a wrong password', async () => {
+    const dsn = (await server.database('login')).replace(encodeURIComponent(PG_PASSWORD), 'wrong-s3cret');
+    const { code, stderr } = await runMain({ PROFILER_DSN: dsn, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-login-')) });
+    assert.equal(code, 1);
+    assert.match(stderr, /^vigil: cannot start: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"\n$/);
+    assert.doesNotMatch(stderr, /wrong-s3cret/);
+  });
+});
