@@ -3,13 +3,12 @@
  * application's routes under the per-request limits, and the answer for requests no route
  * matches (which never pay for the limits).
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { CorsPolicy } from './cors/cors-policy.js';
-import { BadRequestHttpError, HttpError, MethodNotAllowedHttpError } from './errors/http-errors.js';
+import { HttpError } from './errors/http-errors.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { installStackTraces } from './debug/stack-trace.js';
-import './debug/request-debug.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
 import { Limits } from './limits/limits.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
@@ -23,12 +22,14 @@ import { createReportStore } from './profiler/storage/store-factory.js';
 import { registerRoutes } from './routing/register-routes.js';
 import { RouteMatcher } from './routing/route-matcher.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
-import { noRouteError, sendRedirect, unmatchedOutcome } from './routing/unmatched-hook.js';
-import { httpDate } from './server/http-date.js';
-import { answerClientError, PARSER_MAX_HEADER_SIZE, refusedHead } from './server/malformed-request.js';
+import { answerUnmatched } from './routing/unmatched-hook.js';
+import { httpDate } from './http/http-date.js';
+import { REQUEST_STATE, stateOf } from './http/request-state.js';
+import { urlHost } from './http/request-url.js';
+import { installRequestHooks } from './kernel-hooks.js';
+import { answerClientError, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
 import { handOffToKernel } from './server/node-handoffs.js';
-import { isValidHost, requestHost, urlHost } from './server/request-url.js';
-import { hostName, TrustedHosts } from './server/trusted-hosts.js';
+import { TrustedHosts } from './server/trusted-hosts.js';
 
 export interface KernelOptions {
   config: Config;
@@ -63,6 +64,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   // In debug mode log lines pass through a tap that keeps each request's lines for its report.
   const logTap = config.debug ? new LogTap(options.logOutput) : undefined;
   const logStream = logTap ?? options.logOutput;
+  const serverHost = urlHost(config.host);
   const app = Fastify({
     logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
     // One line per request would cost more than the rest of a 404; the profiler keeps it all.
@@ -78,6 +80,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
     // no hook has run for them, so the date and the debug token are set here.
     frameworkErrors: (error, request, reply) => {
+      stateOf(request, serverHost);
       reply.header('date', httpDate());
       profiler?.adopt(request, reply, error);
       respondWithError(error, request, reply);
@@ -85,8 +88,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     // Requests Node's parser refuses never become requests: they are answered raw.
     clientErrorHandler: answerClientError({ debug: config.debug }),
   }) as unknown as FastifyInstance;
-  app.decorateRequest('debugToken', null);
-  app.decorateRequest('serverHost', urlHost(config.host));
+  app.decorateRequest(REQUEST_STATE, null);
   handOffToKernel(app.server);
 
   const routes = new Routes();
@@ -115,44 +117,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   app.addHook('onClose', () => limits.close());
   app.setErrorHandler((error, request, reply) => respondWithError(limits.explain(error, request, reply), request, reply));
 
-  const cors = new CorsPolicy(config.cors);
-  const trustedHosts = new TrustedHosts(config.trustedHosts);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('date', httpDate());
-    const refused = refusedHead(request);
-    if (refused) {
-      // A head this broken says nothing good of what follows on the connection, as Node judges too.
-      reply.header('connection', 'close');
-      return done(refused);
-    }
-    // A Host we could not print or link to safely is the client's mistake (Symfony does the same).
-    const host = requestHost(request);
-    if (!isValidHost(host)) return done(new BadRequestHttpError(`Invalid Host "${host}".`, 'VIGIL_ERR_INVALID_HOST'));
-    if (!trustedHosts.trusts(host)) return done(new BadRequestHttpError(`Untrusted Host "${hostName(host)}".`, 'VIGIL_ERR_UNTRUSTED_HOST'));
-    // The service is no proxy: a tunnel to anywhere is refused, whatever the target (an empty Allow).
-    if (request.method === 'CONNECT') return done(new MethodNotAllowedHttpError([], 'The CONNECT method is not supported: this service opens no tunnels'));
-    const origin = request.headers.origin;
-    // The profiler's pages are for its own origin only: no origin may read them cross-origin.
-    if (origin !== undefined && !profiler?.serves(request)) {
-      const preflightMethod = request.headers['access-control-request-method'];
-      // A preflight is answered here, on any path, before routing.
-      if (request.method === 'OPTIONS' && preflightMethod !== undefined) return answerPreflight(cors, origin, request, reply, done);
-      const headers = cors.actualRequestHeaders(origin);
-      if (headers) reply.headers(headers);
-    }
-    // A client the profiler does not admit learns nothing of it: the ordinary 404.
-    if (profiler?.refuses(request)) return done(noRouteError(request));
-    if (!request.is404) return done();
-    // Unrouted: answered here, before Fastify would read (and limit) the body.
-    const outcome = unmatchedOutcome(routeMatcher, request);
-    if ('error' in outcome) return done(outcome.error);
-    sendRedirect(reply, outcome.redirectTo);
+  installRequestHooks(app, {
+    serverHost,
+    trustedHosts: new TrustedHosts(config.trustedHosts),
+    cors: new CorsPolicy(config.cors),
+    profiler,
+    matcher: routeMatcher,
   });
-  app.setNotFoundHandler((request, reply) => {
-    const outcome = unmatchedOutcome(routeMatcher, request);
-    if ('error' in outcome) throw outcome.error;
-    return sendRedirect(reply, outcome.redirectTo);
-  });
+  app.setNotFoundHandler(answerUnmatched(routeMatcher));
   try {
     // Matched routes live in their own scope: the limits' hooks and parsers never run for
     // the requests answered above.
@@ -166,17 +138,4 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     throw error;
   }
   return { app, routes, profiler };
-}
-
-function answerPreflight(cors: CorsPolicy, origin: string, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-  const answer = cors.preflight(origin, String(request.headers['access-control-request-method']), request.headers['access-control-request-headers']);
-  reply.headers(answer.headers);
-  if (answer.verdict === 'method-refused') {
-    const allowed = cors.allowMethods.join(', ');
-    return done(new MethodNotAllowedHttpError(cors.allowMethods, `The CORS policy does not allow the method "${answer.method}" (Allow: ${allowed})`));
-  }
-  if (answer.verdict === 'header-refused') {
-    return done(new BadRequestHttpError(`Unauthorized header ${answer.header} (allowed: ${cors.allowHeaders.join(', ')})`, 'VIGIL_ERR_CORS_HEADER'));
-  }
-  reply.code(200).send();
 }

@@ -1,4 +1,5 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
+import { createKernel } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { ReportStoreError } from './profiler/storage/report-store.js';
 import { RouteDefinitionError } from './routing/routes.js';
@@ -53,7 +54,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 
 try {
   const config = loadConfig();
-  const service = await startService(config);
+  const service = await startService(config, createKernel);
   const mode = `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}`;
   process.stdout.write(`vigil listening on ${service.url} (${mode})\n`);
   let stopping = false;

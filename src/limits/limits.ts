@@ -107,7 +107,7 @@ function isolatedInput(request: FastifyRequest): IsolatedInput {
     params: request.params as Record<string, string>,
     query: { ...(request.query as IsolatedInput['query']) },
     body: request.body,
-    files: request.uploadedFiles ?? [],
+    files: request.vigil?.uploadedFiles ?? [],
     method: request.method,
     url: request.raw.url ?? '/',
     headers: { ...request.headers },

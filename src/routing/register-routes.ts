@@ -68,7 +68,7 @@ function contextFor(request: FastifyRequest, reply: FastifyReply, signal: Reques
     params: request.params as Record<string, string>,
     query: request.query as RouteContext['query'],
     body: request.body,
-    files: request.uploadedFiles ?? [],
+    files: request.vigil?.uploadedFiles ?? [],
     request,
     reply,
     log: request.log,

@@ -4,7 +4,7 @@
  * missed, and the methods the path allows. Asked after the response, so it costs the
  * response nothing.
  */
-import { requestTarget } from '../../server/request-url.js';
+import { requestTarget } from '../../http/request-url.js';
 import type { RouteMatcher, RouteMiss } from '../../routing/route-matcher.js';
 import type { Collector } from '../request-profile.js';
 
