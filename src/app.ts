@@ -1,141 +1,37 @@
 /**
- * Composes the kernel: Fastify with the error pipeline, the profiler (debug mode), the
- * application's routes under the per-request limits, and the answer for requests no route
- * matches (which never pay for the limits).
+ * The standalone kernel (`npm start`): a Fastify instance built from `vigilFastifyOptions`,
+ * the `vigil` plugin, and the routes API routes of the ROUTES module, nothing else; an
+ * application that has its own Fastify instance registers the same plugin on it.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { CorsPolicy } from './cors/cors-policy.js';
-import { HttpError } from './errors/http-errors.js';
-import { createErrorResponder } from './errors/error-handler.js';
-import { installStackTraces } from './debug/stack-trace.js';
-import { fastifyBodyLimit } from './limits/body-limit.js';
-import { Limits } from './limits/limits.js';
-import { defaultCollectors } from './profiler/collectors/index.js';
-import { LogTap } from './profiler/log-tap.js';
-import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
-import { declareProfilerRoutes } from './profiler/profiler-routes.js';
-import type { Collector } from './profiler/request-profile.js';
-import type { ReportStore } from './profiler/storage/report-store.js';
-import type { MovedAside } from './profiler/storage/sqlite-check.js';
-import { createReportStore } from './profiler/storage/store-factory.js';
-import { registerRoutes } from './routing/register-routes.js';
-import { RouteMatcher } from './routing/route-matcher.js';
-import { Routes, type RoutesDeclaration } from './routing/routes.js';
-import { answerUnmatched } from './routing/unmatched-hook.js';
-import { httpDate } from './http/http-date.js';
-import { REQUEST_STATE, stateOf } from './http/request-state.js';
-import { urlHost } from './http/request-url.js';
-import { installRequestHooks } from './kernel-hooks.js';
-import { answerClientError, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
-import { handOffToKernel } from './server/node-handoffs.js';
-import { TrustedHosts } from './server/trusted-hosts.js';
+import { vigilFastifyOptions } from './fastify-options.js';
+import { vigil, type VigilOptions } from './plugin.js';
+import type { LineSink } from './profiler/log-tap.js';
+import type { Profiler } from './profiler/profiler.js';
+import type { RouteTable } from './routing/route-table.js';
 
-export interface KernelOptions {
+export interface KernelOptions extends Omit<VigilOptions, 'config'> {
   config: Config;
   /** Key and certificate to serve HTTPS with; absent when `config.tls` is off. */
   tls?: { key: string; cert: string } | undefined;
-  /** The application's route declarations, applied in order. */
-  routes?: readonly RoutesDeclaration[];
-  /** The module `routes` came from: isolated routes' workers import it. */
-  routesModule?: string | undefined;
-  /** Where reports go in debug mode, unopened (the profiler opens it); defaults to the store PROFILER_DSN names. */
-  reportStore?: ReportStore;
-  /** Collectors added to the profiler's defaults; each adds a panel to every report. */
-  collectors?: readonly Collector[];
-  /** Tuning of the profiler's batched writer: queue bound, batch size, flush delay (tests use small ones). */
-  profilerWriter?: ProfilerOptions['writer'];
   /** Where log lines go on (default: stdout); in debug mode they pass through the profiler's tap. */
-  logOutput?: { write(line: string): unknown };
+  logOutput?: LineSink;
 }
 
 export interface Kernel {
   app: FastifyInstance;
-  routes: Routes;
+  /** Every route the kernel answers: the profiler's and the application's. */
+  routes: RouteTable;
   /** Present in debug mode only. */
   profiler: Profiler | undefined;
 }
 
-export async function createKernel(options: KernelOptions): Promise<Kernel> {
-  const { config } = options;
-  installStackTraces();
-  HttpError.traceClientErrors = config.debug;
-  const respondWithError = createErrorResponder({ debug: config.debug });
-  // In debug mode log lines pass through a tap that keeps each request's lines for its report.
-  const logTap = config.debug ? new LogTap(options.logOutput) : undefined;
-  const logStream = logTap ?? options.logOutput;
-  const serverHost = urlHost(config.host);
-  const app = Fastify({
-    logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
-    // One line per request would cost more than the rest of a 404; the profiler keeps it all.
-    logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
-    routerOptions: { maxParamLength: 500 },
-    bodyLimit: fastifyBodyLimit(config.postMaxSize),
-    // A missing Host is refused by the kernel (refusedHead), not by Node's bare 400.
-    http: { maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false },
-    ...(config.tls && options.tls
-      ? { https: { key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'], maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false, handshakeTimeout: config.handshakeTimeoutMs } }
-      : {}),
-    // Errors Fastify raises before routing (a malformed URL) go through the same pipeline;
-    // no hook has run for them, so the date and the debug token are set here.
-    frameworkErrors: (error, request, reply) => {
-      stateOf(request, serverHost);
-      reply.header('date', httpDate());
-      profiler?.adopt(request, reply, error);
-      respondWithError(error, request, reply);
-    },
-    // Requests Node's parser refuses never become requests: they are answered raw.
-    clientErrorHandler: answerClientError({ debug: config.debug }),
-  }) as unknown as FastifyInstance;
-  app.decorateRequest(REQUEST_STATE, null);
-  handOffToKernel(app.server);
-
-  const routes = new Routes();
-  let matcher: RouteMatcher | undefined;
-  let profiler: Profiler | undefined;
-  if (config.debug) {
-    // A damaged store file is kept aside for a look, and the service starts with a new one.
-    const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
-      app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
-    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged }), {
-      collectors: [...defaultCollectors({ matcher: () => matcher, logTap }), ...(options.collectors ?? [])],
-      redact: config.profilerRedact,
-      allow: config.profilerAllow,
-      retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
-      ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
-    });
-    // Registered first, so that every request, even one refused below, has its token.
-    await profiler.attach(app);
-    declareProfilerRoutes(routes, profiler);
-    app.addHook('onClose', () => profiler!.close());
-  }
-  for (const declare of options.routes ?? []) await declare(routes);
-  const routeMatcher = new RouteMatcher(routes.definitions);
-  matcher = routeMatcher;
-  const limits = await Limits.create({ settings: config, definitions: routes.definitions, routesModule: options.routesModule, log: app.log });
-  app.addHook('onClose', () => limits.close());
-  app.setErrorHandler((error, request, reply) => respondWithError(limits.explain(error, request, reply), request, reply));
-
-  installRequestHooks(app, {
-    serverHost,
-    trustedHosts: new TrustedHosts(config.trustedHosts),
-    cors: new CorsPolicy(config.cors),
-    profiler,
-    matcher: routeMatcher,
-  });
-  app.setNotFoundHandler(answerUnmatched(routeMatcher));
-  try {
-    // Matched routes live in their own scope: the limits' hooks and parsers never run for
-    // the requests answered above.
-    await app.register(async (scope) => {
-      await limits.install(scope);
-      registerRoutes(scope, routes.definitions, limits.execute);
-    });
-  } catch (error) {
-    // A kernel that cannot start leaves no worker process or open store behind.
-    await Promise.allSettled([limits.close(), profiler?.close()]);
-    throw error;
-  }
-  return { app, routes, profiler };
+export async function createKernel({ config, tls, logOutput, ...plugin }: KernelOptions): Promise<Kernel> {
+  // Fastify's types tell an HTTPS instance from an HTTP one; the kernel serves either alike.
+  const app = (
+    config.tls && tls ? Fastify(vigilFastifyOptions(config, { https: tls, logOutput })) : Fastify(vigilFastifyOptions(config, { logOutput }))
+  ) as unknown as FastifyInstance;
+  await app.register(vigil, { config, ...plugin });
+  return { app, routes: app.vigil.routes, profiler: app.vigil.profiler };
 }

@@ -9,8 +9,7 @@ import type { CorsPolicy } from './cors/cors-policy.js';
 import { requestStateHook } from './http/request-state.js';
 import { profilerAccessHook } from './profiler/access-hook.js';
 import type { Profiler } from './profiler/profiler.js';
-import type { RouteMatcher } from './routing/route-matcher.js';
-import { unmatchedHook } from './routing/unmatched-hook.js';
+import { unmatchedHook, type MatcherSource } from './routing/unmatched-hook.js';
 import { headHook } from './server/head-hook.js';
 import { hostHook } from './server/host-hook.js';
 import type { TrustedHosts } from './server/trusted-hosts.js';
@@ -22,11 +21,14 @@ export interface RequestHookParts {
   cors: CorsPolicy;
   /** Debug mode only. */
   profiler: Profiler | undefined;
-  matcher: RouteMatcher;
+  /** Every route the application has, native or declared. */
+  routes: MatcherSource;
+  /** The limits' hooks for routed requests, in their order. */
+  limits: readonly onRequestHookHandler[];
 }
 
 /** The hooks, first to last; a hook that answers or fails ends the request's way here. */
-export function requestHooks({ serverHost, trustedHosts, cors, profiler, matcher }: RequestHookParts): onRequestHookHandler[] {
+export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes, limits }: RequestHookParts): onRequestHookHandler[] {
   const hooks: Array<onRequestHookHandler | undefined> = [
     // http/: every later stage finds the request's state in place.
     requestStateHook(serverHost),
@@ -41,7 +43,9 @@ export function requestHooks({ serverHost, trustedHosts, cors, profiler, matcher
     // profiler/: its pages for the clients it admits; others get the ordinary 404.
     profiler && profilerAccessHook(profiler),
     // routing/: 404, 405 or 301 for what the router did not match, before the body is read.
-    unmatchedHook(matcher),
+    unmatchedHook(routes),
+    // limits/: routed requests only from here on: the heap guard, then the declared body size.
+    ...limits,
   ];
   return hooks.filter((hook) => hook !== undefined);
 }

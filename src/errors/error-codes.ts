@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   // routing
   VIGIL_ERR_NOT_FOUND: { status: 404, meaning: 'No route matches the path (or the client may not open the profiler).' },
   VIGIL_ERR_METHOD_NOT_ALLOWED: { status: 405, meaning: 'A route matches the path but not the method; `Allow` lists those that would. Also CONNECT, and a CORS preflight asking for a method outside `CORS_ALLOW_METHODS`.' },
+  VIGIL_ERR_VALIDATION: { status: 400, meaning: "The request does not match its route's JSON schema; the raise site is the route's declaration." },
   // the request head and its host
   VIGIL_ERR_MALFORMED_REQUEST: { status: 400, meaning: "Node's parser refused the request (broken framing, an invalid method or header name)." },
   VIGIL_ERR_URI_TOO_LONG: { status: 414, meaning: 'The request target is longer than 8 KB.' },

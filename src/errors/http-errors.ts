@@ -73,6 +73,21 @@ export class UriTooLongHttpError extends HttpError {
   }
 }
 
+/**
+ * The request does not match its route's JSON schema: Fastify's validation error, carried
+ * through the pipeline with its details (`validation`, `validationContext`).
+ */
+export class SchemaValidationHttpError extends HttpError {
+  constructor(
+    message: string,
+    readonly validation: unknown,
+    readonly validationContext: string | undefined,
+    options?: HttpErrorOptions,
+  ) {
+    super('VIGIL_ERR_VALIDATION', message, options);
+  }
+}
+
 export function reasonPhrase(status: number): string {
   return STATUS_CODES[status] ?? 'Unknown Status';
 }

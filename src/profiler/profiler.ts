@@ -15,6 +15,7 @@ import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { TokenSource } from '../debug/token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
+import { routeOf } from '../routing/route-table.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
 import type { Report } from './report.js';
 import { PacedFailureLog } from './failure-pacing.js';
@@ -236,7 +237,7 @@ export class Profiler {
    * the profiler's).
    */
   private isProfilerRequest(request: FastifyRequest): boolean {
-    if (!request.is404) return isProfilerPath((request.routeOptions.config as { routePath?: string }).routePath ?? '');
+    if (!request.is404) return isProfilerPath(routeOf(request)?.path ?? '');
     const url = request.url;
     const target = url.charCodeAt(0) === 0x2f ? url : requestTarget(request).path;
     return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
