@@ -1,7 +1,8 @@
 /**
- * The package as a user gets it: `npm pack` of the current sources (built by `prepack`),
- * installed into a project of its own in the temporary directory, outside the repository,
- * so that nothing resolves from the repository's own node_modules. Tarball and installed
+ * The package as a user gets it: `npm pack` of the current sources (built by `prepack`,
+ * in a copy of them, so that the repository's own dist/ is never removed under another
+ * test), installed into a project of its own in the temporary directory, outside the
+ * repository, so that nothing resolves from the repository's own node_modules. Tarball and installed
  * project are kept per state of the sources (`vigil-package-<hash>/`): a run packs and
  * installs at most once, and a later run of the same sources not at all.
  *
@@ -11,7 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ROOT } from './root.js';
@@ -35,7 +36,11 @@ export function installedPackage(): InstalledPackage {
     const scratch = `${directory}.${process.pid}.tmp`;
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(join(scratch, 'project'), { recursive: true });
-    npm(['pack', '--pack-destination', scratch], ROOT);
+    const sources = join(scratch, 'sources');
+    for (const entry of PACKED) cpSync(join(ROOT, entry), join(sources, entry), { recursive: true, filter: (path) => !path.endsWith('.test.ts') });
+    symlinkSync(join(ROOT, 'node_modules'), join(sources, 'node_modules'), 'dir');
+    npm(['pack', '--pack-destination', scratch], sources);
+    rmSync(sources, { recursive: true, force: true });
     const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack made no tarball in ${scratch}`);
     const project = join(scratch, 'project');
