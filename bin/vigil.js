@@ -1,7 +1,16 @@
 #!/usr/bin/env node
-// The `vigil` command: runs the TypeScript command line through tsx, as `npm start` runs the service.
-import { register } from 'tsx/esm/api';
+// The `vigil` command line. Installed from the package it runs the compiled JavaScript;
+// in a checkout of the sources it runs the TypeScript through tsx, as `npm start` does, so
+// that it is never an older build.
+import { existsSync } from 'node:fs';
 
-register();
-const { run } = await import('../src/cli/main.ts');
-process.exitCode = await run(process.argv.slice(2));
+const sources = new URL('../src/cli/main.ts', import.meta.url);
+let cli;
+if (existsSync(sources)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  cli = await import(sources.href);
+} else {
+  cli = await import('../dist/src/cli/main.js');
+}
+process.exitCode = await cli.run(process.argv.slice(2));

@@ -1,4 +1,5 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
+import { createKernel } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { ReportStoreError } from './profiler/storage/report-store.js';
 import { RouteDefinitionError } from './routing/routes.js';
@@ -56,9 +57,9 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 
 try {
   const config = loadConfig();
-  const service = await startService(config);
+  const service = await startService(config, createKernel);
   const { routes, profiler } = service.kernel;
-  const routeCount = routes.definitions.filter((definition) => !definition.name.startsWith('_profiler')).length;
+  const routeCount = routes.known.filter((route) => !route.name.startsWith('_profiler')).length;
   process.stdout.write(startupBanner(config, { url: service.url, routeCount, store: profiler?.store.location }));
   let stopping = false;
   const stop = (signal: string) => {

@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { exceptionHeaders } from '../debug/exception-headers.js';
 import { framesOf, raiseSiteIn } from '../debug/stack-trace.js';
-import { requestUrlWithQuery } from '../server/request-url.js';
+import { requestUrlWithQuery } from '../http/request-url.js';
 import type { ErrorView } from './error-view.js';
 import { describeError, reasonPhrase } from './http-errors.js';
 import { negotiateErrorFormat, type ErrorFormat } from './negotiate.js';
@@ -39,7 +39,7 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
     }
 
     const frames = debug ? framesOf(described.error) : [];
-    const token = request.debugToken ?? undefined;
+    const token = request.vigil?.token ?? undefined;
     const view: ErrorView = {
       status: described.status,
       title: reasonPhrase(described.status),

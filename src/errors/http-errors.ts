@@ -1,8 +1,10 @@
 /**
  * Errors that carry their HTTP status, headers and a stable code, so that the one error
- * pipeline can render every failure the same way (Symfony's HttpException family).
+ * pipeline can render every failure the same way (Symfony's HttpException family). The
+ * kernel's own codes and their statuses are the catalogue's (`error-codes.ts`).
  */
 import { STATUS_CODES } from 'node:http';
+import { statusOf, type CodeOfStatus, type VigilErrorCode } from './error-codes.js';
 
 export interface HttpErrorOptions {
   headers?: Record<string, string>;
@@ -20,7 +22,13 @@ export class HttpError extends Error {
   readonly code: string;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: number, message: string, code: string, options: HttpErrorOptions = {}) {
+  /** An error of the catalogue: its status is the code's. */
+  constructor(code: VigilErrorCode, message: string, options?: HttpErrorOptions);
+  /** An application's own error, with its status and code. */
+  constructor(status: number, message: string, code: string, options?: HttpErrorOptions);
+  constructor(statusOrCode: number | VigilErrorCode, message: string, codeOrOptions?: string | HttpErrorOptions, maybeOptions?: HttpErrorOptions) {
+    const [status, code, options = {}] =
+      typeof statusOrCode === 'number' ? [statusOrCode, codeOrOptions as string, maybeOptions] : [statusOf(statusOrCode), statusOrCode, codeOrOptions as HttpErrorOptions | undefined];
     // One capture, started where the error was raised rather than in these constructors.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
@@ -37,14 +45,14 @@ export class HttpError extends Error {
 /** No route matches the path. */
 export class NotFoundHttpError extends HttpError {
   constructor(message: string, options?: HttpErrorOptions) {
-    super(404, message, 'VIGIL_ERR_NOT_FOUND', options);
+    super('VIGIL_ERR_NOT_FOUND', message, options);
   }
 }
 
 /** A route matches the path but not the method; `Allow` lists the methods that would. */
 export class MethodNotAllowedHttpError extends HttpError {
   constructor(readonly allowedMethods: readonly string[], message: string, options?: HttpErrorOptions) {
-    super(405, message, 'VIGIL_ERR_METHOD_NOT_ALLOWED', {
+    super('VIGIL_ERR_METHOD_NOT_ALLOWED', message, {
       ...options,
       headers: { ...options?.headers, allow: allowedMethods.join(', ') },
     });
@@ -53,21 +61,36 @@ export class MethodNotAllowedHttpError extends HttpError {
 
 /** The request is malformed in a way the client can fix. */
 export class BadRequestHttpError extends HttpError {
-  constructor(message: string, code = 'VIGIL_ERR_BAD_REQUEST', options?: HttpErrorOptions) {
-    super(400, message, code, options);
+  constructor(message: string, code: CodeOfStatus<400> = 'VIGIL_ERR_BAD_REQUEST', options?: HttpErrorOptions) {
+    super(code, message, options);
   }
 }
 
 /** The request target is longer than the kernel accepts. */
 export class UriTooLongHttpError extends HttpError {
   constructor(message: string, options?: HttpErrorOptions) {
-    super(414, message, 'VIGIL_ERR_URI_TOO_LONG', options);
+    super('VIGIL_ERR_URI_TOO_LONG', message, options);
+  }
+}
+
+/**
+ * The request does not match its route's JSON schema: Fastify's validation error, carried
+ * through the pipeline with its details (`validation`, `validationContext`).
+ */
+export class SchemaValidationHttpError extends HttpError {
+  constructor(
+    message: string,
+    readonly validation: unknown,
+    readonly validationContext: string | undefined,
+    options?: HttpErrorOptions,
+  ) {
+    super('VIGIL_ERR_VALIDATION', message, options);
   }
 }
 
 /** The service cannot answer this now, for a reason that passes: `Retry-After` says when to ask again. */
 export class ServiceUnavailableHttpError extends HttpError {
-  constructor(message: string, code: string, retryAfterSeconds: number, options?: HttpErrorOptions) {
+  constructor(message: string, code: CodeOfStatus<503>, retryAfterSeconds: number, options?: HttpErrorOptions) {
     super(503, message, code, { ...options, headers: { ...options?.headers, 'retry-after': String(retryAfterSeconds) } });
   }
 }

@@ -5,7 +5,7 @@
  * (JSON, forms), whose parsing holds the event loop and whose objects outweigh their
  * bytes many times over; the body readers apply it.
  */
-import type { FastifyInstance } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import type { ByteSize } from '../config.js';
 import { PayloadTooLargeHttpError } from './limit-errors.js';
 import { closeAfterResponse } from './lingering-close.js';
@@ -39,16 +39,16 @@ export function tooLargeMessage(limit: BodyLimit, declared?: number): string {
   return `The request body${size} is larger than ${limit.setting} (${limit.size.text})${covers}`;
 }
 
-/** Refuses a declared length over POST_MAX_SIZE in `onRequest`, before the body is touched. */
-export function installBodyLimit(scope: FastifyInstance, postMaxSize: ByteSize): void {
-  if (!Number.isFinite(postMaxSize.bytes)) return;
+/** The hook refusing a declared length over POST_MAX_SIZE, before the body is touched; none without a limit. */
+export function bodyLimitHook(postMaxSize: ByteSize): onRequestHookHandler | undefined {
+  if (!Number.isFinite(postMaxSize.bytes)) return undefined;
   const limit = postBodyLimit(postMaxSize);
-  scope.addHook('onRequest', (request, reply, done) => {
+  return function declaredBodyLimit(request, reply, done) {
     const declared = request.headers['content-length'];
     if (declared !== undefined && Number(declared) > postMaxSize.bytes) {
       closeAfterResponse(request, reply);
       return done(new PayloadTooLargeHttpError(tooLargeMessage(limit, Number(declared))));
     }
     done();
-  });
+  };
 }

@@ -6,11 +6,17 @@
  * A handler that never yields (a busy loop) holds the event loop, and so this timer, and
  * every other request: such handlers belong in an isolated route.
  */
-import type { Invocation } from '../routing/register-routes.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { HeapGuard } from './heap-guard.js';
 import { ExecutionTimeExceededError } from './limit-errors.js';
 
-export function runInProcess(invocation: Invocation, seconds: number, guard: HeapGuard): Promise<unknown> {
+/** A handler's run as the deadline sees it: how to run it, and how to tell it that it was stopped. */
+export interface TimedRun {
+  runHere(): Promise<unknown>;
+  abort(reason: Error): void;
+}
+
+export function runInProcess(invocation: TimedRun, seconds: number, guard: HeapGuard): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (): boolean => {
@@ -32,4 +38,18 @@ export function runInProcess(invocation: Invocation, seconds: number, guard: Hea
       (error: unknown) => finish() && reject(error),
     );
   });
+}
+
+/**
+ * A native Fastify handler under the same deadline and heap guard. A handler that returns
+ * a promise (an async handler, or one returning `reply`) is raced against them; one that
+ * answers through `reply` and returns nothing gives nothing to race, and runs as Fastify
+ * runs it. A native handler has no signal to fire: whatever it does after the 500 is ignored.
+ */
+export function withDeadline(handler: RouteHandlerMethod, seconds: number, guard: HeapGuard): RouteHandlerMethod {
+  return function deadlined(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const result: unknown = handler.call(this, request, reply);
+    if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') return result;
+    return runInProcess({ runHere: () => Promise.resolve(result), abort: () => undefined }, seconds, guard);
+  } as RouteHandlerMethod;
 }

@@ -7,21 +7,21 @@ import { HttpError, type HttpErrorOptions } from '../errors/http-errors.js';
 /** The request body is over POST_MAX_SIZE, or over PARSED_BODY_MAX_SIZE for a parsed body (413). */
 export class PayloadTooLargeHttpError extends HttpError {
   constructor(message: string, options?: HttpErrorOptions) {
-    super(413, message, 'VIGIL_ERR_BODY_TOO_LARGE', options);
+    super('VIGIL_ERR_BODY_TOO_LARGE', message, options);
   }
 }
 
 /** The client sent no byte of its body for BODY_TIMEOUT (408, as nginx's client_body_timeout). */
 export class RequestTimeoutHttpError extends HttpError {
   constructor(message: string, options?: HttpErrorOptions) {
-    super(408, message, 'VIGIL_ERR_BODY_TIMEOUT', options);
+    super('VIGIL_ERR_BODY_TIMEOUT', message, options);
   }
 }
 
 /** One uploaded file is over UPLOAD_MAX_FILESIZE (413). */
 export class UploadTooLargeHttpError extends HttpError {
   constructor(message: string, options?: HttpErrorOptions) {
-    super(413, message, 'VIGIL_ERR_UPLOAD_TOO_LARGE', options);
+    super('VIGIL_ERR_UPLOAD_TOO_LARGE', message, options);
   }
 }
 
@@ -29,20 +29,20 @@ export class UploadTooLargeHttpError extends HttpError {
 export class ExecutionTimeExceededError extends HttpError {
   constructor(readonly seconds: number) {
     // PHP's own wording, singular included: "of 1 second exceeded".
-    super(500, `Maximum execution time of ${seconds} second${seconds === 1 ? '' : 's'} exceeded`, 'VIGIL_ERR_MAX_EXECUTION_TIME');
+    super('VIGIL_ERR_MAX_EXECUTION_TIME', `Maximum execution time of ${seconds} second${seconds === 1 ? '' : 's'} exceeded`);
   }
 }
 
 /** The request used more memory than it may (500, PHP's fatal error text). */
 export class MemoryExhaustedError extends HttpError {
   constructor(readonly limitBytes: number, options?: HttpErrorOptions) {
-    super(500, `Allowed memory size of ${limitBytes} bytes exhausted`, 'VIGIL_ERR_MEMORY_LIMIT', options);
+    super('VIGIL_ERR_MEMORY_LIMIT', `Allowed memory size of ${limitBytes} bytes exhausted`, options);
   }
 }
 
 /** The process is too close to its own heap limit to start more work (503, try again). */
 export class HeapGuardHttpError extends HttpError {
   constructor(message: string) {
-    super(503, message, 'VIGIL_ERR_HEAP_GUARD', { headers: { 'retry-after': '1' } });
+    super('VIGIL_ERR_HEAP_GUARD', message, { headers: { 'retry-after': '1' } });
   }
 }

@@ -1,17 +1,17 @@
 /**
- * The per-request limits, composed for the kernel: what to install in the scope of
- * matched routes (heap guard, body size and timeout, body parsers, uploads), the executor
- * that runs each handler (in this process under a deadline, or isolated in a worker
- * process), and the closing of connections whose body was cut. Unmatched requests never
- * reach any of it.
+ * The per-request limits, composed for the kernel: the hooks of routed requests (heap
+ * guard, declared body size), the body parsers (size, timeout, JSON depth), the uploads of
+ * routes API routes, the executor that runs a routes API handler (in this process under a
+ * deadline, or isolated in a worker process), the deadline of native handlers, and the
+ * closing of connections whose body was cut. Unmatched requests never reach any of it.
  */
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { Config } from '../config.js';
-import type { Invocation, RouteExecutor } from '../routing/register-routes.js';
+import { routesApiDefinitionOf, type Invocation, type RouteExecutor } from '../routing/register-routes.js';
 import { RouteDefinitionError, type RouteDefinition } from '../routing/routes.js';
-import { installBodyLimit } from './body-limit.js';
+import { bodyLimitHook } from './body-limit.js';
 import { installBodyParsers } from './body-parsers.js';
-import { runInProcess } from './execution-time.js';
+import { runInProcess, withDeadline } from './execution-time.js';
 import { HeapGuard } from './heap-guard.js';
 import type { IsolatedInput } from './isolation/protocol.js';
 import { WorkerPool } from './isolation/worker-pool.js';
@@ -45,7 +45,9 @@ export class Limits {
     let pool: WorkerPool | undefined;
     if (isolated.length > 0) {
       if (!routesModule) {
-        throw new RouteDefinitionError(`route ${isolated[0]!.name} is isolated: its workers import the routes module, so the kernel needs its path (ROUTES)`);
+        throw new RouteDefinitionError(
+          `route ${isolated[0]!.name} is isolated: its worker processes import the module that declares it, so the kernel needs that module's path (ROUTES for npm start, the plugin's routesModule option)`,
+        );
       }
       pool = new WorkerPool({ routesModule, routes: isolated.map((definition) => definition.name), size: settings.isolatedWorkers, memoryLimit: settings.memoryLimit.bytes, log });
       try {
@@ -58,23 +60,43 @@ export class Limits {
     return new Limits(settings, new HeapGuard({ log }), pool);
   }
 
-  /** Hooks the limits into the scope that holds the matched routes. */
-  async install(scope: FastifyInstance): Promise<void> {
-    scope.addHook('onRequest', (_request, _reply, done) => {
+  /**
+   * The `onRequest` hooks of routed requests, in order: the heap guard (503 near the heap
+   * limit), then a declared length over POST_MAX_SIZE (413, before the body is touched).
+   */
+  get requestHooks(): onRequestHookHandler[] {
+    const guard = this.guard;
+    const heapGuard: onRequestHookHandler = function heapGuardAdmission(_request, _reply, done) {
       try {
-        this.guard.admit();
+        guard.admit();
       } catch (error) {
         return done(error as Error);
       }
       done();
-    });
-    installBodyLimit(scope, this.settings.postMaxSize);
-    installBodyParsers(scope, this.settings);
+    };
+    const bodyLimit = bodyLimitHook(this.settings.postMaxSize);
+    return bodyLimit ? [heapGuard, bodyLimit] : [heapGuard];
+  }
+
+  /** The JSON, form and text parsers, under the size limits and BODY_TIMEOUT, for every route of `app`. */
+  installParsers(app: FastifyInstance): void {
+    installBodyParsers(app, this.settings);
+  }
+
+  /** Multipart uploads, saved to temporary files, for the routes API routes of `scope`. */
+  async installUploads(scope: FastifyInstance): Promise<void> {
     await installUploads(scope, this.settings);
   }
 
   readonly execute: RouteExecutor = (invocation) =>
     invocation.definition.isolated ? this.runIsolated(invocation) : runInProcess(invocation, this.settings.maxExecutionTime, this.guard);
+
+  /** Fastify's `onRoute` hook: a native route's handler runs under MAX_EXECUTION_TIME (routes API ones have the executor). */
+  readonly adoptRoute = (options: RouteOptions): void => {
+    const seconds = this.settings.maxExecutionTime;
+    if (seconds <= 0 || routesApiDefinitionOf(options.config as Record<symbol, unknown> | undefined)) return;
+    options.handler = withDeadline(options.handler, seconds, this.guard);
+  };
 
   /** Readies the answer to an error: a body cut short (too large, stalled) closes its connection with care. */
   explain(error: unknown, request: FastifyRequest, reply: FastifyReply): unknown {
@@ -107,7 +129,7 @@ function isolatedInput(request: FastifyRequest): IsolatedInput {
     params: request.params as Record<string, string>,
     query: { ...(request.query as IsolatedInput['query']) },
     body: request.body,
-    files: request.uploadedFiles ?? [],
+    files: request.vigil?.uploadedFiles ?? [],
     method: request.method,
     url: request.raw.url ?? '/',
     headers: { ...request.headers },

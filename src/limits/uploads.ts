@@ -14,7 +14,7 @@ import multipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ByteSize } from '../config.js';
 import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
-import type { UploadedFile } from '../routing/routes.js';
+import { stateOf, type UploadedFile } from '../http/request-state.js';
 import { postBodyLimit, tooLargeMessage } from './body-limit.js';
 import { bodyStalledError, watchBodyStall } from './body-timeout.js';
 import { addField, type FormFields } from './form-fields.js';
@@ -33,7 +33,6 @@ export async function installUploads(scope: FastifyInstance, limits: UploadLimit
     throwFileSizeLimit: false,
     limits: { fileSize: limits.uploadMaxFilesize.bytes, fieldSize: limits.postMaxSize.bytes, parts: 1000 },
   });
-  scope.decorateRequest('uploadedFiles', null);
   scope.addHook('preHandler', async (request, reply) => {
     if (request.isMultipart()) await receiveUploads(request, reply, limits);
   });
@@ -41,7 +40,7 @@ export async function installUploads(scope: FastifyInstance, limits: UploadLimit
 
 async function receiveUploads(request: FastifyRequest, reply: FastifyReply, limits: UploadLimits): Promise<void> {
   const files: UploadedFile[] = [];
-  request.uploadedFiles = files;
+  stateOf(request).uploadedFiles = files;
   let directory: string | undefined;
   const saving = saveParts(request, limits, files, async () => (directory ??= await mkdtemp(join(tmpdir(), 'vigil-upload-'))));
   // The close comes once the answer is sent or the client is gone; removal waits for the

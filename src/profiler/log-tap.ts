@@ -68,3 +68,24 @@ export class LogTap implements LineSink {
     else entry.omitted++;
   }
 }
+
+/** The tap behind each logger built to write through one (`vigilFastifyOptions`). */
+const tapsByLogger = new WeakMap<object, LogTap>();
+
+/** Records that `logger` writes through `tap`, so that the plugin finds the tap from the instance's logger. */
+export function linkLogTap(logger: object, tap: LogTap): void {
+  tapsByLogger.set(logger, tap);
+}
+
+/**
+ * The tap `logger` writes through; undefined for a logger the application built itself.
+ * Fastify logs through a child of the logger it is given, and a pino child inherits from
+ * its parent: the chain leads to the linked logger.
+ */
+export function logTapOf(logger: object): LogTap | undefined {
+  for (let link: object | null = logger; link !== null; link = Object.getPrototypeOf(link) as object | null) {
+    const tap = tapsByLogger.get(link);
+    if (tap) return tap;
+  }
+  return undefined;
+}

@@ -9,11 +9,13 @@
  * admits (loopback, `PROFILER_ALLOW`); anyone else is an ordinary request that the kernel
  * answers with the ordinary 404 (see {@link Profiler.refuses}).
  */
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { TokenSource } from '../debug/token.js';
-import { requestOrigin, requestTarget, requestUrlWithQuery } from '../server/request-url.js';
+import { stateOf } from '../http/request-state.js';
+import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
+import { routeOf } from '../routing/route-table.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
 import type { Report } from './report.js';
 import { PacedFailureLog } from './failure-pacing.js';
@@ -79,9 +81,34 @@ export class Profiler {
   }
 
   /**
-   * Opens the store, applies the retention, leases the first tokens and hooks the request
-   * stages of `app`. A store that cannot lease now (a full disk) does not stop the start:
-   * requests go without a report, counted as dropped, until it can.
+   * The profiler's first hook, before every other of the kernel's: the request gets its
+   * token and profile (the profiler's own pages get their security headers instead), so
+   * that even a request refused by a later hook has its report.
+   */
+  readonly tokenHook: onRequestHookHandler = (request, reply, done) => {
+    if (this.serves(request)) {
+      reply.headers(PAGE_SECURITY_HEADERS);
+      return done();
+    }
+    const token = this.tokens.issue();
+    if (token !== undefined) {
+      this.begin(request, reply, token);
+      return done();
+    }
+    // None at hand: a burst outran the lease under way. This request waits for it.
+    this.tokens.take().then(
+      (late) => {
+        if (late !== undefined) this.begin(request, reply, late);
+        else this.writer.discard(1, 'no token could be leased from the store');
+        done();
+      },
+    ).catch((error: Error) => done(error));
+  };
+
+  /**
+   * Opens the store, applies the retention, leases the first tokens and hooks the stages
+   * of `app` after the first (see {@link tokenHook}). A store that cannot lease now (a full
+   * disk) does not stop the start: requests go without a report, counted as dropped, until it can.
    */
   async attach(app: FastifyInstance): Promise<void> {
     this.log = app.log;
@@ -102,45 +129,28 @@ export class Profiler {
     });
     await this.writer.open();
     await this.tokens.fill();
-    app.decorateRequest('profile', null);
-
-    app.addHook('onRequest', (request, reply, done) => {
-      if (this.serves(request)) {
-        reply.headers(PAGE_SECURITY_HEADERS);
-        return done();
-      }
-      const token = this.tokens.issue();
-      if (token !== undefined) {
-        this.begin(request, reply, token);
-        return done();
-      }
-      // None at hand: a burst outran the lease under way. This request waits for it.
-      this.tokens.take().then(
-        (late) => {
-          if (late !== undefined) this.begin(request, reply, late);
-          else this.writer.discard(1, 'no token could be leased from the store');
-          done();
-        },
-      ).catch((error: Error) => done(error));
-    });
     // Matched routes only: the body is read between these two.
     app.addHook('preParsing', (request, _reply, payload, done) => {
-      if (request.profile) request.profile.marks.parsing = performance.now();
+      const profile = request.vigil?.profile;
+      if (profile) profile.marks.parsing = performance.now();
       done(null, payload);
     });
     app.addHook('preHandler', (request, _reply, done) => {
-      if (request.profile) request.profile.marks.handler = performance.now();
+      const profile = request.vigil?.profile;
+      if (profile) profile.marks.handler = performance.now();
       done();
     });
     app.addHook('onError', (request, _reply, error, done) => {
-      if (request.profile) {
-        request.profile.error = error;
-        request.profile.marks.error = performance.now();
+      const profile = request.vigil?.profile;
+      if (profile) {
+        profile.error = error;
+        profile.marks.error = performance.now();
       }
       done();
     });
     app.addHook('onSend', (request, _reply, payload, done) => {
-      if (request.profile) request.profile.marks.send ??= performance.now();
+      const profile = request.vigil?.profile;
+      if (profile) profile.marks.send ??= performance.now();
       done(null, payload);
     });
     app.addHook('onResponse', (request, _reply, done) => {
@@ -149,7 +159,8 @@ export class Profiler {
     });
     // Fastify runs no onResponse for a request whose client went away: its report is written here.
     app.addHook('onRequestAbort', (request, done) => {
-      if (request.profile) request.profile.aborted = true;
+      const profile = request.vigil?.profile;
+      if (profile) profile.aborted = true;
       this.finish(request);
       done();
     });
@@ -160,7 +171,7 @@ export class Profiler {
    * runs: its token is issued here, and its report is written once its answer is.
    */
   adopt(request: FastifyRequest, reply: FastifyReply, error: Error): void {
-    if (request.profile) return;
+    if (request.vigil?.profile) return;
     // No hook runs for these requests, so there is no waiting for a lease: without a token at hand the report is dropped.
     const token = this.tokens.issue();
     if (token === undefined) return void this.writer.discard(1, 'no token could be leased from the store');
@@ -228,7 +239,7 @@ export class Profiler {
    * the profiler's).
    */
   private isProfilerRequest(request: FastifyRequest): boolean {
-    if (!request.is404) return isProfilerPath((request.routeOptions.config as { routePath?: string }).routePath ?? '');
+    if (!request.is404) return isProfilerPath(routeOf(request)?.path ?? '');
     const url = request.url;
     const target = url.charCodeAt(0) === 0x2f ? url : requestTarget(request).path;
     return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
@@ -237,8 +248,9 @@ export class Profiler {
   /** Gives the request its token and profile, announces the token and starts the collectors. */
   private begin(request: FastifyRequest, reply: FastifyReply, token: string): RequestProfile {
     const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
-    request.debugToken = token;
-    request.profile = profile;
+    const state = stateOf(request);
+    state.token = token;
+    state.profile = profile;
     reply.header('x-debug-token', token);
     reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
     this.replies.set(profile, reply);
@@ -254,10 +266,10 @@ export class Profiler {
 
   /** Collects and queues the report, once: the profile is detached from the request first. */
   private finish(request: FastifyRequest): void {
-    const profile = request.profile;
+    const profile = request.vigil?.profile;
     const reply = profile && this.replies.get(profile);
     if (!profile || !reply) return;
-    request.profile = null;
+    request.vigil!.profile = null;
     this.replies.delete(profile);
     if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();

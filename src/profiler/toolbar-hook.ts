@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { routeOf } from '../routing/route-table.js';
 import type { LogTap } from './log-tap.js';
 import { admitStyleNonce, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
 
@@ -15,13 +16,13 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined)
   app.addHook('onSend', (request, reply, payload, done) => {
     const page = pageOf(request, reply, payload);
     if (page === undefined) return done(null, payload);
-    const profile = request.profile!;
+    const profile = request.vigil!.profile!;
     const nonce = randomBytes(16).toString('base64');
     const link = reply.getHeader('x-debug-token-link');
     const bar = renderToolbar(
       {
         status: reply.statusCode,
-        route: (request.routeOptions.config as { routeName?: string }).routeName ?? null,
+        route: routeOf(request)?.name ?? null,
         durationMs: performance.now() - profile.marks.start,
         memoryBytes: process.memoryUsage.rss(),
         logLines: logTap?.count(request.id) ?? 0,
@@ -43,8 +44,8 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined)
 /** The page as text when the toolbar belongs in it, else undefined. */
 function pageOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): string | undefined {
   // Profiled (debug mode, not a profiler page), and answered by one of the application's routes.
-  if (!request.profile || request.is404) return undefined;
-  const routeName = (request.routeOptions.config as { routeName?: string } | undefined)?.routeName;
+  if (!request.vigil?.profile || request.is404) return undefined;
+  const routeName = routeOf(request)?.name;
   if (routeName === undefined || routeName.startsWith('_profiler')) return undefined;
   const type = String(reply.getHeader('content-type') ?? '');
   // The bar is UTF-8 text: a page in another charset is left as it is.

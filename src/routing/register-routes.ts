@@ -19,6 +19,13 @@ export function routerPath(definition: RouteDefinition): string {
   return out + definition.path.slice(last).replaceAll(':', '::');
 }
 
+const ROUTES_API_DEFINITION = Symbol('vigil.routesApiDefinition');
+
+/** The routes API declaration a route was registered from, read off its options' config. */
+export function routesApiDefinitionOf(config: Readonly<Record<string | symbol, unknown>> | undefined): RouteDefinition | undefined {
+  return config?.[ROUTES_API_DEFINITION] as RouteDefinition | undefined;
+}
+
 /** One call of a route's handler, as an executor sees it. */
 export interface Invocation {
   definition: RouteDefinition;
@@ -40,7 +47,7 @@ export function registerRoutes(app: FastifyInstance, definitions: readonly Route
     app.route({
       method: [...definition.methods],
       url: routerPath(definition),
-      config: { routeName: definition.name, routePath: definition.path },
+      config: { [ROUTES_API_DEFINITION]: definition },
       handler: async (request, reply) => {
         const result = await execute(invocationOf(definition, request, reply));
         if (result !== undefined) return result;
@@ -68,7 +75,7 @@ function contextFor(request: FastifyRequest, reply: FastifyReply, signal: Reques
     params: request.params as Record<string, string>,
     query: request.query as RouteContext['query'],
     body: request.body,
-    files: request.uploadedFiles ?? [],
+    files: request.vigil?.uploadedFiles ?? [],
     request,
     reply,
     log: request.log,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RouteMatcher } from './route-matcher.js';
+import { fastifyPathShapes } from './fastify-path.js';
 import { Routes } from './routes.js';
 
 const answer = () => 'ok';
@@ -194,5 +195,35 @@ describe('trace tells, for every route, whether it answers and why not (router:m
       matcher.trace('GET', '/').map((trace) => trace.name),
       ['GET /hello', 'GET /items', 'POST /items', 'PUT /items/{id}', 'GET /with-slash/', 'PATCH|DELETE /items/{id}/tags/{tag}', 'GET /files/v1.0', 'GET /café'],
     );
+  });
+});
+
+describe("routes given as Fastify paths match as find-my-way matches them, and are shown as declared", () => {
+  const native = (methods: string[], path: string) => ({ name: `${methods.join('|')} ${path}`, path, methods, shapes: fastifyPathShapes(path) });
+  const matcher = new RouteMatcher([
+    native(['GET'], '/users/:id(^\\d+$)'),
+    native(['POST'], '/users'),
+    native(['GET'], '/static/*'),
+    native(['GET'], '/posts/:slug?'),
+    native(['GET'], '/img/:file(^\\d+).png'),
+  ]);
+
+  it('matches parameters against their expressions, and lists the methods', () => {
+    assert.deepEqual(matcher.allowedMethods('/users/42'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/users/abc'), []);
+    assert.deepEqual(matcher.allowedMethods('/img/12.png'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/img/ab.png'), []);
+  });
+  it('lets a wildcard take the rest of the path, slashes included', () => {
+    assert.deepEqual(matcher.allowedMethods('/static/css/site.css'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/static/'), ['GET']);
+  });
+  it('matches a path with and without its optional last parameter', () => {
+    assert.deepEqual(matcher.allowedMethods('/posts/first'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/posts'), ['GET']);
+  });
+  it('explains a failed expression, and shows the route as declared', () => {
+    const [nearest] = matcher.closest('GET', '/users/abc');
+    assert.deepEqual(nearest, { name: 'GET /users/:id(^\\d+$)', path: '/users/:id(^\\d+$)', methods: ['GET'], reason: 'parameter "id" = "abc" does not match the requirement \\d+' });
   });
 });

@@ -1,24 +1,42 @@
 /**
- * The declared routes as path matchers, for the questions the router does not answer:
+ * The known routes as path matchers, for the questions the router does not answer:
  * which methods a path allows (405 and `Allow`), whether the path with or without its
  * trailing slash exists (301), and which routes came closest (the report).
  * Only unmatched requests ask, so matched requests never pay for it.
  */
-import type { HttpMethod, RouteDefinition } from './routes.js';
+import type { PathPart, PathShape } from './fastify-path.js';
 
-interface CompiledRoute {
-  definition: RouteDefinition;
+/** A route as the matcher knows it: declared with the routes API, or natively with Fastify. */
+export interface MatchableRoute {
+  name: string;
+  /** The path as declared, shown in explanations: `/items/{id}`, or Fastify's `/items/:id`. */
+  path: string;
+  methods: readonly string[];
+  /** The shapes the router matches (a Fastify path); without them, `path` in the routes API's `{name}` syntax. */
+  shapes?: readonly PathShape[] | undefined;
+  /** The `{name}` parameters' requirements of a routes API path. */
+  requirements?: Readonly<Record<string, string>>;
+}
+
+interface CompiledShape {
   pattern: RegExp;
   /** The same path with every parameter unconstrained: tells a failed requirement from a different path. */
   loosePattern: RegExp;
+  /** Parameter names by position (`p0`, `p1`... in the patterns) and their requirements. */
+  params: ReadonlyArray<{ name: string; requirement: string | undefined }>;
   /** The literal text before the first parameter: the cheapest way to tell near from far. */
   staticPrefix: string;
+}
+
+interface CompiledRoute {
+  route: MatchableRoute;
+  shapes: CompiledShape[];
 }
 
 export interface RouteMiss {
   name: string;
   path: string;
-  methods: readonly HttpMethod[];
+  methods: readonly string[];
   /** Why it did not answer: the path differs, a requirement failed, or the method. */
   reason: string;
 }
@@ -27,34 +45,32 @@ export interface RouteMiss {
 export interface RouteTrace {
   name: string;
   path: string;
-  methods: readonly HttpMethod[];
+  methods: readonly string[];
   /** `match`: it answers; `almost`: the path's shape fits but a requirement or the method does not; `miss`: another path. */
   verdict: 'match' | 'almost' | 'miss';
   reason: string;
 }
 
 /** The kernel's own routes (Symfony's `_profiler*` names) are never offered as the closest to a request. */
-const isKernelRoute = (route: CompiledRoute) => route.definition.name.startsWith('_profiler');
+const isKernelRoute = (compiled: CompiledRoute) => compiled.route.name.startsWith('_profiler');
 
 export class RouteMatcher {
   private readonly compiled: CompiledRoute[];
 
-  constructor(definitions: readonly RouteDefinition[]) {
-    this.compiled = definitions.map((definition) => ({
-      definition,
-      pattern: compile(definition.path, definition.requirements),
-      loosePattern: compile(definition.path, {}),
-      staticPrefix: definition.path.split('{')[0]!,
+  constructor(routes: readonly MatchableRoute[]) {
+    this.compiled = routes.map((route) => ({
+      route,
+      shapes: (route.shapes ?? [routesApiShape(route.path, route.requirements ?? {})]).map(compileShape),
     }));
   }
 
   /** Methods of every route whose path matches, in declaration order, without repeats. */
-  allowedMethods(path: string): HttpMethod[] {
+  allowedMethods(path: string): string[] {
     if (this.compiled.length === 0) return [];
     const decoded = decodePath(path);
-    const allowed = new Set<HttpMethod>();
-    for (const route of this.compiled) {
-      if (route.pattern.test(decoded)) for (const method of route.definition.methods) allowed.add(method);
+    const allowed = new Set<string>();
+    for (const { route, shapes } of this.compiled) {
+      if (shapes.some((shape) => shape.pattern.test(decoded))) for (const method of route.methods) allowed.add(method);
     }
     return [...allowed];
   }
@@ -62,57 +78,102 @@ export class RouteMatcher {
   /** True when a route answers `method` on `path` (GET routes answer HEAD). */
   answers(method: string, path: string): boolean {
     const allowed = this.allowedMethods(path);
-    return allowed.includes(method as HttpMethod) || (method === 'HEAD' && allowed.includes('GET'));
+    return allowed.includes(method) || (method === 'HEAD' && allowed.includes('GET'));
   }
 
   /** The application's routes that share the longest literal prefix with the path, and why each missed. */
   closest(method: string, path: string, limit = 5): RouteMiss[] {
     const decoded = decodePath(path);
-    const candidates = this.compiled.filter((route) => !isKernelRoute(route));
+    const candidates = this.compiled.filter((compiled) => !isKernelRoute(compiled));
     return candidates
-      .map((route) => ({ route, shared: sharedPrefixLength(route.staticPrefix, decoded) }))
+      .map((compiled) => ({ compiled, shared: Math.max(...compiled.shapes.map((shape) => sharedPrefixLength(shape.staticPrefix, decoded))) }))
       .filter(({ shared }) => shared > 1 || candidates.length <= limit)
       .sort((a, b) => b.shared - a.shared)
       .slice(0, limit)
-      .map(({ route }) => ({
-        name: route.definition.name,
-        path: route.definition.path,
-        methods: route.definition.methods,
-        reason: explainMiss(route, method, decoded),
+      .map(({ compiled: { route, shapes } }) => ({
+        name: route.name,
+        path: route.path,
+        methods: route.methods,
+        reason: explainMiss(route, shapes, method, decoded),
       }));
   }
 
   /** Every route, in declaration order, with whether it answers `method` on `path`, and why not. */
   trace(method: string, path: string): RouteTrace[] {
     const decoded = decodePath(path);
-    return this.compiled.map(({ definition, pattern, loosePattern }) => {
-      const { name, methods } = definition;
-      const base = { name, path: definition.path, methods };
-      const answersMethod = methods.includes(method as HttpMethod) || (method === 'HEAD' && methods.includes('GET'));
-      if (pattern.test(decoded)) {
+    return this.compiled.map(({ route, shapes }): RouteTrace => {
+      const { name, methods } = route;
+      const base = { name, path: route.path, methods };
+      if (shapes.some((shape) => shape.pattern.test(decoded))) {
+        const answersMethod = methods.includes(method) || (method === 'HEAD' && methods.includes('GET'));
         if (answersMethod) return { ...base, verdict: 'match', reason: `Route "${name}" matches` };
         return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but method "${method}" is not among ${methods.join(', ')}` };
       }
-      const loose = loosePattern.exec(decoded);
-      const values = loose?.groups ?? {};
-      const failed = loose ? Object.entries(definition.requirements).find(([param, requirement]) => !new RegExp(`^(?:${requirement})$`).test(values[param] ?? '')) : undefined;
-      if (failed) return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but requirement for "${failed[0]}" does not match (${failed[1]})` };
-      return { ...base, verdict: 'miss', reason: `Route "${name}" does not match: path "${definition.path}" does not match` };
+      const failed = failedRequirement(shapes, decoded);
+      if (failed) return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but requirement for "${failed.name}" does not match (${failed.requirement})` };
+      return { ...base, verdict: 'miss', reason: `Route "${name}" does not match: path "${route.path}" does not match` };
     });
   }
 }
 
-function explainMiss(route: CompiledRoute, method: string, path: string): string {
-  if (route.pattern.test(path)) {
-    return `the path matches but ${method} is not among ${route.definition.methods.join(', ')}`;
-  }
-  const loose = route.loosePattern.exec(path);
-  if (loose) {
+/** The first parameter whose requirement fails in a shape the path otherwise fits. */
+function failedRequirement(shapes: readonly CompiledShape[], path: string): { name: string; value: string; requirement: string } | undefined {
+  for (const shape of shapes) {
+    const loose = shape.loosePattern.exec(path);
+    if (!loose) continue;
     const values = loose.groups ?? {};
-    const failed = Object.entries(route.definition.requirements).find(([name, requirement]) => !new RegExp(`^(?:${requirement})$`).test(values[name] ?? ''));
-    if (failed) return `parameter "${failed[0]}" = "${values[failed[0]]}" does not match the requirement ${failed[1]}`;
+    for (const [index, { name, requirement }] of shape.params.entries()) {
+      const value = values[`p${index}`] ?? '';
+      if (requirement !== undefined && !new RegExp(`^(?:${requirement})$`).test(value)) return { name, value, requirement };
+    }
   }
+  return undefined;
+}
+
+function explainMiss(route: MatchableRoute, shapes: readonly CompiledShape[], method: string, path: string): string {
+  if (shapes.some((shape) => shape.pattern.test(path))) {
+    return `the path matches but ${method} is not among ${route.methods.join(', ')}`;
+  }
+  const failed = failedRequirement(shapes, path);
+  if (failed) return `parameter "${failed.name}" = "${failed.value}" does not match the requirement ${failed.requirement}`;
   return 'the path does not match';
+}
+
+/** A routes API path (`/items/{id}`) as literals and parameters. */
+function routesApiShape(path: string, requirements: Readonly<Record<string, string>>): PathShape {
+  const parts: PathPart[] = [];
+  let last = 0;
+  for (const match of path.matchAll(/\{([^{}]+)\}/g)) {
+    if (match.index > last) parts.push(path.slice(last, match.index));
+    parts.push({ name: match[1]!, requirement: requirements[match[1]!] });
+    last = match.index + match[0].length;
+  }
+  if (last < path.length) parts.push(path.slice(last));
+  return parts;
+}
+
+const ANY_SEGMENT = '[^/]+';
+
+function compileShape(shape: PathShape): CompiledShape {
+  let source = '';
+  let loose = '';
+  let staticPrefix: string | undefined;
+  const params: Array<{ name: string; requirement: string | undefined }> = [];
+  for (const part of shape) {
+    if (typeof part === 'string') {
+      source += escapeRegExp(part);
+      loose += escapeRegExp(part);
+      continue;
+    }
+    staticPrefix ??= shape.slice(0, shape.indexOf(part)).join('');
+    const group = `(?<p${params.length}>`;
+    // A wildcard takes the rest however loosely it is compared; other parameters one segment.
+    const unconstrained = part.name === '*' ? '.*' : ANY_SEGMENT;
+    source += `${group}${part.requirement ?? ANY_SEGMENT})`;
+    loose += `${group}${unconstrained})`;
+    params.push({ name: part.name, requirement: part.name === '*' ? undefined : part.requirement });
+  }
+  return { pattern: new RegExp(`^${source}$`), loosePattern: new RegExp(`^${loose}$`), params, staticPrefix: staticPrefix ?? shape.join('') };
 }
 
 function sharedPrefixLength(a: string, b: string): number {
@@ -123,17 +184,6 @@ function sharedPrefixLength(a: string, b: string): number {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function compile(path: string, requirements: Readonly<Record<string, string>>): RegExp {
-  let source = '';
-  let last = 0;
-  for (const match of path.matchAll(/\{([^{}]+)\}/g)) {
-    source += escapeRegExp(path.slice(last, match.index));
-    source += `(?<${match[1]}>${requirements[match[1]!] ?? '[^/]+'})`;
-    last = match.index + match[0].length;
-  }
-  return new RegExp(`^${source}${escapeRegExp(path.slice(last))}$`);
 }
 
 /** The path as the router compares it: percent-decoded where that is safe. */

@@ -18,6 +18,9 @@
  * limit, stopped at the deadline; its handler gets an {@link IsolatedRouteContext}.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { UploadedFile } from '../http/request-state.js';
+
+export type { UploadedFile };
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -39,19 +42,6 @@ export interface RouteContext<Path extends string = string> {
   /** Fires when the request is abandoned: the client went away or a limit stopped it. */
   signal: AbortSignal;
   log: FastifyBaseLogger;
-}
-
-/** One file of a multipart upload, saved to a temporary file. */
-export interface UploadedFile {
-  /** The form field it came in. */
-  field: string;
-  /** The name the client gave it (never used on disk). */
-  filename: string;
-  mimetype: string;
-  /** Bytes received. */
-  size: number;
-  /** Absolute path of the temporary file. */
-  path: string;
 }
 
 /**
@@ -100,13 +90,6 @@ export interface RouteDefinition {
   /** True: `handler` is an {@link IsolatedRouteHandler} and runs in a worker process. */
   isolated: boolean;
   handler: RouteHandler | IsolatedRouteHandler;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The files of a multipart body, once saved; null for other requests. */
-    uploadedFiles: UploadedFile[] | null;
-  }
 }
 
 /** Thrown at start when a declaration cannot work; the message says which and why. */

@@ -3,7 +3,7 @@
  * with or without its trailing slash, a 405 listing the allowed methods, or a 404.
  */
 import { MethodNotAllowedHttpError, NotFoundHttpError } from '../errors/http-errors.js';
-import { encodeTarget } from '../server/request-url.js';
+import { encodeTarget } from '../http/request-url.js';
 import type { RouteMatcher } from './route-matcher.js';
 import type { HttpMethod } from './routes.js';
 

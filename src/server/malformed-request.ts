@@ -16,7 +16,7 @@ import { exceptionHeaders } from '../debug/exception-headers.js';
 import { raiseSite } from '../debug/stack-trace.js';
 import type { FastifyRequest } from 'fastify';
 import { BadRequestHttpError, HttpError, reasonPhrase, UriTooLongHttpError } from '../errors/http-errors.js';
-import { httpDate } from './http-date.js';
+import { httpDate } from '../http/http-date.js';
 
 /** The longest request target (path and query) the kernel accepts, as Apache's LimitRequestLine. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -48,14 +48,14 @@ export function refusedHead(request: FastifyRequest): HttpError | undefined {
     if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
   }
   if (size > MAX_HEADERS_SIZE) {
-    return new HttpError(431, `The request headers are ${size} bytes long; the limit is ${MAX_HEADERS_SIZE}`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
+    return new HttpError('VIGIL_ERR_HEADERS_TOO_LARGE', `The request headers are ${size} bytes long; the limit is ${MAX_HEADERS_SIZE}`);
   }
   if (hosts > 1) return new BadRequestHttpError(`The request has ${hosts} Host headers; it must have one`, 'VIGIL_ERR_INVALID_HOST');
   const http10 = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 0;
   if (hosts === 0 && !http10) return new BadRequestHttpError(`The request has no Host header; HTTP/${request.raw.httpVersion} requires one`, 'VIGIL_ERR_INVALID_HOST');
   const expect = request.headers.expect;
   if (expect !== undefined && !http10 && !CONTINUE.test(expect)) {
-    return new HttpError(417, `The expectation "${expect}" cannot be met: only 100-continue is supported`, 'VIGIL_ERR_EXPECTATION_FAILED');
+    return new HttpError('VIGIL_ERR_EXPECTATION_FAILED', `The expectation "${expect}" cannot be met: only 100-continue is supported`);
   }
   return undefined;
 }
@@ -132,11 +132,11 @@ function describe(error: ParserError): HttpError {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     // Node reports one overflow for the request line and the headers, and by 64 KB the
     // packet it choked on no longer shows which grew: the answer names both.
-    return new HttpError(431, `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`, 'VIGIL_ERR_HEADERS_TOO_LARGE');
+    return new HttpError('VIGIL_ERR_HEADERS_TOO_LARGE', `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`);
   }
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError(408, 'The request was not received in time', 'VIGIL_ERR_REQUEST_TIMEOUT');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError('VIGIL_ERR_REQUEST_TIMEOUT', 'The request was not received in time');
   const problem = (error.reason && FRAMING_REASONS.get(error.reason)) ?? (error.code && FRAMING[error.code]) ?? `the request is malformed (${error.reason ?? error.message})`;
-  return new HttpError(400, `Bad request: ${problem}`, 'VIGIL_ERR_MALFORMED_REQUEST');
+  return new HttpError('VIGIL_ERR_MALFORMED_REQUEST', `Bad request: ${problem}`);
 }
 
 function rawResponse(error: HttpError, debug: boolean): string {

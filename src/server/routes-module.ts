@@ -17,7 +17,13 @@ export async function loadRoutesModule(file: string): Promise<RoutesModule> {
   try {
     module = (await import(pathToFileURL(file).href)) as typeof module;
   } catch (error) {
-    const detail = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' ? 'module not found' : (error as Error).message;
+    const code = (error as NodeJS.ErrnoException).code;
+    const detail =
+      code === 'ERR_MODULE_NOT_FOUND'
+        ? 'module not found'
+        : code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(file)
+          ? 'a TypeScript module needs tsx (node --import tsx ...), or compile it to JavaScript'
+          : (error as Error).message;
     throw new ConfigError('ROUTES', `cannot load ${file}: ${detail}`);
   }
   const declare = module.default ?? module.routes;

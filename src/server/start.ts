@@ -1,17 +1,34 @@
 /**
- * Starts the service from a configuration: TLS material, the routes module, the kernel,
- * the listener under MAX_CONNECTIONS; stops it within SHUTDOWN_TIMEOUT, flushing queued
- * reports.
+ * Starts the service from a configuration: TLS material, the routes module, the kernel
+ * (built by the factory `main.ts` passes: the composition sits above this folder), the
+ * listener under MAX_CONNECTIONS; stops it within SHUTDOWN_TIMEOUT, flushing queued reports.
  */
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { createKernel, type Kernel } from '../app.js';
+import type { Collector } from '../profiler/request-profile.js';
+import type { RoutesDeclaration } from '../routing/routes.js';
 import { loadTlsMaterial } from './certificate.js';
 import { OpenConnections } from './connections.js';
-import { prettyLogOutput } from './log-output.js';
+import { prettyLogOutput, type LogOutput } from './log-output.js';
 import { loadRoutesModule } from './routes-module.js';
 import { Shutdown } from './shutdown.js';
 
-export interface RunningService {
+/** What the service asks of the kernel it starts. */
+export interface ServiceKernelOptions {
+  config: Config;
+  tls: { key: string; cert: string } | undefined;
+  routes: readonly RoutesDeclaration[];
+  routesModule: string | undefined;
+  collectors: readonly Collector[];
+  /** Where log lines go, when not pino's JSON on stdout (a terminal: see log-output.ts). */
+  logOutput?: LogOutput;
+  /** An access line per request, for a person at a terminal. */
+  accessLog?: boolean;
+}
+
+export type KernelFactory<Kernel extends { app: FastifyInstance }> = (options: ServiceKernelOptions) => Promise<Kernel>;
+
+export interface RunningService<Kernel extends { app: FastifyInstance } = { app: FastifyInstance }> {
   kernel: Kernel;
   url: string;
   /** Closes the listener, gives requests in flight SHUTDOWN_TIMEOUT, then cuts the rest; resolves once queued reports are written. */
@@ -20,7 +37,7 @@ export interface RunningService {
   cutNow(reason: string): void;
 }
 
-export async function startService(config: Config): Promise<RunningService> {
+export async function startService<Kernel extends { app: FastifyInstance }>(config: Config, createKernel: KernelFactory<Kernel>): Promise<RunningService<Kernel>> {
   const tls = config.tls ? await loadTlsMaterial(config) : undefined;
   const module = config.routes ? await loadRoutesModule(config.routes) : undefined;
   const logOutput = prettyLogOutput(config);

@@ -29,7 +29,7 @@ describe('isolated routes need the path of their routes module', () => {
     const config = loadConfig({ VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-isolation-')), TLS: '0', APP_DEBUG: '0', LOG_LEVEL: 'silent' });
     await assert.rejects(
       createKernel({ config, routes: [(routes) => void routes.get('/spin', () => 'spun', { isolated: true })] }),
-      (error: unknown) => error instanceof RouteDefinitionError && /^route GET \/spin is isolated: its workers import the routes module, so the kernel needs its path \(ROUTES\)$/.test(error.message),
+      (error: unknown) => error instanceof RouteDefinitionError && /^route GET \/spin is isolated: its worker processes import the module that declares it, so the kernel needs that module's path \(ROUTES for npm start, the plugin's routesModule option\)$/.test(error.message),
     );
   });
 });

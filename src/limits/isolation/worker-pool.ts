@@ -87,7 +87,7 @@ export class WorkerPool {
       job = { id: this.nextId++, route, input, options, resolve, reject, settled: false };
     });
     if (this.closing) {
-      this.settle(job, new HttpError(503, 'The service is stopping', 'VIGIL_ERR_STOPPING'));
+      this.settle(job, new HttpError('VIGIL_ERR_STOPPING', 'The service is stopping'));
       return { result, cancel: () => undefined };
     }
     let timer: NodeJS.Timeout | undefined;
@@ -105,7 +105,7 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closing = true;
-    for (const job of this.queue.splice(0)) this.settle(job, new HttpError(503, 'The service is stopping', 'VIGIL_ERR_STOPPING'));
+    for (const job of this.queue.splice(0)) this.settle(job, new HttpError('VIGIL_ERR_STOPPING', 'The service is stopping'));
     await Promise.all([...this.workers].map((worker) => this.kill(worker)));
   }
 
@@ -172,7 +172,7 @@ export class WorkerPool {
         // worker never saw the job and takes the next one.
         this.release(worker);
         worker.ready = true;
-        this.settle(job, new HttpError(500, `The request could not be copied to its isolated worker: ${(error as Error).message}`, 'VIGIL_ERR_ISOLATION_INPUT', { cause: error }));
+        this.settle(job, new HttpError('VIGIL_ERR_ISOLATION_INPUT', `The request could not be copied to its isolated worker: ${(error as Error).message}`, { cause: error }));
         queueMicrotask(() => this.dispatch());
       }
     }

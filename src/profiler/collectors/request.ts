@@ -1,7 +1,7 @@
 /** The request section: method, URL, query, headers (redacted), body size, client, protocol, TLS. */
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { requestTarget, requestUrlWithQuery } from '../../server/request-url.js';
+import { requestTarget, requestUrlWithQuery } from '../../http/request-url.js';
 import { queryParameters } from '../redact.js';
 import type { Collector } from '../request-profile.js';
 

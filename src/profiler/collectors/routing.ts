@@ -4,14 +4,10 @@
  * missed, and the methods the path allows. Asked after the response, so it costs the
  * response nothing.
  */
-import { requestTarget } from '../../server/request-url.js';
+import { requestTarget } from '../../http/request-url.js';
 import type { RouteMatcher, RouteMiss } from '../../routing/route-matcher.js';
+import { routeOf } from '../../routing/route-table.js';
 import type { Collector } from '../request-profile.js';
-
-interface RouteConfig {
-  routeName?: string;
-  routePath?: string;
-}
 
 export interface RoutingSection {
   /** The path as sent, percent-encoding kept. */
@@ -29,11 +25,11 @@ export function routingCollector(matcher: () => RouteMatcher | undefined): Colle
     name: 'routing',
     collect({ request, reply }): RoutingSection {
       const { path } = requestTarget(request);
-      const config = (request.routeOptions.config ?? {}) as RouteConfig;
-      if (!request.is404 && config.routePath !== undefined) {
+      const route = routeOf(request);
+      if (route !== undefined) {
         return {
           path,
-          matched: { name: config.routeName ?? null, path: config.routePath, methods: [request.routeOptions.method].flat().map(String) },
+          matched: { name: route.name, path: route.path, methods: [request.routeOptions.method].flat().map(String) },
           params: { ...(request.params as Record<string, string>) },
         };
       }

@@ -6,13 +6,7 @@
  * every link built for a request whose host is not a valid one.
  */
 import type { FastifyRequest } from 'fastify';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The configured HOST as a URL writes it (`[::1]`), or '' when it is a wildcard (`0.0.0.0`, `::`). */
-    serverHost: string;
-  }
-}
+import './request-state.js';
 
 const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
 
@@ -41,7 +35,7 @@ export function requestHost(request: FastifyRequest): string {
 /** The configured HOST (else the address the connection reached) and the port it reached. */
 function ownHost(request: FastifyRequest): string {
   const socket = request.raw.socket as { localAddress?: string; localPort?: number } | null;
-  const name = request.serverHost || urlHost(socket?.localAddress ?? '') || 'localhost';
+  const name = request.vigil?.serverHost || urlHost(socket?.localAddress ?? '') || 'localhost';
   return socket?.localPort === undefined ? name : `${name}:${socket.localPort}`;
 }
 

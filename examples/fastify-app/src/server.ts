@@ -1,0 +1,18 @@
+/** Starts the example on HOST and PORT (vigil's settings, from the environment or .env). */
+import { loadConfig } from 'vigil';
+import { buildApp } from './app.js';
+
+const config = loadConfig();
+const app = await buildApp(config);
+const address = await app.listen({ host: config.host, port: config.port });
+process.stdout.write(`fastify-app listening on ${address}\n`);
+
+// The reports still queued are written before the process ends.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * The kernel's `onRequest` hooks in the order a request meets them: the one place that
+ * order is stated. Each hook is one concern and lives in its concern's folder (Symfony
+ * gives its listeners priorities; here the position in the list is the priority).
+ */
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import { corsHook } from './cors/cors-hook.js';
+import type { CorsPolicy } from './cors/cors-policy.js';
+import { requestStateHook } from './http/request-state.js';
+import { profilerAccessHook } from './profiler/access-hook.js';
+import type { Profiler } from './profiler/profiler.js';
+import { unmatchedHook, type MatcherSource } from './routing/unmatched-hook.js';
+import { headHook } from './server/head-hook.js';
+import { hostHook } from './server/host-hook.js';
+import type { TrustedHosts } from './server/trusted-hosts.js';
+
+export interface RequestHookParts {
+  /** HOST as a URL writes it, for links of requests without a usable Host. */
+  serverHost: string;
+  trustedHosts: TrustedHosts;
+  cors: CorsPolicy;
+  /** Debug mode only. */
+  profiler: Profiler | undefined;
+  /** Every route the application has, native or declared. */
+  routes: MatcherSource;
+  /** The limits' hooks for routed requests, in their order. */
+  limits: readonly onRequestHookHandler[];
+}
+
+/** The hooks, first to last; a hook that answers or fails ends the request's way here. */
+export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes, limits }: RequestHookParts): onRequestHookHandler[] {
+  const hooks: Array<onRequestHookHandler | undefined> = [
+    // http/: every later stage finds the request's state in place.
+    requestStateHook(serverHost),
+    // profiler/: a token and a report for every request, even one refused below.
+    profiler?.tokenHook,
+    // server/: the date; a malformed head or a CONNECT refused, its connection closed.
+    headHook,
+    // server/: a Host the kernel can print, among TRUSTED_HOSTS.
+    hostHook(trustedHosts),
+    // cors/: preflights answered on any path; CORS headers on the rest (not the profiler's pages).
+    corsHook(cors, { exempt: profiler && ((request) => profiler.serves(request)) }),
+    // profiler/: its pages for the clients it admits; others get the ordinary 404.
+    profiler && profilerAccessHook(profiler),
+    // routing/: 404, 405 or 301 for what the router did not match, before the body is read.
+    unmatchedHook(routes),
+    // limits/: routed requests only from here on: the heap guard, then the declared body size.
+    ...limits,
+  ];
+  return hooks.filter((hook) => hook !== undefined);
+}
+
+export function installRequestHooks(app: FastifyInstance, parts: RequestHookParts): void {
+  for (const hook of requestHooks(parts)) app.addHook('onRequest', hook);
+}

@@ -1,0 +1,22 @@
+/**
+ * The request head's hook: every answer gets its `date`; a head the kernel refuses (too
+ * long, two Hosts or none, an unmet Expect) is answered through the pipeline and closes its
+ * connection; a CONNECT is refused, the service being no proxy.
+ */
+import type { onRequestHookHandler } from 'fastify';
+import { MethodNotAllowedHttpError } from '../errors/http-errors.js';
+import { httpDate } from '../http/http-date.js';
+import { refusedHead } from './malformed-request.js';
+
+export const headHook: onRequestHookHandler = function requestHead(request, reply, done) {
+  reply.header('date', httpDate());
+  const refused = refusedHead(request);
+  if (refused) {
+    // A head this broken says nothing good of what follows on the connection, as Node judges too.
+    reply.header('connection', 'close');
+    return done(refused);
+  }
+  // A tunnel to anywhere is refused, whatever the target (an empty Allow).
+  if (request.method === 'CONNECT') return done(new MethodNotAllowedHttpError([], 'The CONNECT method is not supported: this service opens no tunnels'));
+  done();
+};
