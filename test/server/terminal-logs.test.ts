@@ -50,7 +50,7 @@ async function start(terminal: boolean, env: Record<string, string> = {}): Promi
     },
   };
   running.push(service);
-  for (let waited = 0; waited < 30_000 && !/profiler: .*\n/.test(output); waited += 20) await sleep(20);
+  for (let waited = 0; waited < 30_000 && !/profiler: [^\r\n]*\r?\n/.test(output); waited += 20) await sleep(20);
   const url = /vigil listening on (\S+)/.exec(output)?.[1];
   assert.ok(url, output);
   service.url = url;
@@ -82,11 +82,14 @@ describe('at a terminal in debug mode, lines are pretty and each request has an 
 });
 
 describe('anywhere else, lines stay JSON and nothing is printed per request', () => {
+  // Stopping the service is the point after which every line it wrote is in the output.
   it('to a pipe in debug mode', async () => {
     const service = await start(false, { LOG_LEVEL: 'info' });
     await ask(service, { path: '/hello' });
     await ask(service, { path: '/nope' });
-    const output = await outputOnceItHas(service, /never/);
+    await service.stop();
+    const output = service.output();
+    assert.match(output, /"msg":"SIGTERM: closing connections/);
     assert.match(output, /^\{"level":30,.*"msg":"Listening on /m);
     assert.doesNotMatch(output, /GET \/hello/);
   });
@@ -94,7 +97,10 @@ describe('anywhere else, lines stay JSON and nothing is printed per request', ()
   it('at a terminal in production', async () => {
     const service = await start(true, { APP_ENV: 'prod', LOG_LEVEL: 'info' });
     await ask(service, { path: '/hello' });
-    const output = await outputOnceItHas(service, /never/);
+    // The service itself, not `script`, is told to stop: its JSON lines name its pid.
+    process.kill(Number(/"pid":(\d+)/.exec(service.output())![1]), 'SIGTERM');
+    const output = await outputOnceItHas(service, /"msg":"SIGTERM: closing connections/);
+    assert.match(output, /"msg":"SIGTERM: closing connections/);
     assert.match(output, /\{"level":30,.*"msg":"Listening on /);
     assert.doesNotMatch(output, /GET \/hello/);
   });
