@@ -63,7 +63,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const { config } = options;
   installStackTraces();
   HttpError.traceClientErrors = config.debug;
-  const respondWithError = createErrorResponder({ debug: config.debug });
+  const respondWithError = createErrorResponder({ debug: config.debug, editor: config.ide });
   // In debug mode log lines pass through a tap that keeps each request's lines for its report.
   const logTap = config.debug ? new LogTap(options.logOutput) : undefined;
   const logStream = logTap ?? options.logOutput;
