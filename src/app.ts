@@ -101,7 +101,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
     profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged }), {
-      collectors: [...defaultCollectors({ matcher: () => matcher, logTap }), ...(options.collectors ?? [])],
+      collectors: [...defaultCollectors({ matcher: () => matcher, logTap, editor: config.ide }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },

@@ -35,7 +35,7 @@ export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: F
 export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): ErrorResponder {
   return function respondWithError(thrown, request, reply) {
     const described = describeError(thrown);
-    if (described.status >= 500) request.log.error({ err: described.error }, described.message);
+    if (described.status >= 500) logError(request, described.error, described.message);
     if (reply.sent || reply.raw.headersSent) {
       // Too late for an error page: the client has a partial answer, so end it visibly.
       reply.raw.destroy(described.error);
@@ -83,6 +83,15 @@ export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): E
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
     reply.send(debug ? asPayload(format, render(format, view, true, editor)) : productionBody(format, view));
   };
+}
+
+/** The logger reads the error's properties (its `cause` among them): one that throws must not take the answer down. */
+function logError(request: FastifyRequest, error: Error, message: string): void {
+  try {
+    request.log.error({ err: error }, message);
+  } catch {
+    request.log.error(`${message} (the error's details could not be logged: reading them threw)`);
+  }
 }
 
 function sendable(name: string, value: unknown): boolean {
