@@ -7,6 +7,7 @@
  *
  * An error with neither costs two property checks: the common error page is not slowed.
  */
+import { cutMessage } from '../debug/exception-headers.js';
 import { framesOf, raiseSiteIn, type StackFrame } from '../debug/stack-trace.js';
 import { cutText, describeValue, isError } from './thrown-value.js';
 
@@ -16,7 +17,7 @@ export const MAX_CHAIN_DEPTH = 8;
 export const MAX_RELATED_ERRORS = 20;
 /** Members of one AggregateError shown; the others are counted. */
 export const MAX_MEMBERS = 10;
-/** Characters of a related error's message; a longer one is cut with `…`. */
+/** Characters of a related error's message, as `x-debug-exception` keeps; a longer one is cut with `…`. */
 export const MAX_RELATED_MESSAGE = 2000;
 /** Characters of a class name (a constructor's name can be anything). */
 const MAX_CLASS_NAME = 200;
@@ -179,7 +180,7 @@ class Walk {
     const frames = framesOrNone(value);
     const node: ChainedError = {
       className: classNameOf(value),
-      message: cutText(messageOf(value), MAX_RELATED_MESSAGE),
+      message: cutRelatedMessage(messageOf(value)),
       ...ownFrames(frames, enclosing),
       site: raiseSiteIn(frames),
     };
@@ -189,7 +190,13 @@ class Walk {
 }
 
 function plain(className: string, message: string): ChainedError {
-  return { className, message: cutText(message, MAX_RELATED_MESSAGE), frames: [], framesInCommon: 0, site: undefined };
+  return { className, message: cutRelatedMessage(message), frames: [], framesInCommon: 0, site: undefined };
+}
+
+/** The header's cut (whole characters), marked. */
+function cutRelatedMessage(message: string): string {
+  const cut = cutMessage(message);
+  return cut.length < message.length ? `${cut}…` : message;
 }
 
 const sameFrame = (a: StackFrame, b: StackFrame) => a.file === b.file && a.line === b.line && a.column === b.column && a.function === b.function;

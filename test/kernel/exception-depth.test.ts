@@ -204,6 +204,13 @@ describe('the stored report and its panel carry the chain', () => {
     assert.ok(exception.trace.some((frame: { origin: string }) => frame.origin === 'kernel'));
   });
 
+  it('redacts secrets in a cause message before storing it, as in every other text', async () => {
+    const answer = await ask(service, { path: '/cause-secret' });
+    const stored = await ask(service, { path: `/_profiler/${tokenOf(answer)}`, headers: { accept: 'application/json' } });
+    assert.ok(!stored.body.includes('s3cr3t'), 'the key is not stored');
+    assert.equal(JSON.parse(stored.body).collectors.exception.cause.message, 'GET https://api.example.com/orders?api_key=[redacted]&page=2 answered 401');
+  });
+
   it('stores the members of an AggregateError', async () => {
     const { exception } = (await storedReport(await ask(service, { path: '/demo/aggregate' }))).collectors;
     assert.deepEqual(exception.errors.map((member: { message: string }) => member.message), ['The primary price source timed out', 'The fallback price source timed out']);
