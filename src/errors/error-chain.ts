@@ -59,15 +59,20 @@ export function adoptRelated(error: Error, related: RelatedErrors): void {
 
 /** The class an error shows: its constructor's name, else its `name`, else `Error`. */
 export function classNameOf(error: object): string {
-  for (const read of [() => (error.constructor as { name?: unknown } | undefined)?.name, () => (error as { name?: unknown }).name]) {
+  let name: unknown;
+  try {
+    name = (error.constructor as { name?: unknown } | undefined)?.name;
+  } catch {
+    // Named below.
+  }
+  if (typeof name !== 'string' || name === '') {
     try {
-      const name = read();
-      if (typeof name === 'string' && name !== '') return cutText(name, MAX_CLASS_NAME);
+      name = (error as { name?: unknown }).name;
     } catch {
-      // The next way to name it.
+      name = undefined;
     }
   }
-  return 'Error';
+  return typeof name === 'string' && name !== '' ? cutText(name, MAX_CLASS_NAME) : 'Error';
 }
 
 /** An error's message, whatever its `message` holds or does. */

@@ -77,7 +77,7 @@ describe('settings come from the environment over an optional .env file', () => 
   it('prints the settings with --help', async () => {
     const result = await runMain({}, ['--help']);
     assert.equal(result.code, 0);
-    for (const name of ['APP_ENV', 'APP_DEBUG', 'HOST', 'PORT', 'VAR_DIR', 'PROFILER_DSN', 'ROUTES', 'TLS_CERT', 'TRUSTED_PROXIES']) assert.ok(result.stdout.includes(name), name);
+    for (const name of ['APP_ENV', 'APP_DEBUG', 'HOST', 'PORT', 'VAR_DIR', 'PROFILER_DSN', 'ROUTES', 'TLS_CERT', 'TRUSTED_PROXIES', 'VIGIL_IDE']) assert.ok(result.stdout.includes(name), name);
   });
 });
 
