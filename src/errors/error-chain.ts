@@ -49,7 +49,11 @@ const adopted = new WeakMap<Error, RelatedErrors>();
 
 /** The causes and members of `error`, whose own frames are `frames`. */
 export function relatedErrors(error: Error, frames: readonly StackFrame[] = framesOrNone(error)): RelatedErrors {
-  return adopted.get(error) ?? new Walk(error).linksOf(error, frames, 0);
+  const known = adopted.get(error);
+  if (known) return known;
+  // The common error has neither: no walk is set up for it.
+  if (readCause(error) === NONE && readMembers(error) === undefined) return {};
+  return new Walk(error).linksOf(error, frames, 0);
 }
 
 /** Gives an error the causes and members its original had in another process. */

@@ -5,6 +5,7 @@
  * reader's light or dark preference.
  */
 import type { EditorLinkFormat } from './editor-link.js';
+import type { RelatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
 import { html, raw, type SafeHtml } from './html.js';
 import { fileLine, renderRelated, renderTrace } from './render-trace.js';
@@ -55,9 +56,11 @@ export function renderDebugHtml(view: ErrorView, { editor }: DebugHtmlOptions = 
 <dl><dt>Request</dt><dd><code>${view.method} ${view.url}</code></dd>
 <dt>Exception</dt><dd><code>${view.className}</code> (${view.code})</dd>
 ${site}${view.reportUrl ? html`<dt>Debug report</dt><dd><a href="${view.reportUrl}">View the debug report ${view.token}</a></dd>` : ''}</dl></header>
-<main><h2>Stack trace</h2>${renderMainTrace(traceLines(view.frames, editor))}${view.related ? renderRelated(relatedView(view.related, editor), 2) : ''}</main></body></html>
+<main><h2>Stack trace</h2>${renderMainTrace(traceLines(view.frames, editor))}${view.related && hasRelated(view.related) ? renderRelated(relatedView(view.related, editor), 2) : ''}</main></body></html>
 `.value;
 }
+
+const hasRelated = (related: RelatedErrors) => related.cause !== undefined || related.members !== undefined || related.truncated === true;
 
 export function renderProductionHtml(view: Pick<ErrorView, 'status' | 'title'>): string {
   const heading = `Error ${view.status} ${view.title}`;
