@@ -89,7 +89,8 @@ export function messageOf(error: object): string {
   }
 }
 
-function framesOrNone(error: Error): readonly StackFrame[] {
+/** An error's frames, none where its `stack` getter throws. */
+export function framesOrNone(error: Error): readonly StackFrame[] {
   try {
     return framesOf(error);
   } catch {

@@ -5,8 +5,8 @@
  * The frames travel as structured data, taken from the worker's call sites: the text of a
  * stack holds the message, which may hold anything a client sent.
  */
-import { adoptFrames, framesOf, type StackFrame } from '../../debug/stack-trace.js';
-import { adoptRelated, MAX_CHAIN_DEPTH, MAX_MEMBERS, relatedErrors, type ChainedError, type RelatedErrors } from '../../errors/error-chain.js';
+import { adoptFrames, type StackFrame } from '../../debug/stack-trace.js';
+import { adoptRelated, classNameOf, framesOrNone, MAX_CHAIN_DEPTH, MAX_MEMBERS, messageOf, relatedErrors, type ChainedError, type RelatedErrors } from '../../errors/error-chain.js';
 import { HttpError } from '../../errors/http-errors.js';
 import { isError, ThrownValueError } from '../../errors/thrown-value.js';
 import type { IsolatedRouteContext } from '../../routing/routes.js';
@@ -39,18 +39,29 @@ export interface SerializedError {
 /** `site`: where the handler was declared, the raise site of a thrown value that is no Error. */
 export function serializeError(thrown: unknown, site?: StackFrame): SerializedError {
   const error = isError(thrown) ? thrown : new ThrownValueError(thrown, site);
-  // Duck-typed: the routes module may load the kernel's classes from another copy.
-  const { status, statusCode, code, headers } = error as { status?: unknown; statusCode?: unknown; code?: unknown; headers?: unknown };
-  const httpStatus = [status, statusCode].find((value): value is number => typeof value === 'number' && value >= 400 && value <= 599);
   return {
-    name: error.name,
-    message: error.message,
-    frames: framesOf(error).map(({ function: name, file, line, column }) => ({ function: name, file, line, column })),
-    status: httpStatus,
-    code: typeof code === 'string' ? code : undefined,
-    headers: headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
+    // As the kernel names an error it raised itself: the constructor's name first.
+    name: classNameOf(error),
+    message: messageOf(error),
+    frames: framesOrNone(error).map(({ function: name, file, line, column }) => ({ function: name, file, line, column })),
+    ...httpDetails(error),
     related: relatedErrors(error),
   };
+}
+
+/** Status, code and headers, duck-typed (the routes module may load the kernel's classes from another copy); none where reading throws. */
+function httpDetails(error: Error): Pick<SerializedError, 'status' | 'code' | 'headers'> {
+  try {
+    const { status, statusCode, code, headers } = error as { status?: unknown; statusCode?: unknown; code?: unknown; headers?: unknown };
+    const httpStatus = [status, statusCode].find((value): value is number => typeof value === 'number' && value >= 400 && value <= 599);
+    return {
+      status: httpStatus,
+      code: typeof code === 'string' ? code : undefined,
+      headers: headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
+    };
+  } catch {
+    return { status: undefined, code: undefined, headers: undefined };
+  }
 }
 
 export function reviveError(data: SerializedError): HttpError {
