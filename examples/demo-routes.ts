@@ -1,7 +1,7 @@
 /**
  * The demo application: `ROUTES=examples/demo-routes.ts npm start`.
- * Each route shows one part of the routes API; the last four show the limits, and
- * `collectors` adds a panel to every debug report.
+ * Each route shows one part of the routes API; four show the limits, the `/demo/*` routes
+ * fail on purpose to show the debug page, and `collectors` adds a panel to every debug report.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defineRoutes, type Collector } from '../src/index.js';
@@ -10,6 +10,19 @@ import { defineRoutes, type Collector } from '../src/index.js';
 function wholeNumber(value: unknown, fallback: number, max: number): number {
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : fallback;
   return Math.min(number, max);
+}
+
+/** A stand-in for a database driver that cannot connect: its error has a low-level cause. */
+async function connect(host: string, port: number): Promise<never> {
+  await sleep(1);
+  const refused = new Error(`connect ECONNREFUSED ${host}:${port}`);
+  throw new TypeError(`The database client could not connect to ${host}`, { cause: refused });
+}
+
+/** A stand-in for a price service that does not answer. */
+async function priceFrom(source: string): Promise<number> {
+  await sleep(1);
+  throw new RangeError(`The ${source} price source timed out`);
 }
 
 export default defineRoutes((routes) => {
@@ -68,6 +81,27 @@ export default defineRoutes((routes) => {
     },
     { isolated: true },
   );
+
+  // Fails with an error whose `cause` has a cause: the debug page shows the chain.
+  routes.get('/demo/cause', async () => {
+    try {
+      await connect('db.internal', 5432);
+    } catch (error) {
+      throw new Error('The orders could not be loaded', { cause: error });
+    }
+  });
+
+  // Fails with an AggregateError: the debug page lists its errors.
+  routes.get('/demo/aggregate', async () => {
+    const answers = await Promise.allSettled([priceFrom('primary'), priceFrom('fallback')]);
+    const failures = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason] : []));
+    throw new AggregateError(failures, 'No price source answered');
+  });
+
+  // Throws a string, not an Error: the debug page points at this declaration.
+  routes.get('/demo/throw-string', () => {
+    throw 'a string, not an Error';
+  });
 });
 
 /** A report section of the application's own: who the client said it was. */

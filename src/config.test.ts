@@ -41,6 +41,7 @@ describe('every setting has a documented default', () => {
       profilerAllow: [],
       profilerRedact: [],
       profilerToolbar: true,
+      ide: undefined,
       postMaxSize: { bytes: 104_857_600, text: '100M' },
       parsedBodyMaxSize: { bytes: 524_288, text: '512K' },
       bodyTimeoutMs: 60_000,
@@ -292,5 +293,35 @@ describe('php.ini\'s no-limit values: POST_MAX_SIZE=0, MEMORY_LIMIT=-1, MAX_EXEC
     assert.deepEqual(load({ MEMORY_LIMIT: '1048576' }).memoryLimit, { bytes: 1_048_576, text: '1048576' });
     assert.equal(refusal({ MEMORY_LIMIT: '1023K' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "1023K" is below the minimum of 1M, or -1 for no limit');
     assert.equal(refusal({ MEMORY_LIMIT: '0' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "0" is below the minimum of 1M, or -1 for no limit');
+  });
+});
+
+describe('VIGIL_IDE is an editor name or a link format with %f, of a scheme that runs no script', () => {
+  it('resolves a known name to its format', () => {
+    assert.deepEqual(load({ VIGIL_IDE: 'phpstorm' }).ide, { template: 'phpstorm://open?file=%f&line=%l', pathMap: [] });
+    assert.deepEqual(load({ VIGIL_IDE: 'vscode' }).ide, { template: 'vscode://file/%f:%l', pathMap: [] });
+  });
+  it('keeps a format and its path mappings', () => {
+    assert.deepEqual(load({ VIGIL_IDE: 'myide://open?file=%f&line=%l&/srv/>/home/ann/' }).ide, {
+      template: 'myide://open?file=%f&line=%l',
+      pathMap: [['/srv/', '/home/ann/']],
+    });
+  });
+  it('refuses an unknown name, naming the known ones', () => {
+    assert.equal(
+      refusal({ VIGIL_IDE: 'notepad' }, 'VIGIL_IDE'),
+      'VIGIL_IDE: "notepad" is not a known editor (atom, cursor, emacs, idea, macvim, phpstorm, sublime, textmate, vscode, vscode-insiders, webstorm) nor a link format with %f and %l, e.g. myide://open?file=%f&line=%l',
+    );
+  });
+  it('refuses a format without %f, or without a scheme', () => {
+    assert.match(refusal({ VIGIL_IDE: 'myide://open?line=%l' }, 'VIGIL_IDE'), /^VIGIL_IDE: "myide:\/\/open\?line=%l" is not a known editor/);
+    assert.match(refusal({ VIGIL_IDE: '%f:%l' }, 'VIGIL_IDE'), /^VIGIL_IDE: "%f:%l" is not a known editor/);
+  });
+  it('refuses the schemes that run script, in any case and however disguised', () => {
+    for (const value of ['javascript:alert(%f,%l)', 'JavaScript:alert(%f)', 'data:text/html,%f', 'vbscript:x(%f)', 'java\tscript:alert(%f)', 'java\nscript:x(%f)', ' javascript:x(%f)']) {
+      const message = refusal({ VIGIL_IDE: value }, 'VIGIL_IDE');
+      assert.ok(message.startsWith('VIGIL_IDE: '), message);
+    }
+    assert.equal(refusal({ VIGIL_IDE: 'javascript:alert(%f)' }, 'VIGIL_IDE'), 'VIGIL_IDE: the scheme "javascript:" may run script in the page; use an editor\'s own scheme');
   });
 });

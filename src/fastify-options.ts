@@ -39,7 +39,7 @@ export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, 
   const tap = config.debug ? new LogTap(logOutput) : undefined;
   const logger = pino({ level: config.logLevel }, tap ?? logOutput);
   if (tap) linkLogTap(logger, tap);
-  const fallback = createErrorResponder({ debug: config.debug });
+  const fallback = createErrorResponder({ debug: config.debug, editor: config.ide });
   // The parser takes heads up to 64 KB, so that the kernel refuses them itself, in its own words.
   const head = { maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false };
   const options: FastifyServerOptions = {

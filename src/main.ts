@@ -31,6 +31,9 @@ Settings come from the environment or a .env file:
   PROFILER_ALLOW        IPs or CIDRs besides loopback that may open /_profiler
   PROFILER_REDACT       header and query names to redact in reports, besides the credentials
   PROFILER_TOOLBAR      0 to leave the debug toolbar off the application's HTML pages (1)
+  VIGIL_IDE         editor for source links on debug pages: vscode, cursor, idea, phpstorm, webstorm,
+                    sublime, textmate, emacs, macvim, atom, or a format like myide://open?file=%f&line=%l
+                    (none: files are plain text)
 
 Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G):
   POST_MAX_SIZE       largest request body (100M; 0: no limit)

@@ -92,7 +92,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   const config = options.config ?? loadConfig();
   installStackTraces();
   HttpError.traceClientErrors = config.debug;
-  const respondWithError = createErrorResponder({ debug: config.debug });
+  const respondWithError = createErrorResponder({ debug: config.debug, editor: config.ide });
   const serverHost = urlHost(config.host);
   const table = new RouteTable();
   const declared = new Routes();
@@ -119,7 +119,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
     profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged }), {
-      collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log) }), ...(options.collectors ?? [])],
+      collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },

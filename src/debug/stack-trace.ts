@@ -11,6 +11,7 @@
  * holds the message and so whatever a client put in it.
  */
 import { findSourceMap, type SourceMapping } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isUnder, projectRoot } from './project-root.js';
 
@@ -71,13 +72,14 @@ function mapTrace(callSites: NodeJS.CallSite[]): MappedTrace {
     const line = site.getLineNumber() ?? 0;
     const column = site.getColumnNumber() ?? 0;
     let described = String(site);
-    let frame: StackFrame = { function: functionName(site), file: toPath(generatedFile), line, column };
-    const entry = (generatedFile ? findSourceMap(generatedFile)?.findEntry(line - 1, column - 1) : undefined) as Partial<SourceMapping> | undefined;
-    if (entry?.originalSource && entry.originalLine !== undefined && entry.originalColumn !== undefined) {
+    // `new Promise (<anonymous>)` and other native frames have no place to show: text only.
+    let frame: StackFrame | undefined = generatedFile && line > 0 ? { function: functionName(site), file: toPath(generatedFile), line, column } : undefined;
+    const entry = (frame ? findSourceMap(generatedFile)?.findEntry(line - 1, column - 1) : undefined) as Partial<SourceMapping> | undefined;
+    if (frame && entry?.originalSource && entry.originalLine !== undefined && entry.originalColumn !== undefined) {
       frame = { ...frame, file: toPath(entry.originalSource), line: entry.originalLine + 1, column: entry.originalColumn + 1 };
       described = described.replace(`${generatedFile}:${line}:${column}`, `${frame.file}:${frame.line}:${frame.column}`);
     }
-    frames.push(frame);
+    if (frame) frames.push(frame);
     text += `\n    at ${described}`;
   }
   return { text, frames };
@@ -111,6 +113,43 @@ export function adoptFrames(error: Error, frames: readonly StackFrame[]): void {
 /** True for frames of this project's own source: under its root, not Node internals, not dependencies. */
 export function isProjectFrame(frame: StackFrame): boolean {
   return isUnder(frame.file, projectRoot()) && !frame.file.includes('/node_modules/');
+}
+
+/**
+ * Whose code a frame runs: the application's (`app`), the kernel's own source (`kernel`),
+ * a dependency's (`vendor`), or Node's and anything else outside the project (`external`).
+ */
+export type FrameOrigin = 'app' | 'kernel' | 'vendor' | 'external';
+
+export function frameOrigin(frame: StackFrame): FrameOrigin {
+  if (frame.file.includes('/node_modules/')) return 'vendor';
+  if (isUnder(frame.file, kernelSourceDirectory())) return 'kernel';
+  return isUnder(frame.file, projectRoot()) ? 'app' : 'external';
+}
+
+let kernelDirectory: string | undefined;
+
+/**
+ * The kernel's source directory (`src/`) as frames name it: two levels above this module,
+ * found from a frame of its own, source-mapped like every other, so that a build and a
+ * run from source agree. An application in the same repository lives beside it.
+ */
+export function kernelSourceDirectory(): string {
+  kernelDirectory ??= dirname(dirname(ownFile()));
+  return kernelDirectory;
+}
+
+function ownFile(): string {
+  const saved = Error.prepareStackTrace;
+  try {
+    Error.prepareStackTrace = (_error, callSites) => callSites;
+    const callSites = new Error().stack as unknown as NodeJS.CallSite[];
+    return mapTrace(callSites.slice(0, 1)).frames[0]?.file ?? fileURLToPath(import.meta.url);
+  } catch {
+    return fileURLToPath(import.meta.url);
+  } finally {
+    Error.prepareStackTrace = saved;
+  }
 }
 
 /** Where an error was raised, from its frames: the first in the project's source, else the first. */

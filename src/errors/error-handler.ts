@@ -8,6 +8,8 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { exceptionHeaders } from '../debug/exception-headers.js';
 import { framesOf, raiseSiteIn } from '../debug/stack-trace.js';
 import { requestUrlWithQuery } from '../http/request-url.js';
+import type { EditorLinkFormat } from './editor-link.js';
+import { relatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
 import { describeError, reasonPhrase } from './http-errors.js';
 import { negotiateErrorFormat, type ErrorFormat } from './negotiate.js';
@@ -24,14 +26,16 @@ const CONTENT_TYPES: Record<ErrorFormat, string> = {
 
 export interface ErrorPipelineOptions {
   debug: boolean;
+  /** VIGIL_IDE: debug pages link the project's files to this editor. */
+  editor?: EditorLinkFormat | undefined;
 }
 
 export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
-export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResponder {
+export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): ErrorResponder {
   return function respondWithError(thrown, request, reply) {
     const described = describeError(thrown);
-    if (described.status >= 500) request.log.error({ err: described.error }, described.message);
+    if (described.status >= 500) logError(request, described.error, described.message);
     if (reply.sent || reply.raw.headersSent) {
       // Too late for an error page: the client has a partial answer, so end it visibly.
       reply.raw.destroy(described.error);
@@ -50,6 +54,7 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
       url: debug ? requestUrlWithQuery(request) : '',
       frames,
       site: raiseSiteIn(frames),
+      related: debug ? relatedErrors(described.error, frames) : undefined,
       token,
       // The link the response already carries, built once when the token was issued.
       reportUrl: token ? (reply.getHeader('x-debug-token-link') as string | undefined) : undefined,
@@ -76,8 +81,17 @@ export function createErrorResponder({ debug }: ErrorPipelineOptions): ErrorResp
     reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
-    reply.send(debug ? asPayload(format, render(format, view, true)) : productionBody(format, view));
+    reply.send(debug ? asPayload(format, render(format, view, true, editor)) : productionBody(format, view));
   };
+}
+
+/** The logger reads the error's properties (its `cause` among them): one that throws must not take the answer down. */
+function logError(request: FastifyRequest, error: Error, message: string): void {
+  try {
+    request.log.error({ err: error }, message);
+  } catch {
+    request.log.error(`${message} (the error's details could not be logged: reading them threw)`);
+  }
 }
 
 function sendable(name: string, value: unknown): boolean {
@@ -112,7 +126,7 @@ function productionBody(format: ErrorFormat, view: ErrorView): Buffer {
   return body;
 }
 
-function render(format: ErrorFormat, view: ErrorView, debug: boolean): string {
+function render(format: ErrorFormat, view: ErrorView, debug: boolean, editor?: EditorLinkFormat): string {
   switch (format) {
     case 'json':
       return renderProblemJson(view, debug);
@@ -121,6 +135,6 @@ function render(format: ErrorFormat, view: ErrorView, debug: boolean): string {
     case 'text':
       return renderText(view, debug);
     default:
-      return debug ? renderDebugHtml(view) : renderProductionHtml(view);
+      return debug ? renderDebugHtml(view, { editor }) : renderProductionHtml(view);
   }
 }

@@ -1,5 +1,6 @@
 /** The data every error renderer receives: one description of the failed request. */
 import type { StackFrame } from '../debug/stack-trace.js';
+import type { RelatedErrors } from './error-chain.js';
 
 export interface ErrorView {
   status: number;
@@ -14,6 +15,8 @@ export interface ErrorView {
   frames: readonly StackFrame[];
   /** Where the error was raised: its first frame in the project's source. */
   site: StackFrame | undefined;
+  /** Its causes and an AggregateError's members; debug mode only. */
+  related?: RelatedErrors | undefined;
   /** Debug token and absolute link to its report; absent outside debug mode. */
   token?: string | undefined;
   reportUrl?: string | undefined;

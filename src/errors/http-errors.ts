@@ -4,7 +4,9 @@
  * kernel's own codes and their statuses are the catalogue's (`error-codes.ts`).
  */
 import { STATUS_CODES } from 'node:http';
+import { classNameOf, messageOf } from './error-chain.js';
 import { statusOf, type CodeOfStatus, type VigilErrorCode } from './error-codes.js';
+import { isError, ThrownValueError } from './thrown-value.js';
 
 export interface HttpErrorOptions {
   headers?: Record<string, string>;
@@ -111,21 +113,31 @@ export interface ErrorDescription {
 
 /**
  * Reads status, code and headers off anything thrown: our HttpErrors, Fastify's errors
- * (which carry `statusCode` and an `FST_ERR_*` code), or a plain throw (500).
+ * (which carry `statusCode` and an `FST_ERR_*` code), or a plain throw (500). A value that
+ * is no Error, or an error whose properties throw, is described without running its code.
  */
 export function describeError(thrown: unknown): ErrorDescription {
-  const error = thrown instanceof Error ? thrown : new Error(`Non-error thrown: ${String(thrown)}`);
+  const error = isError(thrown) ? thrown : new ThrownValueError(thrown);
   if (error instanceof HttpError) {
     return { status: error.status, code: error.code, message: error.message, className: error.name, headers: error.headers, error };
   }
-  const { statusCode, code } = error as { statusCode?: unknown; code?: unknown };
+  const { statusCode, code } = readStatusAndCode(error);
   const status = typeof statusCode === 'number' && statusCode >= 400 && statusCode <= 599 ? statusCode : 500;
   return {
     status,
     code: typeof code === 'string' ? code : 'VIGIL_ERR_INTERNAL',
-    message: error.message,
-    className: error.constructor?.name || error.name || 'Error',
+    message: messageOf(error),
+    className: classNameOf(error),
     headers: {},
     error,
   };
+}
+
+function readStatusAndCode(error: Error): { statusCode?: unknown; code?: unknown } {
+  try {
+    const { statusCode, code } = error as { statusCode?: unknown; code?: unknown };
+    return { statusCode, code };
+  } catch {
+    return {};
+  }
 }

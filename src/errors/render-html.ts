@@ -1,12 +1,15 @@
 /**
  * The HTML error pages: a compact debug page (message, request, exception, trace with
- * source excerpts, link to the report) and a production page showing nothing internal.
- * Both are self-contained and follow the reader's light or dark preference.
+ * source excerpts and the kernel's frames folded, causes, link to the report) and a
+ * production page showing nothing internal. Both are self-contained and follow the
+ * reader's light or dark preference.
  */
-import { isProjectFrame, type StackFrame } from '../debug/stack-trace.js';
+import type { EditorLinkFormat } from './editor-link.js';
+import type { RelatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
 import { html, raw, type SafeHtml } from './html.js';
-import { sourceExcerpt } from './source-excerpt.js';
+import { fileLine, renderRelated, renderTrace } from './render-trace.js';
+import { relatedView, siteLink, traceLines, type TraceLine } from './trace-lines.js';
 
 const STYLE = raw(`<style>
 :root{color-scheme:light dark;--bg:#f7f7f9;--fg:#1d1f23;--muted:#5f6670;--card:#fff;--line:#dde0e5;--accent:#b42318;--hl:#fff3c4}
@@ -19,46 +22,45 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}dt{c
 code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace}
 a{color:inherit}ol{list-style:none;padding:0;margin:0}
 li{background:var(--card);border:1px solid var(--line);border-radius:6px;margin:0 0 8px}
-summary{padding:8px 12px;cursor:pointer}summary span{color:var(--muted)}
-li.vendor summary{color:var(--muted)}pre{margin:0;padding:8px 0;overflow-x:auto;border-top:1px solid var(--line)}
+summary{padding:8px 12px;cursor:pointer}.file,.muted,.common{color:var(--muted)}
+li.kernel summary,li.vendor summary,li.external summary,li.folded>details>summary{color:var(--muted)}li.folded{background:none;border-style:dashed}
+li.folded>details>ol{padding:0 8px}pre{margin:0;padding:8px 0;overflow-x:auto;border-top:1px solid var(--line)}
 pre span{display:block;padding:0 12px}pre span.hl{background:var(--hl)}pre i{color:var(--muted);font-style:normal;display:inline-block;width:4em}
+section.related{margin:28px 0 0;padding:0 0 0 16px;border-left:3px solid var(--accent)}section.related section.related{margin-top:16px}
+section.related .message{font-size:16px;margin:0 0 6px}.site,.common,.muted{margin:0 0 10px}
 </style>`);
 
-const traceCache = new WeakMap<readonly StackFrame[], SafeHtml>();
+const traceCache = new WeakMap<readonly TraceLine[], SafeHtml>();
 
 /** The trace of a throw path is the same on every request; render it once. */
-function renderTrace(frames: readonly StackFrame[]): SafeHtml {
-  let rendered = traceCache.get(frames);
+function renderMainTrace(lines: readonly TraceLine[]): SafeHtml {
+  let rendered = traceCache.get(lines);
   if (rendered === undefined) {
-    rendered = html`<ol>${frames.map(renderFrame)}</ol>`;
-    traceCache.set(frames, rendered);
+    rendered = renderTrace(lines, 3);
+    traceCache.set(lines, rendered);
   }
   return rendered;
 }
 
-function renderFrame(frame: StackFrame, index: number): SafeHtml {
-  const own = isProjectFrame(frame);
-  const excerpt = own ? sourceExcerpt(frame.file, frame.line) : undefined;
-  const lines = excerpt?.map(
-    (line) => html`<span class="${line.number === frame.line ? 'hl' : ''}"><i>${line.number}</i>${line.text}</span>`,
-  );
-  const summary = html`<summary><code>${frame.function}</code> <span>${frame.file}:${frame.line}</span></summary>`;
-  return html`<li class="${own ? 'own' : 'vendor'}"><details${raw(own && index < 3 ? ' open' : '')}>${summary}${
-    lines ? html`<pre><code>${lines}</code></pre>` : ''
-  }</details></li>`;
+export interface DebugHtmlOptions {
+  /** VIGIL_IDE: the project's files become links to the editor. */
+  editor?: EditorLinkFormat | undefined;
 }
 
-export function renderDebugHtml(view: ErrorView): string {
+export function renderDebugHtml(view: ErrorView, { editor }: DebugHtmlOptions = {}): string {
   const heading = `Error ${view.status} ${view.title}`;
+  const site = view.site ? html`<dt>Raised at</dt><dd>${fileLine(view.site.file, view.site.line, siteLink(view.site, editor))}</dd>` : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8"><meta name="robots" content="noindex,nofollow"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${heading}</title>${STYLE}</head>
 <body><header><h1>${heading}</h1><p class="message">${view.message}</p>
 <dl><dt>Request</dt><dd><code>${view.method} ${view.url}</code></dd>
 <dt>Exception</dt><dd><code>${view.className}</code> (${view.code})</dd>
-${view.reportUrl ? html`<dt>Debug report</dt><dd><a href="${view.reportUrl}">View the debug report ${view.token}</a></dd>` : ''}</dl></header>
-<main><h2>Stack trace</h2>${renderTrace(view.frames)}</main></body></html>
+${site}${view.reportUrl ? html`<dt>Debug report</dt><dd><a href="${view.reportUrl}">View the debug report ${view.token}</a></dd>` : ''}</dl></header>
+<main><h2>Stack trace</h2>${renderMainTrace(traceLines(view.frames, editor))}${view.related && hasRelated(view.related) ? renderRelated(relatedView(view.related, editor), 2) : ''}</main></body></html>
 `.value;
 }
+
+const hasRelated = (related: RelatedErrors) => related.cause !== undefined || related.members !== undefined || related.truncated === true;
 
 export function renderProductionHtml(view: Pick<ErrorView, 'status' | 'title'>): string {
   const heading = `Error ${view.status} ${view.title}`;

@@ -1,8 +1,27 @@
 /**
  * RFC 9457 problem details, as JSON and as XML (root `<problem xmlns="urn:ietf:rfc:7807">`).
- * Debug mode adds `exception` {class, message, file, line, trace[]} and `debugToken`.
+ * Debug mode adds `exception` {class, message, file, line, trace[]} and `debugToken`; an
+ * error's causes nest under `cause` and an AggregateError's members under `errors`, each
+ * {class, message, file, line}.
  */
+import type { ChainedError, RelatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
+
+/** A cause or member: where it was raised, and what it leads to in turn. */
+interface RelatedProblem extends RelatedMembers {
+  class: string;
+  message: string;
+  file: string | null;
+  line: number | null;
+  repeated?: true;
+}
+
+interface RelatedMembers {
+  cause?: RelatedProblem;
+  errors?: RelatedProblem[];
+  errorsOmitted?: number;
+  truncated?: true;
+}
 
 interface ProblemDetails {
   type: 'about:blank';
@@ -15,7 +34,7 @@ interface ProblemDetails {
     file: string | null;
     line: number | null;
     trace: Array<{ function: string; file: string; line: number }>;
-  };
+  } & RelatedMembers;
   debugToken?: string;
 }
 
@@ -29,10 +48,31 @@ function problemDetails(view: ErrorView, debug: boolean): ProblemDetails {
       file: site?.file ?? null,
       line: site?.line ?? null,
       trace: view.frames.map((frame) => ({ function: frame.function, file: frame.file, line: frame.line })),
+      ...(view.related ? relatedMembers(view.related) : {}),
     };
     if (view.token) problem.debugToken = view.token;
   }
   return problem;
+}
+
+function relatedMembers(related: RelatedErrors): RelatedMembers {
+  const members: RelatedMembers = {};
+  if (related.cause) members.cause = relatedProblem(related.cause);
+  if (related.members) members.errors = related.members.map(relatedProblem);
+  if (related.membersOmitted) members.errorsOmitted = related.membersOmitted;
+  if (related.truncated) members.truncated = true;
+  return members;
+}
+
+function relatedProblem(error: ChainedError): RelatedProblem {
+  return {
+    class: error.className,
+    message: error.message,
+    file: error.site?.file ?? null,
+    line: error.site?.line ?? null,
+    ...relatedMembers(error),
+    ...(error.repeated ? { repeated: true as const } : {}),
+  };
 }
 
 export function renderProblemJson(view: ErrorView, debug: boolean): string {
@@ -48,9 +88,12 @@ export function escapeXml(value: string): string {
     .replace(/[&<>"']/g, (char) => XML_ENTITIES[char]!);
 }
 
+/** The element of each item of a list, by the list's name. */
+const ITEM_NAMES: Record<string, string> = { trace: 'frame', errors: 'error' };
+
 function element(name: string, value: unknown): string {
   if (value === null || value === undefined) return `<${name}/>`;
-  if (Array.isArray(value)) return `<${name}>${value.map((item) => element('frame', item)).join('')}</${name}>`;
+  if (Array.isArray(value)) return `<${name}>${value.map((item) => element(ITEM_NAMES[name] ?? 'item', item)).join('')}</${name}>`;
   if (typeof value === 'object') {
     return `<${name}>${Object.entries(value).map(([key, item]) => element(key, item)).join('')}</${name}>`;
   }

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { projectRoot } from '../debug/project-root.js';
 import type { StackFrame } from '../debug/stack-trace.js';
+import { loadConfig } from '../config.js';
+import type { ChainedError } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
 import { escapeHtml, html, raw } from './html.js';
 import { renderDebugHtml, renderProductionHtml } from './render-html.js';
@@ -78,15 +80,17 @@ describe('the debug HTML page names the status, the message, the request, the ex
     assert.ok(!unlinked.includes('Debug report'));
     assert.ok(!unlinked.includes('_profiler'));
   });
-  it('lists every frame of the trace with its function, file and line', () => {
+  it('lists every frame of the trace with its function, file and line, folding those not of the application', () => {
     const traced = renderDebugHtml(plainView({ frames: [vendorFrame, internalFrame] }));
     assert.ok(
       traced.includes(
-        '<h2>Stack trace</h2><ol>' +
-          '<li class="vendor"><details><summary><code>Router.lookup</code> <span>/srv/app/node_modules/find-my-way/index.js:412</span></summary></details></li>' +
-          '<li class="vendor"><details><summary><code>&lt;anonymous&gt;</code> <span>node:internal/process/task_queues:95</span></summary></details></li>' +
-          '</ol>',
+        '<h2>Stack trace</h2><ol class="trace">' +
+          '<li class="folded"><details><summary>1 node_modules frame, 1 frame outside the project</summary><ol class="trace">' +
+          '<li class="vendor"><details><summary><code>Router.lookup</code> <span class="file">/srv/app/node_modules/find-my-way/index.js:412</span></summary></details></li>' +
+          '<li class="external"><details><summary><code>&lt;anonymous&gt;</code> <span class="file">node:internal/process/task_queues:95</span></summary></details></li>' +
+          '</ol></details></li></ol>',
       ),
+      traced,
     );
   });
 });
@@ -104,7 +108,7 @@ describe('the debug HTML page shows source excerpts of the project\'s own frames
     const page = renderDebugHtml(plainView({ frames: [own], site: own }));
     assert.ok(
       page.includes(
-        `<li class="own"><details open><summary><code>handler</code> <span>${file}:3</span></summary><pre><code>` +
+        `<li class="app"><details open><summary><code>handler</code> <span class="file">${file}:3</span></summary><pre><code>` +
           '<span class=""><i>1</i>// one</span>' +
           '<span class=""><i>2</i>const a = 1;</span>' +
           '<span class="hl"><i>3</i>if (a &lt; 2 &amp;&amp; &quot;x&quot;) throw new Error(&#39;&lt;b&gt;&#39;);</span>' +
@@ -119,7 +123,7 @@ describe('the debug HTML page shows source excerpts of the project\'s own frames
     const frames = [1, 2, 3, 4].map((line): StackFrame => ({ function: `f${line}`, file, line, column: 1 }));
     const page = renderDebugHtml(plainView({ frames }));
     assert.equal(page.split('<details open>').length - 1, 3);
-    assert.ok(page.includes('<li class="own"><details><summary><code>f4</code>'));
+    assert.ok(page.includes('<li class="app"><details><summary><code>f4</code>'));
   });
 });
 
@@ -249,5 +253,151 @@ describe('the text error is the status line, and in debug the message, the excep
   it('gives the status line only without debug', () => {
     assert.equal(renderText(hostileView(), false), '404 Not Found\n');
     assert.equal(renderText(hostileView({ status: 503, title: 'Service Unavailable' }), false), '503 Service Unavailable\n');
+  });
+});
+
+/** An application frame, a kernel frame and a dependency frame, from files that exist. */
+const kernelFrame: StackFrame = { function: 'resolveUnmatched', file: join(projectRoot(), 'src/routing/unmatched.ts'), line: 5, column: 3 };
+const appFrame: StackFrame = { function: 'handler', file: join(projectRoot(), 'examples/demo-routes.ts'), line: 3, column: 3 };
+
+/** A TypeError caused by a RangeError, as the chain builder gives it. */
+function chained(overrides: Partial<ChainedError> = {}): ChainedError {
+  return {
+    className: 'TypeError',
+    message: 'bad <config> & "more"',
+    frames: [appFrame],
+    framesInCommon: 4,
+    site: appFrame,
+    cause: { className: 'RangeError', message: 'port out of range', frames: [], framesInCommon: 0, site: undefined },
+    ...overrides,
+  };
+}
+
+describe("the debug HTML page folds the kernel's and dependencies' frames, one click to open", () => {
+  const page = renderDebugHtml(plainView({ frames: [appFrame, kernelFrame, kernelFrame, vendorFrame, appFrame, internalFrame], site: appFrame }));
+
+  it("keeps the application's frames in view and folds each run of the others into one closed <details>", () => {
+    const trace = page.slice(page.indexOf('<h2>Stack trace</h2>'));
+    const runs = trace.match(/<li class="(app|folded)">/g);
+    assert.deepEqual(runs, ['<li class="app">', '<li class="folded">', '<li class="app">', '<li class="folded">']);
+    assert.ok(trace.includes('<li class="folded"><details><summary>2 vigil frames, 1 node_modules frame</summary><ol class="trace"><li class="kernel">'), trace);
+    assert.ok(trace.includes('<li class="folded"><details><summary>1 frame outside the project</summary>'));
+  });
+  it('still carries the source of kernel frames inside the fold', () => {
+    assert.ok(page.includes('<li class="kernel"><details><summary><code>resolveUnmatched</code>'));
+    assert.ok(/<li class="kernel"><details><summary>.*?<\/summary><pre><code>/.test(page));
+  });
+  it('uses no script: the folds are <details> elements', () => {
+    assert.ok(!page.includes('<script'));
+  });
+});
+
+describe('editor links: project frames link to VIGIL_IDE, others and unset stay plain text', () => {
+  const editor = loadConfig({ VIGIL_IDE: 'vscode' }, '/srv/app').ide;
+
+  it('makes the file of a project frame a link, escaped in its attribute', () => {
+    const page = renderDebugHtml(plainView({ frames: [appFrame, vendorFrame], site: appFrame }), { editor });
+    assert.ok(page.includes(`<a class="file" href="vscode://file/${appFrame.file}:3">${appFrame.file}:3</a>`), page);
+    assert.ok(page.includes('<span class="file">/srv/app/node_modules/find-my-way/index.js:412</span>'), 'dependencies are not linked');
+  });
+  it('links the raise site in the header', () => {
+    const page = renderDebugHtml(plainView({ frames: [appFrame], site: appFrame }), { editor });
+    assert.ok(page.includes(`<dt>Raised at</dt><dd><a class="file" href="vscode://file/${appFrame.file}:3">${appFrame.file}:3</a></dd>`), page);
+  });
+  it('leaves every file plain when VIGIL_IDE is unset', () => {
+    const page = renderDebugHtml(plainView({ frames: [appFrame, kernelFrame], site: appFrame }));
+    assert.ok(!page.includes('<a class="file"'));
+    assert.ok(page.includes(`<span class="file">${appFrame.file}:3</span>`));
+  });
+  it('encodes a hostile file name in the URL and escapes it in the page', () => {
+    const file = join(projectRoot(), 'examples', `"><script>x</script>&.ts`);
+    const frame: StackFrame = { function: 'f', file, line: 1, column: 1 };
+    const page = renderDebugHtml(plainView({ frames: [frame], site: frame }), { editor });
+    assert.ok(!page.includes('<script>x'));
+    assert.ok(page.includes('href="vscode://file/'));
+    assert.ok(page.includes('/%22%3E%3Cscript%3Ex%3C/script%3E%26.ts:1"'), page);
+    assert.ok(page.includes('/&quot;&gt;&lt;script&gt;x&lt;/script&gt;&amp;.ts:1</a>'));
+  });
+  it('never links a javascript: URL', () => {
+    assert.throws(() => loadConfig({ VIGIL_IDE: 'javascript:alert(%f)' }, '/srv/app'));
+  });
+});
+
+describe('the debug HTML page shows the cause chain and the members of an AggregateError', () => {
+  it('shows each cause with its class, message and raise site, escaped', () => {
+    const page = renderDebugHtml(plainView({ related: { cause: chained() } }));
+    assert.ok(page.includes('<section class="related"><h2>Caused by <code>TypeError</code></h2><p class="message">bad &lt;config&gt; &amp; &quot;more&quot;</p>'), page);
+    assert.ok(page.includes(`<p class="site">Raised at <span class="file">${appFrame.file}:3</span></p>`));
+    assert.ok(page.includes('<p class="common">4 more frames, in common with the error above</p>'));
+    assert.ok(page.includes('<section class="related"><h2>Caused by <code>RangeError</code></h2><p class="message">port out of range</p>'));
+    assert.ok(!page.includes('<config>'));
+  });
+  it('lists the members of an AggregateError, numbered, and how many were left out', () => {
+    const page = renderDebugHtml(
+      plainView({ related: { members: [chained({ cause: undefined }), chained({ className: 'SyntaxError', cause: undefined })], membersOmitted: 3 } }),
+    );
+    assert.ok(page.includes('<h2>Error 1 of 5 <code>TypeError</code></h2>'), page);
+    assert.ok(page.includes('<h2>Error 2 of 5 <code>SyntaxError</code></h2>'));
+    assert.ok(page.includes('<p class="muted">3 more errors not shown.</p>'));
+  });
+  it('says where a cycle was cut and where the bounds stopped it', () => {
+    const page = renderDebugHtml(plainView({ related: { cause: chained({ cause: { ...chained({ cause: undefined }), repeated: true }, truncated: true }) } }));
+    assert.ok(page.includes('Shown above already: not followed again.'));
+    assert.ok(page.includes('vigil follows causes 8 levels deep and 20 related errors at most: the rest is not shown.'));
+  });
+});
+
+describe('problem details carry the cause chain in debug mode only', () => {
+  const view = plainView({
+    related: {
+      cause: chained({ cause: { className: 'RangeError', message: 'port', frames: [], framesInCommon: 0, site: undefined, repeated: true } }),
+      members: [chained({ cause: undefined })],
+      membersOmitted: 2,
+    },
+  });
+
+  it('nests each cause under "cause" and members under "errors" in JSON', () => {
+    const problem = JSON.parse(renderProblemJson(view, true));
+    assert.deepEqual(problem.exception.cause, {
+      class: 'TypeError',
+      message: 'bad <config> & "more"',
+      file: appFrame.file,
+      line: 3,
+      cause: { class: 'RangeError', message: 'port', file: null, line: null, repeated: true },
+    });
+    assert.deepEqual(problem.exception.errors, [{ class: 'TypeError', message: 'bad <config> & "more"', file: appFrame.file, line: 3 }]);
+    assert.equal(problem.exception.errorsOmitted, 2);
+  });
+  it('writes the same as XML elements, escaped, an <error> per member', () => {
+    const xml = renderProblemXml(view, true);
+    assert.ok(
+      xml.includes(
+        `<cause><class>TypeError</class><message>bad &lt;config&gt; &amp; &quot;more&quot;</message><file>${appFrame.file}</file><line>3</line>` +
+          '<cause><class>RangeError</class><message>port</message><file/><line/><repeated>true</repeated></cause></cause>',
+      ),
+      xml,
+    );
+    assert.ok(xml.includes(`<errors><error><class>TypeError</class>`));
+    assert.ok(xml.includes('</errors><errorsOmitted>2</errorsOmitted></exception>'));
+  });
+  it('shows nothing of them without debug', () => {
+    assert.equal(renderProblemJson(view, false), '{"type":"about:blank","title":"Not Found","status":404,"detail":"Not Found"}');
+    assert.ok(!renderProblemXml(view, false).includes('cause'));
+    assert.equal(renderText(view, false), '404 Not Found\n');
+    for (const secret of ['TypeError', 'bad &lt;config', 'RangeError']) assert.ok(!renderProductionHtml(view).includes(secret), secret);
+  });
+});
+
+describe('the text error lists the members and causes after the trace', () => {
+  it('gives each cause and member with its raise site', () => {
+    const text = renderText(plainView({ token: undefined, reportUrl: undefined, related: { cause: chained(), members: [chained({ cause: undefined })] } }), true);
+    assert.ok(
+      text.endsWith(
+        `\n\nError 1 of 1 TypeError: bad <config> & "more"\n  at handler (${appFrame.file}:3)\n` +
+          `Caused by TypeError: bad <config> & "more"\n  at handler (${appFrame.file}:3)\n` +
+          'Caused by RangeError: port out of range\n',
+      ),
+      text,
+    );
   });
 });

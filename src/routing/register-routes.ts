@@ -4,10 +4,12 @@
  * executor the kernel composes (the limits decide how and how long a handler runs).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isError, ThrownValueError } from '../errors/thrown-value.js';
+import type { StackFrame } from '../debug/stack-trace.js';
 import type { RouteContext, RouteDefinition, RouteHandler } from './routes.js';
 
 /** find-my-way syntax for a declared path: parameters as `:name(regex)`, literal colons doubled. */
-export function routerPath(definition: RouteDefinition): string {
+export function routerPath(definition: Pick<RouteDefinition, 'path' | 'requirements'>): string {
   let out = '';
   let last = 0;
   for (const match of definition.path.matchAll(/\{([^{}]+)\}/g)) {
@@ -66,8 +68,22 @@ function invocationOf(definition: RouteDefinition, request: FastifyRequest, repl
     request,
     reply,
     abort: (reason) => signal.abort(reason),
-    runHere: async () => (definition.handler as RouteHandler)(contextFor(request, reply, signal)),
+    runHere: async () => {
+      try {
+        return await (definition.handler as RouteHandler)(contextFor(request, reply, signal));
+      } catch (thrown) {
+        throw isError(thrown) ? thrown : new ThrownValueError(thrown, handlerSite(definition));
+      }
+    },
   };
+}
+
+/**
+ * Where a value that is no Error was thrown, as near as can be known: it carries no stack,
+ * and the handler's frame is gone by now, so the route's declaration stands for it.
+ */
+export function handlerSite(definition: Pick<RouteDefinition, 'name' | 'declaredAt'>): StackFrame | undefined {
+  return definition.declaredAt && { ...definition.declaredAt, function: `handler of ${definition.name}` };
 }
 
 function contextFor(request: FastifyRequest, reply: FastifyReply, signal: RequestSignal): RouteContext {

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { join } from 'node:path';
+import { installStackTraces } from '../debug/stack-trace.js';
+import { lineOf } from '../../test/support/answers.js';
+import { repositoryRoot } from '../../test/support/root.js';
+import { routerPath } from './register-routes.js';
 import { defineRoutes, RouteDefinitionError, Routes, type HttpMethod } from './routes.js';
 
 const answer = () => 'ok';
@@ -153,5 +159,99 @@ describe('defineRoutes types a routes module and returns its declaration unchang
   it('returns the same function', () => {
     const declare = (routes: Routes) => void routes.get('/', answer);
     assert.equal(defineRoutes(declare), declare);
+  });
+});
+
+/** A refusal without the declaration sites it names (file:line in parentheses). */
+const withoutSites = (message: string) => message.replace(/ \([^()]*:\d+\)/g, '');
+
+describe('two routes the router cannot tell apart are refused at declaration, in vigil\'s syntax', () => {
+  installStackTraces();
+
+  it('refuses paths that differ only in parameter names, naming both routes', () => {
+    assert.equal(
+      withoutSites(refusal((routes) => routes.get('/b/{x}', answer).get('/b/{y}', answer))),
+      'route GET /b/{y}: the router cannot tell it from route "GET /b/{x}": their paths differ only in parameter names',
+    );
+  });
+  it('says when requirements differ too: the router does not choose by requirement', () => {
+    assert.equal(
+      withoutSites(refusal((routes) => routes.get('/b/{x}', answer, { requirements: { x: '\\d+' } }).on(['POST', 'GET'], '/b/{y}', answer, { requirements: { y: '[a-z]+' } }))),
+      'route POST|GET /b/{y}: the router cannot tell it from route "GET /b/{x}": their paths differ only in parameter names and requirements',
+    );
+  });
+  it('names where each was declared', () => {
+    installStackTraces();
+    const file = join(repositoryRoot(import.meta.dirname), 'src/routing/routes.test.ts');
+    const message = refusal((routes) => {
+      routes.get('/c/{x}.json', answer); // first clashing declaration
+      routes.get('/c/{y}.json', answer); // second clashing declaration
+    });
+    assert.equal(
+      message,
+      `route GET /c/{y}.json (${file}:${lineOf(file, '// second clashing declaration')}): the router cannot tell it from route "GET /c/{x}.json" (${file}:${lineOf(file, '// first clashing declaration')}): their paths differ only in parameter names`,
+    );
+  });
+  it('accepts what the router can tell apart', () => {
+    const routes = new Routes()
+      .get('/b/{x}', answer)
+      .post('/b/{y}', answer)
+      .get('/b/{x}/c', answer)
+      .get('/b/{x}/d', answer)
+      .get('/n/{x}', answer, { requirements: { x: '\\d+' } })
+      .get('/n/{y}', answer);
+    assert.equal(routes.definitions.length, 6);
+  });
+  it("agrees with Fastify's router on which declarations clash", async () => {
+    const pairs: Array<[string, Record<string, string>, string, Record<string, string>]> = [
+      ['/b/{x}', {}, '/b/{y}', {}],
+      ['/b/{x}', { x: '\\d+' }, '/b/{y}', { y: '\\d+' }],
+      ['/b/{x}', { x: '\\d+' }, '/b/{x}', { x: '[a-z]+' }],
+      ['/b/{x}', { x: '\\d+' }, '/b/{y}', { y: '[a-z]+' }],
+      ['/b/{x}', {}, '/b/{y}', { y: '\\d+' }],
+      ['/b/{x}.json', {}, '/b/{y}.json', {}],
+      ['/b/{x}.json', { x: '\\d+' }, '/b/{y}', { y: '[a-z]+' }],
+      ['/b/{x}-{z}', {}, '/b/{y}-{w}', {}],
+      ['/b/{x}.{z}', {}, '/b/{y}-{w}', {}],
+      ['/b/x-{x}', {}, '/b/x-{y}', {}],
+      ['/b/x-{x}', {}, '/b/y-{y}', {}],
+      ['/b/{x}', {}, '/b/{y}/c', {}],
+      ['/b/{x}/c', {}, '/b/{y}/c', {}],
+      ['/b/{x}/c', {}, '/b/{y}/d', {}],
+      ['/b/{x}/c', { x: '\\d+' }, '/b/{y}/d', { y: '[a-z]+' }],
+      ['/{a}/{b}', {}, '/{c}/{d}', {}],
+      ['/a:b/{x}', {}, '/a:b/{y}', {}],
+    ];
+    for (const [first, firstRequirements, second, secondRequirements] of pairs) {
+      let vigilRefuses = false;
+      try {
+        new Routes().get(first, answer, { requirements: firstRequirements }).get(second, answer, { requirements: secondRequirements });
+      } catch (error) {
+        assert.ok(error instanceof RouteDefinitionError, String(error));
+        vigilRefuses = true;
+      }
+      const app = Fastify();
+      let fastifyRefuses = false;
+      try {
+        for (const [path, requirements] of [[first, firstRequirements], [second, secondRequirements]] as const) {
+          app.get(routerPath({ path, requirements }), answer);
+        }
+        await app.ready();
+      } catch {
+        fastifyRefuses = true;
+      } finally {
+        await app.close();
+      }
+      assert.equal(vigilRefuses, fastifyRefuses, `${first} ${JSON.stringify(firstRequirements)} then ${second} ${JSON.stringify(secondRequirements)}`);
+    }
+  });
+});
+
+describe('a route remembers where it was declared', () => {
+  it('keeps the file and line of the declaring call', () => {
+    installStackTraces();
+    const file = join(repositoryRoot(import.meta.dirname), 'src/routing/routes.test.ts');
+    const [route] = new Routes().get('/where', answer).definitions; // the declaring call
+    assert.deepEqual([route!.declaredAt?.file, route!.declaredAt?.line], [file, lineOf(file, '// the declaring call')]);
   });
 });

@@ -18,7 +18,9 @@
  * limit, stopped at the deadline; its handler gets an {@link IsolatedRouteContext}.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { framesOf, type StackFrame } from '../debug/stack-trace.js';
 import type { UploadedFile } from '../http/request-state.js';
+import { requirementsInOrder, routeShape } from './route-shape.js';
 
 export type { UploadedFile };
 
@@ -90,6 +92,8 @@ export interface RouteDefinition {
   /** True: `handler` is an {@link IsolatedRouteHandler} and runs in a worker process. */
   isolated: boolean;
   handler: RouteHandler | IsolatedRouteHandler;
+  /** The call that declared it (when stack traces are installed): where a thrown non-Error points. */
+  declaredAt?: StackFrame | undefined;
 }
 
 /** Thrown at start when a declaration cannot work; the message says which and why. */
@@ -133,13 +137,22 @@ export class Routes {
     }
     const twin = this.definitions.find((other) => other.path === path && other.methods.some((method) => list.includes(method)));
     if (twin) throw new RouteDefinitionError(`${where}: already declared by route "${twin.name}"`);
+    const declaredAt = callerFrame();
+    const shape = routeShape(path, requirements);
+    const lookalike = this.definitions.find((other) => routeShape(other.path, other.requirements) === shape && other.methods.some((method) => list.includes(method)));
+    if (lookalike) {
+      const differ = requirementsInOrder(path, requirements) === requirementsInOrder(lookalike.path, lookalike.requirements) ? 'parameter names' : 'parameter names and requirements';
+      throw new RouteDefinitionError(
+        `${where}${at(declaredAt)}: the router cannot tell it from route "${lookalike.name}"${at(lookalike.declaredAt)}: their paths differ only in ${differ}`,
+      );
+    }
     const name = options.name ?? `${list.join('|')} ${path}`;
     const isolated = options.isolated === true;
     // A worker finds an isolated handler by its route's name, so the name must say which.
     if (isolated && this.definitions.some((other) => other.isolated && other.name === name)) {
       throw new RouteDefinitionError(`${where}: another isolated route is named "${name}"; give one a distinct name`);
     }
-    this.definitions.push({ name, methods: list, path, requirements, isolated, handler: handler as RouteHandler | IsolatedRouteHandler });
+    this.definitions.push({ name, methods: list, path, requirements, isolated, handler: handler as RouteHandler | IsolatedRouteHandler, declaredAt });
     return this;
   }
 
@@ -163,6 +176,15 @@ export class Routes {
     return this.on<Path, Options>('DELETE', path, handler, options);
   }
 }
+
+/** The first frame outside this module: the application's call that declares a route. */
+function callerFrame(): StackFrame | undefined {
+  const frames = framesOf(new Error());
+  const own = frames[0]?.file;
+  return frames.find((frame) => frame.file !== own);
+}
+
+const at = (frame: StackFrame | undefined) => (frame ? ` (${frame.file}:${frame.line})` : '');
 
 /** A requirement as the regex source the router anchors; capturing groups would shift parameters. */
 function checkRequirement(where: string, name: string, requirement: string | RegExp): string {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, environment, loadConfig } from '../../src/config.js';
-import { ask, runMain, startService } from '../support/service.js';
+import { lineOf } from '../support/answers.js';
+import { ask, ROOT, runMain, startService } from '../support/service.js';
 
 describe('a bad setting stops the start with one line naming the variable', () => {
   for (const [name, value] of [
@@ -23,6 +24,31 @@ describe('a bad setting stops the start with one line naming the variable', () =
       assert.match(lines[0]!, new RegExp(`^vigil: cannot start: ${name}: `));
     });
   }
+
+  it('ROUTES importing a package that is not installed names the package', async () => {
+    const file = join(ROOT, 'test/fixtures/missing-package-routes.ts');
+    const result = await runMain({ ROUTES: file, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-config-')) });
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      `vigil: cannot start: ROUTES: cannot load ${file}: it imports the package "vigil-test-package-not-installed", which is not installed (imported from ${file}; npm install vigil-test-package-not-installed)\n`,
+    );
+  });
+
+  it('ROUTES that does not exist is named as missing', async () => {
+    const result = await runMain({ ROUTES: 'no/such/routes.ts', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-config-')) });
+    assert.equal(result.stderr, `vigil: cannot start: ROUTES: cannot load ${join(ROOT, 'no/such/routes.ts')}: the file does not exist\n`);
+  });
+
+  it('two routes the router cannot tell apart are named in vigil\'s syntax, with where each was declared', async () => {
+    const file = join(ROOT, 'test/fixtures/clashing-routes.ts');
+    const result = await runMain({ ROUTES: file, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-config-')) });
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      `vigil: cannot start: route GET /b/{y} (${file}:${lineOf(file, "'/b/{y}'")}): the router cannot tell it from route "GET /b/{x}" (${file}:${lineOf(file, "'/b/{x}'")}): their paths differ only in parameter names\n`,
+    );
+  });
 
   it('TLS_CERT without TLS_KEY', () => {
     assert.throws(() => loadConfig({ TLS_CERT: 'cert.pem' }, '/srv'), (error: unknown) => error instanceof ConfigError && error.variable === 'TLS_KEY');
@@ -51,7 +77,7 @@ describe('settings come from the environment over an optional .env file', () => 
   it('prints the settings with --help', async () => {
     const result = await runMain({}, ['--help']);
     assert.equal(result.code, 0);
-    for (const name of ['APP_ENV', 'APP_DEBUG', 'HOST', 'PORT', 'VAR_DIR', 'PROFILER_DSN', 'ROUTES', 'TLS_CERT', 'TRUSTED_PROXIES']) assert.ok(result.stdout.includes(name), name);
+    for (const name of ['APP_ENV', 'APP_DEBUG', 'HOST', 'PORT', 'VAR_DIR', 'PROFILER_DSN', 'ROUTES', 'TLS_CERT', 'TRUSTED_PROXIES', 'VIGIL_IDE']) assert.ok(result.stdout.includes(name), name);
   });
 });
 

@@ -154,6 +154,16 @@ describe('the error format follows Accept', () => {
   });
 });
 
+describe('without VIGIL_IDE the frames are plain text', () => {
+  it('links no file', async () => {
+    const answer = await ask(service, { path: '/fail' });
+    const file = join(ROOT, 'test/fixtures/failing-routes.ts');
+    assert.ok(answer.body.includes(`<span class="file">${file}:${lineOf(file, "throw new Error('database is down')")}</span>`), answer.body);
+    assert.ok(!answer.body.includes('<a class="file"'));
+    assert.ok(!/href="(?!https:)/.test(answer.body), 'the only link is the report');
+  });
+});
+
 describe('everything from the request is escaped for its format', () => {
   const path = '/<script>alert(1)</script>?q=<img/src=x/onerror=alert(2)>&x="\'';
   const referer = '"><script>alert(3)</script>';

@@ -5,8 +5,10 @@
  * The frames travel as structured data, taken from the worker's call sites: the text of a
  * stack holds the message, which may hold anything a client sent.
  */
-import { adoptFrames, framesOf, type StackFrame } from '../../debug/stack-trace.js';
+import { adoptFrames, type StackFrame } from '../../debug/stack-trace.js';
+import { adoptRelated, classNameOf, framesOrNone, MAX_CHAIN_DEPTH, MAX_MEMBERS, messageOf, relatedErrors, type ChainedError, type RelatedErrors } from '../../errors/error-chain.js';
 import { HttpError } from '../../errors/http-errors.js';
+import { isError, ThrownValueError } from '../../errors/thrown-value.js';
 import type { IsolatedRouteContext } from '../../routing/routes.js';
 
 /** The context minus `log`, which the worker rebuilds around the IPC channel. */
@@ -30,21 +32,36 @@ export interface SerializedError {
   status: number | undefined;
   code: string | undefined;
   headers: Record<string, string> | undefined;
+  /** Its causes and members, as the error pipeline shows them. */
+  related?: RelatedErrors | undefined;
 }
 
-export function serializeError(thrown: unknown): SerializedError {
-  const error = thrown instanceof Error ? thrown : new Error(`Non-error thrown: ${String(thrown)}`);
-  // Duck-typed: the routes module may load the kernel's classes from another copy.
-  const { status, statusCode, code, headers } = error as { status?: unknown; statusCode?: unknown; code?: unknown; headers?: unknown };
-  const httpStatus = [status, statusCode].find((value): value is number => typeof value === 'number' && value >= 400 && value <= 599);
+/** `site`: where the handler was declared, the raise site of a thrown value that is no Error. */
+export function serializeError(thrown: unknown, site?: StackFrame): SerializedError {
+  const error = isError(thrown) ? thrown : new ThrownValueError(thrown, site);
   return {
-    name: error.name,
-    message: error.message,
-    frames: framesOf(error).map(({ function: name, file, line, column }) => ({ function: name, file, line, column })),
-    status: httpStatus,
-    code: typeof code === 'string' ? code : undefined,
-    headers: headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
+    // As the kernel names an error it raised itself: the constructor's name first.
+    name: classNameOf(error),
+    message: messageOf(error),
+    frames: framesOrNone(error).map(({ function: name, file, line, column }) => ({ function: name, file, line, column })),
+    ...httpDetails(error),
+    related: relatedErrors(error),
   };
+}
+
+/** Status, code and headers, duck-typed (the routes module may load the kernel's classes from another copy); none where reading throws. */
+function httpDetails(error: Error): Pick<SerializedError, 'status' | 'code' | 'headers'> {
+  try {
+    const { status, statusCode, code, headers } = error as { status?: unknown; statusCode?: unknown; code?: unknown; headers?: unknown };
+    const httpStatus = [status, statusCode].find((value): value is number => typeof value === 'number' && value >= 400 && value <= 599);
+    return {
+      status: httpStatus,
+      code: typeof code === 'string' ? code : undefined,
+      headers: headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
+    };
+  } catch {
+    return { status: undefined, code: undefined, headers: undefined };
+  }
 }
 
 export function reviveError(data: SerializedError): HttpError {
@@ -52,7 +69,36 @@ export function reviveError(data: SerializedError): HttpError {
   error.name = data.name;
   // The worker's frames point at the handler's source, where the error was raised.
   adoptFrames(error, Array.isArray(data.frames) ? data.frames.filter(isFrame) : []);
+  adoptRelated(error, checkedRelated(data.related, 0));
   return error;
+}
+
+/** The related errors a worker sent, kept only as far as they have the expected shape and bounds. */
+function checkedRelated(data: unknown, depth: number): RelatedErrors {
+  const related: RelatedErrors = {};
+  if (typeof data !== 'object' || data === null || depth >= MAX_CHAIN_DEPTH) return related;
+  const { cause, members, membersOmitted, truncated } = data as Record<string, unknown>;
+  const checkedCause = checkedError(cause, depth + 1);
+  if (checkedCause) related.cause = checkedCause;
+  if (Array.isArray(members)) related.members = members.slice(0, MAX_MEMBERS).flatMap((member) => checkedError(member, depth + 1) ?? []);
+  if (Number.isSafeInteger(membersOmitted) && (membersOmitted as number) > 0) related.membersOmitted = membersOmitted as number;
+  if (truncated === true) related.truncated = true;
+  return related;
+}
+
+function checkedError(data: unknown, depth: number): ChainedError | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { className, message, frames, framesInCommon, site, repeated } = data as Record<string, unknown>;
+  if (typeof className !== 'string' || typeof message !== 'string') return undefined;
+  return {
+    className,
+    message,
+    frames: Array.isArray(frames) ? frames.filter(isFrame) : [],
+    framesInCommon: Number.isSafeInteger(framesInCommon) ? (framesInCommon as number) : 0,
+    site: isFrame(site) ? site : undefined,
+    ...(repeated === true ? { repeated: true as const } : {}),
+    ...checkedRelated(data, depth),
+  };
 }
 
 function isFrame(frame: unknown): frame is StackFrame {

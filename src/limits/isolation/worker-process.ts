@@ -9,7 +9,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { installStackTraces } from '../../debug/stack-trace.js';
-import { Routes, type IsolatedLog, type IsolatedRouteHandler, type RoutesDeclaration } from '../../routing/routes.js';
+import { handlerSite } from '../../routing/register-routes.js';
+import { Routes, type IsolatedLog, type IsolatedRouteHandler, type RouteDefinition, type RoutesDeclaration } from '../../routing/routes.js';
 import { serializeError, type FromWorker, type ToWorker } from './protocol.js';
 
 const [routesModule, limitArgument] = process.argv.slice(2);
@@ -28,12 +29,12 @@ const module = (await import(pathToFileURL(routesModule!).href)) as { default?: 
 const declare = (module.default ?? module.routes) as RoutesDeclaration;
 const routes = new Routes();
 await declare(routes);
-const handlers = new Map(routes.definitions.filter((route) => route.isolated).map((route) => [route.name, route.handler as IsolatedRouteHandler]));
+const isolatedRoutes = new Map<string, RouteDefinition>(routes.definitions.filter((route) => route.isolated).map((route) => [route.name, route]));
 
 process.on('message', (message: ToWorker) => {
   if (message.type === 'run') void run(message);
 });
-send({ type: 'ready', routes: [...handlers.keys()] });
+send({ type: 'ready', routes: [...isolatedRoutes.keys()] });
 
 async function run({ id, route, input }: ToWorker): Promise<void> {
   const baseline = allocated();
@@ -43,16 +44,16 @@ async function run({ id, route, input }: ToWorker): Promise<void> {
         if (bytes > memoryLimit) send({ type: 'memory', id, bytes });
       }, SELF_CHECK_MS)
     : undefined;
+  const definition = isolatedRoutes.get(route);
   try {
-    const handler = handlers.get(route);
-    if (!handler) throw new Error(`No isolated route is named "${route}" in ${routesModule}`);
-    const value = await handler({ ...input, log: logFor(id) });
+    if (!definition) throw new Error(`No isolated route is named "${route}" in ${routesModule}`);
+    const value = await (definition.handler as IsolatedRouteHandler)({ ...input, log: logFor(id) });
     // A handler that allocated and returned between two checks is measured once more here.
     const bytes = allocated() - baseline;
     if (bytes > memoryLimit) send({ type: 'memory', id, bytes });
     else sendResult(id, value);
   } catch (error) {
-    send({ type: 'error', id, error: serializeError(error) });
+    send({ type: 'error', id, error: serializeError(error, definition && handlerSite(definition)) });
   } finally {
     clearInterval(check);
   }

@@ -1,4 +1,5 @@
 /** The collectors every report has, in the order their panels are shown. */
+import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import type { RouteMatcher } from '../../routing/route-matcher.js';
 import type { LogTap } from '../log-tap.js';
 import type { Collector } from '../request-profile.js';
@@ -15,13 +16,15 @@ export interface DefaultCollectorsOptions {
   matcher: () => RouteMatcher | undefined;
   /** Where the request loggers write; without it reports have no logs section. */
   logTap?: LogTap | undefined;
+  /** VIGIL_IDE: the exception section keeps editor links to the project's files. */
+  editor?: EditorLinkFormat | undefined;
 }
 
-export function defaultCollectors({ matcher, logTap }: DefaultCollectorsOptions): Collector[] {
+export function defaultCollectors({ matcher, logTap, editor }: DefaultCollectorsOptions): Collector[] {
   return [
     requestCollector,
     responseCollector,
-    exceptionCollector,
+    exceptionCollector(editor),
     routingCollector(matcher),
     performanceCollector(),
     memoryCollector,

@@ -35,7 +35,10 @@ button{background:var(--accent);color:var(--card);border:0;font-weight:600;curso
 .menu .count{color:var(--muted);font-weight:400;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:65%}
 .summary{display:flex;flex-wrap:wrap;align-items:center;gap:6px 22px;margin:8px 0 20px}meter{width:100%;min-width:120px}
 ol.trace{list-style:none;padding:0;margin:0}ol.trace li{border:1px solid var(--line);border-radius:6px;margin:0 0 6px;background:var(--card)}
-ol.trace summary{padding:6px 10px;cursor:pointer}ol.trace li.vendor summary{color:var(--muted)}
+ol.trace summary{padding:6px 10px;cursor:pointer}ol.trace li:not(.app) summary,.file,.site,.common{color:var(--muted)}
+ol.trace li.folded{background:none;border-style:dashed}ol.trace li.folded>details>ol{padding:0 8px}
+section.related{margin:24px 0 0;padding:0 0 0 14px;border-left:3px solid var(--bad)}section.related section.related{margin-top:14px}section.related p{margin:0 0 8px}
+section.related h3,section.related h4{font-size:15px;margin:0 0 6px;color:var(--fg);text-transform:none;letter-spacing:0}
 pre{margin:0;padding:8px 0;overflow-x:auto;background:var(--code)}pre span{display:block;padding:0 10px}pre span.hl{background:var(--hl)}pre i{color:var(--muted);font-style:normal;display:inline-block;width:4em}
 pre.block{padding:10px;white-space:pre-wrap;word-break:break-all}
 .bar{height:10px;background:var(--accent);border-radius:3px;min-width:1px}

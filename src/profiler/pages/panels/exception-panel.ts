@@ -1,15 +1,9 @@
-/** The exception panel: what was raised, where, and the trace with the project's own source. */
-import { html, raw, type SafeHtml } from '../../../errors/html.js';
-import type { ExceptionSection, TraceFrame } from '../../collectors/exception.js';
+/** The exception panel: what was raised, where, the trace with the project's own source, and its causes. */
+import { html } from '../../../errors/html.js';
+import { fileLine, renderRelated, renderTrace } from '../../../errors/render-trace.js';
+import type { ExceptionSection } from '../../collectors/exception.js';
 import { keyValueTable } from '../layout.js';
 import { definePanel } from './panel.js';
-
-function renderFrame(frame: TraceFrame, index: number): SafeHtml {
-  const lines = frame.excerpt?.map((line) => html`<span class="${line.number === frame.line ? 'hl' : ''}"><i>${line.number}</i>${line.text}</span>`);
-  return html`<li class="${frame.own ? 'own' : 'vendor'}"><details${raw(frame.own && index < 3 ? ' open' : '')}><summary><code>${frame.function}</code> <span class="muted">${frame.file}:${frame.line}</span></summary>${
-    lines ? html`<pre><code>${lines}</code></pre>` : ''
-  }</details></li>`;
-}
 
 export const exceptionPanel = definePanel<ExceptionSection>({
   name: 'exception',
@@ -22,9 +16,9 @@ export const exceptionPanel = definePanel<ExceptionSection>({
 ${keyValueTable([
   ['Code', html`<code>${section.code}</code>`],
   ['Status', section.status],
-  ['Raised at', section.file ? html`<code>${section.file}:${section.line}</code>` : 'unknown'],
+  ['Raised at', section.file ? html`<code>${fileLine(section.file, section.line, section.link)}</code>` : 'unknown'],
 ])}
 <h3>Stack trace</h3>
-<ol class="trace">${section.trace.map(renderFrame)}</ol>`;
+${renderTrace(section.trace, 3)}${renderRelated(section, 3)}`;
   },
 });
