@@ -64,7 +64,7 @@ export class RouteTable {
 function describe(options: RouteOptions, methods: string[], config: Record<string | symbol, unknown>): KnownRoute {
   const definition = routesApiDefinitionOf(config);
   if (definition) {
-    return { name: definition.name, path: definition.path, methods: definition.methods, requirements: definition.requirements, routesApi: true, declaredAt: [] };
+    return { name: definition.name, path: definition.path, methods: definition.methods, requirements: definition.requirements, routesApi: true, declaredAt: definition.declaredAt ? [definition.declaredAt] : [] };
   }
   const name = `${methods.join('|')} ${options.url}`;
   if (config.isolated === true) {
