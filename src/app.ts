@@ -13,6 +13,7 @@ import './debug/request-debug.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
 import { Limits } from './limits/limits.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
+import { tapConsole } from './profiler/console-tap.js';
 import { LogTap } from './profiler/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
@@ -66,6 +67,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const respondWithError = createErrorResponder({ debug: config.debug });
   // In debug mode log lines pass through a tap that keeps each request's lines for its report.
   const logTap = config.debug ? new LogTap(options.logOutput) : undefined;
+  if (logTap) tapConsole();
   const logStream = logTap ?? options.logOutput;
   const app = Fastify({
     logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },

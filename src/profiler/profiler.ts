@@ -12,6 +12,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
+import { RequestScope, runInScope } from '../debug/request-scope.js';
 import { TokenSource } from '../debug/token.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../server/request-url.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
@@ -108,15 +109,12 @@ export class Profiler {
         return done();
       }
       const token = this.tokens.issue();
-      if (token !== undefined) {
-        this.begin(request, reply, token);
-        return done();
-      }
+      if (token !== undefined) return proceed(request, this.begin(request, reply, token), done);
       // None at hand: a burst outran the lease under way. This request waits for it.
       this.tokens.take().then(
         (late) => {
-          if (late !== undefined) this.begin(request, reply, late);
-          else this.writer.discard(1, 'no token could be leased from the store');
+          if (late !== undefined) return proceed(request, this.begin(request, reply, late), done);
+          this.writer.discard(1, 'no token could be leased from the store');
           done();
         },
       ).catch((error: Error) => done(error));
@@ -234,7 +232,8 @@ export class Profiler {
 
   /** Gives the request its token and profile, announces the token and starts the collectors. */
   private begin(request: FastifyRequest, reply: FastifyReply, token: string): RequestProfile {
-    const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
+    const start = performance.now();
+    const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start }, error: undefined, aborted: false, scope: new RequestScope(start), data: {} };
     request.debugToken = token;
     request.profile = profile;
     reply.header('x-debug-token', token);
@@ -260,6 +259,7 @@ export class Profiler {
     if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();
     this.writer.enqueue(this.report(this.contextFor(request, reply, profile)));
+    profile.scope.close();
   }
 
   private report(context: CollectorContext): Report {
@@ -286,6 +286,16 @@ export class Profiler {
       collectors,
     };
   }
+}
+
+/**
+ * Lets the request go on, inside its scope when a route matched: the rest of its hooks and
+ * its handler then run there, and what its code logs or measures is filed under it. An
+ * unrouted request runs no application code, and skips the cost of entering one.
+ */
+function proceed(request: FastifyRequest, profile: RequestProfile, done: () => void): void {
+  if (request.is404) return done();
+  runInScope(profile.scope, done);
 }
 
 /** SQLite's code first (`SQLITE_FULL: database or disk is full`), as the writer logs its failures. */

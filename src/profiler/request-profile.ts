@@ -1,5 +1,6 @@
 /** What the profiler keeps about a request while it runs, until its report is written. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestScope } from '../debug/request-scope.js';
 import type { Redactor } from './redact.js';
 
 /**
@@ -32,6 +33,8 @@ export interface RequestProfile {
   error: Error | undefined;
   /** The client closed the connection before the response was written. */
   aborted: boolean;
+  /** What the request's own code records while it runs: its log lines and spans. */
+  scope: RequestScope;
   /** Per-collector scratch space filled while the request runs. */
   data: Record<string, unknown>;
 }
