@@ -136,7 +136,11 @@ export class Profiler {
       done();
     });
     app.addHook('onSend', (request, _reply, payload, done) => {
-      if (request.profile) request.profile.marks.send ??= performance.now();
+      if (request.profile) {
+        request.profile.marks.send ??= performance.now();
+        // Kept by reference, previewed after the response (the last one sent, if the pipeline sent twice).
+        request.profile.responseBody = payload;
+      }
       done(null, payload);
     });
     app.addHook('onResponse', (request, _reply, done) => {

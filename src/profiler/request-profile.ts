@@ -33,6 +33,8 @@ export interface RequestProfile {
   error: Error | undefined;
   /** The client closed the connection before the response was written. */
   aborted: boolean;
+  /** The response body as the profiler's onSend hook saw it (a string, a Buffer, a stream), before the toolbar's. */
+  responseBody?: unknown;
   /** What the request's own code records while it runs: its log lines and spans. */
   scope: RequestScope;
   /** Per-collector scratch space filled while the request runs. */
