@@ -58,7 +58,7 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     if (panel !== undefined && !panelNames(report).includes(panel)) {
       throw new BadRequestHttpError(`Unknown panel "${panel}"; this report has ${panelNames(report).join(', ')}.`, 'VIGIL_ERR_PROFILER_PANEL');
     }
-    return send(reply, wantsJson(accept), () => report, () => renderReportPage(report, panel));
+    return send(reply, wantsJson(accept), () => report, () => renderReportPage(report, panel, { query }));
   };
 
   // Symfony's /_profiler/latest: the newest report, whichever process or instance wrote it.

@@ -4,6 +4,7 @@
  * executor the kernel composes (the limits decide how and how long a handler runs).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { span } from '../debug/request-scope.js';
 import type { RouteContext, RouteDefinition, RouteHandler } from './routes.js';
 
 /** find-my-way syntax for a declared path: parameters as `:name(regex)`, literal colons doubled. */
@@ -72,6 +73,7 @@ function contextFor(request: FastifyRequest, reply: FastifyReply, signal: Reques
     request,
     reply,
     log: request.log,
+    span,
     get signal() {
       return signal.signal;
     },

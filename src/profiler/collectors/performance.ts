@@ -1,6 +1,7 @@
 /**
  * The performance section: total duration, the time spent in each stage of the request,
- * how busy the event loop was meanwhile, and the event-loop delay the process saw.
+ * the application's own spans (`span(name, fn)` in a handler), how busy the event loop
+ * was meanwhile, and the event-loop delay the process saw.
  *
  * Stages run from one mark to the next one the request reached (see {@link StageMarks}):
  * routing (the kernel's own hooks and, for unrouted requests, the 404/405/301 decision),
@@ -8,6 +9,7 @@
  * rendering (the error pipeline building an error page) and sending.
  */
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
+import type { SpanRecord } from '../../debug/request-scope.js';
 import type { Collector, StageMarks } from '../request-profile.js';
 
 const STAGE_OF: ReadonlyArray<[keyof StageMarks, string]> = [
@@ -92,6 +94,10 @@ export interface PerformanceSection {
   stages: Record<string, number>;
   eventLoopUtilization: number | null;
   eventLoopDelay: DelayWindow | null;
+  /** In the order they began; absent in reports written before spans were kept. */
+  spans?: SpanRecord[];
+  /** Spans beyond the per-request bound (MAX_SPANS). */
+  spansOmitted?: number;
 }
 
 export function performanceCollector(): Collector {
@@ -111,6 +117,9 @@ export function performanceCollector(): Collector {
         // Share of the request's lifetime the loop spent running code (this request's or others').
         eventLoopUtilization: since ? round(performance.eventLoopUtilization(since).utilization) : null,
         eventLoopDelay: delays?.latest() ?? null,
+        // Copies: a span still running may end after its report was made.
+        spans: profile.scope.spans.map((span) => ({ ...span })),
+        spansOmitted: profile.scope.spansOmitted,
       };
     },
     close() {

@@ -38,7 +38,10 @@ ol.trace{list-style:none;padding:0;margin:0}ol.trace li{border:1px solid var(--l
 ol.trace summary{padding:6px 10px;cursor:pointer}ol.trace li.vendor summary{color:var(--muted)}
 pre{margin:0;padding:8px 0;overflow-x:auto;background:var(--code)}pre span{display:block;padding:0 10px}pre span.hl{background:var(--hl)}pre i{color:var(--muted);font-style:normal;display:inline-block;width:4em}
 pre.block{padding:10px;white-space:pre-wrap;word-break:break-all}
-.bar{height:10px;background:var(--accent);border-radius:3px;min-width:1px}
+#timeline th.track,#timeline td.track{width:55%}#timeline tbody th{font-weight:400;color:var(--fg)}#timeline tr.stage th{color:var(--muted)}
+.bar{display:block;height:12px;margin-top:4px;background:var(--accent);border-radius:3px;min-width:2px}.bar.stage{background:var(--muted)}.bar.error{background:var(--bad)}
+.bar.open{background:repeating-linear-gradient(90deg,var(--accent) 0 6px,transparent 6px 10px)}
+form.threshold{display:flex;gap:8px;align-items:center;margin:0 0 10px}form.threshold input{width:7em}
 .level-error,.level-fatal{color:var(--bad)}.level-warn{color:var(--warn)}
 </style>`);
 

@@ -2,13 +2,19 @@
 import type { SafeHtml } from '../../../errors/html.js';
 import type { Report } from '../../report.js';
 
+/** What the page was asked for besides the panel: its query parameters (`?threshold=1`). */
+export interface PanelView {
+  query: Readonly<Record<string, string | string[] | undefined>>;
+}
+
 export interface Panel<Section = unknown> {
   /** The collector whose section it shows. */
   name: string;
+  /** The menu entry's title, and the panel's heading. */
   title: string;
   /** A few characters beside the menu entry (a status, a count, a duration). */
   badge?(section: Section, report: Report): SafeHtml | string;
-  render(section: Section, report: Report): SafeHtml;
+  render(section: Section, report: Report, view?: PanelView): SafeHtml;
   /** Shown instead when the report has no such section (no exception was raised). */
   absent?: string;
 }
