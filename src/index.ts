@@ -20,7 +20,11 @@ export {
   PayloadTooLargeHttpError,
   UploadTooLargeHttpError,
 } from './limits/limit-errors.js';
+export { defineCollector } from './profiler/request-profile.js';
 export type { Collector, CollectorContext } from './profiler/request-profile.js';
+export type { CollectorPanel, PanelBadge, PanelView } from './profiler/pages/panels/panel.js';
+export { renderValue } from './profiler/pages/panels/generic-panel.js';
+export { html, type SafeHtml } from './errors/html.js';
 export { createKernel } from './app.js';
 export type { Kernel, KernelOptions } from './app.js';
 export { loadConfig, ConfigError } from './config.js';

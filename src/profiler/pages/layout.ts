@@ -19,6 +19,8 @@ a{color:var(--accent)}code,pre,.mono{font:12.5px/1.45 ui-monospace,SFMono-Regula
 h1{font-size:20px;margin:0 0 6px;word-break:break-all}h2{font-size:17px;margin:0 0 12px}h3{font-size:14px;margin:18px 0 8px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
 .muted{color:var(--muted)}.ok{color:var(--ok)}.warn{color:var(--warn)}.bad{color:var(--bad)}
 .badge{display:inline-block;min-width:3.2em;padding:1px 8px;border-radius:10px;font-weight:600;text-align:center;border:1px solid currentColor}
+.pill{display:inline-block;min-width:1.8em;padding:0 7px;border-radius:9px;font-weight:600;text-align:center;border:1px solid currentColor}
+ul.values{margin:0;padding-left:1.2em}table.records{margin:0 0 8px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:16px;margin:0 0 16px}
 .stats{display:flex;flex-wrap:wrap;gap:8px 24px;margin:0 0 16px}.stats b{font-size:16px}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}

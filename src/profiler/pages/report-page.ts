@@ -6,6 +6,7 @@
 import { html, raw, type SafeHtml } from '../../errors/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 import type { Report } from '../report.js';
+import type { Collector } from '../request-profile.js';
 import { formatMs, formatTime, renderPage, statusBadge } from './layout.js';
 import { panelsOf } from './panels/index.js';
 import type { Panel, PanelView } from './panels/panel.js';
@@ -14,13 +15,13 @@ export function defaultPanel(report: Report): string {
   return report.collectors.exception !== undefined ? 'exception' : 'request';
 }
 
-/** The names `?panel=` accepts for this report. */
-export function panelNames(report: Report): string[] {
-  return panelsOf(report.collectors).map((panel) => panel.name);
+/** The names `?panel=` accepts for this report: `collectors` are the ones this process registered. */
+export function panelNames(report: Report, collectors: readonly Collector[] = []): string[] {
+  return panelsOf(report.collectors, collectors).map((panel) => panel.name);
 }
 
-export function renderReportPage(report: Report, panelName = defaultPanel(report), view: PanelView = { query: {} }): string {
-  const panels = panelsOf(report.collectors);
+export function renderReportPage(report: Report, panelName = defaultPanel(report), view: PanelView = { query: {} }, collectors: readonly Collector[] = []): string {
+  const panels = panelsOf(report.collectors, collectors);
   const current = panels.find((panel) => panel.name === panelName) ?? panels[0]!;
   const body = html`<h1><span class="muted">${report.method}</span> ${report.url}</h1>
 <div class="summary">${statusBadge(report.status)}

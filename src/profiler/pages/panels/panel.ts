@@ -19,6 +19,20 @@ export interface Panel<Section = unknown> {
   absent?: string;
 }
 
+/** A menu badge: text, or a value with the colour of its status (a count of slow queries in `warn`). */
+export type PanelBadge = string | number | SafeHtml | { value: string | number; status?: 'ok' | 'warn' | 'bad' | 'muted' };
+
+/** What a collector says of its own panel (see `Collector.panel`); every part is optional. */
+export interface CollectorPanel<Section = unknown> {
+  /** The menu entry and the panel's heading; defaults to the collector's name, capitalized. */
+  title?: string;
+  badge?(section: Section, report: Report): PanelBadge | undefined;
+  /** The panel's body (its heading is the title), built with the `html` template; defaults to the section as tables. */
+  render?(section: Section, report: Report, view: PanelView): SafeHtml;
+  /** Shown when a report has no section of this collector. */
+  absent?: string;
+}
+
 /** Keeps each panel typed by its section while the registry holds them all. */
 export function definePanel<Section>(panel: Panel<Section>): Panel {
   return panel as Panel;

@@ -1,13 +1,22 @@
 /**
- * The performance panel: the kernel's stages and the application's spans as one
- * waterfall (bars drawn with inline styles: the pages run no script), a threshold that
- * hides the shorter spans as Symfony's timeline does (`?threshold=1`, in ms; the stages
- * always show), and the event loop's state.
+ * The timeline of a request as a waterfall: the kernel's stages and the application's
+ * spans, one row each, ordered by start, bars drawn with inline styles (the pages run no
+ * script). A threshold hides the shorter spans as Symfony's timeline does (`?threshold=1`,
+ * in ms); the stages always show.
  */
 import { html, type SafeHtml } from '../../../errors/html.js';
-import type { PerformanceSection } from '../../collectors/performance.js';
-import { formatMs, keyValueTable } from '../layout.js';
-import { definePanel, type PanelView } from './panel.js';
+import type { SpanRecord } from '../../../debug/request-scope.js';
+import { formatMs } from '../layout.js';
+import type { PanelView } from './panel.js';
+
+/** What a waterfall is drawn from: the performance section's timings. */
+export interface WaterfallInput {
+  total: number | null;
+  /** Milliseconds per stage, in the order the request went through them. */
+  stages: Record<string, number>;
+  spans?: SpanRecord[] | undefined;
+  spansOmitted?: number | undefined;
+}
 
 const STAGE_NAMES: Record<string, string> = {
   routing: 'Routing (kernel hooks, 404/405 decision)',
@@ -29,28 +38,7 @@ interface Row {
   error: boolean;
 }
 
-export const performancePanel = definePanel<PerformanceSection>({
-  name: 'performance',
-  title: 'Performance',
-  badge: (section) => formatMs(section.total),
-  render(section, _report, view) {
-    const delay = section.eventLoopDelay;
-    return html`<h2>Performance</h2>
-${keyValueTable([['Total', formatMs(section.total)]])}
-<h3>Timeline</h3>
-${renderWaterfall(section, view)}
-<h3>Event loop</h3>
-${keyValueTable([
-  ['Utilization during the request', section.eventLoopUtilization === null ? null : `${(section.eventLoopUtilization * 100).toFixed(1)} %`],
-  [
-    delay ? `Delay (the ${formatMs(delay.windowMs)} before the report)` : 'Delay',
-    delay ? `mean ${formatMs(delay.mean)}, p50 ${formatMs(delay.p50)}, p99 ${formatMs(delay.p99)}, max ${formatMs(delay.max)}` : 'not measured yet (just after start)',
-  ],
-])}`;
-  },
-});
-
-export function renderWaterfall(section: PerformanceSection, view?: PanelView): SafeHtml {
+export function renderWaterfall(section: WaterfallInput, view?: PanelView): SafeHtml {
   const asked = [view?.query.threshold].flat()[0];
   const threshold = asked === undefined || asked === '' ? 0 : Number(asked);
   const valid = Number.isFinite(threshold) && threshold >= 0;

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PerformanceSection } from '../../collectors/performance.js';
-import type { Report } from '../../report.js';
-import { performancePanel } from './performance-panel.js';
+import { renderWaterfall } from './waterfall.js';
 
-const report = {} as Report;
 const section: PerformanceSection = {
   total: 100,
   stages: { routing: 10, body: 10, handler: 70, sending: 10 },
@@ -21,14 +19,14 @@ const section: PerformanceSection = {
 
 const rows = (page: string) => [...page.matchAll(/<tr class="(stage|span)[^"]*" data-name="([^"]*)"/g)].map((match) => `${match[1]}:${match[2]}`);
 
-describe('the performance panel draws the kernel stages and the spans as one waterfall', () => {
+describe('the waterfall draws the kernel stages and the spans as one', () => {
   it('orders the rows by start, each span under the stage it began in', () => {
-    const page = performancePanel.render(section, report).value;
+    const page = renderWaterfall(section).value;
     assert.deepEqual(rows(page), ['stage:routing', 'stage:body', 'stage:handler', 'span:load user', 'span:query', 'span:render &lt;tpl&gt;', 'span:background', 'stage:sending']);
   });
 
   it('places each bar by its start and length, as shares of the whole', () => {
-    const page = performancePanel.render(section, report).value;
+    const page = renderWaterfall(section).value;
     assert.match(page, /data-name="handler".*?<span class="bar stage" style="margin-left:20%;width:70%"><\/span>/s);
     assert.match(page, /data-name="load user".*?<span class="bar span" style="margin-left:25%;width:20%"><\/span>/s);
     assert.match(page, /data-name="render &lt;tpl&gt;".*?<span class="bar span error" style="margin-left:50%;width:30%">/s);
@@ -37,7 +35,7 @@ describe('the performance panel draws the kernel stages and the spans as one wat
   });
 
   it('indents a span by its depth', () => {
-    const page = performancePanel.render(section, report).value;
+    const page = renderWaterfall(section).value;
     assert.match(page, /data-name="query"><th style="padding-left:2\.9em">query<\/th>/);
     assert.match(page, /data-name="load user"><th style="padding-left:1\.7em">load user<\/th>/);
   });
@@ -45,14 +43,14 @@ describe('the performance panel draws the kernel stages and the spans as one wat
 
 describe('the threshold hides spans shorter than it, as Symfony’s timeline does', () => {
   it('keeps the stages and the longer spans, and says how many were hidden', () => {
-    const page = performancePanel.render(section, report, { query: { threshold: '1' } }).value;
+    const page = renderWaterfall(section, { query: { threshold: '1' } }).value;
     assert.deepEqual(rows(page), ['stage:routing', 'stage:body', 'stage:handler', 'span:load user', 'span:render &lt;tpl&gt;', 'span:background', 'stage:sending']);
     assert.match(page, /1 span shorter than 1 ms hidden/);
     assert.match(page, /<form method="get" class="threshold"><input type="hidden" name="panel" value="performance"><label>Hide spans shorter than <input type="number" name="threshold" min="0" step="any" value="1"> ms<\/label>/);
   });
 
   it('ignores a threshold that is not a number of milliseconds, and says so', () => {
-    const page = performancePanel.render(section, report, { query: { threshold: 'abc' } }).value;
+    const page = renderWaterfall(section, { query: { threshold: 'abc' } }).value;
     assert.equal(rows(page).length, 8);
     assert.match(page, /"abc" is not a number of milliseconds: no span is hidden/);
   });
@@ -61,7 +59,7 @@ describe('the threshold hides spans shorter than it, as Symfony’s timeline doe
 describe('a report written before spans were kept', () => {
   it('draws the stages alone', () => {
     const { spans, spansOmitted, ...old } = section;
-    const page = performancePanel.render(old as PerformanceSection, report).value;
+    const page = renderWaterfall(old as PerformanceSection).value;
     assert.deepEqual(rows(page), ['stage:routing', 'stage:body', 'stage:handler', 'stage:sending']);
     assert.match(page, /No span was recorded/);
   });
