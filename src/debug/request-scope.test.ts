@@ -69,3 +69,13 @@ describe('span() records the steps of the request it runs in, nested', () => {
     assert.notEqual(scope.spans[0]!.duration, null);
   });
 });
+
+describe('a thenable that is not a Promise is handed back as it is', () => {
+  it('returns the very object, not a promise of it', () => {
+    const scope = new RequestScope(performance.now());
+    const builder = { then: (resolve: (value: number) => void) => resolve(1), where: () => builder };
+    const result = runInScope(scope, () => span('query builder', () => builder));
+    assert.equal(result, builder);
+    assert.notEqual(scope.spans[0]!.duration, null);
+  });
+});

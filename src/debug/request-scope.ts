@@ -80,6 +80,9 @@ export function currentScope(): RequestScope | undefined {
  * Runs `fn` and records how long it took as a span of the current request, nested in the
  * span it runs in. A promise `fn` returns ends the span when it settles; a throw or a
  * rejection is recorded and passed on. Outside a profiled request it only runs `fn`.
+ *
+ * Only a native Promise is awaited: another thenable (a query builder) is returned as it
+ * is, and its span covers the call alone (`async () => await query` measures the query).
  */
 export function span<T>(name: string, fn: () => T): T {
   const frame = current.getStore();
@@ -105,11 +108,11 @@ export function span<T>(name: string, fn: () => T): T {
     end(true);
     throw error;
   }
-  if (!isThenable(result)) {
+  if (!(result instanceof Promise)) {
     end(false);
     return result;
   }
-  return Promise.resolve(result).then(
+  return result.then(
     (value) => {
       end(false);
       return value;
@@ -119,10 +122,6 @@ export function span<T>(name: string, fn: () => T): T {
       throw error;
     },
   ) as T;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function round(ms: number): number {
