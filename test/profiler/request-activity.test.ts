@@ -164,6 +164,17 @@ describe('the response panel previews a textual body up to 4 KiB, redacted; othe
   });
 });
 
+describe("the kernel's error page is not copied into the report", () => {
+  it('says the body was the error page of the exception, and keeps none of it', async () => {
+    const answer = await ask(service, { path: '/nowhere' });
+    assert.equal(answer.status, 404);
+    const { report, token } = await reportOf(answer);
+    assert.deepEqual(report.collectors.response.preview, { kind: 'error-page', size: Buffer.byteLength(answer.body) });
+    const page = (await ask(service, { path: `/_profiler/${token}?panel=response` })).body;
+    assert.match(page, /The kernel’s error page for the exception \([\d.]+ KiB\): see the Exception panel\./);
+  });
+});
+
 describe("the handler's span() records the application's steps, nested, in the report", () => {
   it('keeps each span with its start, duration and depth, errors flagged, in the order they began', async () => {
     const answer = await ask(service, { path: '/spans' });

@@ -40,5 +40,6 @@ describe('other bodies say what they are, and are not kept', () => {
     assert.deepEqual(text(null, 'text/plain'), { kind: 'empty', size: 0 });
     assert.deepEqual(text('', 'application/json'), { kind: 'empty', size: 0 });
     assert.deepEqual(responsePreview('no type', {}, redactor), { kind: 'binary', size: 7 });
+    assert.deepEqual(responsePreview('<html>error page</html>', { 'content-type': 'text/html', 'content-length': '23' }, redactor, true), { kind: 'error-page', size: 23 });
   });
 });

@@ -23,7 +23,7 @@ export const responseCollector: Collector = {
       // Content-Length when sent; a streamed (chunked) response has none.
       size: typeof length === 'string' ? Number(length) : null,
       aborted: profile.aborted,
-      preview: responsePreview(profile.responseBody, sent, redactor),
+      preview: responsePreview(profile.responseBody, sent, redactor, profile.error !== undefined),
     };
   },
 };

@@ -19,6 +19,7 @@ describe('the response panel previews a textual body, or says what the body was'
     assert.match(says({ kind: 'streamed', size: null }), /A streamed body: not kept\./);
     assert.match(says({ kind: 'compressed', size: 20 }), /A compressed body \(20 B\): not shown\./);
     assert.match(says({ kind: 'empty', size: 0 }), /<p class="muted">No body\.<\/p>/);
+    assert.match(says({ kind: 'error-page', size: 2048 }), /The kernel’s error page for the exception \(2\.0 KiB\): see the Exception panel\./);
   });
 
   it('renders a report written before previews were kept', () => {

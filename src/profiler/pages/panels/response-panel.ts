@@ -33,6 +33,8 @@ function renderPreview({ preview, headers }: ResponseSection): SafeHtml | string
       return html`<h3>Body</h3><p class="muted">A binary body (${[headers['content-type']].flat()[0] ?? 'no Content-Type'}, ${formatBytes(preview.size)}): not shown.</p>`;
     case 'streamed':
       return html`<h3>Body</h3><p class="muted">A streamed body${preview.size === null ? '' : ` (${formatBytes(preview.size)})`}: not kept.</p>`;
+    case 'error-page':
+      return html`<h3>Body</h3><p class="muted">The kernel’s error page for the exception${preview.size === null ? '' : ` (${formatBytes(preview.size)})`}: see the Exception panel.</p>`;
     case 'compressed':
       return html`<h3>Body</h3><p class="muted">A compressed body (${formatBytes(preview.size)}): not shown.</p>`;
     default:
