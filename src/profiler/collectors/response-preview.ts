@@ -29,7 +29,8 @@ export function responsePreview(payload: unknown, headers: Record<string, unknow
   if (errorPage) return { kind: 'error-page', size: declaredLength(headers) };
   if (payload === null || payload === undefined || payload === '') return { kind: 'empty', size: 0 };
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return { kind: 'streamed', size: declaredLength(headers) };
-  const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  // Fastify counted a string's bytes for Content-Length already: a long body is not counted twice.
+  const size = typeof payload === 'string' ? (declaredLength(headers) ?? Buffer.byteLength(payload)) : payload.length;
   const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding !== 'identity') return { kind: 'compressed', size };
   const media = String(headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
