@@ -1,10 +1,11 @@
 /**
  * The demo application: `ROUTES=examples/demo-routes.ts npm start`.
- * Each route shows one part of the routes API; four show the limits, the `/demo/*` routes
- * fail on purpose to show the debug page, and `collectors` adds a panel to every debug report.
+ * Each route shows one part of the routes API; /slow, /spin and /hog show the limits, the
+ * /demo/ routes what a debug page and a debug report hold (some fail on purpose), and
+ * `collectors` adds a panel with a menu badge to every debug report.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { defineRoutes, type Collector } from '../src/index.js';
+import { defineCollector, defineRoutes, html, renderValue, type Collector } from '../src/index.js';
 
 /** `?name=N` as a whole number from 0 to `max`, else `fallback`. */
 function wholeNumber(value: unknown, fallback: number, max: number): number {
@@ -102,12 +103,81 @@ export default defineRoutes((routes) => {
   routes.get('/demo/throw-string', () => {
     throw 'a string, not an Error';
   });
+
+  // Console and app-logger lines land in the report's logs panel, each with its logger.
+  routes.get('/demo/console', ({ log, request }) => {
+    console.log('console.log from the handler', { at: new Date().toISOString() });
+    log.info('the request logger');
+    request.server.log.warn('the app logger (app.log): no request id, kept all the same');
+    console.error('console.error from the handler');
+    return 'Logged four lines: open the Logs panel of this request.';
+  });
+
+  // A form with a password and a file: the report shows the fields (the password redacted),
+  // the cookies set here (the session one redacted) and the file's name, type and size.
+  routes.get('/demo/form', ({ reply }) => {
+    reply.header('set-cookie', ['theme=dark; Path=/', 'session_id=demo-secret; Path=/; HttpOnly']).type('text/html; charset=utf-8');
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A form</title></head><body>
+<form method="post" action="/demo/form" enctype="multipart/form-data">
+<label>Name <input name="name" value="Ann"></label> <label>Password <input type="password" name="password" value="hunter2"></label>
+<label>File <input type="file" name="attachment"></label> <button>Send</button></form></body></html>`;
+  });
+  routes.post('/demo/form', ({ body, files }) => ({ received: body ?? null, files: files.map((file) => file.filename) }));
+
+  // Nested spans: the performance panel draws them under the handler's stage.
+  routes.get('/demo/spans', async ({ span }) => {
+    const user = await span('load user', async () => {
+      await sleep(12);
+      return { name: 'Ann' };
+    });
+    const page = await span('render page', async () => {
+      const rows = await span('query orders', async () => {
+        await sleep(20);
+        return [1, 2, 3];
+      });
+      return span('template', () => `${user.name} has ${rows.length} orders`);
+    });
+    span('cache write', () => undefined);
+    return page;
+  });
 });
 
-/** A report section of the application's own: who the client said it was. */
+interface ClientSection {
+  userAgent: string | null;
+  languages: string | null;
+}
+
+/** `fr, en;q=0.5` → the tags with their quality, best first. */
+function acceptedLanguages(header: string | null): Array<{ tag: string; quality: number }> {
+  if (!header) return [];
+  return header
+    .split(',')
+    .map((part) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((param) => param.trim()).find((param) => param.startsWith('q='));
+      return { tag: tag.trim(), quality: q ? Number(q.slice(2)) : 1 };
+    })
+    .filter((language) => language.tag !== '' && Number.isFinite(language.quality))
+    .sort((a, b) => b.quality - a.quality);
+}
+
+/**
+ * A report section of the application's own, as one unit: what it collects, its panel
+ * (title, a menu badge counting the accepted languages, its own renderer) and its text
+ * for `vigil profiler:show`.
+ */
 export const collectors: Collector[] = [
-  {
+  defineCollector<ClientSection>({
     name: 'client',
     collect: ({ request }) => ({ userAgent: request.headers['user-agent'] ?? null, languages: request.headers['accept-language'] ?? null }),
-  },
+    panel: {
+      title: 'Client',
+      badge: (section) => ({ value: acceptedLanguages(section.languages).length, status: section.userAgent ? 'ok' : 'warn' }),
+      render: (section) => html`${renderValue(section)}<h3>Accepted languages</h3>${renderValue(acceptedLanguages(section.languages))}`,
+    },
+    text: (section) => [
+      `user agent ${section.userAgent ?? 'none'}`,
+      `languages ${acceptedLanguages(section.languages).map((language) => `${language.tag} (q=${language.quality})`).join(', ') || 'any'}`,
+    ],
+  }),
 ];

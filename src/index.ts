@@ -35,8 +35,12 @@ export {
   RequestTimeoutHttpError,
   UploadTooLargeHttpError,
 } from './limits/limit-errors.js';
+export { defineCollector } from './profiler/request-profile.js';
 export type { Collector, CollectorContext } from './profiler/request-profile.js';
 export type { Profiler } from './profiler/profiler.js';
 export type { RequestState } from './http/request-state.js';
+export type { CollectorPanel, PanelBadge, PanelView } from './profiler/pages/panels/panel.js';
+export { renderValue } from './profiler/pages/panels/generic-panel.js';
+export { html, type SafeHtml } from './errors/html.js';
 export { loadConfig, ConfigError } from './config.js';
 export type { Config } from './config.js';

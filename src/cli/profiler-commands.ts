@@ -7,10 +7,12 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { HttpError } from '../errors/http-errors.js';
 import { formatMs, formatTime } from '../profiler/format.js';
+import type { Collector } from '../profiler/request-profile.js';
 import type { ReportSummary } from '../profiler/report.js';
 import { parseSearchFilters, type SearchInput } from '../profiler/search-filters.js';
 import { ReportStoreError, type ReportStore } from '../profiler/storage/report-store.js';
 import { createReportStore } from '../profiler/storage/store-factory.js';
+import { loadRoutesModule } from '../server/routes-module.js';
 import { UsageError, type Command } from './command.js';
 import { reportAsText, terminalSafe } from './report-text.js';
 
@@ -95,6 +97,22 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
   },
 };
 
+/**
+ * The ROUTES module's collectors, for the text of their sections: loaded only when the
+ * report has a section the kernel does not know. A module that cannot load costs only
+ * that text (its sections print as JSON), with a line on stderr.
+ */
+async function applicationCollectors(config: Config, report: { collectors: Record<string, unknown> }, err: (text: string) => void): Promise<Collector[]> {
+  const known = new Set(['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs']);
+  if (!config.routes || Object.keys(report.collectors).every((name) => known.has(name))) return [];
+  try {
+    return (await loadRoutesModule(config.routes)).collectors;
+  } catch (error) {
+    err(`vigil: the collectors of ${config.routes} could not be loaded (${(error as Error).message}); their sections print as JSON\n`);
+    return [];
+  }
+}
+
 export const showCommand: Command = {
   name: 'profiler:show',
   summary: 'print one stored report',
@@ -102,8 +120,9 @@ export const showCommand: Command = {
   help: `Usage: vigil profiler:show <token> [--json]
 
 Prints the report stored under <token>: request, response, exception with the project's
-frames, routing, performance, memory and log lines. --json prints it whole, as
-/_profiler/<token> does with Accept: application/json.
+frames, routing, performance with the application's spans, memory and log lines. The
+sections of the ROUTES module's collectors print their own text (JSON without one).
+--json prints it whole, as /_profiler/<token> does with Accept: application/json.
 `,
   async run(args, config, output) {
     const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
@@ -114,7 +133,8 @@ frames, routing, performance, memory and log lines. --json prints it whole, as
       output.err(`vigil: token "${token}" was not found in ${location}\n`);
       return 1;
     }
-    output.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : reportAsText(report));
+    if (values.json) output.out(`${JSON.stringify(report, null, 2)}\n`);
+    else output.out(reportAsText(report, await applicationCollectors(config, report, (text) => output.err(text))));
     return 0;
   },
 };

@@ -1,13 +1,15 @@
 /** A stored report as plain text for the terminal (`vigil profiler:show`): the same panels as the page, condensed. */
 import type { ExceptionSection } from '../profiler/collectors/exception.js';
 import type { LogsSection } from '../profiler/collectors/logs.js';
-import type { MemorySection } from '../profiler/collectors/memory.js';
-import type { PerformanceSection } from '../profiler/collectors/performance.js';
+import { memoryCollector } from '../profiler/collectors/memory.js';
+import { performanceView } from '../profiler/collectors/performance.js';
 import type { RequestSection } from '../profiler/collectors/request.js';
 import type { ResponseSection } from '../profiler/collectors/response.js';
 import type { RoutingSection } from '../profiler/collectors/routing.js';
-import { formatBytes, formatMs, formatTime } from '../profiler/format.js';
+import { formatMs, formatTime } from '../profiler/format.js';
+import { titleOf } from '../profiler/pages/panels/collector-panel.js';
 import type { Report } from '../profiler/report.js';
+import type { Collector } from '../profiler/request-profile.js';
 
 const BUILT_IN = new Set(['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs']);
 
@@ -20,12 +22,21 @@ function section<T>(report: Report, name: string): T | undefined {
   return typeof value === 'object' && value !== null && !('collectorError' in value) ? (value as T) : undefined;
 }
 
-export function reportAsText(report: Report): string {
+/** Sections of collectors that are units (their text comes with them), in the order they print. */
+const BUILT_IN_UNITS: ReadonlyArray<Pick<Collector, 'name' | 'panel' | 'text'>> = [performanceView, memoryCollector];
+
+/**
+ * `collectors`: the ones the service registers besides the built-in ones (a routes
+ * module's `collectors` export); a section of theirs prints their text under their panel's
+ * title. Any other section prints as JSON.
+ */
+export function reportAsText(report: Report, collectors: readonly Collector[] = []): string {
   const out: string[] = [
     `Report ${report.token}`,
     `  ${report.method} ${report.url}`,
     `  status ${report.status}, ${formatTime(report.time)}, ${formatMs(report.duration)}, client ${report.ip}`,
   ];
+  const units = new Map([...collectors, ...BUILT_IN_UNITS].map((unit) => [unit.name, unit]));
   const exception = section<ExceptionSection>(report, 'exception');
   if (exception) {
     out.push('', 'Exception', `  ${exception.class} (${exception.code}, status ${exception.status}): ${exception.message}`);
@@ -45,16 +56,7 @@ export function reportAsText(report: Report): string {
       for (const miss of routing.closest ?? []) out.push(`  closest: ${miss.methods.join('|')} ${miss.path}: ${miss.reason}`);
     }
   }
-  const performance = section<PerformanceSection>(report, 'performance');
-  if (performance) {
-    const stages = Object.entries(performance.stages).map(([stage, ms]) => `${stage} ${formatMs(ms)}`);
-    out.push('', 'Performance', `  total ${formatMs(performance.total)}${stages.length ? `: ${stages.join(', ')}` : ''}`);
-    if (performance.eventLoopDelay) out.push(`  event-loop delay p99 ${formatMs(performance.eventLoopDelay.p99)}, max ${formatMs(performance.eventLoopDelay.max)}`);
-  }
-  const memory = section<MemorySection>(report, 'memory');
-  if (memory) {
-    out.push('', 'Memory', `  heap used ${formatBytes(memory.start?.heapUsed)} -> ${formatBytes(memory.end.heapUsed)}, RSS ${formatBytes(memory.start?.rss)} -> ${formatBytes(memory.end.rss)}, peak RSS ${formatBytes(memory.peakRss)}`);
-  }
+  for (const unit of BUILT_IN_UNITS) out.push(...unitText(unit, report));
   const request = section<RequestSection>(report, 'request');
   if (request) out.push('', `Request (${request.protocol}${request.tls ? `, ${request.tls.version}` : ''})`, ...headerLines(request.headers));
   const response = section<ResponseSection>(report, 'response');
@@ -65,11 +67,30 @@ export function reportAsText(report: Report): string {
     for (const line of logs.lines) out.push(`  ${line.level.padEnd(5)} ${line.time === null ? '' : formatTime(line.time)} ${line.message}`);
   }
   for (const [name, value] of Object.entries(report.collectors)) {
-    if (!BUILT_IN.has(name) || (typeof value === 'object' && value !== null && 'collectorError' in value)) {
-      out.push('', name, ...JSON.stringify(value, null, 2).split('\n').map((line) => `  ${line}`));
-    }
+    if (BUILT_IN.has(name) && !isFailed(value)) continue;
+    const unit = units.get(name);
+    const lines = unit && !BUILT_IN.has(name) ? unitText(unit, report) : [];
+    out.push(...(lines.length > 0 ? lines : ['', name, ...JSON.stringify(value, null, 2).split('\n').map((line) => `  ${line}`)]));
   }
   return `${terminalSafe(out.join('\n'))}\n`;
+}
+
+/** A unit's section under its title, its lines indented; none when the report lacks the section or the unit has no text. */
+function unitText(unit: Pick<Collector, 'name' | 'panel' | 'text'>, report: Report): string[] {
+  const value = report.collectors[unit.name];
+  if (value === undefined || isFailed(value) || !unit.text) return [];
+  let lines: string | readonly string[];
+  try {
+    lines = unit.text(value, report);
+  } catch {
+    // A broken text costs its own lines: the section prints as JSON instead.
+    return [];
+  }
+  return ['', unit.panel?.title ?? titleOf(unit.name), ...[lines].flat().flatMap((line) => line.split('\n')).map((line) => `  ${line}`)];
+}
+
+function isFailed(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'collectorError' in value;
 }
 
 /** Control characters (a log message may hold any) would drive the terminal: each becomes U+FFFD. */

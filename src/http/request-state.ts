@@ -9,6 +9,7 @@
  * ```
  */
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { RequestScope } from './request-scope.js';
 
 /**
  * When the request reached each stage, in `performance.now()` milliseconds. Stages a
@@ -41,6 +42,10 @@ export interface RequestProfile {
   error: Error | undefined;
   /** The client closed the connection before the response was written. */
   aborted: boolean;
+  /** The response body as the profiler's onSend hook saw it (a string, a Buffer, a stream), before the toolbar's. */
+  responseBody?: unknown;
+  /** What the request's own code records while it runs: its log lines and spans. */
+  scope: RequestScope;
   /** Per-collector scratch space filled while the request runs. */
   data: Record<string, unknown>;
 }

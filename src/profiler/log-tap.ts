@@ -1,32 +1,58 @@
 /**
  * The stream the kernel's pino logger writes to in debug mode: every line goes on to the
- * real output, and lines of requests being profiled are also kept for their report.
+ * real output, and lines written while a request is profiled are also kept for its report.
  *
- * Fastify binds each request's logger to its id (`"reqId":"req-1f"`), so a line is matched
- * to its request by that field; lines written without it (the app logger) are not kept.
- * Nothing is parsed unless some request is being watched and the line names one.
+ * Fastify binds each request's logger to its id (`"reqId":"req-1f"`), so its lines are
+ * matched to the request by that field. Lines without it (the app logger, `app.log`) and
+ * the console's (see `console-tap.ts`) are filed under the request whose code wrote them,
+ * found through its scope (`debug/request-scope.ts`). Nothing is parsed here.
  */
+import { currentScope, type ScopeLines } from '../http/request-scope.js';
+import { cutString } from './storage/report-bounds.js';
+
 export interface LineSink {
   write(line: string): unknown;
 }
 
 const REQ_ID_FIELD = '"reqId":"';
 /** A request that logs in a loop keeps its report small; the rest are counted. */
-const MAX_LINES_PER_REQUEST = 200;
+export const MAX_LINES_PER_REQUEST = 200;
 
-interface Watched {
-  lines: string[];
-  omitted: number;
+export interface TappedLine {
+  /** Who wrote it: `request` (the request's logger), `app` (the app logger) or `console.<method>`. */
+  logger: string;
+  /** A pino line as JSON, or the console's text. */
+  text: string;
+  /** Console lines only (pino lines carry theirs). */
+  level?: string | undefined;
+  time?: number | undefined;
 }
 
 export interface TappedLines {
-  lines: string[];
+  lines: TappedLine[];
   /** Lines written beyond the per-request limit. */
   omitted: number;
 }
 
+/** One request's lines, bounded; once handed over it keeps nothing more. */
+class RequestLines implements ScopeLines, TappedLines {
+  lines: TappedLine[] = [];
+  omitted = 0;
+  taken = false;
+
+  add(logger: string, text: string, level?: string): void {
+    if (this.taken) return;
+    if (this.lines.length >= MAX_LINES_PER_REQUEST) {
+      this.omitted++;
+      return;
+    }
+    // A console line is not JSON and has no time of its own; both are given here.
+    this.lines.push(level === undefined ? { logger, text } : { logger, text: cutString(text), level, time: Date.now() });
+  }
+}
+
 export class LogTap implements LineSink {
-  private readonly watched = new Map<string, Watched>();
+  private readonly watched = new Map<string, RequestLines>();
 
   constructor(private readonly output: LineSink = process.stdout) {}
 
@@ -36,16 +62,20 @@ export class LogTap implements LineSink {
     return true;
   }
 
-  /** Starts keeping the lines of request `id`. */
-  watch(id: string): void {
-    this.watched.set(id, { lines: [], omitted: 0 });
+  /** Starts keeping the lines of request `id`; the returned sink takes the lines its code writes. */
+  watch(id: string): ScopeLines {
+    const entry = new RequestLines();
+    this.watched.set(id, entry);
+    return entry;
   }
 
   /** Stops watching request `id` and hands over its lines. */
   take(id: string): TappedLines {
     const entry = this.watched.get(id);
     this.watched.delete(id);
-    return entry ?? { lines: [], omitted: 0 };
+    if (!entry) return { lines: [], omitted: 0 };
+    entry.taken = true;
+    return { lines: entry.lines, omitted: entry.omitted };
   }
 
   /** Lines request `id` has written so far (kept or beyond the limit). */
@@ -60,12 +90,12 @@ export class LogTap implements LineSink {
 
   private keep(line: string): void {
     const at = line.indexOf(REQ_ID_FIELD);
-    if (at === -1) return;
+    if (at === -1) {
+      currentScope()?.lines?.add('app', line);
+      return;
+    }
     const start = at + REQ_ID_FIELD.length;
-    const entry = this.watched.get(line.slice(start, line.indexOf('"', start)));
-    if (!entry) return;
-    if (entry.lines.length < MAX_LINES_PER_REQUEST) entry.lines.push(line);
-    else entry.omitted++;
+    this.watched.get(line.slice(start, line.indexOf('"', start)))?.add('request', line);
   }
 }
 

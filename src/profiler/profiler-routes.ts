@@ -76,10 +76,11 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
   const show = (report: Report, query: Record<string, string | string[] | undefined>, accept: string | undefined, reply: FastifyReply) => {
     const panel = query.panel;
     if (Array.isArray(panel)) throw new BadRequestHttpError('The "panel" parameter is given more than once.', 'VIGIL_ERR_PROFILER_PANEL');
-    if (panel !== undefined && !panelNames(report).includes(panel)) {
-      throw new BadRequestHttpError(`Unknown panel "${panel}"; this report has ${panelNames(report).join(', ')}.`, 'VIGIL_ERR_PROFILER_PANEL');
+    const names = panelNames(report, profiler.collectors);
+    if (panel !== undefined && !names.includes(panel)) {
+      throw new BadRequestHttpError(`Unknown panel "${panel}"; this report has ${names.join(', ')}.`, 'VIGIL_ERR_PROFILER_PANEL');
     }
-    return send(reply, wantsJson(accept), () => report, () => renderReportPage(report, panel));
+    return send(reply, wantsJson(accept), () => report, () => renderReportPage(report, panel, { query }, profiler.collectors));
   };
 
   // Symfony's /_profiler/latest: the newest report, whichever process or instance wrote it.

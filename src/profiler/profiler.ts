@@ -12,6 +12,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
+import { RequestScope, runInScope } from '../http/request-scope.js';
 import { TokenSource } from '../debug/token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
@@ -91,15 +92,12 @@ export class Profiler {
       return done();
     }
     const token = this.tokens.issue();
-    if (token !== undefined) {
-      this.begin(request, reply, token);
-      return done();
-    }
+    if (token !== undefined) return proceed(request, this.begin(request, reply, token), done);
     // None at hand: a burst outran the lease under way. This request waits for it.
     this.tokens.take().then(
       (late) => {
-        if (late !== undefined) this.begin(request, reply, late);
-        else this.writer.discard(1, 'no token could be leased from the store');
+        if (late !== undefined) return proceed(request, this.begin(request, reply, late), done);
+        this.writer.discard(1, 'no token could be leased from the store');
         done();
       },
     ).catch((error: Error) => done(error));
@@ -150,7 +148,11 @@ export class Profiler {
     });
     app.addHook('onSend', (request, _reply, payload, done) => {
       const profile = request.vigil?.profile;
-      if (profile) profile.marks.send ??= performance.now();
+      if (profile) {
+        profile.marks.send ??= performance.now();
+        // Kept by reference, previewed after the response (the last one sent, if the pipeline sent twice).
+        profile.responseBody = payload;
+      }
       done(null, payload);
     });
     app.addHook('onResponse', (request, _reply, done) => {
@@ -247,7 +249,8 @@ export class Profiler {
 
   /** Gives the request its token and profile, announces the token and starts the collectors. */
   private begin(request: FastifyRequest, reply: FastifyReply, token: string): RequestProfile {
-    const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start: performance.now() }, error: undefined, aborted: false, data: {} };
+    const start = performance.now();
+    const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start }, error: undefined, aborted: false, scope: new RequestScope(start), data: {} };
     const state = stateOf(request);
     state.token = token;
     state.profile = profile;
@@ -274,6 +277,7 @@ export class Profiler {
     if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();
     this.writer.enqueue(this.report(this.contextFor(request, reply, profile)));
+    profile.scope.close();
   }
 
   private report(context: CollectorContext): Report {
@@ -300,6 +304,16 @@ export class Profiler {
       collectors,
     };
   }
+}
+
+/**
+ * Lets the request go on, inside its scope when a route matched: the rest of its hooks and
+ * its handler then run there, and what its code logs or measures is filed under it. An
+ * unrouted request runs no application code, and skips the cost of entering one.
+ */
+function proceed(request: FastifyRequest, profile: RequestProfile, done: () => void): void {
+  if (request.is404) return done();
+  runInScope(profile.scope, done);
 }
 
 /** SQLite's code first (`SQLITE_FULL: database or disk is full`), as the writer logs its failures. */

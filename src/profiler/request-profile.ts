@@ -1,7 +1,9 @@
 /** What the profiler keeps about a request while it runs, until its report is written. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestProfile } from '../http/request-state.js';
+import type { CollectorPanel } from './pages/panels/panel.js';
 import type { Redactor } from './redact.js';
+import type { Report } from './report.js';
 
 export type { RequestProfile, StageMarks } from '../http/request-state.js';
 
@@ -13,18 +15,37 @@ export interface CollectorContext {
 }
 
 /**
- * Fills one section of a report. `start` runs when the request arrives (keep it cheap: it
+ * One section of every report, as one unit: what it collects, how its panel shows it, and
+ * its lines on the command line. `start` runs when the request arrives (keep it cheap: it
  * is on the response's path), `collect` after the response was sent; what `collect`
  * returns is stored under `name` (undefined: no section). `close` runs at shutdown.
  *
+ * Without `panel`, the section's panel is titled after `name` and shows its data as
+ * tables (arrays of records as one table, numbers rounded); without `text`, the command
+ * line prints it as JSON.
+ *
  * @example
  * ```ts
- * const userAgent: Collector = { name: 'agent', collect: ({ request }) => ({ agent: request.headers['user-agent'] }) };
+ * const agent: Collector<{ agent: string | null }> = {
+ *   name: 'agent',
+ *   collect: ({ request }) => ({ agent: request.headers['user-agent'] ?? null }),
+ *   panel: { title: 'User agent', badge: (section) => ({ value: section.agent ? 'yes' : 'none', status: section.agent ? 'ok' : 'warn' }) },
+ *   text: (section) => [`agent ${section.agent ?? 'none'}`],
+ * };
  * ```
  */
-export interface Collector {
+export interface Collector<Section = unknown> {
   name: string;
   start?(context: CollectorContext): void;
-  collect(context: CollectorContext): unknown;
+  collect(context: CollectorContext): Section | undefined;
   close?(): void;
+  /** How its panel shows the section: title, menu badge, renderer. */
+  panel?: CollectorPanel<Section>;
+  /** The section's lines for `vigil profiler:show`, under the panel's title. */
+  text?(section: Section, report: Report): string | readonly string[];
+}
+
+/** Keeps a collector typed by its section while a list holds collectors of every kind. */
+export function defineCollector<Section>(collector: Collector<Section>): Collector {
+  return collector as Collector;
 }

@@ -4,8 +4,9 @@
  * executor the kernel composes (the limits decide how and how long a handler runs).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isError, ThrownValueError } from '../errors/thrown-value.js';
+import { span } from '../http/request-scope.js';
 import type { StackFrame } from '../debug/stack-trace.js';
+import { isError, ThrownValueError } from '../errors/thrown-value.js';
 import type { RouteContext, RouteDefinition, RouteHandler } from './routes.js';
 
 /** find-my-way syntax for a declared path: parameters as `:name(regex)`, literal colons doubled. */
@@ -95,6 +96,7 @@ function contextFor(request: FastifyRequest, reply: FastifyReply, signal: Reques
     request,
     reply,
     log: request.log,
+    span,
     get signal() {
       return signal.signal;
     },

@@ -29,10 +29,13 @@ export async function loadRoutesModule(file: string): Promise<RoutesModule> {
     throw new ConfigError('ROUTES', `${file} must export a routes declaration as default, e.g. export default defineRoutes((routes) => { ... })`);
   }
   const collectors = module.collectors ?? [];
-  const isCollector = (value: unknown) =>
-    typeof value === 'object' && value !== null && typeof (value as Collector).name === 'string' && typeof (value as Collector).collect === 'function';
+  const isCollector = (value: unknown) => {
+    if (typeof value !== 'object' || value === null) return false;
+    const { name, collect, panel, text } = value as Collector;
+    return typeof name === 'string' && typeof collect === 'function' && (panel === undefined || (typeof panel === 'object' && panel !== null)) && (text === undefined || typeof text === 'function');
+  };
   if (!Array.isArray(collectors) || !collectors.every(isCollector)) {
-    throw new ConfigError('ROUTES', `${file}: the "collectors" export must be an array of collectors, each { name, collect(context) }`);
+    throw new ConfigError('ROUTES', `${file}: the "collectors" export must be an array of collectors, each { name, collect(context) }, with an optional panel { title, badge, render } and text(section)`);
   }
   return { declare: declare as RoutesDeclaration, collectors };
 }

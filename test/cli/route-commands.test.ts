@@ -53,7 +53,7 @@ describe('vigil debug:router lists the routes ROUTES declares', () => {
     const routes = JSON.parse(stdout) as Array<{ name: string; methods: string[]; path: string; requirements: Record<string, string>; isolated: boolean }>;
     assert.deepEqual(routes.find((route) => route.path === '/items/{id}'), { name: 'PUT /items/{id}', methods: ['PUT'], path: '/items/{id}', requirements: { id: '\\d+' }, isolated: false });
     assert.equal(routes.find((route) => route.path === '/hog')?.isolated, true);
-    assert.equal(routes.length, 12);
+    assert.equal(routes.length, 16);
   });
 
   it('says so when ROUTES names no module', async () => {

@@ -77,7 +77,7 @@ describe('at a terminal in debug mode, lines are pretty and each request has an 
   it('prints where it answers, the mode, the routes module with its count, and the profiler', async () => {
     const service = await start(true);
     const output = service.output();
-    assert.match(output, /vigil listening on https:\/\/localhost:\d+ \(dev, debug on\)\r?\n  routes: {3}\S*demo-routes\.js \(12 routes\)\r?\n  profiler: https:\/\/localhost:\d+\/_profiler \(reports in \S+profiler\.sqlite\)/);
+    assert.match(output, /vigil listening on https:\/\/localhost:\d+ \(dev, debug on\)\r?\n  routes: {3}\S*demo-routes\.js \(16 routes\)\r?\n  profiler: https:\/\/localhost:\d+\/_profiler \(reports in \S+profiler\.sqlite\)/);
   });
 });
 

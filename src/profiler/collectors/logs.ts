@@ -1,8 +1,10 @@
 /**
- * The logs section: the pino lines the request's logger wrote while it was handled (lines
- * below LOG_LEVEL are never written, so never kept), parsed back into level, time and message.
+ * The logs section: the lines written while the request was handled, each with the logger
+ * that wrote it: the request's logger, the app logger (`app.log`) or `console.<method>`.
+ * Pino lines below LOG_LEVEL are never written, so never kept; the others are parsed back
+ * into level, time and message.
  */
-import type { LogTap } from '../log-tap.js';
+import type { LogTap, TappedLine } from '../log-tap.js';
 import type { Collector } from '../request-profile.js';
 
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
@@ -10,6 +12,8 @@ const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 4
 const OWN_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'reqId']);
 
 export interface LogLine {
+  /** `request`, `app` or `console.<method>`; absent in reports written before it was recorded. */
+  logger?: string;
   level: string;
   time: number | null;
   message: string;
@@ -33,6 +37,12 @@ export function parseLogLine(line: string): LogLine {
   }
 }
 
+/** A kept line as the report shows it: the logger first, then what the line says. */
+export function logLineOf(line: TappedLine): LogLine {
+  if (line.level !== undefined) return { logger: line.logger, level: line.level, time: line.time ?? null, message: line.text, context: {} };
+  return { logger: line.logger, ...parseLogLine(line.text) };
+}
+
 export interface LogsSection {
   lines: LogLine[];
   omitted: number;
@@ -41,13 +51,13 @@ export interface LogsSection {
 export function logsCollector(tap: LogTap): Collector {
   return {
     name: 'logs',
-    start({ request }) {
-      tap.watch(request.id);
+    start({ request, profile }) {
+      profile.scope.lines = tap.watch(request.id);
     },
     collect({ request, redactor }): LogsSection {
       const { lines, omitted } = tap.take(request.id);
       // A handler may log what it received (`log.info({ body })`): credential fields are redacted.
-      return { lines: lines.map((line) => redactor.fields(parseLogLine(line))), omitted };
+      return { lines: lines.map((line) => redactor.fields(logLineOf(line))), omitted };
     },
   };
 }

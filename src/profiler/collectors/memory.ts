@@ -1,6 +1,6 @@
 /**
- * The memory section: V8 heap and resident set size (RSS) when the request arrived and
- * when its report was collected, and the process's peak RSS so far.
+ * The memory section, its panel and its text: V8 heap and resident set size (RSS) when
+ * the request arrived and when its report was collected, and the process's peak RSS so far.
  *
  * Node cannot tell which request allocated what, so these are process figures around the
  * request. The heap is read for each request; RSS costs a system call, so one reading
@@ -8,7 +8,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
-import type { Collector } from '../request-profile.js';
+import { html } from '../../errors/html.js';
+import { formatBytes } from '../format.js';
+import { keyValueTable } from '../pages/layout.js';
+import { defineCollector } from '../request-profile.js';
 
 export interface MemorySample {
   heapUsed: number;
@@ -44,12 +47,19 @@ export interface MemorySection {
   peakRss: number;
 }
 
-export const memoryCollector: Collector = {
+const ROWS: ReadonlyArray<[keyof MemorySample, string]> = [
+  ['heapUsed', 'Heap used'],
+  ['heapTotal', 'Heap allocated'],
+  ['external', 'External (Buffers, native)'],
+  ['rss', 'Resident set (RSS)'],
+];
+
+export const memoryCollector = defineCollector<MemorySection>({
   name: 'memory',
   start({ profile }) {
     profile.data.memory = memorySample();
   },
-  collect({ profile }): MemorySection {
+  collect({ profile }) {
     const start = profile.data.memory as MemorySample | undefined;
     const end = memorySample();
     return {
@@ -59,4 +69,19 @@ export const memoryCollector: Collector = {
       peakRss: processReading().peakRss,
     };
   },
-};
+  panel: {
+    title: 'Memory',
+    badge: (section) => formatBytes(section.end.heapUsed),
+    render: (section) => html`<p class="muted">Process figures around the request: Node cannot tell which request allocated what. The heap is read for each request; an RSS reading is at most 100 ms old.</p>
+<table id="memory"><thead><tr><th></th><th>At start</th><th>At end</th><th>Change</th></tr></thead><tbody>${ROWS.map(([key, label]) => {
+      const start = section.start?.[key];
+      const end = section.end[key];
+      return html`<tr><th>${label}</th><td>${formatBytes(start)}</td><td>${formatBytes(end)}</td><td>${start === undefined ? 'n/a' : formatBytes(end - start)}</td></tr>`;
+    })}</tbody></table>
+<h3>Process</h3>
+${keyValueTable([['Peak RSS since start', formatBytes(section.peakRss)]])}`,
+  },
+  text: (section) => [
+    `heap used ${formatBytes(section.start?.heapUsed)} -> ${formatBytes(section.end.heapUsed)}, RSS ${formatBytes(section.start?.rss)} -> ${formatBytes(section.end.rss)}, peak RSS ${formatBytes(section.peakRss)}`,
+  ],
+});

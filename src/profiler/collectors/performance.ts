@@ -1,6 +1,7 @@
 /**
- * The performance section: total duration, the time spent in each stage of the request,
- * how busy the event loop was meanwhile, and the event-loop delay the process saw.
+ * The performance section, its panel and its text: total duration, the time spent in each stage of the request,
+ * the application's own spans (`span(name, fn)` in a handler), how busy the event loop
+ * was meanwhile, and the event-loop delay the process saw.
  *
  * Stages run from one mark to the next one the request reached (see {@link StageMarks}):
  * routing (the kernel's own hooks and, for unrouted requests, the 404/405/301 decision),
@@ -8,6 +9,11 @@
  * rendering (the error pipeline building an error page) and sending.
  */
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
+import type { SpanRecord } from '../../http/request-scope.js';
+import { html } from '../../errors/html.js';
+import { formatMs } from '../format.js';
+import { keyValueTable } from '../pages/layout.js';
+import { renderWaterfall } from '../pages/panels/waterfall.js';
 import type { Collector, StageMarks } from '../request-profile.js';
 
 const STAGE_OF: ReadonlyArray<[keyof StageMarks, string]> = [
@@ -92,17 +98,54 @@ export interface PerformanceSection {
   stages: Record<string, number>;
   eventLoopUtilization: number | null;
   eventLoopDelay: DelayWindow | null;
+  /** In the order they began; absent in reports written before spans were kept. */
+  spans?: SpanRecord[];
+  /** Spans beyond the per-request bound (MAX_SPANS). */
+  spansOmitted?: number;
 }
+
+/** The panel and the text of the section: shared by every collector instance, and by pages with no collector at hand. */
+export const performanceView: Pick<Collector<PerformanceSection>, 'name' | 'panel' | 'text'> = {
+  name: 'performance',
+  panel: {
+    title: 'Performance',
+    badge: (section) => formatMs(section.total),
+    render(section, _report, view) {
+      const delay = section.eventLoopDelay;
+      return html`${keyValueTable([['Total', formatMs(section.total)]])}
+<h3>Timeline</h3>
+${renderWaterfall(section, view)}
+<h3>Event loop</h3>
+${keyValueTable([
+  ['Utilization during the request', section.eventLoopUtilization === null ? null : `${(section.eventLoopUtilization * 100).toFixed(1)} %`],
+  [
+    delay ? `Delay (the ${formatMs(delay.windowMs)} before the report)` : 'Delay',
+    delay ? `mean ${formatMs(delay.mean)}, p50 ${formatMs(delay.p50)}, p99 ${formatMs(delay.p99)}, max ${formatMs(delay.max)}` : 'not measured yet (just after start)',
+  ],
+])}`;
+    },
+  },
+  text(section) {
+    const stages = Object.entries(section.stages).map(([stage, ms]) => `${stage} ${formatMs(ms)}`);
+    const lines = [`total ${formatMs(section.total)}${stages.length ? `: ${stages.join(', ')}` : ''}`];
+    for (const span of section.spans ?? []) {
+      const took = span.duration === null ? 'still running' : formatMs(span.duration);
+      lines.push(`${'  '.repeat(span.depth)}span ${span.name} ${took}${span.error ? ' (failed)' : ''}`);
+    }
+    if (section.eventLoopDelay) lines.push(`event-loop delay p99 ${formatMs(section.eventLoopDelay.p99)}, max ${formatMs(section.eventLoopDelay.max)}`);
+    return lines;
+  },
+};
 
 export function performanceCollector(): Collector {
   // Sampling starts with the kernel, so that early requests have figures too.
   let delays: DelayMonitor | undefined = new DelayMonitor();
-  return {
-    name: 'performance',
+  const collector: Collector<PerformanceSection> = {
+    ...performanceView,
     start({ profile }) {
       profile.data.performance = performance.eventLoopUtilization();
     },
-    collect({ profile }): PerformanceSection {
+    collect({ profile }) {
       const { marks } = profile;
       const since = profile.data.performance as EventLoopUtilization | undefined;
       return {
@@ -111,6 +154,9 @@ export function performanceCollector(): Collector {
         // Share of the request's lifetime the loop spent running code (this request's or others').
         eventLoopUtilization: since ? round(performance.eventLoopUtilization(since).utilization) : null,
         eventLoopDelay: delays?.latest() ?? null,
+        // Copies: a span still running may end after its report was made.
+        spans: profile.scope.spans.map((span) => ({ ...span })),
+        spansOmitted: profile.scope.spansOmitted,
       };
     },
     close() {
@@ -118,4 +164,5 @@ export function performanceCollector(): Collector {
       delays = undefined;
     },
   };
+  return collector as Collector;
 }

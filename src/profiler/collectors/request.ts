@@ -1,9 +1,14 @@
-/** The request section: method, URL, query, headers (redacted), body size, client, protocol, TLS. */
+/**
+ * The request section: method, URL, query, headers, cookies, the parsed body and the
+ * uploaded files (each redacted), body size, client, protocol, TLS.
+ */
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { requestTarget, requestUrlWithQuery } from '../../http/request-url.js';
 import { queryParameters } from '../redact.js';
 import type { Collector } from '../request-profile.js';
+import { parseCookies, type CookieEntry } from './cookies.js';
+import { bodyView, uploadedFilesView, type BodyView, type FileView } from './request-body.js';
 
 interface TlsInfo {
   version: string | null;
@@ -25,6 +30,10 @@ export interface RequestSection {
   headers: Record<string, string | string[]>;
   bodySize: number | null;
   bodyRead: boolean;
+  /** The parsed body, redacted and bounded; null when none was parsed. Absent in older reports, as are cookies and files. */
+  body?: BodyView | null;
+  cookies?: CookieEntry[];
+  files?: FileView[];
   /** The client: the socket's peer, or the forwarded address behind a trusted proxy. */
   ip: string;
   remoteAddress: string | null;
@@ -66,6 +75,9 @@ export const requestCollector: Collector = {
       // Declared size; a chunked body has none, and an unrouted request's body is never read.
       bodySize: declaredLength === undefined ? null : Number(declaredLength),
       bodyRead: request.raw.complete,
+      body: bodyView(request.body, request.headers['content-type'], redactor),
+      cookies: parseCookies(request.headers.cookie, redactor),
+      files: uploadedFilesView(request.vigil?.uploadedFiles ?? null),
       ip: profile.ip,
       ...connectionOf(request.raw.socket),
       protocol: `HTTP/${request.raw.httpVersion}`,

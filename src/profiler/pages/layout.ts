@@ -19,6 +19,8 @@ a{color:var(--accent)}code,pre,.mono{font:12.5px/1.45 ui-monospace,SFMono-Regula
 h1{font-size:20px;margin:0 0 6px;word-break:break-all}h2{font-size:17px;margin:0 0 12px}h3{font-size:14px;margin:18px 0 8px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
 .muted{color:var(--muted)}.ok{color:var(--ok)}.warn{color:var(--warn)}.bad{color:var(--bad)}
 .badge{display:inline-block;min-width:3.2em;padding:1px 8px;border-radius:10px;font-weight:600;text-align:center;border:1px solid currentColor}
+.pill{display:inline-block;min-width:1.8em;padding:0 7px;border-radius:9px;font-weight:600;text-align:center;border:1px solid currentColor}
+ul.values{margin:0;padding-left:1.2em}table.records{margin:0 0 8px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:16px;margin:0 0 16px}
 .stats{display:flex;flex-wrap:wrap;gap:8px 24px;margin:0 0 16px}.stats b{font-size:16px}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}
@@ -41,7 +43,10 @@ section.related{margin:24px 0 0;padding:0 0 0 14px;border-left:3px solid var(--b
 section.related h3,section.related h4{font-size:15px;margin:0 0 6px;color:var(--fg);text-transform:none;letter-spacing:0}
 pre{margin:0;padding:8px 0;overflow-x:auto;background:var(--code)}pre span{display:block;padding:0 10px}pre span.hl{background:var(--hl)}pre i{color:var(--muted);font-style:normal;display:inline-block;width:4em}
 pre.block{padding:10px;white-space:pre-wrap;word-break:break-all}
-.bar{height:10px;background:var(--accent);border-radius:3px;min-width:1px}
+#timeline th.track,#timeline td.track{width:55%}#timeline tbody th{font-weight:400;color:var(--fg)}#timeline tr.stage th{color:var(--muted)}
+.bar{display:block;height:12px;margin-top:4px;background:var(--accent);border-radius:3px;min-width:2px}.bar.stage{background:var(--muted)}.bar.error{background:var(--bad)}
+.bar.open{background:repeating-linear-gradient(90deg,var(--accent) 0 6px,transparent 6px 10px)}
+form.threshold{display:flex;gap:8px;align-items:center;margin:0 0 10px}form.threshold input{width:7em}
 .level-error,.level-fatal{color:var(--bad)}.level-warn{color:var(--warn)}
 </style>`);
 
@@ -68,7 +73,7 @@ export function statusBadge(status: number): SafeHtml {
 }
 
 /** A two-column table of names and values; values already rendered stay as they are. */
-export function keyValueTable(rows: ReadonlyArray<readonly [string, SafeHtml | string | number | null | undefined]>, empty = 'None'): SafeHtml {
+export function keyValueTable(rows: ReadonlyArray<readonly [string, SafeHtml | string | number | null | undefined]>, empty = 'None', id?: string): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<table class="kv"><tbody>${rows.map(([name, value]) => html`<tr><th>${name}</th><td>${value ?? html`<span class="muted">n/a</span>`}</td></tr>`)}</tbody></table>`;
+  return html`<table class="kv"${id === undefined ? '' : html` id="${id}"`}><tbody>${rows.map(([name, value]) => html`<tr><th>${name}</th><td>${value ?? html`<span class="muted">n/a</span>`}</td></tr>`)}</tbody></table>`;
 }

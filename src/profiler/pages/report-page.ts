@@ -6,21 +6,22 @@
 import { html, raw, type SafeHtml } from '../../errors/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 import type { Report } from '../report.js';
+import type { Collector } from '../request-profile.js';
 import { formatMs, formatTime, renderPage, statusBadge } from './layout.js';
 import { panelsOf } from './panels/index.js';
-import type { Panel } from './panels/panel.js';
+import type { Panel, PanelView } from './panels/panel.js';
 
 export function defaultPanel(report: Report): string {
   return report.collectors.exception !== undefined ? 'exception' : 'request';
 }
 
-/** The names `?panel=` accepts for this report. */
-export function panelNames(report: Report): string[] {
-  return panelsOf(report.collectors).map((panel) => panel.name);
+/** The names `?panel=` accepts for this report: `collectors` are the ones this process registered. */
+export function panelNames(report: Report, collectors: readonly Collector[] = []): string[] {
+  return panelsOf(report.collectors, collectors).map((panel) => panel.name);
 }
 
-export function renderReportPage(report: Report, panelName = defaultPanel(report)): string {
-  const panels = panelsOf(report.collectors);
+export function renderReportPage(report: Report, panelName = defaultPanel(report), view: PanelView = { query: {} }, collectors: readonly Collector[] = []): string {
+  const panels = panelsOf(report.collectors, collectors);
   const current = panels.find((panel) => panel.name === panelName) ?? panels[0]!;
   const body = html`<h1><span class="muted">${report.method}</span> ${report.url}</h1>
 <div class="summary">${statusBadge(report.status)}
@@ -29,7 +30,7 @@ export function renderReportPage(report: Report, panelName = defaultPanel(report
 <span>${formatMs(report.duration)}</span>
 <span>Token <b class="mono" id="token">${report.token}</b></span></div>
 <div class="layout wrap-panels"><nav><ul class="menu">${panels.map((panel) => menuEntry(panel, report, panel === current))}</ul></nav>
-<section class="card" id="panel-${current.name}" data-panel="${current.name}">${renderPanel(current, report)}</section></div>`;
+<section class="card" id="panel-${current.name}" data-panel="${current.name}">${renderPanel(current, report, view)}</section></div>`;
   return renderPage({ title: `${report.method} ${report.url} (${report.status}) - vigil profiler`, body });
 }
 
@@ -41,12 +42,12 @@ function menuEntry(panel: Panel, report: Report, current: boolean): SafeHtml {
   return html`<li><a href="${PROFILER_PATH}/${report.token}?panel=${encodeURIComponent(panel.name)}"${raw(current ? ' aria-current="page"' : '')}><span>${panel.title}</span><span class="count">${badge}</span></a></li>`;
 }
 
-function renderPanel(panel: Panel, report: Report): SafeHtml {
+function renderPanel(panel: Panel, report: Report, view: PanelView): SafeHtml {
   const section = report.collectors[panel.name];
   if (section === undefined) return html`<h2>${panel.title}</h2><p class="muted">${panel.absent ?? 'This report has no such section.'}</p>`;
   if (isFailed(section)) return html`<h2>${panel.title}</h2><p class="bad">The collector failed: ${section.collectorError}</p>`;
   // A report written by an older version may lack a field: the panel says so instead of failing the page.
-  return safely(() => panel.render(section, report), html`<h2>${panel.title}</h2><p class="bad">This section cannot be shown; see the JSON form of the report.</p>`);
+  return safely(() => panel.render(section, report, view), html`<h2>${panel.title}</h2><p class="bad">This section cannot be shown; see the JSON form of the report.</p>`);
 }
 
 function isFailed(section: unknown): section is { collectorError: string } {

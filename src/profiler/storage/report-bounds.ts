@@ -21,7 +21,12 @@ export function cutString(text: string, max = MAX_STRING_LENGTH): string {
   let end = max;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}…[cut ${thousands(text.length - end)} characters]`;
+  return text.slice(0, end) + cutMarker(text.length - end);
+}
+
+/** What stands where text was cut: `…[cut 52,001 characters]`. */
+export function cutMarker(count: number, unit: 'characters' | 'bytes' = 'characters'): string {
+  return `…[cut ${thousands(count)} ${unit}]`;
 }
 
 function thousands(count: number): string {

@@ -1,18 +1,41 @@
-/** The built-in panels, in menu order; any other section gets the generic panel. */
+/**
+ * The panels of a report, in menu order: the built-in ones, then one per collector the
+ * process registered, then one per other section the report holds (a collector of another
+ * instance, or of an older version), shown as tables.
+ */
+import { memoryCollector } from '../../collectors/memory.js';
+import { performanceView } from '../../collectors/performance.js';
+import type { Collector } from '../../request-profile.js';
+import { collectorPanel, genericPanel } from './collector-panel.js';
 import { exceptionPanel } from './exception-panel.js';
-import { genericPanel } from './generic-panel.js';
 import { logsPanel } from './logs-panel.js';
-import { memoryPanel } from './memory-panel.js';
 import type { Panel } from './panel.js';
-import { performancePanel } from './performance-panel.js';
 import { requestPanel } from './request-panel.js';
 import { responsePanel } from './response-panel.js';
 import { routingPanel } from './routing-panel.js';
 
-export const BUILT_IN_PANELS: readonly Panel[] = [requestPanel, responsePanel, exceptionPanel, routingPanel, performancePanel, memoryPanel, logsPanel];
+export const BUILT_IN_PANELS: readonly Panel[] = [
+  requestPanel,
+  responsePanel,
+  exceptionPanel,
+  routingPanel,
+  collectorPanel(performanceView),
+  collectorPanel(memoryCollector),
+  logsPanel,
+];
 
-/** The panels of a report: the built-in ones, then one per other section, in the report's order. */
-export function panelsOf(sections: Record<string, unknown>): Panel[] {
-  const known = new Set(BUILT_IN_PANELS.map((panel) => panel.name));
-  return [...BUILT_IN_PANELS, ...Object.keys(sections).filter((name) => !known.has(name)).map(genericPanel)];
+export function panelsOf(sections: Record<string, unknown>, collectors: readonly Pick<Collector, 'name' | 'panel'>[] = []): Panel[] {
+  const panels = [...BUILT_IN_PANELS];
+  const known = new Set(panels.map((panel) => panel.name));
+  for (const collector of collectors) {
+    if (known.has(collector.name)) continue;
+    known.add(collector.name);
+    panels.push(collectorPanel(collector));
+  }
+  for (const name of Object.keys(sections)) {
+    if (known.has(name)) continue;
+    known.add(name);
+    panels.push(genericPanel(name));
+  }
+  return panels;
 }

@@ -1,7 +1,8 @@
-/** The request panel: what the client sent. */
-import { html } from '../../../errors/html.js';
+/** The request panel: what the client sent, its parsed body, cookies and uploaded files included. */
+import { html, type SafeHtml } from '../../../errors/html.js';
 import type { RequestSection } from '../../collectors/request.js';
 import { formatBytes, keyValueTable } from '../layout.js';
+import { renderValue } from './generic-panel.js';
 import { headerTable } from './headers.js';
 import { definePanel } from './panel.js';
 
@@ -23,7 +24,30 @@ ${keyValueTable([
 ])}
 <h3>Query parameters</h3>
 ${keyValueTable(section.query.map(({ name, value }) => [name, html`<code>${value}</code>`] as const), 'No query string')}
+${renderBody(section)}${renderCookies(section)}${renderFiles(section)}
 <h3>Headers</h3>
 ${headerTable(section.headers)}`;
   },
 });
+
+// Reports written before bodies, cookies and files were kept have none of these fields: nothing is shown for them.
+
+function renderBody({ body }: RequestSection): SafeHtml | string {
+  if (body === undefined) return '';
+  if (body === null) return html`<h3>Body</h3><p class="muted">No parsed body (none was sent, it was not read, or it is not JSON, a form or text).</p>\n`;
+  const value = typeof body.value === 'string' ? html`<pre class="block">${body.value}</pre>` : renderValue(body.value);
+  return html`<h3>Body (${body.type})</h3>${value}\n`;
+}
+
+function renderCookies({ cookies }: RequestSection): SafeHtml | string {
+  if (cookies === undefined) return '';
+  return html`<h3>Cookies</h3>\n${keyValueTable(cookies.map(({ name, value }) => [name, html`<code>${value}</code>`] as const), 'No cookies', 'cookies')}\n`;
+}
+
+function renderFiles({ files }: RequestSection): SafeHtml | string {
+  if (files === undefined || files.length === 0) return '';
+  return html`<h3>Uploaded files</h3>
+<table id="uploaded-files"><thead><tr><th>Name</th><th>Field</th><th>Type</th><th>Size</th></tr></thead><tbody>${files.map(
+    (file) => html`<tr><td>${file.filename}</td><td>${file.field}</td><td>${file.type}</td><td>${formatBytes(file.size)}</td></tr>`,
+  )}</tbody></table>\n`;
+}

@@ -1,6 +1,6 @@
-/** The response panel: what the client got, or that it left before getting it. */
+/** The response panel: what the client got (a preview of a textual body), or that it left before getting it. */
 import { STATUS_CODES } from 'node:http';
-import { html } from '../../../errors/html.js';
+import { html, type SafeHtml } from '../../../errors/html.js';
 import type { ResponseSection } from '../../collectors/response.js';
 import { formatBytes, keyValueTable, statusBadge } from '../layout.js';
 import { headerTable } from './headers.js';
@@ -17,7 +17,27 @@ ${keyValueTable([
   ['Status', html`${statusBadge(section.status)} ${STATUS_CODES[section.status] ?? ''}`],
   ['Size', section.size === null ? 'not declared (streamed)' : formatBytes(section.size)],
 ])}
+${renderPreview(section)}
 <h3>Headers</h3>
 ${headerTable(section.headers)}`;
   },
 });
+
+/** Reports written before previews were kept have none: nothing is shown. */
+function renderPreview({ preview, headers }: ResponseSection): SafeHtml | string {
+  if (preview === undefined) return '';
+  switch (preview.kind) {
+    case 'text':
+      return html`<h3>Body (${formatBytes(preview.size)})</h3><pre class="block" id="response-preview">${preview.text}</pre>`;
+    case 'binary':
+      return html`<h3>Body</h3><p class="muted">A binary body (${[headers['content-type']].flat()[0] ?? 'no Content-Type'}, ${formatBytes(preview.size)}): not shown.</p>`;
+    case 'streamed':
+      return html`<h3>Body</h3><p class="muted">A streamed body${preview.size === null ? '' : ` (${formatBytes(preview.size)})`}: not kept.</p>`;
+    case 'error-page':
+      return html`<h3>Body</h3><p class="muted">The kernel’s error page for the exception${preview.size === null ? '' : ` (${formatBytes(preview.size)})`}: see the Exception panel.</p>`;
+    case 'compressed':
+      return html`<h3>Body</h3><p class="muted">A compressed body (${formatBytes(preview.size)}): not shown.</p>`;
+    default:
+      return html`<h3>Body</h3><p class="muted">No body.</p>`;
+  }
+}

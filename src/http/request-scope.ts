@@ -1,0 +1,129 @@
+/**
+ * The profiled request whose code is running, wherever it runs: one AsyncLocalStorage
+ * store per request, entered by the profiler's first hook. The console and the app logger
+ * file their lines under it, and {@link span} records the application's own steps in it.
+ *
+ * @example
+ * ```ts
+ * routes.get('/orders', ({ span }) => span('load orders', () => db.orders()));
+ * ```
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
+
+/** Spans kept per request; later ones are counted, not kept. */
+export const MAX_SPANS = 256;
+/** Longest span name kept. */
+const MAX_SPAN_NAME = 200;
+
+export interface SpanRecord {
+  name: string;
+  /** Milliseconds from the request's arrival. */
+  start: number;
+  /** Milliseconds; null while the span still runs (its report was made before it ended). */
+  duration: number | null;
+  /** 0 for a span the handler opened, 1 for one opened inside it, and so on. */
+  depth: number;
+  /** Its function threw, or its promise was rejected. */
+  error: boolean;
+}
+
+/** Where a request's log lines go while it runs (the log tap's entry for it). */
+export interface ScopeLines {
+  add(logger: string, text: string, level?: string): void;
+}
+
+export class RequestScope {
+  spans: SpanRecord[] = [];
+  spansOmitted = 0;
+  /** Set by the logs collector when the request starts; dropped when its report is made. */
+  lines: ScopeLines | undefined;
+  private closed = false;
+
+  /** `origin`: the request's arrival, in `performance.now()` milliseconds. */
+  constructor(readonly origin: number) {}
+
+  /**
+   * Ends recording: what the request's code does later (a promise it left running) is
+   * not kept, and the scope lets go of what it held, since timers may keep it alive.
+   */
+  close(): void {
+    this.closed = true;
+    this.lines = undefined;
+    this.spans = [];
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+}
+
+interface Frame {
+  scope: RequestScope;
+  depth: number;
+}
+
+const current = new AsyncLocalStorage<Frame>();
+
+/** Runs `fn` (the rest of the request's hooks and its handler) inside `scope`. */
+export function runInScope<T>(scope: RequestScope, fn: () => T): T {
+  return current.run({ scope, depth: 0 }, fn);
+}
+
+/** The scope of the profiled request whose code is running, if any and still recording. */
+export function currentScope(): RequestScope | undefined {
+  const scope = current.getStore()?.scope;
+  return scope?.open ? scope : undefined;
+}
+
+/**
+ * Runs `fn` and records how long it took as a span of the current request, nested in the
+ * span it runs in. A promise `fn` returns ends the span when it settles; a throw or a
+ * rejection is recorded and passed on. Outside a profiled request it only runs `fn`.
+ *
+ * Only a native Promise is awaited: another thenable (a query builder) is returned as it
+ * is, and its span covers the call alone (`async () => await query` measures the query).
+ */
+export function span<T>(name: string, fn: () => T): T {
+  const frame = current.getStore();
+  if (frame === undefined || !frame.scope.open) return fn();
+  const { scope, depth } = frame;
+  const started = performance.now();
+  let record: SpanRecord | undefined;
+  if (scope.spans.length < MAX_SPANS) {
+    record = { name: String(name).slice(0, MAX_SPAN_NAME), start: round(started - scope.origin), duration: null, depth, error: false };
+    scope.spans.push(record);
+  } else {
+    scope.spansOmitted++;
+  }
+  const end = (failed: boolean) => {
+    if (record === undefined) return;
+    record.duration = round(performance.now() - started);
+    record.error = failed;
+  };
+  let result: T;
+  try {
+    result = current.run({ scope, depth: depth + 1 }, fn);
+  } catch (error) {
+    end(true);
+    throw error;
+  }
+  if (!(result instanceof Promise)) {
+    end(false);
+    return result;
+  }
+  return result.then(
+    (value) => {
+      end(false);
+      return value;
+    },
+    (error: unknown) => {
+      end(true);
+      throw error;
+    },
+  ) as T;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
