@@ -53,7 +53,7 @@ export function reportAsText(report: Report): string {
   }
   const memory = section<MemorySection>(report, 'memory');
   if (memory) {
-    out.push('', 'Memory', `  heap used ${formatBytes(memory.start?.heapUsed)} -> ${formatBytes(memory.end.heapUsed)}, RSS ${formatBytes(memory.start?.rss)} -> ${formatBytes(memory.end.rss)}, peak RSS ${formatBytes(memory.peakRss)}`);
+    out.push('', 'Memory', `  heap used ${formatBytes(memory.start?.heapUsed)} -> ${formatBytes(memory.end.heapUsed)}, RSS ${formatBytes(memory.start?.rss)} -> ${formatBytes(memory.end.rss)}, peak RSS ${formatBytes(memory.peakRss)}${memory.pid === undefined ? '' : `, process ${memory.pid}`}`);
   }
   const request = section<RequestSection>(report, 'request');
   if (request) out.push('', `Request (${request.protocol}${request.tls ? `, ${request.tls.version}` : ''})`, ...headerLines(request.headers));

@@ -41,11 +41,15 @@ export interface ProfilerOptions {
   writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs' | 'retentionLeaseMs'>;
 }
 
-export interface ProfilerStats {
-  stored: number;
+/** A writer's counters since start: reports waiting to be written, dropped, and deleted by retention. */
+export interface WriterCounters {
   queued: number;
   dropped: number;
   purged: number;
+}
+
+export interface ProfilerStats extends WriterCounters {
+  stored: number;
   retention: Retention | undefined;
 }
 

@@ -42,6 +42,8 @@ export interface MemorySection {
   end: MemorySample;
   heapDelta: number | null;
   peakRss: number;
+  /** The process these figures are of (absent from reports made before it was recorded). */
+  pid?: number;
 }
 
 export const memoryCollector: Collector = {
@@ -57,6 +59,7 @@ export const memoryCollector: Collector = {
       end,
       heapDelta: start ? end.heapUsed - start.heapUsed : null,
       peakRss: processReading().peakRss,
+      pid: process.pid,
     };
   },
 };

@@ -25,6 +25,6 @@ export const memoryPanel = definePanel<MemorySection>({
       return html`<tr><th>${label}</th><td>${formatBytes(start)}</td><td>${formatBytes(end)}</td><td>${start === undefined ? 'n/a' : formatBytes(end - start)}</td></tr>`;
     })}</tbody></table>
 <h3>Process</h3>
-${keyValueTable([['Peak RSS since start', formatBytes(section.peakRss)]])}`;
+${keyValueTable([['Process ID', section.pid], ['Peak RSS since start', formatBytes(section.peakRss)]])}`;
   },
 });
