@@ -42,6 +42,8 @@ export interface KernelOptions {
   reportStore?: ReportStore;
   /** Collectors added to the profiler's defaults; each adds a panel to every report. */
   collectors?: readonly Collector[];
+  /** The report counters of the processes serving beside this one (WORKERS above 1), for the profiler's pages. */
+  peerCounters?: ProfilerOptions['peers'];
   /** Tuning of the profiler's batched writer: queue bound, batch size, flush delay (tests use small ones). */
   profilerWriter?: ProfilerOptions['writer'];
   /** Where log lines go on (default: stdout); in debug mode they pass through the profiler's tap. */
@@ -102,6 +104,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
       allow: config.profilerAllow,
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
       ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
+      ...(options.peerCounters ? { peers: options.peerCounters } : {}),
     });
     // Registered first, so that every request, even one refused below, has its token.
     await profiler.attach(app);

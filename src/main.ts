@@ -81,9 +81,12 @@ try {
  * then tells the primary it listens and stops when the primary says so.
  */
 async function serve(config: Config, mode: string, primary?: PrimaryLink): Promise<void> {
-  const service = await startService(config);
-  if (primary) primary.announce(service.url);
-  else process.stdout.write(`vigil listening on ${service.url} (${mode})\n`);
+  const service = await startService(config, primary ? { peerCounters: primary.peerCounters } : {});
+  const profiler = service.kernel.profiler;
+  if (primary) {
+    if (profiler) primary.shareCounters(() => profiler.counters());
+    primary.announce(service.url);
+  } else process.stdout.write(`vigil listening on ${service.url} (${mode})\n`);
   let stopping = false;
   let cut = false;
   let signals = 0;

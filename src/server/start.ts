@@ -4,7 +4,7 @@
  * reports.
  */
 import type { Config } from '../config.js';
-import { createKernel, type Kernel } from '../app.js';
+import { createKernel, type Kernel, type KernelOptions } from '../app.js';
 import { loadTlsMaterial } from './certificate.js';
 import { OpenConnections } from './connections.js';
 import { loadRoutesModule } from './routes-module.js';
@@ -19,10 +19,15 @@ export interface RunningService {
   cutNow(reason: string): void;
 }
 
-export async function startService(config: Config): Promise<RunningService> {
+export interface StartOptions {
+  /** The report counters of the other workers (WORKERS above 1), shown on the profiler's pages. */
+  peerCounters?: KernelOptions['peerCounters'];
+}
+
+export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const tls = config.tls ? await loadTlsMaterial(config) : undefined;
   const module = config.routes ? await loadRoutesModule(config.routes) : undefined;
-  const kernel = await createKernel({ config, tls, routes: module ? [module.declare] : [], routesModule: config.routes, collectors: module?.collectors ?? [] });
+  const kernel = await createKernel({ config, tls, routes: module ? [module.declare] : [], routesModule: config.routes, collectors: module?.collectors ?? [], peerCounters: options.peerCounters });
   const connections = new OpenConnections(kernel.app.server, config.maxConnections, kernel.app.log);
   const shutdown = new Shutdown(kernel.app, connections, config.shutdownTimeoutMs);
   await kernel.app.listen({ host: config.host, port: config.port, listenTextResolver: (address) => `Listening on ${address}` });

@@ -102,6 +102,29 @@ describe('WORKERS=2 serves with two processes that hand out distinct tokens into
   });
 });
 
+describe('/_profiler on any worker counts the reports of every worker', () => {
+  it('shows the reports deleted by retention in both workers, summed, on the page of either', BOUND, async () => {
+    const target = await service({ PROFILER_MAX_REPORTS: '100' });
+    await bounded(300, 16, (i) => ask(target, { path: `/robots.txt?n=${i}` }));
+    const counters = async () => {
+      const page = (await ask(target, { path: '/_profiler' })).body;
+      const number = (label: string) => Number(new RegExp(`<b>(\\d+)</b> ${label}`).exec(page)?.[1]);
+      return { stored: number('stored'), deleted: number('deleted by retention since start'), dropped: number('dropped since start') };
+    };
+    // 300 reports written, 100 kept: 200 deleted in all, some by each worker. Counters reach the others within a moment.
+    const deadline = Date.now() + 30_000;
+    let seen = await counters();
+    while (seen.deleted !== 200 && Date.now() < deadline) {
+      await sleep(50);
+      seen = await counters();
+    }
+    assert.deepEqual(seen, { stored: 100, deleted: 200, dropped: 0 });
+    // Over fresh connections, dealt round-robin, pages come from one worker and the other: each shows the sum.
+    const pages = await Promise.all(Array.from({ length: 4 }, counters));
+    assert.deepEqual(pages.map((found) => found.deleted), [200, 200, 200, 200]);
+  });
+});
+
 describe('a worker that dies is replaced, and the service keeps answering', () => {
   it('answers through kill -9 of a worker under load, and is back to two workers', BOUND, async () => {
     const target = await service({});
