@@ -3,7 +3,6 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { ReportStoreError } from './profiler/storage/report-store.js';
 import { RouteDefinitionError } from './routing/routes.js';
 import type { PrimaryLink } from './server/cluster-worker.js';
-import { startService } from './server/start.js';
 
 const HELP = `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
 
@@ -81,6 +80,8 @@ try {
  * then tells the primary it listens and stops when the primary says so.
  */
 async function serve(config: Config, mode: string, primary?: PrimaryLink): Promise<void> {
+  // Loaded here: a primary (WORKERS above 1) never loads the kernel.
+  const { startService } = await import('./server/start.js');
   const service = await startService(config, primary ? { peerCounters: primary.peerCounters } : {});
   const profiler = service.kernel.profiler;
   if (primary) {
