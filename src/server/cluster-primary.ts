@@ -77,6 +77,8 @@ export class ClusterPrimary {
     member.listeningSince = performance.now();
     // A stop sent while it was starting may have come before it listened for messages.
     if (this.stopping) return void send(worker, { vigil: 'stop', signal: 'SIGTERM' });
+    // A new worker learns the others' counters at once.
+    this.broadcastSoon();
     if (this.serving) {
       this.log.info(`Worker ${member.pid} is serving (${this.listeningCount()} of ${this.config.workers} workers)`, { worker: member.pid });
       return;

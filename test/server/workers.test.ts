@@ -199,4 +199,23 @@ describe('SIGTERM to the primary drains every worker', () => {
     assert.deepEqual(tokens.filter((token) => !stored.has(token)), []);
     assert.match(target.output(), /SIGTERM: stopping 2 workers/);
   });
+
+  it('cuts what is left at once on a second SIGTERM, after writing the reports, and exits 0', BOUND, async () => {
+    const target = await service({ ROUTES: 'test/fixtures/worker-routes.ts', SHUTDOWN_TIMEOUT: '300s' });
+    const stuck = ask(target, { path: '/slow-logged?ms=600000' }).catch((error: Error) => error);
+    await until(() => /slow request started/.test(target.output()), 'the handler to start');
+    target.signal('SIGTERM');
+    await until(() => /SIGTERM: stopping 2 workers/.test(target.output()), 'the stop to begin');
+    target.signal('SIGTERM');
+    assert.deepEqual(await target.exited, { code: 0, signal: null });
+    assert.ok((await stuck) instanceof Error, 'the stuck request was cut');
+    assert.match(target.output(), /"msg":"SIGTERM again: closing 1 connection still open at once"/);
+    // The cut request's report is stored, as a client that went away (499).
+    const store = await openStoreOf(target.varDir);
+    try {
+      assert.deepEqual((await store.search({ url: '/slow-logged' })).map((found) => found.status), [499]);
+    } finally {
+      await store.close();
+    }
+  });
 });
