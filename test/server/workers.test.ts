@@ -102,6 +102,18 @@ describe('WORKERS=2 serves with two processes that hand out distinct tokens into
   });
 });
 
+describe('the workers share one certificate, created once', () => {
+  it('creates the development certificate once, and every worker serves it', BOUND, async () => {
+    const target = await startService({ WORKERS: '2', LOG_LEVEL: 'info' }, { ownCertificate: true });
+    running.push(target);
+    assert.equal(clusterWorkerPids(target.pid).length, 2, 'two worker processes');
+    assert.equal((target.output().match(/Created a self-signed certificate/g) ?? []).length, 1);
+    // Each request is checked against the certificate in VAR_DIR/tls; connections go to one worker and the other.
+    const statuses = await bounded(20, 4, async () => (await ask(target, { path: '/robots.txt' })).status);
+    assert.deepEqual(statuses, new Array(20).fill(404));
+  });
+});
+
 describe('/_profiler on any worker counts the reports of every worker', () => {
   it('shows the reports deleted by retention in both workers, summed, on the page of either', BOUND, async () => {
     const target = await service({ PROFILER_MAX_REPORTS: '100' });
