@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the kernel's hot path (a debug 404 with its stored report) against
- * Node's and Fastify's floors, on loopback, in alternating rounds, medians reported.
+ * Node's and Fastify's floors, on loopback, in alternating rounds, medians reported;
+ * then the same 404 served by two processes (WORKERS=2), with the CPU of every process.
  * vigil is compiled first (`npm run build`) and measured as it is deployed.
  *
  *   npm run bench                 ~2.5 minutes: 5 rounds of 5 s per target
@@ -19,7 +20,7 @@ import { loadConfig } from '../src/config.js';
 import { createReportStore } from '../src/profiler/storage/store-factory.js';
 import { runBodyStall, type BodyStallResult } from './body-stall.js';
 import { load, loader, type LoadResult } from './load.js';
-import { buildVigil, ROOT, startTarget, type RunningTarget } from './targets.js';
+import { buildVigil, loadGeneratorCpuMs, ROOT, startTarget, type RunningTarget } from './targets.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -44,6 +45,8 @@ interface TargetSpec {
   label: string;
   script: string;
   env?: Record<string, string>;
+  /** Processes serving (WORKERS): the main threads' busy share is per process. */
+  workers?: number;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
@@ -59,6 +62,14 @@ const specs: TargetSpec[] = [
   // Retention at its largest for the run, so stored reports can be counted against requests sent.
   { id: 'd', label: 'vigil debug 404, report stored (HTTPS)', script: VIGIL, env: { ...vigilEnv('dev'), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' } },
   { id: 'e', label: 'vigil production 404 (HTTPS)', script: VIGIL, env: vigilEnv('prod') },
+  // (d) served by a primary and two workers writing one store.
+  {
+    id: 'f',
+    label: 'vigil debug 404, WORKERS=2, report stored (HTTPS)',
+    script: VIGIL,
+    env: { ...vigilEnv('dev', 'workers'), WORKERS: '2', PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' },
+    workers: 2,
+  },
 ];
 
 interface TargetResult {
@@ -69,9 +80,13 @@ interface TargetResult {
   p99Ms: number;
   rssMb: number;
   requests: number;
-  /** CPU per request over the timed rounds (µs): the main thread, and all threads. */
-  cpuUs: { main: number; all: number };
-  /** Share of the timed rounds' wall time the main thread was on a CPU. */
+  /**
+   * CPU per request over the timed rounds (µs): the main threads, all threads (of every
+   * process the target started, with WORKERS), the first process alone (with WORKERS, the
+   * primary), and the load generator.
+   */
+  cpuUs: { main: number; all: number; root: number; generator: number };
+  /** Share of the timed rounds' wall time a serving process's main thread was on a CPU. */
   mainBusy: number;
 }
 
@@ -115,19 +130,24 @@ async function main(): Promise<void> {
     writeFileSync(join(work, 'replay.json'), JSON.stringify({ ...captured, ...tls }));
     for (const spec of specs) if (!running.has(spec.id)) running.set(spec.id, await startTarget(spec.script, spec.env));
 
-    const results = new Map<string, TargetResult>(specs.map((spec) => [spec.id, { label: spec.label, runs: [], rps: 0, p50Ms: 0, p99Ms: 0, rssMb: 0, requests: 0, cpuUs: { main: 0, all: 0 }, mainBusy: 0 }]));
-    const cpu = new Map(specs.map((spec) => [spec.id, { main: 0, all: 0, requests: 0, ms: 0 }]));
+    const results = new Map<string, TargetResult>(
+      specs.map((spec) => [spec.id, { label: spec.label, runs: [], rps: 0, p50Ms: 0, p99Ms: 0, rssMb: 0, requests: 0, cpuUs: { main: 0, all: 0, root: 0, generator: 0 }, mainBusy: 0 }]),
+    );
+    const cpu = new Map(specs.map((spec) => [spec.id, { main: 0, all: 0, root: 0, generator: 0, requests: 0, ms: 0 }]));
     const urlOf = (id: string) => `${running.get(id)!.url}/robots.txt`;
     for (const spec of specs) results.get(spec.id)!.requests += (await load(urlOf(spec.id), { seconds: 1, connections, headers: SEED_HEADERS })).requests; // warm-up
     for (let round = 1; round <= rounds; round++) {
       for (const spec of round % 2 ? specs : [...specs].reverse()) {
         const before = running.get(spec.id)!.cpuMs();
+        const generatorBefore = loadGeneratorCpuMs();
         const started = performance.now();
         const result = await load(urlOf(spec.id), { seconds, connections, headers: SEED_HEADERS });
         const used = cpu.get(spec.id)!;
         const after = running.get(spec.id)!.cpuMs();
+        used.generator += loadGeneratorCpuMs() - generatorBefore;
         used.main += after.main - before.main;
         used.all += after.all - before.all;
+        used.root += after.root - before.root;
         used.ms += performance.now() - started;
         used.requests += result.requests;
         const target = results.get(spec.id)!;
@@ -142,27 +162,40 @@ async function main(): Promise<void> {
       target.p99Ms = median(target.runs.map((r) => r.p99Ms));
       target.rssMb = running.get(id)!.rssMb();
       const used = cpu.get(id)!;
-      target.cpuUs = { main: (used.main * 1000) / used.requests, all: (used.all * 1000) / used.requests };
-      target.mainBusy = used.main / used.ms;
+      const perRequest = (ms: number) => (ms * 1000) / used.requests;
+      target.cpuUs = { main: perRequest(used.main), all: perRequest(used.all), root: perRequest(used.root), generator: perRequest(used.generator) };
+      target.mainBusy = used.main / used.ms / (specs.find((spec) => spec.id === id)!.workers ?? 1);
     }
 
-    // Every request (d) answered must have its report: stop it (it flushes) and count.
-    const answered = results.get('d')!.requests + 1;
-    await vigilDev.stop();
-    // The store (d) wrote, found from its settings as the service found it.
-    const store = createReportStore(loadConfig(specs.find((spec) => spec.id === 'd')!.env, ROOT).profilerStore);
-    await store.open();
-    const stored = await store.count();
-    await store.close();
-    const dropped = Number(/(\d+) dropped/.exec(vigilDev.output())?.[1] ?? NaN);
+    // Every request (d) and (f) answered must have its report: stop each (it flushes) and count.
+    const reports = {
+      d: await storedReports(specs.find((spec) => spec.id === 'd')!, vigilDev, results.get('d')!.requests + 1),
+      f: await storedReports(specs.find((spec) => spec.id === 'f')!, running.get('f')!, results.get('f')!.requests),
+    };
 
     const stall = await measureBodyStall();
     const soak = flags.soak ? await runSoak() : undefined;
-    report(results, { answered, stored, dropped }, stall, soak, tool);
+    report(results, reports, stall, soak, tool);
   } finally {
     await Promise.all([...running.values()].map((target) => target.stop()));
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Stops a vigil target (its workers write their queues) and counts the reports in its store,
+ * found from its settings as the service found it, and those its workers said they dropped.
+ */
+async function storedReports(spec: TargetSpec, target: RunningTarget, answered: number): Promise<Reports> {
+  await target.stop();
+  const store = createReportStore(loadConfig(spec.env, ROOT).profilerStore);
+  await store.open();
+  const stored = await store.count();
+  await store.close();
+  const lines = [...target.output().matchAll(/Debug reports: \d+ written, (\d+) dropped/g)];
+  // Each process logs its line as it stops: one missing is a process that did not stop cleanly.
+  const dropped = lines.length === (spec.workers ?? 1) ? lines.reduce((sum, line) => sum + Number(line[1]), 0) : NaN;
+  return { answered, stored, dropped };
 }
 
 /** (g): /hello on vigil in production with the demo routes, alone and beside hostile JSON bodies. */
@@ -200,31 +233,34 @@ interface Reports {
   dropped: number;
 }
 
-function report(results: Map<string, TargetResult>, reports: Reports, stall: BodyStallResult, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
+function report(results: Map<string, TargetResult>, reports: { d: Reports; f: Reports }, stall: BodyStallResult, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
   const r = (id: string) => results.get(id)!;
-  const ratios = { 'd/c': r('d').rps / r('c').rps, 'e/c': r('e').rps / r('c').rps, 'e/b': r('e').rps / r('b').rps, 'p99 d/c': r('d').p99Ms / r('c').p99Ms };
+  const ratios = { 'd/c': r('d').rps / r('c').rps, 'e/c': r('e').rps / r('c').rps, 'e/b': r('e').rps / r('b').rps, 'p99 d/c': r('d').p99Ms / r('c').p99Ms, 'f/d': r('f').rps / r('d').rps };
+  const noneDropped = ({ answered, stored, dropped }: Reports) => ({ met: dropped === 0 && stored >= answered, measured: `${stored} stored / ${answered} answered, ${dropped} dropped` });
   const targets = [
     { name: 'd/c >= 0.5', met: ratios['d/c'] >= 0.5, measured: ratios['d/c'].toFixed(2) },
     { name: 'e/c >= 0.9', met: ratios['e/c'] >= 0.9, measured: ratios['e/c'].toFixed(2) },
     { name: 'p99 (d) <= 2 x p99 (c)', met: ratios['p99 d/c'] <= 2, measured: `${ratios['p99 d/c'].toFixed(2)} x` },
     { name: '/hello waits at most ~100 ms beside hostile JSON bodies (g)', met: stall.withBodies.maxMs <= 100, measured: `max ${stall.withBodies.maxMs.toFixed(0)} ms (alone: ${stall.alone.maxMs.toFixed(0)} ms)` },
-    { name: 'no report dropped (d)', met: reports.dropped === 0 && reports.stored >= reports.answered, measured: `${reports.stored} stored / ${reports.answered} answered, ${reports.dropped} dropped` },
+    { name: 'no report dropped (d)', ...noneDropped(reports.d) },
+    { name: '(f)/(d) >= 1.35', met: ratios['f/d'] >= 1.35, measured: ratios['f/d'].toFixed(2) },
+    { name: 'no report dropped (f)', ...noneDropped(reports.f) },
     soak
       ? { name: 'RSS (d) < 200 MB after 1M requests', met: soak.rssMb < 200, measured: `${soak.rssMb.toFixed(0)} MB after ${soak.requests}` }
       : { name: 'RSS (d) < 200 MB after 1M requests', met: undefined, measured: 'not run (use --soak)' },
   ];
   const lines = [
-    `| target | req/s | p50 ms | p99 ms | RSS MB | CPU µs/req, main thread | all threads | main thread busy |`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|`,
+    `| target | req/s | p50 ms | p99 ms | RSS MB | CPU µs/req, main thread | all threads | main thread busy | load generator µs/req |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|`,
     ...[...results].map(
       ([id, t]) =>
-        `| (${id}) ${t.label} | ${t.rps.toFixed(0)} | ${t.p50Ms.toFixed(2)} | ${t.p99Ms.toFixed(2)} | ${t.rssMb.toFixed(0)} | ${t.cpuUs.main.toFixed(1)} | ${t.cpuUs.all.toFixed(1)} | ${(t.mainBusy * 100).toFixed(0)} % |`,
+        `| (${id}) ${t.label} | ${t.rps.toFixed(0)} | ${t.p50Ms.toFixed(2)} | ${t.p99Ms.toFixed(2)} | ${t.rssMb.toFixed(0)} | ${t.cpuUs.main.toFixed(1)} | ${t.cpuUs.all.toFixed(1)} | ${(t.mainBusy * 100).toFixed(0)} % | ${t.cpuUs.generator.toFixed(1)} |`,
     ),
-    `| (f) vigil with WORKERS=2 | not run: multi-process serving is not part of the kernel yet | | | | | | |`,
     '',
-    `Ratios: d/c ${ratios['d/c'].toFixed(2)}, e/c ${ratios['e/c'].toFixed(2)}, e/b ${ratios['e/b'].toFixed(2)}, p99 d/c ${ratios['p99 d/c'].toFixed(2)}.`,
+    `Ratios: d/c ${ratios['d/c'].toFixed(2)}, e/c ${ratios['e/c'].toFixed(2)}, e/b ${ratios['e/b'].toFixed(2)}, p99 d/c ${ratios['p99 d/c'].toFixed(2)}, f/d ${ratios['f/d'].toFixed(2)}.`,
     limits(r('c'), r('d')),
-    `Reports in (d): ${reports.stored} stored for ${reports.answered} requests answered, ${reports.dropped} dropped.`,
+    workersLimits(r('d'), r('f')),
+    `Reports in (d): ${reports.d.stored} stored for ${reports.d.answered} requests answered, ${reports.d.dropped} dropped. In (f): ${reports.f.stored} stored for ${reports.f.answered}, ${reports.f.dropped} dropped.`,
     '',
     '| (g) vigil production, GET /hello | req/s | p50 ms | p99 ms | max ms |',
     '|---|---:|---:|---:|---:|',
@@ -257,6 +293,20 @@ function limits(c: TargetResult, d: TargetResult): string {
   return (
     `What limits (d): its main thread spends ${d.cpuUs.main.toFixed(1)} µs of CPU per request against (c)'s ${c.cpuUs.main.toFixed(1)} µs, ` +
     `busy ${(d.mainBusy * 100).toFixed(0)} % of the run; d/c >= 0.5 needs ${needed.toFixed(1)} µs or less (bench/NOTES.md breaks the time down).`
+  );
+}
+
+/**
+ * What bounds (f): every process on the two cores, the load generator's included. The CPU of
+ * all of them per request caps the rate at cores / that, whatever the number of workers.
+ */
+function workersLimits(d: TargetResult, f: TargetResult): string {
+  const cores = cpus().length;
+  const ceiling = (t: TargetResult) => (cores * 1e6) / (t.cpuUs.all + t.cpuUs.generator);
+  return (
+    `What limits (f): per request, the primary ${f.cpuUs.root.toFixed(1)} µs, the workers ${(f.cpuUs.all - f.cpuUs.root).toFixed(1)} µs (main threads ${f.cpuUs.main.toFixed(1)} µs, ` +
+    `each busy ${(f.mainBusy * 100).toFixed(0)} %), the load generator ${f.cpuUs.generator.toFixed(1)} µs: ${(f.cpuUs.all + f.cpuUs.generator).toFixed(1)} µs of CPU in all, ` +
+    `at most ${ceiling(f).toFixed(0)} req/s on ${cores} cores (for (d): ${(d.cpuUs.all + d.cpuUs.generator).toFixed(1)} µs, ${ceiling(d).toFixed(0)} req/s).`
   );
 }
 

@@ -1,20 +1,30 @@
 /** Starts each benchmark target as its own process and waits for the URL it prints. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..');
+
+export interface CpuMs {
+  all: number;
+  main: number;
+  root: number;
+}
 
 export interface RunningTarget {
   url: string;
   pid: number;
   /** Everything the process printed so far. */
   output(): string;
-  /** Resident memory now, from /proc (MB). */
+  /** Resident memory now, from /proc (MB): the process and every process it started (WORKERS). */
   rssMb(): number;
-  /** CPU time used so far, from /proc (ms): all threads, and the main (JavaScript) thread alone. */
-  cpuMs(): { all: number; main: number };
+  /**
+   * CPU time used so far, from /proc (ms), by the process and every process it started: all
+   * their threads; their main (JavaScript) threads; and the first process alone (with
+   * WORKERS, the primary), all its threads.
+   */
+  cpuMs(): CpuMs;
   /** SIGTERM, then waits for the exit (vigil flushes its reports). */
   stop(): Promise<void>;
 }
@@ -45,8 +55,8 @@ export async function startTarget(script: string, env: Record<string, string> = 
     url,
     pid: child.pid!,
     output: () => output,
-    rssMb: () => rssMb(child.pid!),
-    cpuMs: () => ({ all: cpuMs(`/proc/${child.pid!}/stat`), main: cpuMs(`/proc/${child.pid!}/task/${child.pid!}/stat`) }),
+    rssMb: () => processTree(child.pid!).reduce((sum, pid) => sum + rssMb(pid), 0),
+    cpuMs: () => treeCpuMs(child.pid!),
     stop: () => stop(child),
   };
 }
@@ -58,8 +68,51 @@ export function buildVigil(): void {
   if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stdout}${built.stderr}`);
 }
 
+/** `pid` and its descendants, from /proc (any of a process's threads may have started a child). */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    const parent = tree[i]!;
+    for (const task of gone(() => readdirSync(`/proc/${parent}/task`), [])) {
+      const children = gone(() => readFileSync(`/proc/${parent}/task/${task}/children`, 'latin1'), '');
+      tree.push(...children.trim().split(/\s+/).filter(Boolean).map(Number));
+    }
+  }
+  return tree;
+}
+
+/** A process that ended between listing and reading counts for nothing. */
+function gone<T>(read: () => T, otherwise: T): T {
+  try {
+    return read();
+  } catch {
+    return otherwise;
+  }
+}
+
+function treeCpuMs(root: number): CpuMs {
+  const used = { all: 0, main: 0, root: 0 };
+  for (const pid of processTree(root)) {
+    const all = gone(() => cpuMs(`/proc/${pid}/stat`), 0);
+    used.all += all;
+    used.main += gone(() => cpuMs(`/proc/${pid}/task/${pid}/stat`), 0);
+    if (pid === root) used.root = all;
+  }
+  return used;
+}
+
+/**
+ * CPU time of this process (the bench, where autocannon runs) and of its children that have
+ * ended and been waited for (wrk runs): the load generator's, measured around a run.
+ */
+export function loadGeneratorCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_MS;
+}
+
 function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const status = gone(() => readFileSync(`/proc/${pid}/status`, 'utf8'), '');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 

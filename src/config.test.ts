@@ -51,6 +51,7 @@ describe('every setting has a documented default', () => {
       handshakeTimeoutMs: 10_000,
       maxConnections: 10_000,
       shutdownTimeoutMs: 30_000,
+      workers: 1,
     });
     assert.deepEqual(
       { ...cors, allowOrigin: [cors.allowOrigin.source, cors.allowOrigin.flags] },
@@ -133,6 +134,25 @@ describe('a whole-number setting is digits within its range', () => {
       assert.equal(refusal({ [variable]: String(max + 1) }, variable), `${variable}: "${max + 1}" is not a whole number from ${min} to ${max}`);
       if (min > 0) assert.equal(refusal({ [variable]: String(min - 1) }, variable), `${variable}: "${min - 1}" is not a whole number from ${min} to ${max}`);
     }
+  });
+});
+
+describe('WORKERS is a number of processes, or auto for one per core', () => {
+  it('reads a count and auto', () => {
+    assert.equal(load({ WORKERS: '4' }).workers, 4);
+    assert.equal(load({ WORKERS: 'auto' }).workers, availableParallelism());
+    assert.equal(load({ WORKERS: 'AUTO' }).workers, availableParallelism());
+  });
+  it('refuses 0, words, signs and more than 256', () => {
+    for (const value of ['0', 'abc', '-1', '2.5', '257']) {
+      assert.equal(refusal({ WORKERS: value }, 'WORKERS'), `WORKERS: "${value}" is not a whole number from 1 to 256, or auto (one per core)`);
+    }
+  });
+  it('shares the default ISOLATED_WORKERS between the workers, at least one each', () => {
+    const cores = Math.min(availableParallelism(), 8);
+    assert.equal(load({ WORKERS: '2' }).isolatedWorkers, Math.ceil(cores / 2));
+    assert.equal(load({ WORKERS: '64' }).isolatedWorkers, 1);
+    assert.equal(load({ WORKERS: '64', ISOLATED_WORKERS: '3' }).isolatedWorkers, 3);
   });
 });
 

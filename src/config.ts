@@ -55,7 +55,9 @@ export interface Config {
   maxExecutionTime: number;
   /** MEMORY_LIMIT of one isolated request; `-1` means no limit (php.ini's rule). */
   memoryLimit: ByteSize;
-  /** ISOLATED_WORKERS: processes that run isolated routes side by side. */
+  /** WORKERS: processes serving the port; 1 serves from this process alone, more start a primary (`server/cluster-primary.ts`). */
+  workers: number;
+  /** ISOLATED_WORKERS: processes that run isolated routes side by side, in each of the WORKERS. */
   isolatedWorkers: number;
   /** PARSED_BODY_MAX_SIZE: the largest JSON or form body parsed into memory; `0` leaves only POST_MAX_SIZE. */
   parsedBodyMaxSize: ByteSize;
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     throw new ConfigError(tlsCert ? 'TLS_KEY' : 'TLS_CERT', 'TLS_CERT and TLS_KEY must be set together');
   }
   const varDir = path(env, 'VAR_DIR', cwd) ?? resolve(cwd, 'var');
+  const workers = workerCount(env, 'WORKERS');
   return {
     appEnv,
     debug,
@@ -172,13 +175,29 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     uploadMaxFilesize: byteSize(env, 'UPLOAD_MAX_FILESIZE', '100M', { min: 1 }),
     maxExecutionTime: integer(env, 'MAX_EXECUTION_TIME', 660, 0, MAX_TIMER_SECONDS),
     memoryLimit: byteSize(env, 'MEMORY_LIMIT', '512M', { unlimited: '-1', min: 1024 * 1024 }),
-    isolatedWorkers: integer(env, 'ISOLATED_WORKERS', Math.min(availableParallelism(), 8), 1, 64),
+    // Each of the WORKERS has its own pool: by default they share the cores (at most 8) between them.
+    isolatedWorkers: integer(env, 'ISOLATED_WORKERS', Math.ceil(Math.min(availableParallelism(), 8) / workers), 1, 64),
     parsedBodyMaxSize: byteSize(env, 'PARSED_BODY_MAX_SIZE', '512K', { unlimited: '0' }),
     bodyTimeoutMs: timeout(env, 'BODY_TIMEOUT', 60_000, { none: true }),
     handshakeTimeoutMs: timeout(env, 'HANDSHAKE_TIMEOUT', 10_000),
     maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 0, 1_000_000) || Infinity,
     shutdownTimeoutMs: timeout(env, 'SHUTDOWN_TIMEOUT', 30_000),
+    workers,
   };
+}
+
+/** WORKERS' ceiling: far beyond any core count, low enough that a typo cannot fork a thousand processes. */
+const MAX_WORKERS = 256;
+
+/** A whole number of processes from 1, or `auto`: one per core the process may use. */
+function workerCount(env: Env, name: string): number {
+  const value = raw(env, name);
+  if (value === undefined) return 1;
+  if (value.toLowerCase() === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_WORKERS) {
+    throw new ConfigError(name, `"${value}" is not a whole number from 1 to ${MAX_WORKERS}, or auto (one per core)`);
+  }
+  return Number(value);
 }
 
 /** setTimeout's ceiling (2^31 - 1 ms), in whole seconds. */

@@ -1,10 +1,8 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
-import { createKernel } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { ReportStoreError } from './profiler/storage/report-store.js';
 import { RouteDefinitionError } from './routing/routes.js';
-import { startService } from './server/start.js';
-import { startupBanner } from './server/startup-banner.js';
+import type { PrimaryLink } from './server/cluster-worker.js';
 
 const HELP = `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
 
@@ -13,6 +11,8 @@ Usage: npm start            (or: node --import tsx src/main.ts)
 Settings come from the environment or a .env file:
   APP_ENV           dev (default) or prod
   APP_DEBUG         1 or 0; defaults to 1 in dev, 0 in prod
+  WORKERS           processes serving the port (1); auto: one per core. Above 1, a primary
+                    process starts them, replaces any that dies and stops them on SIGTERM
   HOST, PORT        where to listen (localhost, 8443)
   TLS               0 to serve plain HTTP behind a TLS-terminating proxy (default 1)
   TLS_CERT, TLS_KEY PEM files; without them a self-signed localhost certificate is created in VAR_DIR
@@ -40,13 +40,14 @@ Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G)
   UPLOAD_MAX_FILESIZE largest uploaded file (100M)
   MAX_EXECUTION_TIME  seconds a handler may run (660; 0: no limit)
   MEMORY_LIMIT        memory of one isolated request (512M; -1: no limit)
-  ISOLATED_WORKERS    worker processes for isolated routes (CPU count, at most 8)
+  ISOLATED_WORKERS    worker processes for isolated routes, in each of the WORKERS
+                      (CPU count, at most 8, shared out between the WORKERS)
   PARSED_BODY_MAX_SIZE largest JSON or form body, parsed into memory (512K; 0: POST_MAX_SIZE only)
   BODY_TIMEOUT        a body that sends no byte for this long gets 408 (60s; 0: no limit)
 
 Connections (durations: seconds, or 90s, 30m, 2h):
   HANDSHAKE_TIMEOUT   time a TLS handshake may take (10s)
-  MAX_CONNECTIONS     open connections at most; more are closed at once (10000; 0: no limit)
+  MAX_CONNECTIONS     open connections at most, per worker; more are closed at once (10000; 0: no limit)
   SHUTDOWN_TIMEOUT    after SIGTERM/SIGINT, time requests in flight get before their connections are cut (30s);
                       a second signal cuts at once
 
@@ -60,14 +61,46 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 
 try {
   const config = loadConfig();
-  const service = await startService(config, createKernel);
+  const mode = `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}`;
+  if (config.workers === 1) await serve(config, mode);
+  else {
+    // Loaded only with WORKERS above 1: a single process serves as it always did.
+    const { default: cluster } = await import('node:cluster');
+    if (cluster.isPrimary) (await import('./server/cluster-primary.js')).runPrimary(config, mode);
+    else await serve(config, mode, new (await import('./server/cluster-worker.js')).PrimaryLink());
+  }
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof RouteDefinitionError || error instanceof ReportStoreError) {
+    process.stderr.write(`vigil: cannot start: ${error.message}\n`);
+  } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' || (error as NodeJS.ErrnoException).code === 'EACCES') {
+    process.stderr.write(`vigil: cannot start: ${(error as Error).message} (set HOST or PORT)\n`);
+  } else {
+    process.stderr.write(`vigil: cannot start: ${(error as Error).stack ?? String(error)}\n`);
+  }
+  process.exit(1);
+}
+
+/**
+ * Serves from this process: alone (WORKERS=1), or as one of the primary's workers, which
+ * then tells the primary it listens and stops when the primary says so.
+ */
+async function serve(config: Config, mode: string, primary?: PrimaryLink): Promise<void> {
+  // Loaded here: a primary (WORKERS above 1) never loads the kernel.
+  const [{ createKernel }, { startService }, { startupBanner }] = await Promise.all([import('./app.js'), import('./server/start.js'), import('./server/startup-banner.js')]);
+  const service = await startService(config, createKernel, primary ? { peerCounters: primary.peerCounters } : {});
   const { routes, profiler } = service.kernel;
-  const routeCount = routes.known.filter((route) => !route.name.startsWith('_profiler')).length;
-  process.stdout.write(startupBanner(config, { url: service.url, routeCount, store: profiler?.store.location }));
+  if (primary) {
+    if (profiler) primary.shareCounters(() => profiler.counters());
+    primary.announce(service.url);
+  } else {
+    const routeCount = routes.known.filter((route) => !route.name.startsWith('_profiler')).length;
+    process.stdout.write(startupBanner(config, { url: service.url, routeCount, store: profiler?.store.location }));
+  }
   let stopping = false;
+  let cut = false;
+  let signals = 0;
   const stop = (signal: string) => {
-    // A second signal does not wait for requests in flight; the queue is still written.
-    if (stopping) return service.cutNow(`${signal} again`);
+    if (stopping) return;
     stopping = true;
     const seconds = config.shutdownTimeoutMs / 1000;
     service.kernel.app.log.info(`${signal}: closing connections (requests in flight get SHUTDOWN_TIMEOUT, ${seconds}s) and writing queued reports`);
@@ -79,15 +112,18 @@ try {
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-} catch (error) {
-  if (error instanceof ConfigError || error instanceof RouteDefinitionError || error instanceof ReportStoreError) {
-    process.stderr.write(`vigil: cannot start: ${error.message}\n`);
-  } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' || (error as NodeJS.ErrnoException).code === 'EACCES') {
-    process.stderr.write(`vigil: cannot start: ${(error as Error).message} (set HOST or PORT)\n`);
-  } else {
-    process.stderr.write(`vigil: cannot start: ${(error as Error).stack ?? String(error)}\n`);
-  }
-  process.exit(1);
+  // Does not wait for requests in flight; the queue is still written.
+  const cutNow = (signal: string) => {
+    stop(signal);
+    if (cut) return;
+    cut = true;
+    service.cutNow(`${signal} again`);
+  };
+  const signalled = (signal: string) => (++signals === 1 ? stop(signal) : cutNow(signal));
+  process.on('SIGINT', () => signalled('SIGINT'));
+  process.on('SIGTERM', () => signalled('SIGTERM'));
+  // The primary's stop may come beside a signal sent to every process (a terminal's Ctrl-C,
+  // systemd's stop): the two are one stop, and only a second signal or the primary's cut cuts.
+  primary?.onStop(stop);
+  primary?.onCut(cutNow);
 }

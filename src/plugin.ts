@@ -68,6 +68,8 @@ export interface VigilOptions {
   profilerWriter?: ProfilerOptions['writer'];
   /** Logs an access line per request (method, URL, status, time, report link): for a terminal. */
   accessLog?: boolean;
+  /** The report counters of the processes serving beside this one (WORKERS above 1), for the profiler's pages. */
+  peerCounters?: ProfilerOptions['peers'];
 }
 
 /** What the plugin leaves on the instance, as `app.vigil`. */
@@ -124,6 +126,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       allow: config.profilerAllow,
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
       ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
+      ...(options.peerCounters ? { peers: options.peerCounters } : {}),
     });
     await profiler.attach(app);
     declareProfilerRoutes(declared, profiler);

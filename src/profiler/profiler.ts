@@ -40,15 +40,24 @@ export interface ProfilerOptions {
   /** Networks besides loopback that may open the profiler. */
   allow?: readonly string[];
   retention?: Retention;
+  /**
+   * The counters of the other processes serving beside this one (WORKERS above 1), summed:
+   * the pages show every process's reports waiting, dropped and deleted, not this one's alone.
+   */
+  peers?: () => WriterCounters;
   /** Tuning of the batched writer (tests use a small queue). */
   writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs' | 'retentionLeaseMs'>;
 }
 
-export interface ProfilerStats {
-  stored: number;
+/** A writer's counters since start: reports waiting to be written, dropped, and deleted by retention. */
+export interface WriterCounters {
   queued: number;
   dropped: number;
   purged: number;
+}
+
+export interface ProfilerStats extends WriterCounters {
+  stored: number;
   retention: Retention | undefined;
 }
 
@@ -231,8 +240,22 @@ export class Profiler {
     return this.writer.pending(token) ?? (await this.store.read(token));
   }
 
+  /** This process's writer counters since start. */
+  counters(): WriterCounters {
+    return { queued: this.writer.queued, dropped: this.writer.dropped, purged: this.writer.purged };
+  }
+
+  /** The store's count, and the counters of every process writing it (this one's and its peers'). */
   async stats(): Promise<ProfilerStats> {
-    return { stored: await this.store.count(), queued: this.writer.queued, dropped: this.writer.dropped, purged: this.writer.purged, retention: this.options.retention };
+    const own = this.counters();
+    const peers = this.options.peers?.() ?? { queued: 0, dropped: 0, purged: 0 };
+    return {
+      stored: await this.store.count(),
+      queued: own.queued + peers.queued,
+      dropped: own.dropped + peers.dropped,
+      purged: own.purged + peers.purged,
+      retention: this.options.retention,
+    };
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import type { WriterCounters } from '../profiler/profiler.js';
 import type { Collector } from '../profiler/request-profile.js';
 import type { RoutesDeclaration } from '../routing/routes.js';
 import { loadTlsMaterial } from './certificate.js';
@@ -24,6 +25,13 @@ export interface ServiceKernelOptions {
   logOutput?: LogOutput;
   /** An access line per request, for a person at a terminal. */
   accessLog?: boolean;
+  /** The report counters of the other workers (WORKERS above 1), shown on the profiler's pages. */
+  peerCounters?: (() => WriterCounters) | undefined;
+}
+
+export interface StartOptions {
+  /** The report counters of the other workers (WORKERS above 1), shown on the profiler's pages. */
+  peerCounters?: ServiceKernelOptions['peerCounters'];
 }
 
 export type KernelFactory<Kernel extends { app: FastifyInstance }> = (options: ServiceKernelOptions) => Promise<Kernel>;
@@ -37,7 +45,7 @@ export interface RunningService<Kernel extends { app: FastifyInstance } = { app:
   cutNow(reason: string): void;
 }
 
-export async function startService<Kernel extends { app: FastifyInstance }>(config: Config, createKernel: KernelFactory<Kernel>): Promise<RunningService<Kernel>> {
+export async function startService<Kernel extends { app: FastifyInstance }>(config: Config, createKernel: KernelFactory<Kernel>, options: StartOptions = {}): Promise<RunningService<Kernel>> {
   const tls = config.tls ? await loadTlsMaterial(config) : undefined;
   const module = config.routes ? await loadRoutesModule(config.routes) : undefined;
   const logOutput = prettyLogOutput(config);
@@ -48,6 +56,7 @@ export async function startService<Kernel extends { app: FastifyInstance }>(conf
     routesModule: config.routes,
     collectors: module?.collectors ?? [],
     ...(logOutput ? { logOutput, accessLog: true } : {}),
+    ...(options.peerCounters ? { peerCounters: options.peerCounters } : {}),
   });
   const connections = new OpenConnections(kernel.app.server, config.maxConnections, kernel.app.log);
   const shutdown = new Shutdown(kernel.app, connections, config.shutdownTimeoutMs);

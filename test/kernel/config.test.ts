@@ -15,6 +15,8 @@ describe('a bad setting stops the start with one line naming the variable', () =
     ['APP_DEBUG', 'maybe'],
     ['TRUSTED_PROXIES', '10.0.0.0/99'],
     ['ROUTES', 'no/such/routes.ts'],
+    ['WORKERS', '0'],
+    ['WORKERS', 'abc'],
   ] as const) {
     it(`${name}=${value}`, async () => {
       const result = await runMain({ [name]: value, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-config-')) });
@@ -78,6 +80,8 @@ describe('settings come from the environment over an optional .env file', () => 
     const result = await runMain({}, ['--help']);
     assert.equal(result.code, 0);
     for (const name of ['APP_ENV', 'APP_DEBUG', 'HOST', 'PORT', 'VAR_DIR', 'PROFILER_DSN', 'ROUTES', 'TLS_CERT', 'TRUSTED_PROXIES', 'VIGIL_IDE']) assert.ok(result.stdout.includes(name), name);
+    // Its own line, not only inside ISOLATED_WORKERS.
+    assert.match(result.stdout, /^ {2}WORKERS +\S/m);
   });
 });
 

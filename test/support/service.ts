@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,10 +136,14 @@ export interface Ask {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** A keep-alive agent to reuse connections; by default each request has its own. */
+  agent?: Agent;
+  /** Fails the request when no answer has come by then. */
+  timeoutMs?: number;
 }
 
-/** One request on a fresh connection; the body is read whole. */
-export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path, headers = {}, body }: Ask): Promise<Answer> {
+/** One request on a fresh connection (unless an agent is given); the body is read whole. */
+export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path, headers = {}, body, agent, timeoutMs }: Ask): Promise<Answer> {
   const base = new URL(service.url);
   const options: RequestOptions = {
     method,
@@ -149,7 +153,7 @@ export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path
     headers,
     ca: service.ca,
     servername: base.hostname,
-    agent: false,
+    agent: agent ?? false,
   };
   return new Promise((resolvePromise, reject) => {
     const req = (base.protocol === 'https:' ? httpsRequest : httpRequest)(options, (res) => {
@@ -166,6 +170,7 @@ export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path
       res.on('error', reject);
     });
     req.on('error', reject);
+    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.end(body);
   });
 }
@@ -180,6 +185,17 @@ export function residentBytes(pid: number): number {
 /** The processes `pid` started (Linux's /proc/<pid>/task/<pid>/children). */
 export function childPids(pid: number): number[] {
   return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** The WORKERS processes of the primary `pid` (the processes it forked to serve, not isolated-route workers). */
+export function clusterWorkerPids(pid: number): number[] {
+  return childPids(pid).filter((child) => {
+    try {
+      return /\bmain\.[jt]s\b/.test(readFileSync(`/proc/${child}/cmdline`, 'latin1'));
+    } catch {
+      return false; // gone in the meantime
+    }
+  });
 }
 
 /** The isolated-route worker processes of the service `pid`. */

@@ -45,6 +45,8 @@ export interface MemorySection {
   end: MemorySample;
   heapDelta: number | null;
   peakRss: number;
+  /** The process these figures are of (absent from reports made before it was recorded). */
+  pid?: number;
 }
 
 const ROWS: ReadonlyArray<[keyof MemorySample, string]> = [
@@ -67,6 +69,7 @@ export const memoryCollector = defineCollector<MemorySection>({
       end,
       heapDelta: start ? end.heapUsed - start.heapUsed : null,
       peakRss: processReading().peakRss,
+      pid: process.pid,
     };
   },
   panel: {
@@ -79,9 +82,9 @@ export const memoryCollector = defineCollector<MemorySection>({
       return html`<tr><th>${label}</th><td>${formatBytes(start)}</td><td>${formatBytes(end)}</td><td>${start === undefined ? 'n/a' : formatBytes(end - start)}</td></tr>`;
     })}</tbody></table>
 <h3>Process</h3>
-${keyValueTable([['Peak RSS since start', formatBytes(section.peakRss)]])}`,
+${keyValueTable([['Process ID', section.pid], ['Peak RSS since start', formatBytes(section.peakRss)]])}`,
   },
   text: (section) => [
-    `heap used ${formatBytes(section.start?.heapUsed)} -> ${formatBytes(section.end.heapUsed)}, RSS ${formatBytes(section.start?.rss)} -> ${formatBytes(section.end.rss)}, peak RSS ${formatBytes(section.peakRss)}`,
+    `heap used ${formatBytes(section.start?.heapUsed)} -> ${formatBytes(section.end.heapUsed)}, RSS ${formatBytes(section.start?.rss)} -> ${formatBytes(section.end.rss)}, peak RSS ${formatBytes(section.peakRss)}${section.pid === undefined ? '' : `, process ${section.pid}`}`,
   ],
 });

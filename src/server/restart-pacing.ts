@@ -1,0 +1,39 @@
+/**
+ * How long the primary waits before it replaces a worker that died: 100 ms, doubling with
+ * each worker that dies soon after it started, up to 10 s, so that a crash loop (a worker
+ * that cannot start, a request that kills every worker) does not spin. A worker that had
+ * served for a while dies alone: the wait starts again from 100 ms.
+ *
+ * @example
+ *   const pacing = new RestartPacing();
+ *   pacing.exited(undefined); // -> 100 (it never served)
+ *   pacing.exited(undefined); // -> 200
+ *   pacing.exited(60_000);    // -> 100 (it had served a minute)
+ */
+export interface RestartPacingOptions {
+  firstMs?: number;
+  maxMs?: number;
+  /** A worker that served this long had not been caught in a loop. */
+  stableMs?: number;
+}
+
+export class RestartPacing {
+  private quickExits = 0;
+  private readonly firstMs: number;
+  private readonly maxMs: number;
+  private readonly stableMs: number;
+
+  constructor(options: RestartPacingOptions = {}) {
+    this.firstMs = options.firstMs ?? 100;
+    this.maxMs = options.maxMs ?? 10_000;
+    this.stableMs = options.stableMs ?? 30_000;
+  }
+
+  /** A worker exited after serving `servedMs` (undefined: it never listened); returns the wait before its replacement. */
+  exited(servedMs: number | undefined): number {
+    if (servedMs !== undefined && servedMs >= this.stableMs) this.quickExits = 0;
+    const delay = Math.min(this.firstMs * 2 ** Math.min(this.quickExits, 30), this.maxMs);
+    this.quickExits++;
+    return delay;
+  }
+}
