@@ -1,7 +1,0 @@
-class UsageError extends Error {
-  name = "UsageError";
-}
-export {
-  UsageError
-};
-//# sourceMappingURL=command.js.map

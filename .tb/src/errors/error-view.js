@@ -1,1 +1,0 @@
-//# sourceMappingURL=error-view.js.map

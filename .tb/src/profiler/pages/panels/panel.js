@@ -1,7 +1,0 @@
-function definePanel(panel) {
-  return panel;
-}
-export {
-  definePanel
-};
-//# sourceMappingURL=panel.js.map

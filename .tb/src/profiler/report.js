@@ -1,1 +1,0 @@
-//# sourceMappingURL=report.js.map

@@ -1,1 +1,0 @@
-//# sourceMappingURL=request-profile.js.map
