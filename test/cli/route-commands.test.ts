@@ -1,36 +1,16 @@
 /** `vigil debug:router`, `vigil router:match` and "did you mean", run as a user runs them, on the demo routes. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ROOT } from '../support/root.js';
+import { runVigil, type Run } from '../support/command-line.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 const varDir = mkdtempSync(join(tmpdir(), 'vigil-routes-cli-'));
 
 function vigil(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/vigil.js'), ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', VAR_DIR: varDir, ROUTES: 'examples/demo-routes.ts', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runVigil(args, { VAR_DIR: varDir, ROUTES: 'examples/demo-routes.ts', ...env });
 }
 
 describe('vigil debug:router lists the routes ROUTES declares', () => {

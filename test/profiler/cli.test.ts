@@ -1,37 +1,20 @@
 /** Issue 3, command line: `vigil profiler:list`, `profiler:show` and `profiler:purge` read the service's own store. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { reportAsText } from '../../src/cli/report-text.js';
+import { runVigil, type Run } from '../support/command-line.js';
 import { encoded, report } from '../support/reports.js';
-import { ask, ROOT, startService } from '../support/service.js';
+import { ask, startService } from '../support/service.js';
 import { openStoreOf } from '../support/stores.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** Runs bin/vigil.js as a user would, with the given VAR_DIR. */
 function vigil(varDir: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/vigil.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', VAR_DIR: varDir, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    // A command that hangs is a failure too: it is stopped and seen as exit code null.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runVigil(args, { VAR_DIR: varDir, ...env });
 }
 
 let varDir: string;

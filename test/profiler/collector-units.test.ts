@@ -5,10 +5,9 @@
  * one thing a report now holds.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ask, ROOT, startService, type Answer, type Service } from '../support/service.js';
+import { runVigil, type Run } from '../support/command-line.js';
+import { ask, startService, type Answer, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
@@ -72,17 +71,6 @@ describe('the demo routes show what a report holds', () => {
   });
 });
 
-function vigil(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/vigil.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', VAR_DIR: service.varDir, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function vigil(args: string[], env: Record<string, string>): Promise<Run> {
+  return runVigil(args, { VAR_DIR: service.varDir, ...env });
 }

@@ -4,7 +4,6 @@
  * same store, and a bad PROFILER_DSN or login stops the start without showing the password.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,8 @@ import { tokenOf } from '../support/answers.js';
 import { startKernel, type TestKernel } from '../support/kernel.js';
 import { sendMany } from '../support/load.js';
 import { PG_PASSWORD, startPostgres, type PostgresServer } from '../support/postgres.js';
-import { ask, ROOT, runMain, startService, type Service } from '../support/service.js';
+import { runVigil, type Run } from '../support/command-line.js';
+import { ask, runMain, startService, type Service } from '../support/service.js';
 
 const JSON_ACCEPT = { accept: 'application/json' };
 const SECRETS = [PG_PASSWORD, encodeURIComponent(PG_PASSWORD)];
@@ -115,28 +115,10 @@ describe('retention holds across instances: PROFILER_MAX_REPORTS=500 keeps 500',
   });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** Runs bin/vigil.js as a user would, with PROFILER_DSN set. */
 function vigil(dsn: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const varDir = mkdtempSync(join(tmpdir(), 'vigil-cli-pg-'));
-    const child = spawn(process.execPath, [join(ROOT, 'bin/vigil.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', VAR_DIR: varDir, PROFILER_DSN: dsn, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    // A command that hangs is a failure too: it is stopped and seen as exit code null.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runVigil(args, { VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-cli-pg-')), PROFILER_DSN: dsn, ...env });
 }
 
 describe('vigil profiler:list, show and purge work against PROFILER_DSN=postgres://', () => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { residentBytes as readResidentBytes } from '../../src/limits/isolation/memory-meter.js';
 import { sharedCertificate } from './certificate.js';
+import { runNode, type Run } from './command-line.js';
 import { builtFile } from './kernel-build.js';
 import { ROOT } from './root.js';
 
@@ -103,23 +104,9 @@ function kernelCommand(routes: string | undefined, mapRoutes: boolean): { comman
 }
 
 /** Runs the kernel to its end (for starts that must fail); resolves with exit code and output. */
-export function runMain(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runMain(env: Record<string, string>, args: string[] = []): Promise<Run> {
   const { command } = kernelCommand(env.ROUTES, false);
-  return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [...command, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
+  return runNode([...command, ...args], { HOST: 'localhost', PORT: '0', ...env });
 }
 
 export interface Answer {
