@@ -41,7 +41,8 @@ describe('the unmatched outcome names the raise site and frames of its own reque
 
   it('names the line of the CORS hook a request went on from, with an Origin or without', async () => {
     const line = lineOf(CORS_HOOK, '// One way on') + 1;
-    for (const headers of [{}, { origin: 'https://app.example' }, { origin: 'https://elsewhere.example' }]) {
+    const cases: Array<Record<string, string>> = [{}, { origin: 'https://app.example' }, { origin: 'https://elsewhere.example' }];
+    for (const headers of cases) {
       const { trace } = await traceOf('GET', '/nowhere', headers);
       const cors = trace.find((frame) => frame.file === CORS_HOOK);
       assert.equal(cors?.line, line, JSON.stringify(headers));
