@@ -2,6 +2,8 @@
  * The kernel's `onRequest` hooks in the order a request meets them: the one place that
  * order is stated. Each hook is one concern and lives in its concern's folder (Symfony
  * gives its listeners priorities; here the position in the list is the priority).
+ * The hooks just before the unmatched one call `done()` from one line each, whatever the
+ * request: the unmatched hook reuses the trace of its first 404 and 405 (unmatched-hook.ts).
  */
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { corsHook } from './cors/cors-hook.js';

@@ -6,14 +6,17 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { HttpError } from '../errors/http-errors.js';
+import { explainUnmatched, type RoutingSection } from '../profiler/collectors/routing.js';
 import { formatMs, formatTime } from '../profiler/format.js';
 import type { Collector } from '../profiler/request-profile.js';
-import type { ReportSummary } from '../profiler/report.js';
+import type { Report, ReportSummary } from '../profiler/report.js';
 import { parseSearchFilters, type SearchInput } from '../profiler/search-filters.js';
 import { ReportStoreError, type ReportStore } from '../profiler/storage/report-store.js';
 import { createReportStore } from '../profiler/storage/store-factory.js';
+import { RouteMatcher } from '../routing/route-matcher.js';
 import { loadRoutesModule } from '../server/routes-module.js';
 import { UsageError, type Command } from './command.js';
+import { declaredRoutes } from './route-commands.js';
 import { reportAsText, terminalSafe } from './report-text.js';
 
 /**
@@ -98,6 +101,23 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
 };
 
 /**
+ * The report with the closest routes and allowed methods of an unmatched request derived
+ * from the routes ROUTES declares, as the service derives them when its pages are opened.
+ * Routes that cannot load leave the section as stored, with a line on stderr.
+ */
+async function withRoutingExplained(config: Config, report: Report, err: (text: string) => void): Promise<Report> {
+  const routing = report.collectors.routing as RoutingSection | undefined;
+  if (!routing || routing.matched !== null || routing.closest !== undefined || typeof routing.path !== 'string') return report;
+  try {
+    const explained = explainUnmatched(routing, report, new RouteMatcher(await declaredRoutes(config)));
+    return { ...report, collectors: { ...report.collectors, routing: explained } };
+  } catch (error) {
+    err(`vigil: the routes of ${config.routes} could not be loaded (${(error as Error).message}); the closest routes are not shown\n`);
+    return report;
+  }
+}
+
+/**
  * The ROUTES module's collectors, for the text of their sections: loaded only when the
  * report has a section the kernel does not know. A module that cannot load costs only
  * that text (its sections print as JSON), with a line on stderr.
@@ -128,11 +148,12 @@ sections of the ROUTES module's collectors print their own text (JSON without on
     const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
     if (positionals.length !== 1) throw new UsageError('profiler:show needs exactly one token');
     const token = positionals[0]!.toLowerCase();
-    const { report, location } = await withStore(config, async (store, location) => ({ report: await store?.read(token), location }));
-    if (!report) {
+    const { report: stored, location } = await withStore(config, async (store, location) => ({ report: await store?.read(token), location }));
+    if (!stored) {
       output.err(`vigil: token "${token}" was not found in ${location}\n`);
       return 1;
     }
+    const report = await withRoutingExplained(config, stored, (text) => output.err(text));
     if (values.json) output.out(`${JSON.stringify(report, null, 2)}\n`);
     else output.out(reportAsText(report, await applicationCollectors(config, report, (text) => output.err(text))));
     return 0;

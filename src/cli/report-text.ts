@@ -53,6 +53,7 @@ export function reportAsText(report: Report, collectors: readonly Collector[] = 
     } else {
       out.push(`  no route matched ${routing.path}; allowed methods: ${routing.allowedMethods?.length ? routing.allowedMethods.join(', ') : 'none'}`);
       if (routing.redirectedTo) out.push(`  redirected to ${routing.redirectedTo}`);
+      if (routing.routeTableChanged) out.push(`  the routes changed since this request (route table ${routing.routeTable ?? 'unknown'}): explained against the routes as they are now`);
       for (const miss of routing.closest ?? []) out.push(`  closest: ${miss.methods.join('|')} ${miss.path}: ${miss.reason}`);
     }
   }

@@ -12,7 +12,7 @@ import { UsageError, type Command } from './command.js';
 import { terminalSafe } from './report-text.js';
 
 /** The routes ROUTES declares, as the service declares them (the profiler's own are left out). */
-async function declaredRoutes(config: Config): Promise<readonly RouteDefinition[]> {
+export async function declaredRoutes(config: Config): Promise<readonly RouteDefinition[]> {
   if (!config.routes) return [];
   const module = await loadRoutesModule(config.routes);
   const routes = new Routes();

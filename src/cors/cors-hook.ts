@@ -16,11 +16,13 @@ export interface CorsHookOptions {
 export function corsHook(cors: CorsPolicy, { exempt }: CorsHookOptions = {}): onRequestHookHandler {
   return function crossOrigin(request, reply, done) {
     const origin = request.headers.origin;
-    if (origin === undefined || exempt?.(request)) return done();
-    const preflightMethod = request.headers['access-control-request-method'];
-    if (request.method === 'OPTIONS' && preflightMethod !== undefined) return answerPreflight(cors, origin, request, reply, done);
-    const headers = cors.actualRequestHeaders(origin);
-    if (headers) reply.headers(headers);
+    if (origin !== undefined && !exempt?.(request)) {
+      const preflightMethod = request.headers['access-control-request-method'];
+      if (request.method === 'OPTIONS' && preflightMethod !== undefined) return answerPreflight(cors, origin, request, reply, done);
+      const headers = cors.actualRequestHeaders(origin);
+      if (headers) reply.headers(headers);
+    }
+    // One way on, with or without an Origin: the unmatched hook's reused trace holds this frame.
     done();
   };
 }

@@ -11,6 +11,8 @@ import { isError, ThrownValueError } from './thrown-value.js';
 export interface HttpErrorOptions {
   headers?: Record<string, string>;
   cause?: unknown;
+  /** False: no stack capture, for a raiser that gives the error frames it already knows (`adoptFrames`). */
+  capture?: boolean;
 }
 
 export class HttpError extends Error {
@@ -36,7 +38,7 @@ export class HttpError extends Error {
     Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     Error.stackTraceLimit = limit;
-    if (status >= 500 || HttpError.traceClientErrors) Error.captureStackTrace(this, new.target);
+    if (options.capture !== false && (status >= 500 || HttpError.traceClientErrors)) Error.captureStackTrace(this, new.target);
     this.name = new.target.name;
     this.status = status;
     this.code = code;

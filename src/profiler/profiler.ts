@@ -20,6 +20,7 @@ import { routeOf } from '../routing/route-table.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
 import type { Report } from './report.js';
 import { PacedFailureLog } from './failure-pacing.js';
+import { ReadTimeStore } from './read-time-store.js';
 import { Redactor } from './redact.js';
 import { ReportWriter, type ReportWriterOptions } from './report-writer.js';
 import type { Collector, CollectorContext, RequestProfile } from './request-profile.js';
@@ -62,6 +63,8 @@ export interface ProfilerStats extends WriterCounters {
 }
 
 export class Profiler {
+  /** The store the reports are written to; what is read from it comes out derived (see {@link derive}). */
+  readonly store: ReportStore;
   readonly collectors: Collector[];
   readonly redactor: Redactor;
   readonly access: ProfilerAccess;
@@ -75,7 +78,8 @@ export class Profiler {
   private allFinished: (() => void) | undefined;
   private log: FastifyBaseLogger | undefined;
 
-  constructor(readonly store: ReportStore, private readonly options: ProfilerOptions) {
+  constructor(store: ReportStore, private readonly options: ProfilerOptions) {
+    this.store = new ReadTimeStore(store, (report) => this.derive(report));
     this.collectors = [...options.collectors];
     this.redactor = new Redactor(options.redact);
     this.access = new ProfilerAccess(options.allow);
@@ -235,9 +239,29 @@ export class Profiler {
     this.allFinished = undefined;
   }
 
-  /** A stored or still queued report. */
+  /** A stored or still queued report, with what its collectors derive when it is read. */
   async read(token: string): Promise<Report | undefined> {
-    return this.writer.pending(token) ?? (await this.store.read(token));
+    const pending = this.writer.pending(token);
+    return pending ? this.derive(pending) : await this.store.read(token);
+  }
+
+  /**
+   * The report with each section its collector derives at read time (a copy: a queued report
+   * is encoded as collected). A failing derivation leaves its section as stored.
+   */
+  derive(report: Report): Report {
+    let collectors: Record<string, unknown> | undefined;
+    for (const collector of this.collectors) {
+      const section = report.collectors[collector.name];
+      if (!collector.derive || section === undefined || isCollectorError(section)) continue;
+      try {
+        collectors ??= { ...report.collectors };
+        collectors[collector.name] = collector.derive(section, report);
+      } catch {
+        // The stored facts are still worth showing.
+      }
+    }
+    return collectors ? { ...report, collectors } : report;
   }
 
   /** This process's writer counters since start. */
@@ -343,6 +367,10 @@ function proceed(request: FastifyRequest, profile: RequestProfile, done: () => v
 function describeFailure(error: Error): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+}
+
+function isCollectorError(section: unknown): boolean {
+  return typeof section === 'object' && section !== null && 'collectorError' in section;
 }
 
 function safeDecodeUri(url: string): string {

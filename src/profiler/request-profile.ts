@@ -18,7 +18,8 @@ export interface CollectorContext {
  * One section of every report, as one unit: what it collects, how its panel shows it, and
  * its lines on the command line. `start` runs when the request arrives (keep it cheap: it
  * is on the response's path), `collect` after the response was sent; what `collect`
- * returns is stored under `name` (undefined: no section). `close` runs at shutdown.
+ * returns is stored under `name` (undefined: no section), and `derive`, if any, completes it
+ * when the report is read. `close` runs at shutdown.
  *
  * Without `panel`, the section's panel is titled after `name` and shows its data as
  * tables (arrays of records as one table, numbers rounded); without `text`, the command
@@ -39,6 +40,12 @@ export interface Collector<Section = unknown> {
   start?(context: CollectorContext): void;
   collect(context: CollectorContext): Section | undefined;
   close?(): void;
+  /**
+   * What can wait until someone reads the report: given the stored section, the section as
+   * its panel, the JSON form and the command line show it. Runs at read time, never on the
+   * request's way; keep the stored section to facts, and derive explanations here.
+   */
+  derive?(section: Section, report: Report): Section;
   /** How its panel shows the section: title, menu badge, renderer. */
   panel?: CollectorPanel<Section>;
   /** The section's lines for `vigil profiler:show`, under the panel's title. */

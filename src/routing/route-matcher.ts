@@ -4,6 +4,7 @@
  * trailing slash exists (301), and which routes came closest (the report).
  * Only unmatched requests ask, so matched requests never pay for it.
  */
+import { createHash } from 'node:crypto';
 import type { PathPart, PathShape } from './fastify-path.js';
 
 /** A route as the matcher knows it: declared with the routes API, or natively with Fastify. */
@@ -56,12 +57,27 @@ const isKernelRoute = (compiled: CompiledRoute) => compiled.route.name.startsWit
 
 export class RouteMatcher {
   private readonly compiled: CompiledRoute[];
+  private hash: string | undefined;
 
   constructor(routes: readonly MatchableRoute[]) {
     this.compiled = routes.map((route) => ({
       route,
       shapes: (route.shapes ?? [routesApiShape(route.path, route.requirements ?? {})]).map(compileShape),
     }));
+  }
+
+  /**
+   * A short hash of the application's routes (names, methods, patterns; the kernel's own are
+   * fixed): a report names the version its request met, and is explained later against this
+   * one. The same routes give the same version in every process, after a restart, and on the
+   * command line.
+   */
+  get version(): string {
+    if (this.hash === undefined) {
+      const routes = this.compiled.filter((compiled) => !isKernelRoute(compiled)).map(({ route, shapes }) => [route.name, route.methods, shapes.map((shape) => shape.pattern.source)]);
+      this.hash = createHash('sha256').update(JSON.stringify(routes)).digest('hex').slice(0, 12);
+    }
+    return this.hash;
   }
 
   /** Methods of every route whose path matches, in declaration order, without repeats. */

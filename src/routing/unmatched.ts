@@ -2,7 +2,8 @@
  * What to answer when the router found nothing for a request: a 301 to the same path
  * with or without its trailing slash, a 405 listing the allowed methods, or a 404.
  */
-import { MethodNotAllowedHttpError, NotFoundHttpError } from '../errors/http-errors.js';
+import { adoptFrames, framesOf, type StackFrame } from '../debug/stack-trace.js';
+import { MethodNotAllowedHttpError, NotFoundHttpError, type HttpErrorOptions } from '../errors/http-errors.js';
 import { encodeTarget } from '../http/request-url.js';
 import type { RouteMatcher } from './route-matcher.js';
 import type { HttpMethod } from './routes.js';
@@ -20,7 +21,13 @@ export interface UnmatchedRequest {
 
 export type UnmatchedOutcome = { redirectTo: string } | { error: NotFoundHttpError | MethodNotAllowedHttpError };
 
-export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedRequest): UnmatchedOutcome {
+/**
+ * The frames of each kind of outcome raised along one fixed path (see unmatched-hook.ts):
+ * the first error of a kind is captured, the later ones are given its frames.
+ */
+export type ReusedTraces = Map<typeof NotFoundHttpError | typeof MethodNotAllowedHttpError, readonly StackFrame[]>;
+
+export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedRequest, reused?: ReusedTraces): UnmatchedOutcome {
   const { method, path } = request;
   const allowed = matcher.allowedMethods(path);
   const answers = allowed.includes(method as HttpMethod) || (method === 'HEAD' && allowed.includes('GET'));
@@ -34,15 +41,23 @@ export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedReques
   // `answers` despite the router's miss means the router saw the path differently: a 404 is the honest answer.
   if (allowed.length > 0 && !answers) {
     const list = allowed.join(', ');
-    return {
-      error: new MethodNotAllowedHttpError(allowed, `No route found for "${method} ${request.url}": Method Not Allowed (Allow: ${list})`),
-    };
+    const known = reused?.get(MethodNotAllowedHttpError);
+    const message = `No route found for "${method} ${request.url}": Method Not Allowed (Allow: ${list})`;
+    return { error: withTrace(new MethodNotAllowedHttpError(allowed, message, { capture: known === undefined }), known, reused) };
   }
-  return { error: noRouteFound(request) };
+  const known = reused?.get(NotFoundHttpError);
+  return { error: withTrace(noRouteFound(request, { capture: known === undefined }), known, reused) };
 }
 
 /** The 404 of a request no route answers: `No route found for "GET <url>"`, with the Referer when sent. */
-export function noRouteFound({ method, url, referer }: Pick<UnmatchedRequest, 'method' | 'url' | 'referer'>): NotFoundHttpError {
+export function noRouteFound({ method, url, referer }: Pick<UnmatchedRequest, 'method' | 'url' | 'referer'>, options?: HttpErrorOptions): NotFoundHttpError {
   const from = referer === undefined ? '' : ` (from "${referer}")`;
-  return new NotFoundHttpError(`No route found for "${method} ${url}"${from}`);
+  return new NotFoundHttpError(`No route found for "${method} ${url}"${from}`, options);
+}
+
+/** Gives an uncaptured error the frames known for its kind, or records a captured one's. */
+function withTrace<E extends NotFoundHttpError | MethodNotAllowedHttpError>(error: E, known: readonly StackFrame[] | undefined, reused: ReusedTraces | undefined): E {
+  if (known !== undefined) adoptFrames(error, known);
+  else reused?.set(error.constructor as typeof NotFoundHttpError, framesOf(error));
+  return error;
 }

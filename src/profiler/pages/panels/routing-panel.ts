@@ -1,4 +1,7 @@
-/** The routing panel: the route that answered, or the closest routes and why they missed. */
+/**
+ * The routing panel: the route that answered, or the closest routes and why they missed,
+ * derived when the report is read (and said so when the routes changed since the request).
+ */
 import { html } from '../../../errors/html.js';
 import type { RoutingSection } from '../../collectors/routing.js';
 import { keyValueTable } from '../layout.js';
@@ -22,6 +25,11 @@ ${keyValueTable(Object.entries(section.params ?? {}).map(([name, value]) => [nam
     }
     const closest = section.closest ?? [];
     return html`<h2>No route matched</h2>
+${
+  section.routeTableChanged
+    ? html`<p class="warn" id="route-table-changed">The routes changed since this request (route table ${section.routeTable ?? 'unknown'}): what follows is explained against the routes as they are now.</p>`
+    : ''
+}
 ${keyValueTable([
   ['Requested path', html`<code>${section.path}</code>`],
   ['Allowed methods', section.allowedMethods?.length ? section.allowedMethods.join(', ') : 'none: no route has this path'],
