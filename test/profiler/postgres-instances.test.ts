@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tokenOf } from '../support/answers.js';
-import { startKernel, type TestKernel } from '../support/kernel.js';
+import { askInTurn, startKernel } from '../support/kernel.js';
 import { sendMany } from '../support/load.js';
 import { PG_PASSWORD, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { runVigil, type Run } from '../support/command-line.js';
@@ -55,17 +55,6 @@ describe('two instances on one database: a token minted by one opens on the othe
     }
   });
 });
-
-/** `count` requests, `concurrency` at a time, each kernel in turn; the tokens in answer order. */
-async function askInTurn(kernels: TestKernel[], count: number, concurrency: number, path: (i: number) => string): Promise<string[]> {
-  const tokens: string[] = [];
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < count; i = next++) tokens.push(tokenOf(await kernels[i % kernels.length]!.app.inject({ url: path(i) })));
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  return tokens;
-}
 
 describe('two kernels writing one PostgreSQL store never hand out the same token', () => {
   it('issues 20,000 tokens with no duplicate, and stores every report', async () => {

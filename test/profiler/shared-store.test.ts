@@ -7,19 +7,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { TOKEN_PATTERN } from '../../src/debug/token.js';
-import { tokenOf } from '../support/answers.js';
-import { startKernel, type TestKernel } from '../support/kernel.js';
-
-/** `count` requests, `concurrency` at a time, each kernel in turn; the tokens in answer order. */
-async function askInTurn(kernels: TestKernel[], count: number, concurrency: number, path: (i: number) => string): Promise<string[]> {
-  const tokens: string[] = [];
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < count; i = next++) tokens.push(tokenOf(await kernels[i % kernels.length]!.app.inject({ url: path(i) })));
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  return tokens;
-}
+import { askInTurn, startKernel } from '../support/kernel.js';
 
 /** Waits until `check` holds (retention runs on the writers' own schedule), or fails after 10 s. */
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {

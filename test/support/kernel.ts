@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createKernel, type Kernel, type KernelOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Report } from '../../src/profiler/report.js';
+import { tokenOf } from './answers.js';
 
 export interface TestKernel extends Kernel {
   varDir: string;
@@ -36,4 +37,15 @@ export async function startKernel(env: Record<string, string> = {}, options: Omi
     },
     close: () => kernel.app.close(),
   };
+}
+
+/** `count` requests, `concurrency` at a time, each kernel in turn; the tokens in answer order. */
+export async function askInTurn(kernels: TestKernel[], count: number, concurrency: number, path: (i: number) => string): Promise<string[]> {
+  const tokens: string[] = [];
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < count; i = next++) tokens.push(tokenOf(await kernels[i % kernels.length]!.app.inject({ url: path(i) })));
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return tokens;
 }

@@ -1,8 +1,6 @@
 /** Report stores for tests, made by the one factory the kernel and the command line use. */
 import { loadConfig } from '../../src/config.js';
-import type { ReportSearch } from '../../src/profiler/report.js';
-import type { EncodedReport } from '../../src/profiler/storage/report-encoding.js';
-import type { PurgeOptions, ReportStore, Retention } from '../../src/profiler/storage/report-store.js';
+import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { createReportStore, type ReportStoreOptions } from '../../src/profiler/storage/store-factory.js';
 
 /** The store a kernel with this VAR_DIR (and PROFILER_DSN, if given) writes, unopened. */
@@ -33,42 +31,4 @@ export async function storedTokens(store: ReportStore): Promise<string[]> {
 }
 
 /** A store that passes every call to a real one: tests override the calls they watch or break. */
-export class DelegatingStore implements ReportStore {
-  constructor(protected readonly inner: ReportStore) {}
-  get location(): string {
-    return this.inner.location;
-  }
-  exists(): Promise<boolean> {
-    return this.inner.exists();
-  }
-  open(): Promise<void> {
-    return this.inner.open();
-  }
-  write(reports: readonly EncodedReport[], keep?: number) {
-    return this.inner.write(reports, keep);
-  }
-  read(token: string) {
-    return this.inner.read(token);
-  }
-  search(filters: ReportSearch) {
-    return this.inner.search(filters);
-  }
-  count(): Promise<number> {
-    return this.inner.count();
-  }
-  leaseTokens(count: number): Promise<string[]> {
-    return this.inner.leaseTokens(count);
-  }
-  purge(retention: Retention, options?: PurgeOptions): Promise<number | undefined> {
-    return this.inner.purge(retention, options);
-  }
-  releaseRetention(holder: string): Promise<void> {
-    return this.inner.releaseRetention(holder);
-  }
-  clear(): Promise<number> {
-    return this.inner.clear();
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
+export { DelegatingStore } from '../../src/profiler/storage/delegating-store.js';

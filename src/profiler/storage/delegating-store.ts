@@ -1,0 +1,47 @@
+/**
+ * A report store that passes every call to another: the base of stores that change one
+ * call and leave the rest to the real store (the profiler's read-time view; tests' faults).
+ */
+import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import type { EncodedReport } from './report-encoding.js';
+import type { PurgeOptions, ReportStore, Retention, WriteOutcome } from './report-store.js';
+
+export class DelegatingStore implements ReportStore {
+  constructor(protected readonly inner: ReportStore) {}
+  get location(): string {
+    return this.inner.location;
+  }
+  exists(): Promise<boolean> {
+    return this.inner.exists();
+  }
+  open(): Promise<void> {
+    return this.inner.open();
+  }
+  write(reports: readonly EncodedReport[], keep?: number): Promise<WriteOutcome> {
+    return this.inner.write(reports, keep);
+  }
+  read(token: string): Promise<Report | undefined> {
+    return this.inner.read(token);
+  }
+  search(filters: ReportSearch): Promise<ReportSummary[]> {
+    return this.inner.search(filters);
+  }
+  count(): Promise<number> {
+    return this.inner.count();
+  }
+  leaseTokens(count: number): Promise<string[]> {
+    return this.inner.leaseTokens(count);
+  }
+  purge(retention: Retention, options?: PurgeOptions): Promise<number | undefined> {
+    return this.inner.purge(retention, options);
+  }
+  releaseRetention(holder: string): Promise<void> {
+    return this.inner.releaseRetention(holder);
+  }
+  clear(): Promise<number> {
+    return this.inner.clear();
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
