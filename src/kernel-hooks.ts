@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { corsHook } from './cors/cors-hook.js';
+import type { ErrorResponder } from './errors/error-handler.js';
 import type { CorsPolicy } from './cors/cors-policy.js';
 import { requestStateHook } from './http/request-state.js';
 import { profilerAccessHook } from './profiler/access-hook.js';
@@ -27,10 +28,12 @@ export interface RequestHookParts {
   routes: MatcherSource;
   /** The limits' hooks for routed requests, in their order. */
   limits: readonly onRequestHookHandler[];
+  /** The error pipeline, for the errors a hook answers itself (the unmatched outcome). */
+  respond: ErrorResponder;
 }
 
 /** The hooks, first to last; a hook that answers or fails ends the request's way here. */
-export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes, limits }: RequestHookParts): onRequestHookHandler[] {
+export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes, limits, respond }: RequestHookParts): onRequestHookHandler[] {
   const hooks: Array<onRequestHookHandler | undefined> = [
     // http/: every later stage finds the request's state in place.
     requestStateHook(serverHost),
@@ -44,8 +47,9 @@ export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes,
     corsHook(cors, { exempt: profiler && ((request) => profiler.serves(request)) }),
     // profiler/: its pages for the clients it admits; others get the ordinary 404.
     profiler && profilerAccessHook(profiler),
-    // routing/: 404, 405 or 301 for what the router did not match, before the body is read.
-    unmatchedHook(routes),
+    // routing/: 404, 405 or 301 for what the router did not match, before the body is read;
+    // the errors go to the pipeline from here, not through Fastify's error handling.
+    unmatchedHook(routes, respond),
     // limits/: routed requests only from here on: the heap guard, then the declared body size.
     ...limits,
   ];

@@ -158,6 +158,11 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       profiler,
       routes: table,
       limits: routeLimits.requestHooks,
+      respond(error, request, reply) {
+        // What the onError hook would note, for an error that skips Fastify's error handling.
+        if (error instanceof Error) profiler?.noteError(request, error);
+        respondWithError(error, request, reply);
+      },
     });
     app.setNotFoundHandler(answerUnmatched(table));
     routeLimits.installParsers(app);

@@ -102,12 +102,19 @@ export function framesOf(error: Error): readonly StackFrame[] {
   return framesByError.get(error) ?? [];
 }
 
-/** Gives an error frames taken elsewhere (a worker process's), and a stack text to match. */
+/** The stack text of adopted frames, per frames array: one array is adopted by every 404 of a path. */
+const framesText = new WeakMap<readonly StackFrame[], string>();
+
+/** Gives an error frames taken elsewhere (a worker process's, an earlier error's), and a stack text to match. */
 export function adoptFrames(error: Error, frames: readonly StackFrame[]): void {
   framesByError.set(error, frames);
-  let text = headline(error);
-  for (const frame of frames) text += `\n    at ${frame.function} (${frame.file}:${frame.line}:${frame.column})`;
-  error.stack = text;
+  let text = framesText.get(frames);
+  if (text === undefined) {
+    text = '';
+    for (const frame of frames) text += `\n    at ${frame.function} (${frame.file}:${frame.line}:${frame.column})`;
+    framesText.set(frames, text);
+  }
+  error.stack = headline(error) + text;
 }
 
 /** True for frames of this project's own source: under its root, not Node internals, not dependencies. */

@@ -13,6 +13,7 @@ import { relatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
 import { describeError, reasonPhrase } from './http-errors.js';
 import { negotiateErrorFormat, type ErrorFormat } from './negotiate.js';
+import { DebugPageTemplates } from './page-template.js';
 import { renderDebugHtml, renderProductionHtml } from './render-html.js';
 import { renderProblemJson, renderProblemXml } from './render-problem.js';
 import { renderText } from './render-text.js';
@@ -33,6 +34,7 @@ export interface ErrorPipelineOptions {
 export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
 export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): ErrorResponder {
+  const templates = new DebugPageTemplates({ editor });
   return function respondWithError(thrown, request, reply) {
     const described = describeError(thrown);
     if (described.status >= 500) logError(request, described.error, described.message);
@@ -81,7 +83,11 @@ export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): E
     reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
-    reply.send(debug ? asPayload(format, render(format, view, true, editor)) : productionBody(format, view));
+    if (!debug) return void reply.send(productionBody(format, view));
+    // A throw path met before (the kernel's 404 and 405 above all) has its page as a template:
+    // no page string is built, nor flattened twice on its way out (Content-Length, the write).
+    const page = format === 'html' ? templates.render(view) : undefined;
+    reply.send(page ?? asPayload(format, render(format, view, true, editor)));
   };
 }
 

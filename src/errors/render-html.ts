@@ -60,7 +60,8 @@ ${site}${view.reportUrl ? html`<dt>Debug report</dt><dd><a href="${view.reportUr
 `.value;
 }
 
-const hasRelated = (related: RelatedErrors) => related.cause !== undefined || related.members !== undefined || related.truncated === true;
+/** True when the page has causes or members to show. */
+export const hasRelated = (related: RelatedErrors): boolean => related.cause !== undefined || related.members !== undefined || related.truncated === true;
 
 export function renderProductionHtml(view: Pick<ErrorView, 'status' | 'title'>): string {
   const heading = `Error ${view.status} ${view.title}`;

@@ -152,11 +152,7 @@ export class Profiler {
       done();
     });
     app.addHook('onError', (request, _reply, error, done) => {
-      const profile = request.vigil?.profile;
-      if (profile) {
-        profile.error = error;
-        profile.marks.error = performance.now();
-      }
+      this.noteError(request, error);
       done();
     });
     app.addHook('onSend', (request, _reply, payload, done) => {
@@ -197,6 +193,15 @@ export class Profiler {
       profile.aborted = !reply.raw.writableFinished;
       this.finish(request);
     });
+  }
+
+  /** The error the request is answered with, and when it was raised (the onError stage). */
+  noteError(request: FastifyRequest, error: Error): void {
+    const profile = request.vigil?.profile;
+    if (profile) {
+      profile.error = error;
+      profile.marks.error = performance.now();
+    }
   }
 
   /**

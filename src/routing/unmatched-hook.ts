@@ -1,8 +1,9 @@
 /**
  * Answers requests the router found no route for, before their body is read: a 301 to
- * the slash twin, or the 404/405 error for the error pipeline to render.
+ * the slash twin, or the 404/405 error, handed straight to the error pipeline.
  */
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { ErrorResponder } from '../errors/error-handler.js';
 import { HttpError } from '../errors/http-errors.js';
 import { html } from '../errors/html.js';
 import { requestTarget, requestUrl } from '../http/request-url.js';
@@ -28,15 +29,24 @@ const REUSED_TRACE_DEPTH = 10;
  * read (and limit) the body. It raises its 404 and 405 at fixed sites along a fixed path of
  * the kernel's hooks, so each kind's trace is captured once per hook (once per place in a
  * hook list) and later errors are given the same frames: a capture costs about 12 µs.
+ *
+ * The error goes to `respond`, the error pipeline, directly: the kernel's most frequent
+ * answer skips Fastify's error handling (its error handler and onError hooks, which the
+ * application's code never needs for a request no route of its took).
  */
-export function unmatchedHook(routes: MatcherSource): onRequestHookHandler {
+export function unmatchedHook(routes: MatcherSource, respond: ErrorResponder): onRequestHookHandler {
   const reused: ReusedTraces = new Map();
   return function unmatched(request, reply, done) {
     if (!request.is404) return done();
     const reuse = HttpError.traceClientErrors && Error.stackTraceLimit === REUSED_TRACE_DEPTH;
     const outcome = unmatchedOutcome(routes.matcher, request, reuse ? reused : undefined);
-    if ('error' in outcome) return done(outcome.error);
-    sendRedirect(reply, outcome.redirectTo);
+    if ('redirectTo' in outcome) return void sendRedirect(reply, outcome.redirectTo);
+    try {
+      respond(outcome.error, request, reply);
+    } catch (error) {
+      // Fastify's own error handling is the net below the pipeline.
+      done(error as Error);
+    }
   };
 }
 

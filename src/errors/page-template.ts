@@ -1,0 +1,106 @@
+/**
+ * Debug HTML pages of one throw path as templates: the page of an error raised again and
+ * again at one place (the kernel's 404 and 405, whose frames are reused) differs from one
+ * request to the next only by its message, request line, token and report link. Such a
+ * page is rendered once with markers in those places, cut into fixed UTF-8 parts, and
+ * each later page is those parts with the request's values escaped between them: no page
+ * string is built, flattened or encoded per request.
+ *
+ * A template is checked once against the renderer: it is kept only if it gives the very
+ * bytes `renderDebugHtml` gives for values full of markup.
+ */
+import { randomBytes } from 'node:crypto';
+import type { StackFrame } from '../debug/stack-trace.js';
+import type { ErrorView } from './error-view.js';
+import { escapeHtml } from './html.js';
+import { hasRelated, renderDebugHtml, type DebugHtmlOptions } from './render-html.js';
+
+/** The view's fields a template leaves open, in the order of their markers. */
+const SLOTS = ['message', 'method', 'url', 'token', 'reportUrl'] as const;
+type Slot = (typeof SLOTS)[number];
+
+/** Values full of what escaping changes, for the check against the renderer. */
+const CHECK_VALUES: Record<Slot, string> = {
+  message: `No route for "<a href='x'>&amp;</a>" …`,
+  method: 'GE<T>&',
+  url: `https://h/"p'?<q>=&amp;`,
+  token: 'a<b>"c',
+  reportUrl: `https://h/_profiler/"x'&<y>`,
+};
+
+interface Template {
+  /** Fixed parts; a slot's value goes between each two. */
+  parts: readonly Buffer[];
+  slots: readonly Slot[];
+  /** Bytes of the fixed parts together. */
+  fixedBytes: number;
+}
+
+export class DebugPageTemplates {
+  /** Per frames array: a template per kind of page, or null for a kind that cannot be templated. */
+  private readonly byFrames = new WeakMap<readonly StackFrame[], Map<string, Template | null>>();
+  /** Frames arrays seen once: a template is made at the second page of a throw path, not the first. */
+  private readonly seen = new WeakSet<readonly StackFrame[]>();
+  private readonly marker = `v${randomBytes(6).toString('hex')}m`;
+
+  constructor(private readonly options: DebugHtmlOptions = {}) {}
+
+  /** The page as UTF-8, from a template when the view's throw path has one; else undefined (render it). */
+  render(view: ErrorView): Buffer | undefined {
+    if (view.frames.length === 0 || (view.related !== undefined && hasRelated(view.related))) return undefined;
+    let kinds = this.byFrames.get(view.frames);
+    if (kinds === undefined) {
+      if (!this.seen.has(view.frames)) {
+        this.seen.add(view.frames);
+        return undefined;
+      }
+      kinds = new Map();
+      this.byFrames.set(view.frames, kinds);
+    }
+    const kind = `${view.status} ${view.title} ${view.className} ${view.code} ${view.token === undefined ? 0 : 1}${view.reportUrl === undefined ? 0 : 1}`;
+    let template = kinds.get(kind);
+    if (template === undefined) {
+      template = this.build(view);
+      kinds.set(kind, template);
+    }
+    return template ? fill(template, view) : undefined;
+  }
+
+  private build(view: ErrorView): Template | null {
+    const markers = SLOTS.map((_slot, index) => `${this.marker}${index}x`);
+    const marked = renderDebugHtml(withSlots(view, (slot) => markers[SLOTS.indexOf(slot)]!), this.options);
+    const parts: Buffer[] = [];
+    const slots: Slot[] = [];
+    const pattern = new RegExp(`${this.marker}(\\d)x`, 'g');
+    let last = 0;
+    for (const match of marked.matchAll(pattern)) {
+      parts.push(Buffer.from(marked.slice(last, match.index)));
+      slots.push(SLOTS[Number(match[1])]!);
+      last = match.index + match[0].length;
+    }
+    parts.push(Buffer.from(marked.slice(last)));
+    const template = { parts, slots, fixedBytes: parts.reduce((sum, part) => sum + part.length, 0) };
+    const checkView = withSlots(view, (slot) => CHECK_VALUES[slot]);
+    return fill(template, checkView).equals(Buffer.from(renderDebugHtml(checkView, this.options))) ? template : null;
+  }
+}
+
+function withSlots(view: ErrorView, value: (slot: Slot) => string): ErrorView {
+  const open: Partial<ErrorView> = {};
+  for (const slot of SLOTS) if (view[slot] !== undefined) open[slot] = value(slot);
+  return { ...view, ...open };
+}
+
+/** The page in one buffer: the fixed parts copied, the values escaped and written between them. */
+function fill({ parts, slots, fixedBytes }: Template, view: ErrorView): Buffer {
+  const values = slots.map((slot) => escapeHtml(view[slot] ?? ''));
+  let length = fixedBytes;
+  for (const value of values) length += Buffer.byteLength(value);
+  const page = Buffer.allocUnsafe(length);
+  let at = parts[0]!.copy(page, 0);
+  for (let i = 0; i < values.length; i++) {
+    at += page.write(values[i]!, at);
+    at += parts[i + 1]!.copy(page, at);
+  }
+  return page;
+}
