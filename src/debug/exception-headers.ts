@@ -16,8 +16,18 @@ export function cutMessage(message: string): string {
   return cut;
 }
 
+/** The file header of a raise site: a throw path met again (every 404 of one path) has one site object. */
+const fileHeaders = new WeakMap<StackFrame, string>();
+
 export function exceptionHeaders(message: string, site: StackFrame | undefined): Record<string, string> {
   const headers: Record<string, string> = { 'x-debug-exception': rawUrlEncode(cutMessage(message)) };
-  if (site) headers['x-debug-exception-file'] = `${rawUrlEncode(site.file)}:${site.line}`;
+  if (site) {
+    let file = fileHeaders.get(site);
+    if (file === undefined) {
+      file = `${rawUrlEncode(site.file)}:${site.line}`;
+      fileHeaders.set(site, file);
+    }
+    headers['x-debug-exception-file'] = file;
+  }
   return headers;
 }

@@ -65,15 +65,17 @@ export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): E
 
     // A header Node refuses to write (set by a handler, or carried by the error) would make
     // this answer fail too, and Fastify would send its own: the answer goes without it.
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (sendable(name, value)) continue;
+    const set = reply.getHeaders();
+    for (const name in set) {
+      if (sendable(name, set[name])) continue;
       reply.removeHeader(name);
       warnUnsendable(request, name);
     }
     // A failed writeHead leaves its reason phrase ("OK") behind; Node picks the status's own.
     reply.raw.statusMessage = '';
     reply.code(view.status);
-    for (const [name, value] of Object.entries(described.headers)) {
+    for (const name in described.headers) {
+      const value = described.headers[name]!;
       if (sendable(name, value)) reply.header(name, value);
       else warnUnsendable(request, name);
     }

@@ -72,6 +72,8 @@ export interface RequestState {
   profile: RequestProfile | null;
   /** The files of a multipart body, once saved; null for other requests. */
   uploadedFiles: UploadedFile[] | null;
+  /** The request's origin once worked out (`requestOrigin`): links, messages and the report all need it. */
+  origin: string | null;
 }
 
 declare module 'fastify' {
@@ -85,7 +87,7 @@ declare module 'fastify' {
 export const REQUEST_STATE = 'vigil';
 
 export function newRequestState(serverHost: string): RequestState {
-  return { serverHost, token: null, profile: null, uploadedFiles: null };
+  return { serverHost, token: null, profile: null, uploadedFiles: null, origin: null };
 }
 
 /** The first kernel hook: every later stage finds the request's state in place. */

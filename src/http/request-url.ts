@@ -72,12 +72,16 @@ export function requestScheme(request: FastifyRequest): 'http' | 'https' {
 
 /** `https://localhost:8443`, without a default port; the service's own host when the request's is not a valid one. */
 export function requestOrigin(request: FastifyRequest): string {
+  const state = request.vigil;
+  if (state?.origin) return state.origin;
   const scheme = requestScheme(request);
   let host = requestHost(request);
   if (!isValidHost(host)) host = ownHost(request);
   const colon = host.lastIndexOf(':');
   if (colon > host.lastIndexOf(']') && host.slice(colon + 1) === DEFAULT_PORTS[scheme]) host = host.slice(0, colon);
-  return `${scheme}://${host}`;
+  const origin = `${scheme}://${host}`;
+  if (state) state.origin = origin;
+  return origin;
 }
 
 /** The request target split into the path as sent and the query string (with its `?`). */

@@ -68,7 +68,8 @@ export class Redactor {
   /** Header values by lower-case name, secrets replaced (secrets inside the others' text are left to {@link json}). */
   headers(headers: Record<string, string | number | string[] | undefined>): HeaderValues {
     const out: HeaderValues = {};
-    for (const [name, value] of Object.entries(headers)) {
+    for (const name in headers) {
+      const value = headers[name];
       if (value === undefined) continue;
       const lower = name.toLowerCase();
       out[lower] = this.redacts(lower) ? REDACTED : Array.isArray(value) ? value : String(value);

@@ -52,6 +52,8 @@ export interface RouteTrace {
   reason: string;
 }
 
+const NO_METHODS: readonly string[] = Object.freeze([]);
+
 /** The kernel's own routes (Symfony's `_profiler*` names) are never offered as the closest to a request. */
 const isKernelRoute = (compiled: CompiledRoute) => compiled.route.name.startsWith('_profiler');
 
@@ -81,14 +83,18 @@ export class RouteMatcher {
   }
 
   /** Methods of every route whose path matches, in declaration order, without repeats. */
-  allowedMethods(path: string): string[] {
-    if (this.compiled.length === 0) return [];
+  allowedMethods(path: string): readonly string[] {
+    if (this.compiled.length === 0) return NO_METHODS;
     const decoded = decodePath(path);
-    const allowed = new Set<string>();
+    // Most paths no route takes: nothing is allocated for them.
+    let allowed: Set<string> | undefined;
     for (const { route, shapes } of this.compiled) {
-      if (shapes.some((shape) => shape.pattern.test(decoded))) for (const method of route.methods) allowed.add(method);
+      if (shapes.some((shape) => shape.pattern.test(decoded))) {
+        allowed ??= new Set();
+        for (const method of route.methods) allowed.add(method);
+      }
     }
-    return [...allowed];
+    return allowed ? [...allowed] : NO_METHODS;
   }
 
   /** True when a route answers `method` on `path` (GET routes answer HEAD). */

@@ -18,7 +18,7 @@ export interface RoutingSection {
   /** Unmatched only: the version of the route table the request met (`RouteMatcher.version`). */
   routeTable?: string;
   /** Derived when read (stored by reports written before `routeTable`). */
-  allowedMethods?: string[];
+  allowedMethods?: readonly string[];
   /** Derived when read (stored by reports written before `routeTable`). */
   closest?: RouteMiss[];
   /** Derived when read: the routes changed since the request, so the explanations are today's routes', not its own. */
