@@ -81,4 +81,12 @@ describe('debug page templates', () => {
     templates.render(view({ frames: other, site: other[0] }));
     assert.equal(templates.render(view({ frames: other, site: other[0] }))?.toString('utf8'), renderDebugHtml(view({ frames: other, site: other[0] })));
   });
+
+  it('template a bounded number of kinds per throw path: codes made from request data do not pile up', () => {
+    const templates = new DebugPageTemplates();
+    templates.render(view());
+    const pages = Array.from({ length: 20 }, (_, i) => templates.render(view({ code: `APP_CODE_${i}` })));
+    assert.equal(pages.filter((page) => page !== undefined).length, 8);
+    assert.equal(templates.render(view({ code: 'APP_CODE_19' })), undefined, 'rendered as it is');
+  });
 });

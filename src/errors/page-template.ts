@@ -28,6 +28,9 @@ const CHECK_VALUES: Record<Slot, string> = {
   reportUrl: `https://h/_profiler/"x'&<y>`,
 };
 
+/** Kinds of page templated per throw path (a 404 and a 405 make two). */
+const MAX_KINDS_PER_PATH = 8;
+
 interface Template {
   /** Fixed parts; a slot's value goes between each two. */
   parts: readonly Buffer[];
@@ -60,6 +63,8 @@ export class DebugPageTemplates {
     const kind = `${view.status} ${view.title} ${view.className} ${view.code} ${view.token === undefined ? 0 : 1}${view.reportUrl === undefined ? 0 : 1}`;
     let template = kinds.get(kind);
     if (template === undefined) {
+      // A code made from request data would make new kinds without end: the first few are templated.
+      if (kinds.size >= MAX_KINDS_PER_PATH) return undefined;
       template = this.build(view);
       kinds.set(kind, template);
     }
