@@ -173,7 +173,8 @@ describe("the trace folds the kernel's and dependencies' frames and drops frames
     const answer = await ask(service, { path: '/demo/cause' });
     const trace = answer.body.slice(answer.body.indexOf('<h2>Stack trace</h2>'), answer.body.indexOf('<section class="related">'));
     assert.ok(trace.startsWith('<h2>Stack trace</h2><ol class="trace"><li class="app"><details open>'), trace.slice(0, 200));
-    assert.match(trace, /<li class="folded"><details><summary>\d+ vigil frames?(, \d+ node_modules frames?)?/);
+    // Node's own frames may come first in the fold: a continuation run from a timer under load has some.
+    assert.match(trace, /<li class="folded"><details><summary>(\d+ frames? outside the project, )?\d+ vigil frames?(, \d+ node_modules frames?)?/);
     assert.ok(!/<li class="folded"><details open>/.test(trace));
     assert.ok(!answer.body.includes('new Promise'), 'no frame without a position');
     assert.ok(!/:0<\/(span|a)>/.test(answer.body));
