@@ -7,7 +7,7 @@
  * names them.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { SECONDS } from './support/file-durations.js';
 import { builtFile, kernelBuild } from './support/kernel-build.js';
@@ -16,8 +16,8 @@ import { ROOT } from './support/root.js';
 /** Suites run only when named: `npm run test:deploy`. */
 const NAMED_ONLY = [join(ROOT, 'test', 'deploy')];
 /**
- * Files run at once. Most files spend much of their time waiting (on timers, on the services
- * and servers they start), so three keep the 2 cores busier than two; measured in README.
+ * Files run at once. Many files spend much of their time waiting (on timers, on the services
+ * and servers they start), so three keep the 2 cores busier than two (see README, Tests).
  */
 const CONCURRENCY = 3;
 /** The time assumed for a file `support/file-durations.ts` does not list. */
@@ -34,36 +34,43 @@ function testFiles(directory: string): string[] {
   return files.sort();
 }
 
-/**
- * The unit tests beside the modules (`src/**\/*.test.ts`) in one process: each is pure and
- * takes milliseconds, so a process of its own would cost more than its tests (about 0.3 s
- * of CPU to start). A module made in the build, importing them in order.
- */
-function unitsInOneProcess(units: string[]): string {
-  const build = kernelBuild();
-  const file = join(build, 'unit-tests.js');
-  const scratch = `${file}.${process.pid}.tmp`;
-  writeFileSync(scratch, units.map((unit) => `import ${JSON.stringify(`./${relative(build, builtFile(unit)!)}`)};\n`).join(''));
-  renameSync(scratch, file);
-  return file;
-}
-
 const args = process.argv.slice(2);
 // `.ts` arguments are test files; the others are the runner's options and their values.
 const named = args.filter((argument) => argument.endsWith('.ts'));
 const options = args.filter((argument) => !argument.endsWith('.ts'));
-const chosen = named.length > 0 ? named : [...testFiles(join(ROOT, 'test')), ...testFiles(join(ROOT, 'src'))];
+const chosen = (named.length > 0 ? named : [...testFiles(join(ROOT, 'test')), ...testFiles(join(ROOT, 'src'))]).map((file) => relative(ROOT, join(ROOT, file)));
 for (const file of chosen) if (builtFile(file) === undefined) throw new Error(`${file}: not a .ts file under src/, examples/ or test/`);
-const seconds = (file: string) => SECONDS[relative(ROOT, join(ROOT, file))] ?? UNLISTED_SECONDS;
-const units = chosen.filter((file) => relative(ROOT, join(ROOT, file)).startsWith('src/'));
-const groups = units.length > 1 ? [{ file: unitsInOneProcess(units), seconds: UNLISTED_SECONDS }] : [];
-const single = (units.length > 1 ? chosen.filter((file) => !units.includes(file)) : chosen).map((file) => ({ file: builtFile(file)!, seconds: seconds(file) }));
-// Node's runner starts the files in the order given, as places free up.
-const files = [...single, ...groups].sort((a, b) => b.seconds - a.seconds).map(({ file }) => file);
+
+/**
+ * What each runner process loads: a test file, or the unit tests beside the modules
+ * (`src/**\/*.test.ts`) together, since each of those is pure and takes milliseconds: a
+ * process of its own would cost more than its tests (about 0.3 s of CPU to start).
+ */
+const units = chosen.filter((file) => file.startsWith('src/'));
+const loads: Array<{ name: string; files: string[]; seconds: number }> = [
+  ...chosen.filter((file) => units.length < 2 || !units.includes(file)).map((file) => ({ name: file, files: [file], seconds: SECONDS[file] ?? UNLISTED_SECONDS })),
+  ...(units.length < 2 ? [] : [{ name: 'src/unit-tests', files: units, seconds: UNLISTED_SECONDS }]),
+].sort((a, b) => b.seconds - a.seconds);
+
+/**
+ * Node's runner sorts the files it is given by path and starts them in that order: each load
+ * is a module in a directory of this run, named by its place, that imports the built files.
+ */
+let order: string | undefined;
+const files =
+  loads.length === 1 && loads[0]!.files.length === 1
+    ? [builtFile(loads[0]!.files[0]!)!]
+    : loads.map((load, place) => {
+        order ??= mkdtempSync(join(kernelBuild(), 'run-'));
+        const file = join(order, `${String(place).padStart(3, '0')}-${load.name.replaceAll('/', '~')}.js`);
+        writeFileSync(file, load.files.map((test) => `import ${JSON.stringify(relative(order!, builtFile(test)!))};\n`).join(''));
+        return file;
+      });
 const runner = spawn(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...options, ...files], {
   cwd: ROOT,
   stdio: 'inherit',
 });
 runner.on('exit', (code, signal) => {
+  if (order !== undefined) rmSync(order, { recursive: true, force: true });
   process.exitCode = code ?? (signal ? 1 : 0);
 });
