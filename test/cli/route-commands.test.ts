@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runVigil, type Run } from '../support/command-line.js';
+import { runVigil, runVigilBin, type Run } from '../support/command-line.js';
 
 
 const varDir = mkdtempSync(join(tmpdir(), 'vigil-routes-cli-'));
@@ -15,7 +15,8 @@ function vigil(args: string[], env: Record<string, string> = {}): Promise<Run> {
 
 describe('vigil debug:router lists the routes ROUTES declares', () => {
   it('prints name, methods, path, requirements and isolated, in declaration order', async () => {
-    const { code, stdout } = await vigil(['debug:router']);
+    // Through bin/vigil.js itself, which loads the TypeScript routes module through tsx; the other tests run from the build.
+    const { code, stdout } = await runVigilBin(['debug:router'], { VAR_DIR: varDir, ROUTES: 'examples/demo-routes.ts' });
     assert.equal(code, 0);
     const lines = stdout.split('\n');
     assert.match(lines[1]!, /^Name\s+Method\s+Path\s+Requirements\s+Isolated$/);

@@ -105,7 +105,7 @@ describe('retention holds across instances: PROFILER_MAX_REPORTS=500 keeps 500',
 });
 
 
-/** Runs bin/vigil.js as a user would, with PROFILER_DSN set. */
+/** Runs the command line as a user would (from the build), with PROFILER_DSN set. */
 function vigil(dsn: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return runVigil(args, { VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-cli-pg-')), PROFILER_DSN: dsn, ...env });
 }
