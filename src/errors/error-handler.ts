@@ -67,7 +67,7 @@ export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): E
     // this answer fail too, and Fastify would send its own: the answer goes without it.
     const set = reply.getHeaders();
     for (const name in set) {
-      if (sendable(name, set[name])) continue;
+      if (!Object.hasOwn(set, name) || sendable(name, set[name])) continue;
       reply.removeHeader(name);
       warnUnsendable(request, name);
     }
@@ -75,6 +75,7 @@ export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): E
     reply.raw.statusMessage = '';
     reply.code(view.status);
     for (const name in described.headers) {
+      if (!Object.hasOwn(described.headers, name)) continue;
       const value = described.headers[name]!;
       if (sendable(name, value)) reply.header(name, value);
       else warnUnsendable(request, name);

@@ -69,6 +69,8 @@ export class Redactor {
   headers(headers: Record<string, string | number | string[] | undefined>): HeaderValues {
     const out: HeaderValues = {};
     for (const name in headers) {
+      // Own names only, as Object.entries gave them, without its array per header.
+      if (!Object.hasOwn(headers, name)) continue;
       const value = headers[name];
       if (value === undefined) continue;
       const lower = name.toLowerCase();

@@ -31,8 +31,8 @@ const REUSED_TRACE_DEPTH = 10;
  * hook list) and later errors are given the same frames: a capture costs about 12 µs.
  *
  * The error goes to `respond`, the error pipeline, directly: the kernel's most frequent
- * answer skips Fastify's error handling (its error handler and onError hooks, which the
- * application's code never needs for a request no route of its took).
+ * answer skips Fastify's error handling (its error handler and onError hooks: no code of
+ * the application's took part in a request none of its routes took).
  */
 export function unmatchedHook(routes: MatcherSource, respond: ErrorResponder): onRequestHookHandler {
   const reused: ReusedTraces = new Map();
