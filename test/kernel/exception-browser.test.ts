@@ -4,14 +4,10 @@
  * with one click, without any script. Screenshots go to test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
-import { ROOT, startService, type Service } from '../support/service.js';
-
-const ARTIFACTS = join(ROOT, 'test-artifacts');
+import { launchChromium, screenshotPath } from '../support/browser.js';
+import { startService, type Service } from '../support/service.js';
 
 let service: Service;
 let browser: Browser;
@@ -19,7 +15,6 @@ let browser: Browser;
 const complaints: string[] = [];
 
 before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   service = await startService({ ROUTES: 'examples/demo-routes.ts', VIGIL_IDE: 'vscode' });
   browser = await launchChromium();
 });
@@ -53,7 +48,7 @@ describe('the debug page shows the cause chain', () => {
       assert.ok(await causes.nth(1).locator('p.message').isVisible());
       const link = causes.nth(0).locator('p.site a');
       assert.match((await link.getAttribute('href')) ?? '', /^vscode:\/\/file\/.*examples\/demo-routes\.ts:\d+$/);
-      const file = join(ARTIFACTS, 'error-page-cause-chain.png');
+      const file = screenshotPath('error-page-cause-chain.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);
     } finally {
@@ -74,12 +69,12 @@ describe('the folded kernel frames open with one click', () => {
       const firstKernelFrame = fold.locator('li.kernel').first();
       assert.equal(await firstKernelFrame.isVisible(), false, 'folded at first');
       assert.ok(await page.locator('main > ol.trace > li.app').first().isVisible(), "the application's frame is in view");
-      const before = join(ARTIFACTS, 'error-page-frames-folded.png');
+      const before = screenshotPath('error-page-frames-folded.png');
       await page.screenshot({ path: before, fullPage: true });
       await summary.click();
       assert.equal(await firstKernelFrame.isVisible(), true, 'open after one click');
       assert.match((await firstKernelFrame.locator('summary').textContent()) ?? '', /src\/.*\.ts:\d+/);
-      const after = join(ARTIFACTS, 'error-page-frames-opened.png');
+      const after = screenshotPath('error-page-frames-opened.png');
       await page.screenshot({ path: after, fullPage: true });
       t.diagnostic(`screenshots: ${before}, ${after}`);
     } finally {
@@ -101,7 +96,7 @@ describe('the exception panel shows the chain too', () => {
       assert.equal(await members.nth(0).locator('h3').textContent(), 'Error 1 of 2 RangeError');
       assert.equal(await members.nth(1).locator('p.message').textContent(), 'The fallback price source timed out');
       assert.ok(await members.nth(1).locator('p.message').isVisible());
-      const file = join(ARTIFACTS, 'profiler-exception-aggregate-dark.png');
+      const file = screenshotPath('profiler-exception-aggregate-dark.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);
     } finally {

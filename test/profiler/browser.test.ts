@@ -4,14 +4,10 @@
  * of the list and of a report go to test-artifacts/ (light and dark).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
-import { ROOT, startService, type Service } from '../support/service.js';
-
-const ARTIFACTS = join(ROOT, 'test-artifacts');
+import { launchChromium, screenshotPath } from '../support/browser.js';
+import { startService, type Service } from '../support/service.js';
 
 let service: Service;
 let browser: Browser;
@@ -20,7 +16,6 @@ let token = '';
 const complaints: string[] = [];
 
 before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   service = await startService({ ROUTES: 'test/fixtures/failing-routes.ts' });
   browser = await launchChromium();
 });
@@ -57,7 +52,7 @@ describe('a 404 debug page links to its report, which opens on the exception pan
       // The inline styles were applied under the page's Content-Security-Policy.
       const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       assert.equal(background, 'rgb(245, 246, 248)');
-      const file = join(ARTIFACTS, 'profiler-report.png');
+      const file = screenshotPath('profiler-report.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);
 
@@ -83,7 +78,7 @@ describe('the search form finds the report by status', () => {
       const row = page.locator(`tr[data-token="${token}"]`);
       assert.ok(await row.isVisible(), `row of ${token}`);
       assert.equal(await page.locator('#results tbody tr').count(), 1);
-      const file = join(ARTIFACTS, 'profiler-list.png');
+      const file = screenshotPath('profiler-list.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);
       await row.getByRole('link', { name: token }).click();
@@ -100,11 +95,11 @@ describe('the pages are readable in dark mode too', () => {
     try {
       await page.goto(`${service.url}/_profiler/${token}?panel=performance`);
       assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(21, 23, 27)');
-      const file = join(ARTIFACTS, 'profiler-report-dark.png');
+      const file = screenshotPath('profiler-report-dark.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);
       await page.goto(`${service.url}/_profiler`);
-      const list = join(ARTIFACTS, 'profiler-list-dark.png');
+      const list = screenshotPath('profiler-list-dark.png');
       await page.screenshot({ path: list, fullPage: true });
       t.diagnostic(`screenshot: ${list}`);
     } finally {

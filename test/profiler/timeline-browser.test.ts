@@ -4,14 +4,10 @@
  * collector's panel with its badge in the menu. Screenshots go to test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
-import { ask, ROOT, startService, type Service } from '../support/service.js';
-
-const ARTIFACTS = join(ROOT, 'test-artifacts');
+import { launchChromium, screenshotPath } from '../support/browser.js';
+import { ask, startService, type Service } from '../support/service.js';
 
 let service: Service;
 let browser: Browser;
@@ -19,7 +15,6 @@ let browser: Browser;
 const complaints: string[] = [];
 
 before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   service = await startService({ ROUTES: 'examples/demo-routes.ts' });
   browser = await launchChromium();
 });
@@ -56,7 +51,7 @@ describe('the performance panel draws stages and spans as one waterfall', () => 
       const [load, render, query] = [await box('load user'), await box('render page'), await box('query orders')];
       assert.ok(render.x >= load.x + load.width - 1, 'render page starts after load user ends');
       assert.ok(query.x >= render.x && query.x + query.width <= render.x + render.width + 1, 'query orders sits inside render page');
-      const file = join(ARTIFACTS, 'profiler-timeline.png');
+      const file = screenshotPath('profiler-timeline.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);
 
@@ -65,7 +60,7 @@ describe('the performance panel draws stages and spans as one waterfall', () => 
       await page.waitForURL(/threshold=5/);
       assert.deepEqual(await names(page), ['routing', 'body', 'handler', 'load user', 'render page', 'query orders', 'sending']);
       assert.match((await page.locator('#hidden-spans').textContent()) ?? '', /^2 spans shorter than 5 ms hidden\.$/);
-      const filtered = join(ARTIFACTS, 'profiler-timeline-threshold.png');
+      const filtered = screenshotPath('profiler-timeline-threshold.png');
       await page.screenshot({ path: filtered, fullPage: true });
       t.diagnostic(`screenshot: ${filtered}`);
     } finally {
@@ -93,7 +88,7 @@ describe("a collector's own panel, with its badge in the menu", () => {
       assert.equal(await page.locator('section#panel-client h2').textContent(), await entry.locator('span').first().textContent());
       assert.deepEqual(await page.locator('section#panel-client table.records thead th').allTextContents(), ['tag', 'quality']);
       assert.deepEqual(await page.locator('section#panel-client table.records tbody tr td:last-child').allTextContents(), ['1', '0.5', '0.25']);
-      const file = join(ARTIFACTS, 'profiler-custom-panel.png');
+      const file = screenshotPath('profiler-custom-panel.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);
     } finally {

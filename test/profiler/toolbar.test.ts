@@ -4,15 +4,12 @@
  * own pages, production, PROFILER_TOOLBAR=0). Screenshot: test-artifacts/toolbar.png.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { tokenOf } from '../support/answers.js';
-import { launchChromium } from '../support/browser.js';
-import { ask, ROOT, startService, type Service } from '../support/service.js';
+import { launchChromium, screenshotPath } from '../support/browser.js';
+import { ask, startService, type Service } from '../support/service.js';
 
-const ARTIFACTS = join(ROOT, 'test-artifacts');
 const BAR = 'id="vigil-toolbar"';
 
 let debug: Service;
@@ -20,7 +17,6 @@ let prod: Service;
 let off: Service;
 let browser: Browser;
 before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   [debug, prod, off, browser] = await Promise.all([
     startService({ ROUTES: 'examples/demo-routes.ts' }),
     startService({ ROUTES: 'examples/demo-routes.ts', APP_ENV: 'prod' }),
@@ -63,7 +59,7 @@ describe('in debug mode the application\'s HTML page carries the toolbar', () =>
       assert.equal(await bar.getByTitle('Status').textContent(), '200');
       assert.equal(await bar.getByTitle('Route').textContent(), 'GET /page');
       assert.deepEqual(complaints, [], 'the CSP blocked nothing');
-      const file = join(ARTIFACTS, 'toolbar.png');
+      const file = screenshotPath('toolbar.png');
       await page.screenshot({ path: file });
       t.diagnostic(`screenshot: ${file}`);
       await bar.getByRole('link', { name: `report ${token}` }).click();

@@ -9,8 +9,18 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import packagedChromium from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
+import { ROOT } from './root.js';
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+
+/** Where the browser tests leave their screenshots. */
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+
+/** The path of a screenshot named `name` under `test-artifacts/`, the folder made if missing. */
+export function screenshotPath(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}
 
 /** What this machine requires of any Chromium: no sandbox as root, no calls home. */
 const MACHINE_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
