@@ -5,7 +5,6 @@
 import { X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import { ConfigError, type Config } from '../config.js';
 
 export interface TlsMaterial {
@@ -31,6 +30,8 @@ export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' 
     const cert = readFileSync(certFile, 'utf8');
     if (stillValid(cert)) return { cert, key: readFileSync(keyFile, 'utf8'), certFile, created: false };
   }
+  // Loaded only to make one: its X.509 library costs about 170 ms of CPU to load, at every start.
+  const { generate } = await import('selfsigned');
   const notBeforeDate = new Date(Date.now() - 60_000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
