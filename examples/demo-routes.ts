@@ -5,7 +5,7 @@
  * `collectors` adds a panel with a menu badge to every debug report.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { defineCollector, defineRoutes, html, renderValue, type Collector } from '../src/index.js';
+import { defineCollector, defineRoutes, html, renderValue, type Collector } from '../src/routes-api.js';
 
 /** `?name=N` as a whole number from 0 to `max`, else `fallback`. */
 function wholeNumber(value: unknown, fallback: number, max: number): number {

@@ -110,6 +110,14 @@ describe('the packed package installs into a project of its own, typed and runna
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
     assert.equal(output.trim(), 'function,function,function,object');
   });
+
+  it('offers vigil/routes to routes modules: the routes API and the same error classes, without the kernel', () => {
+    const script =
+      "Promise.all([import('vigil/routes'), import('vigil')]).then(([r, v]) => console.log([typeof r.defineRoutes, typeof r.defineCollector, r.HttpError === v.HttpError, 'vigil' in r, 'createKernel' in r].join(',')))";
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
+    assert.equal(output.trim(), 'function,function,true,false,false');
+    assert.equal(existsSync(join(project, 'node_modules/vigil/dist/src/routes-api.d.ts')), true, 'vigil/routes has its types');
+  });
 });
 
 describe("the example's native routes get the debug kernel", () => {

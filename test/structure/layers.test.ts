@@ -33,6 +33,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['server'],
   // the composition: the plugin, the Fastify options, the standalone kernel
   ['composition'],
+  // what a routes module imports (`vigil/routes`), the kernel left out
+  ['routes-api.ts'],
   // entries: nothing imports them
   ['index.ts', 'main.ts', 'cli'],
 ];
