@@ -3,16 +3,20 @@
  * line per entry, and an access line per request. Anywhere else (a pipe, a file, a log
  * collector, production): pino's JSON lines, and no line per request.
  */
-import pretty from 'pino-pretty';
 import type { Config } from '../config.js';
 
 export interface LogOutput {
   write(line: string): unknown;
 }
 
-/** The pretty stream when `stdout` is a terminal and debug is on; undefined for pino's JSON on stdout. */
-export function prettyLogOutput(config: Pick<Config, 'debug'>, stdout: { isTTY?: boolean; fd: number } = process.stdout): LogOutput | undefined {
+/**
+ * The pretty stream when `stdout` is a terminal and debug is on; undefined for pino's JSON on
+ * stdout. pino-pretty is loaded only then: about 25 ms of CPU that a service writing to a
+ * pipe or a file does not pay at start.
+ */
+export async function prettyLogOutput(config: Pick<Config, 'debug'>, stdout: { isTTY?: boolean; fd: number } = process.stdout): Promise<LogOutput | undefined> {
   if (!config.debug || !stdout.isTTY) return undefined;
+  const { default: pretty } = await import('pino-pretty');
   // In this thread, not a transport's: lines keep their order with what the kernel prints itself.
   const stream = pretty({ destination: stdout.fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId' });
   return { write: (line) => stream.write(terminalSafeJson(line)) };

@@ -48,7 +48,7 @@ export interface RunningService<Kernel extends { app: FastifyInstance } = { app:
 export async function startService<Kernel extends { app: FastifyInstance }>(config: Config, createKernel: KernelFactory<Kernel>, options: StartOptions = {}): Promise<RunningService<Kernel>> {
   const tls = config.tls ? await loadTlsMaterial(config) : undefined;
   const module = config.routes ? await loadRoutesModule(config.routes) : undefined;
-  const logOutput = prettyLogOutput(config);
+  const logOutput = await prettyLogOutput(config);
   const kernel = await createKernel({
     config,
     tls,

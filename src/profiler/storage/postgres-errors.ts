@@ -3,7 +3,7 @@
  * be reached or cannot serve now (try again later), one report's data cannot be stored
  * (that report is refused), or something else (the store failed).
  */
-import pg from 'pg';
+import { loadedPg } from './postgres-driver.js';
 
 /**
  * SQLSTATEs of a server that cannot serve now: connection exceptions (08), insufficient
@@ -20,7 +20,8 @@ const CONNECTION_MESSAGE = /^(Connection terminated|timeout exceeded when trying
 
 /** The SQLSTATE of an error the server sent, or undefined for an error of the client or the network. */
 export function sqlState(error: unknown): string | undefined {
-  return error instanceof pg.DatabaseError && typeof error.code === 'string' ? error.code : undefined;
+  const DatabaseError = loadedPg()?.DatabaseError;
+  return DatabaseError !== undefined && error instanceof DatabaseError && typeof error.code === 'string' ? error.code : undefined;
 }
 
 /** True when the server cannot be reached or cannot serve now: the same call may succeed later. */

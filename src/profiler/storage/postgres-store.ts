@@ -16,10 +16,11 @@
  * that reaches it.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { PostgresDsn } from '../../config.js';
 import { TOKEN_KEY_BYTES } from '../../debug/token-permutation.js';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import { loadPg } from './postgres-driver.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';
 import { prepareSchema, schemaExists } from './postgres-schema.js';
 import { clearReports, insertReports, purgeReports, releaseRetention, TokenLeases } from './postgres-writes.js';
@@ -43,9 +44,11 @@ const IDLE_CONNECTION_MS = 30_000;
 const SUMMARY_COLUMNS = 'r.token, r.time, r.method, r.url, r.status, r.ip, r.duration';
 const INT8_OID = 20;
 /** bigint columns (times, counts, counter values) as numbers: they stay far below 2^53. */
-const TYPES = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)),
-} as pg.CustomTypesConfig;
+function numericBigints(driver: typeof pg): pg.CustomTypesConfig {
+  return {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format)),
+  } as pg.CustomTypesConfig;
+}
 
 /** `value` as a LIKE pattern that matches it literally: `%`, `_` and the escape itself escaped. */
 function literal(value: string): string {
@@ -161,9 +164,10 @@ export class PostgresReportStore implements ReportStore {
   }
 
   /** The pool, made at the first call that needs the server. */
-  private connections(): pg.Pool {
+  private async connections(): Promise<pg.Pool> {
+    const driver = await loadPg();
     if (this.pool) return this.pool;
-    const pool = new pg.Pool({
+    const pool = new driver.Pool({
       connectionString: this.dsn.url,
       max: this.dsn.poolSize,
       connectionTimeoutMillis: this.connectTimeoutMs,
@@ -175,7 +179,7 @@ export class PostgresReportStore implements ReportStore {
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
       keepAlive: true,
       application_name: 'vigil',
-      types: TYPES,
+      types: numericBigints(driver),
     });
     // An idle connection the server closed (a restart): the pool drops it and opens another when needed.
     pool.on('error', () => undefined);
@@ -217,7 +221,7 @@ export class PostgresReportStore implements ReportStore {
   private async withClient<T>(use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.connections().connect();
+      client = await (await this.connections()).connect();
     } catch (error) {
       throw this.failure(error);
     }
