@@ -52,7 +52,7 @@ for (const file of chosen) if (builtFile(file) === undefined) throw new Error(`$
 const units = chosen.filter((file) => file.startsWith('src/'));
 const loads: Array<{ name: string; files: string[]; seconds: number }> = [
   ...chosen.filter((file) => units.length < 2 || !units.includes(file)).map((file) => ({ name: file, files: [file], seconds: SECONDS[file] ?? UNLISTED_SECONDS })),
-  ...(units.length < 2 ? [] : [{ name: 'src/unit-tests', files: units, seconds: UNLISTED_SECONDS }]),
+  ...(units.length < 2 ? [] : [{ name: 'src/unit-tests', files: units, seconds: SECONDS['src/unit-tests'] ?? UNLISTED_SECONDS }]),
 ].sort((a, b) => b.seconds - a.seconds);
 
 /**

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import pg from 'pg';
+import { loadPg } from './postgres-driver.js';
 import { describePgError, isReportDataError, isUnavailable } from './postgres-errors.js';
+
+// The driver as a store loads it before its first connection: its errors are the ones told apart.
+const pg = await loadPg();
 
 /** An error as the server sends it: a message and its SQLSTATE. */
 const fromServer = (code: string, message = 'from the server') => Object.assign(new pg.DatabaseError(message, message.length, 'error'), { code });

@@ -18,7 +18,10 @@ const REPORT_STATE = /^(22|54)/;
 /** What node-postgres says when a connection fails, times out or is cut; these carry no SQLSTATE. */
 const CONNECTION_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
-/** The SQLSTATE of an error the server sent, or undefined for an error of the client or the network. */
+/**
+ * The SQLSTATE of an error the server sent, or undefined for an error of the client or the
+ * network. The server's errors are those of the driver a store loaded (`postgres-driver.ts`).
+ */
 export function sqlState(error: unknown): string | undefined {
   const DatabaseError = loadedPg()?.DatabaseError;
   return DatabaseError !== undefined && error instanceof DatabaseError && typeof error.code === 'string' ? error.code : undefined;
