@@ -1,0 +1,91 @@
+/**
+ * An experiment, not a bench target: the least a stored debug 404 needs, in one Fastify
+ * hook, to see how close any design can come to (c). It answers `GET /robots.txt` with the
+ * bytes vigil sent (the bench's capture, REPLAY as for `targets/fastify-replay.ts`), its
+ * token put in, and sends a small JSON report per request to a thread that inserts it
+ * into SQLite. No negotiation, CORS, redaction, bounds, collectors or panels: a floor.
+ *
+ *   REPLAY=replay.json [BATCH=1] node --import tsx bench/floor-404.ts
+ *
+ * BATCH=1 posts the reports of one turn of the event loop together, instead of one message
+ * per report. Figures are in bench/NOTES.md ("A floor for the debug 404").
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
+import { Worker } from 'node:worker_threads';
+import Fastify from 'fastify';
+
+interface Replay {
+  headers: Record<string, string>;
+  body: string;
+  key: string;
+  cert: string;
+}
+
+const replay = JSON.parse(readFileSync(process.env.REPLAY!, 'utf8')) as Replay;
+const batched = process.env.BATCH === '1';
+// The page cut where the captured token stands; each request's token goes between the pieces.
+const pieces = replay.body.split(replay.headers['x-debug-token']!).map((piece) => Buffer.from(piece));
+
+const writerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec('CREATE TABLE IF NOT EXISTS reports (token TEXT, url TEXT, status INTEGER, data TEXT)');
+const insert = db.prepare('INSERT INTO reports VALUES (?, ?, ?, ?)');
+const insertAll = db.transaction((rows) => { for (const row of rows) insert.run(...row); });
+let waiting = [];
+parentPort.on('message', (message) => {
+  if (workerData.batched) return insertAll(message);
+  waiting.push(message);
+  if (waiting.length === 1) setImmediate(() => { const rows = waiting; waiting = []; insertAll(rows); });
+});`;
+const writer = new Worker(writerSource, {
+  eval: true,
+  workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file: join(tmpdir(), `vigil-floor-${process.pid}.sqlite`), batched },
+});
+
+let counter = 0x100000;
+let pending: unknown[][] = [];
+const app = Fastify({ logger: false, https: { key: replay.key, cert: replay.cert } });
+app.addHook('onRequest', (request, reply, done) => {
+  const started = performance.now();
+  const token = (counter++).toString(16);
+  const heap = getHeapStatistics();
+  const url = `https://${request.headers.host}${request.url}`;
+  const message = `No route found for "${request.method} ${url}"`;
+  const parts: Buffer[] = [];
+  for (let i = 0; i < pieces.length; i++) {
+    if (i > 0) parts.push(Buffer.from(token));
+    parts.push(pieces[i]!);
+  }
+  const page = Buffer.concat(parts);
+  const headers = { ...replay.headers, 'x-debug-token': token, 'x-debug-token-link': `https://${request.headers.host}/_profiler/${token}`, 'x-debug-exception': encodeURIComponent(message) };
+  reply.code(404).headers(headers).send(page);
+  const socket = request.raw.socket as { remotePort?: number; getProtocol?: () => string | null };
+  const report = {
+    request: { method: request.method, url, headers: request.headers, ip: request.ip, remotePort: socket.remotePort, tls: socket.getProtocol?.() },
+    response: { status: 404, headers, size: page.length },
+    exception: { class: 'NotFoundHttpError', message, code: 'VIGIL_ERR_NOT_FOUND', status: 404 },
+    routing: { path: request.url, matched: null },
+    performance: { total: performance.now() - started },
+    memory: { heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size },
+  };
+  const row = [token, url, 404, JSON.stringify(report)];
+  if (!batched) writer.postMessage(row);
+  else if (pending.push(row) === 1) {
+    setImmediate(() => {
+      writer.postMessage(pending);
+      pending = [];
+    });
+  }
+  done();
+});
+const address = await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write(`listening on ${address}\n`);
+process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
