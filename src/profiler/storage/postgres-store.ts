@@ -65,6 +65,8 @@ export class PostgresReportStore implements ReportStore {
   private pool: pg.Pool | undefined;
   /** `open()` was called (the server may not have answered yet); `exists()` alone opens nothing. */
   private opened = false;
+  /** Times close() ran: a connection under way when it ran makes no new pool. */
+  private closes = 0;
   /** The layout prepared, once per store; a failed attempt is forgotten, and the next call tries again. */
   private schema: Promise<void> | undefined;
   private readonly leases = new TokenLeases(newTokenKey);
@@ -157,6 +159,7 @@ export class PostgresReportStore implements ReportStore {
 
   async close(): Promise<void> {
     const pool = this.pool;
+    this.closes++;
     this.opened = false;
     this.pool = undefined;
     this.schema = undefined;
@@ -165,7 +168,10 @@ export class PostgresReportStore implements ReportStore {
 
   /** The pool, made at the first call that needs the server. */
   private async connections(): Promise<pg.Pool> {
+    const closes = this.closes;
     const driver = await loadPg();
+    // Closed while the driver loaded: no pool is made that nothing would end.
+    if (this.closes !== closes) throw new Error('the store was closed while it connected');
     if (this.pool) return this.pool;
     const pool = new driver.Pool({
       connectionString: this.dsn.url,
