@@ -1,6 +1,6 @@
 /**
  * `npm test`: builds the sources once (`support/kernel-build.ts`) and runs the built test
- * files with Node's runner, two at a time, longest first. Arguments name test files
+ * files with Node's runner, three at a time, longest first. Arguments name test files
  * (`.ts`, as in the tree) or pass runner options through, e.g. `npm test --
  * test/profiler/pages.test.ts`. Without file arguments it runs every test file but those of
  * `test/deploy/`, which need programs npm does not install (nginx): `npm run test:deploy`
