@@ -43,10 +43,12 @@ describe('retention caps the store at PROFILER_MAX_REPORTS, keeping the newest',
     try {
       assert.equal(await storedCount(store, 500), 500);
       const stored = new Set(await storedTokens(store));
+      assert.equal(stored.size, 500);
       assert.ok([...stored].every((token) => sent.tokens.includes(token)));
       // Requests go out in order, at most 16 at once: the first 1000 are all older than the
       // newest 500. Told apart by path: the answers' order is not the requests'.
       const kept = (await store.search({ limit: 1000 })).map((summary) => Number(/\/retained\/(\d+)$/.exec(summary.url)?.[1]));
+      assert.equal(kept.length, 500);
       assert.ok(kept.every((i) => i >= 1000), `kept requests: ${kept.sort((a, b) => a - b).join(', ')}`);
     } finally {
       await store.close();
