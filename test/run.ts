@@ -18,7 +18,8 @@ const NAMED_ONLY = [join(ROOT, 'test', 'deploy')];
 /**
  * Files run at once: three on two cores, since many files spend much of their time waiting
  * (timeouts, a killed worker's replacement). On this project's 2-core machine three took
- * 126-131 s against 144 s for two, and five full runs passed (README, Tests). Each file
+ * 126-131 s against 144 s for two, and five full runs passed (README, Tests). Four
+ * saved only 3-7 s more in alternating runs, for a third more load per core. Each file
  * is sensitive to load only where a test needs it to be: keep an eye on the PostgreSQL
  * token leases, which must connect within the store's 3 s connect timeout.
  */
