@@ -18,8 +18,8 @@ const NAMED_ONLY = [join(ROOT, 'test', 'deploy')];
 /**
  * Files run at once: two, one per core. Three took 126-131 s against 144 s for two, and
  * four 3-7 s less than three, but a clean clone's run at three failed the 20,000-token
- * PostgreSQL test once ("every request has a token": a token lease missed the store's
- * timeouts while the machine was saturated), as a run at three had in an earlier session.
+ * PostgreSQL test once ("every request has a token": most likely a token lease missed the
+ * store's timeouts on a saturated machine), as a run at three had in an earlier session.
  * Two have failed none (README, Tests).
  */
 const CONCURRENCY = 2;
