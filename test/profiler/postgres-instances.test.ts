@@ -64,7 +64,9 @@ describe('two kernels writing one PostgreSQL store never hand out the same token
     try {
       const tokens = await askInTurn(kernels, 20_000, 32, (i) => `/shared/${i}`);
       assert.equal(tokens.length, 20_000);
-      assert.ok(tokens.every((token) => /^[0-9a-f]{6}$/.test(token)), 'every request has a token');
+      const untokened = tokens.filter((token) => !/^[0-9a-f]{6}$/.test(token)).length;
+      // The kernels' warnings say why a request went without one (a failed lease).
+      assert.equal(untokened, 0, `${untokened} requests have no token; the kernels logged:\n${kernels.flatMap((kernel) => kernel.logLines).join('')}`);
       const duplicates = tokens.length - new Set(tokens).size;
       assert.equal(duplicates, 0, `${duplicates} tokens were handed out twice`);
       for (const kernel of kernels) await kernel.profiler!.writer.flush();

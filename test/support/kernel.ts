@@ -39,12 +39,20 @@ export async function startKernel(env: Record<string, string> = {}, options: Omi
   };
 }
 
-/** `count` requests, `concurrency` at a time, each kernel in turn; the tokens in answer order. */
+/**
+ * `count` requests, `concurrency` at a time, each kernel in turn; the tokens in answer order.
+ * Each request waits for the event loop's next turn, as one from a socket does: `inject`
+ * alone answers a GET within one turn, so lanes of them would hold the loop for seconds,
+ * and a store's connection (its timers due first) would time out with its answer unread.
+ */
 export async function askInTurn(kernels: TestKernel[], count: number, concurrency: number, path: (i: number) => string): Promise<string[]> {
   const tokens: string[] = [];
   let next = 0;
   const lane = async () => {
-    for (let i = next++; i < count; i = next++) tokens.push(tokenOf(await kernels[i % kernels.length]!.app.inject({ url: path(i) })));
+    for (let i = next++; i < count; i = next++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      tokens.push(tokenOf(await kernels[i % kernels.length]!.app.inject({ url: path(i) })));
+    }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
   return tokens;
