@@ -1,8 +1,8 @@
 /**
  * `npm test`: builds the sources once (`support/kernel-build.ts`) and runs the built test
- * files with Node's runner, two at a time, longest first. Arguments name test files
- * (`.ts`, as in the tree) or pass runner options through, e.g. `npm test --
- * test/profiler/pages.test.ts`. Without file arguments it runs every test file but those of
+ * files with Node's runner, three processes at a time, longest first, the short files
+ * several to a process. Arguments name test files (`.ts`, as in the tree) or pass runner
+ * options through, e.g. `npm test -- test/profiler/pages.test.ts`. Without file arguments it runs every test file but those of
  * `test/deploy/`, which need programs npm does not install (nginx): `npm run test:deploy`
  * names them.
  */
@@ -16,13 +16,13 @@ import { ROOT } from './support/root.js';
 /** Suites run only when named: `npm run test:deploy`. */
 const NAMED_ONLY = [join(ROOT, 'test', 'deploy')];
 /**
- * Files run at once: two, one per core. Three took 126-131 s against 144 s for two, and
- * four 3-7 s less than three, but a clean clone's run at three failed the 20,000-token
- * PostgreSQL test once ("every request has a token": most likely a token lease missed the
- * store's timeouts on a saturated machine), as a run at three had in an earlier session.
- * Two have failed none (README, Tests).
+ * Processes run at once: three, on two cores, so that the files that mostly wait (timeouts,
+ * slow clients, a server coming back) leave no core idle. Three once failed the 20,000-token
+ * PostgreSQL test on a saturated machine: its requests, through `inject`, held the event
+ * loop for seconds, and a token lease's answer waited unread behind its own timeouts;
+ * `askInTurn` now yields between requests, as a socket's request does (README, Tests).
  */
-const CONCURRENCY = 2;
+const CONCURRENCY = 3;
 /** The time assumed for a file `support/file-durations.ts` does not list. */
 const UNLISTED_SECONDS = 1;
 
@@ -45,14 +45,29 @@ const chosen = (named.length > 0 ? named : [...testFiles(join(ROOT, 'test')), ..
 for (const file of chosen) if (builtFile(file) === undefined) throw new Error(`${file}: not a .ts file under src/, examples/ or test/`);
 
 /**
- * What each runner process loads: a test file, or the unit tests beside the modules
- * (`src/**\/*.test.ts`) together, since each of those is pure and takes milliseconds: a
- * process of its own would cost more than its tests (about 0.3 s of CPU to start).
+ * What each runner process loads: a test file that takes SHARED_BELOW_SECONDS or more has a
+ * process of its own; shorter ones share a process, up to about SHARED_PROCESS_SECONDS of
+ * them, run one after the other: a process costs about 0.25 s of CPU to start and load the
+ * test helpers, more than many such files take. The unit tests beside the modules
+ * (`src/**\/*.test.ts`) share one, since each is pure and takes milliseconds.
  */
+const SHARED_BELOW_SECONDS = 3;
+const SHARED_PROCESS_SECONDS = 10;
+type Load = { name: string; files: string[]; seconds: number };
+const secondsOf = (file: string) => SECONDS[file] ?? UNLISTED_SECONDS;
 const units = chosen.filter((file) => file.startsWith('src/'));
-const loads: Array<{ name: string; files: string[]; seconds: number }> = [
-  ...chosen.filter((file) => units.length < 2 || !units.includes(file)).map((file) => ({ name: file, files: [file], seconds: SECONDS[file] ?? UNLISTED_SECONDS })),
-  ...(units.length < 2 ? [] : [{ name: 'src/unit-tests', files: units, seconds: SECONDS['src/unit-tests'] ?? UNLISTED_SECONDS }]),
+const shortFiles = chosen.filter((file) => !file.startsWith('src/') && secondsOf(file) < SHARED_BELOW_SECONDS);
+const shared: Load[] = Array.from({ length: Math.ceil(shortFiles.reduce((sum, file) => sum + secondsOf(file), 0) / SHARED_PROCESS_SECONDS) }, (_, i) => ({ name: `shared-${i + 1}`, files: [], seconds: 0 }));
+// The longest first, each to the process with the least time so far.
+for (const file of [...shortFiles].sort((a, b) => secondsOf(b) - secondsOf(a))) {
+  const least = shared.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  least.files.push(file);
+  least.seconds += secondsOf(file);
+}
+const loads: Load[] = [
+  ...chosen.filter((file) => !file.startsWith('src/') && !shortFiles.includes(file)).map((file) => ({ name: file, files: [file], seconds: secondsOf(file) })),
+  ...shared.filter((load) => load.files.length > 0),
+  ...(units.length === 0 ? [] : [{ name: 'src/unit-tests', files: units, seconds: SECONDS['src/unit-tests'] ?? UNLISTED_SECONDS }]),
 ].sort((a, b) => b.seconds - a.seconds);
 
 /**
@@ -66,9 +81,20 @@ const files =
     : loads.map((load, place) => {
         order ??= mkdtempSync(join(kernelBuild(), 'run-'));
         const file = join(order, `${String(place).padStart(3, '0')}-${load.name.replaceAll('/', '~')}.js`);
-        writeFileSync(file, load.files.map((test) => `import ${JSON.stringify(relative(order!, builtFile(test)!))};\n`).join(''));
+        writeFileSync(file, loadModule(load, order));
         return file;
       });
+/**
+ * A load's module: one file is imported as it is; several each run inside a suite named by
+ * the file, so that a file's top-level hooks (before, after, beforeEach) apply to its own
+ * tests only, as when it has a process of its own.
+ */
+function loadModule(load: Load, directory: string): string {
+  const built = (file: string) => JSON.stringify(`./${relative(directory, builtFile(file)!)}`);
+  if (load.files.length === 1) return `import ${built(load.files[0]!)};\n`;
+  return ["import { describe } from 'node:test';", ...load.files.map((file) => `describe(${JSON.stringify(file)}, async () => {\n  await import(${built(file)});\n});`)].join('\n') + '\n';
+}
+
 const runner = spawn(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...options, ...files], {
   cwd: ROOT,
   stdio: 'inherit',
