@@ -1,8 +1,9 @@
 /**
  * About how long each test file takes alone, in seconds (wall, on the project's 2-core
  * machine): `test/run.ts` starts the longest first so that no long file is left to run
- * alone at the end. Files not listed count as 1 s; the figures need no care beyond
- * rough order, and a new long file only gains from being added.
+ * alone at the end, and puts the files under 3 s several to a process. Files not listed
+ * count as 1 s; the figures need no care beyond rough order, and a new long file only
+ * gains from being added.
  */
 export const SECONDS: Readonly<Record<string, number>> = {
   'test/server/workers.test.ts': 30,
