@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
-import { startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { type Service } from '../support/service.js';
 
 let service: Service;
 let pages: Server;
@@ -19,7 +20,7 @@ fetch(${JSON.stringify(`${serviceUrl}/items`)}, { method: 'POST', headers: { 'co
 </script></body></html>`;
 
 before(async () => {
-  service = await startService({ ROUTES: 'examples/demo-routes.ts' });
+  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
   pages = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page(service.url)));
   await new Promise<void>((resolve) => pages.listen(0, '0.0.0.0', resolve));
   browser = await launchChromium();

@@ -1,11 +1,12 @@
 /** CONTRACT section 6: the cross-origin policy, against the real service. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'examples/demo-routes.ts' });
+  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
 });
 after(() => service.stop());
 
@@ -90,7 +91,7 @@ describe('actual requests from an allowed origin get Access-Control-Allow-Origin
 
 describe('the policy is configurable', () => {
   it('follows CORS_ALLOW_ORIGIN and the other CORS_* settings', async () => {
-    const custom = await startService({
+    const custom = await startInProcess({
       CORS_ALLOW_ORIGIN: '^https://app\\.example\\.com$',
       CORS_ALLOW_METHODS: 'GET, POST',
       CORS_ALLOW_HEADERS: 'content-type, x-api-key',

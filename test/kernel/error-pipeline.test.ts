@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ask, ROOT, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, ROOT, type Service } from '../support/service.js';
 import { debugMessage, exceptionFile, lineOf } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/failing-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/failing-routes.ts' });
 });
 after(() => service.stop());
 

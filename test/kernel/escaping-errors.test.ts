@@ -6,15 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 import { rawExchange } from '../support/raw-tls.js';
 
 let debug: Service;
 let production: Service;
 before(async () => {
   [debug, production] = await Promise.all([
-    startService({ ROUTES: 'test/fixtures/hostile-routes.ts' }),
-    startService({ ROUTES: 'test/fixtures/hostile-routes.ts', APP_ENV: 'prod' }),
+    startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' }),
+    startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts', APP_ENV: 'prod' }),
   ]);
 });
 after(() => Promise.all([debug.stop(), production.stop()]));

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { debugMessage, exceptionFile, lineOf, tokenOf } from '../support/answers.js';
-import { ask, ROOT, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, ROOT, type Answer, type Service } from '../support/service.js';
 
 const DEMO = join(ROOT, 'examples/demo-routes.ts');
 const FIXTURE = join(ROOT, 'test/fixtures/exception-routes.ts');
@@ -16,8 +17,8 @@ let service: Service;
 let production: Service;
 before(async () => {
   [service, production] = await Promise.all([
-    startService({ ROUTES: 'test/fixtures/exception-routes.ts', VIGIL_IDE: 'vscode' }),
-    startService({ ROUTES: 'test/fixtures/exception-routes.ts', VIGIL_IDE: 'vscode', APP_ENV: 'prod' }),
+    startInProcess({ ROUTES: 'test/fixtures/exception-routes.ts', VIGIL_IDE: 'vscode' }),
+    startInProcess({ ROUTES: 'test/fixtures/exception-routes.ts', VIGIL_IDE: 'vscode', APP_ENV: 'prod' }),
   ]);
 });
 after(() => Promise.all([service?.stop(), production?.stop()]));

@@ -1,11 +1,12 @@
 /** CONTRACT section 1: without debug, no x-debug-* header, nothing internal in any body, no profiler. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ APP_ENV: 'prod', ROUTES: 'test/fixtures/failing-routes.ts' });
+  service = await startInProcess({ APP_ENV: 'prod', ROUTES: 'test/fixtures/failing-routes.ts' });
 });
 after(() => service.stop());
 

@@ -1,11 +1,12 @@
 /** CONTRACT section 5 (storage): a report for every request, stored after the response, secrets redacted. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Answer, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'examples/demo-routes.ts' });
+  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
 });
 after(() => service.stop());
 

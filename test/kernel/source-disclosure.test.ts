@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ask, ROOT, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, ROOT, type Answer, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/hostile-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' });
 });
 after(() => service.stop());
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { ask, runMain, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, runMain, type Answer, type Service } from '../support/service.js';
 
 const message = (answer: Answer) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 
@@ -25,7 +26,7 @@ describe('TRUSTED_HOSTS: comma-separated regular expressions, case-insensitive, 
 describe('a host TRUSTED_HOSTS does not match is answered 400', () => {
   let service: Service;
   before(async () => {
-    service = await startService({ TRUSTED_HOSTS: '^localhost$,^api\\.example\\.com$', TRUSTED_PROXIES: '127.0.0.1,::1' });
+    service = await startInProcess({ TRUSTED_HOSTS: '^localhost$,^api\\.example\\.com$', TRUSTED_PROXIES: '127.0.0.1,::1' });
   });
   after(() => service.stop());
 
@@ -59,7 +60,7 @@ describe('a host TRUSTED_HOSTS does not match is answered 400', () => {
   });
 
   it('does not anchor what the operator did not: a partial expression matches a part', async () => {
-    const loose = await startService({ TRUSTED_HOSTS: 'example\\.com' });
+    const loose = await startInProcess({ TRUSTED_HOSTS: 'example\\.com' });
     try {
       assert.equal((await ask(loose, { path: '/robots.txt', headers: { host: 'www.example.com' } })).status, 404);
       assert.equal((await ask(loose, { path: '/robots.txt', headers: { host: 'example.org' } })).status, 400);

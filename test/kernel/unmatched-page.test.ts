@@ -7,11 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { tokenOf } from '../support/answers.js';
-import { ask, startService, type Service, type Answer } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service, type Answer } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/hostile-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' });
 });
 after(() => service.stop());
 

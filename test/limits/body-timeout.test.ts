@@ -7,13 +7,14 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { openRaw, rawHeader, statusLine, type RawConnection } from '../support/raw-tls.js';
-import { startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { type Service } from '../support/service.js';
 import { multipartBody } from '../support/streaming.js';
 
 let service: Service;
 const connections: RawConnection[] = [];
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts', BODY_TIMEOUT: '1s' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts', BODY_TIMEOUT: '1s' });
 });
 after(async () => {
   for (const connection of connections) connection.socket.destroy();

@@ -5,14 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 import { sendStreaming } from '../support/streaming.js';
 import { debugMessage } from '../support/answers.js';
 
 const LIMIT = 1024 * 1024;
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts', POST_MAX_SIZE: '1M', PARSED_BODY_MAX_SIZE: '1M' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts', POST_MAX_SIZE: '1M', PARSED_BODY_MAX_SIZE: '1M' });
 });
 after(() => service.stop());
 

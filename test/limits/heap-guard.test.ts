@@ -16,26 +16,35 @@ before(async () => {
 });
 after(() => service.stop());
 
+/** `ask`, failing with what the service wrote when the connection breaks (a process that died near its limit says why). */
+async function askService(path: string) {
+  try {
+    return await ask(service, { path });
+  } catch (error) {
+    assert.fail(`${path}: ${(error as Error).message}; the service wrote:\n${service.output()}`);
+  }
+}
+
 
 describe('the heap guard keeps the process alive near its heap limit', () => {
   it('stops a growing in-process handler with a 500, refuses new routed requests with 503 but not unrouted ones, then recovers', async () => {
-    const grown = await ask(service, { path: '/grow?hold=1000' });
+    const grown = await askService('/grow?hold=1000');
     assert.equal(grown.status, 500);
     // The limit named is the process's own: its old generation, 128 MB.
     assert.equal(debugMessage(grown), `Allowed memory size of ${128 * 1024 * 1024} bytes exhausted`);
 
     // The handler still holds its memory for 1 s: the service refuses work meanwhile.
-    const refused = await ask(service, { path: '/hello' });
+    const refused = await askService('/hello');
     assert.equal(refused.status, 503);
     assert.equal(refused.headers['retry-after'], '1');
     assert.match(debugMessage(refused), /^The service is short of memory \(heap \d+ MB of \d+ MB in use\); try again shortly$/);
     // Unrouted requests cost no memory: they are answered while the guard refuses routed ones.
-    assert.equal((await ask(service, { path: '/robots.txt' })).status, 404);
+    assert.equal((await askService('/robots.txt')).status, 404);
 
     let answer = refused;
     for (let i = 0; i < 100 && answer.status !== 200; i++) {
       await sleep(100);
-      answer = await ask(service, { path: '/hello' });
+      answer = await askService('/hello');
     }
     assert.equal(answer.status, 200, 'the service accepts requests again once the memory is released');
   });

@@ -5,13 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 import { debugMessage } from '../support/answers.js';
 import { rawExchange as exchange, rawHeader, statusLine } from '../support/raw-tls.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts' });
 });
 after(() => service.stop());
 

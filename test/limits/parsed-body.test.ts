@@ -5,13 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 import { multipartBody, sendStreaming } from '../support/streaming.js';
 
 const MB = 1024 * 1024;
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts' });
 });
 after(() => service.stop());
 

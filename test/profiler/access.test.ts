@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ProfilerAccess } from '../../src/profiler/access.js';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 import { startKernel } from '../support/kernel.js';
 import { debugMessage } from '../support/answers.js';
 
@@ -25,7 +26,7 @@ describe('ProfilerAccess admits loopback and the allowed networks', () => {
 describe('a client outside the allowed networks gets the ordinary 404', () => {
   let service: Service;
   before(async () => {
-    service = await startService({ TRUSTED_PROXIES: '127.0.0.1,::1' });
+    service = await startInProcess({ TRUSTED_PROXIES: '127.0.0.1,::1' });
   });
   after(() => service.stop());
   const asOutsider = (path: string, method = 'GET') => ask(service, { method, path, headers: { 'x-forwarded-for': OUTSIDER } });
@@ -76,7 +77,7 @@ describe('a client outside the allowed networks gets the ordinary 404', () => {
 describe('PROFILER_ALLOW opens the profiler to more networks', () => {
   let service: Service;
   before(async () => {
-    service = await startService({ TRUSTED_PROXIES: '127.0.0.1,::1', PROFILER_ALLOW: '203.0.113.0/24' });
+    service = await startInProcess({ TRUSTED_PROXIES: '127.0.0.1,::1', PROFILER_ALLOW: '203.0.113.0/24' });
   });
   after(() => service.stop());
 

@@ -1,11 +1,12 @@
 /** Issue 3: an application adds a report section in a few lines, with a `collectors` export beside its routes. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, runMain, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, runMain, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'examples/demo-routes.ts' });
+  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
 });
 after(() => service.stop());
 

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, screenshotPath } from '../support/browser.js';
-import { startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { type Service } from '../support/service.js';
 
 let service: Service;
 let browser: Browser;
@@ -16,7 +17,7 @@ let token = '';
 const complaints: string[] = [];
 
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/failing-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/failing-routes.ts' });
   browser = await launchChromium();
 });
 after(async () => {

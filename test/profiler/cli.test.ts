@@ -8,7 +8,8 @@ import { before, describe, it } from 'node:test';
 import { reportAsText } from '../../src/cli/report-text.js';
 import { runVigil, runVigilBin, type Run } from '../support/command-line.js';
 import { encoded, report } from '../support/reports.js';
-import { ask, startService } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask } from '../support/service.js';
 import { openStoreOf } from '../support/stores.js';
 
 
@@ -20,7 +21,7 @@ function vigil(varDir: string, args: string[], env: Record<string, string> = {})
 let varDir: string;
 const tokens: Record<string, string> = {};
 before(async () => {
-  const service = await startService({ ROUTES: 'test/fixtures/failing-routes.ts' });
+  const service = await startInProcess({ ROUTES: 'test/fixtures/failing-routes.ts' });
   varDir = service.varDir;
   for (const [name, path] of [['missing', '/robots.txt?from=cli'], ['hello', '/hello'], ['fail', '/fail'], ['other', '/nowhere']]) {
     tokens[name!] = String((await ask(service, { path: path! })).headers['x-debug-token']);
@@ -123,7 +124,7 @@ describe('the service and the command line use the store PROFILER_DSN names', ()
     const home = mkdtempSync(join(tmpdir(), 'vigil-dsn-var-'));
     const elsewhere = join(mkdtempSync(join(tmpdir(), 'vigil-dsn-')), 'shared', 'reports.sqlite');
     const env = { PROFILER_DSN: `sqlite:${elsewhere}` };
-    const service = await startService({ VAR_DIR: home, ...env });
+    const service = await startInProcess({ VAR_DIR: home, ...env });
     const token = String((await ask(service, { path: '/stored-elsewhere' })).headers['x-debug-token']);
     await service.stop();
     assert.ok(existsSync(elsewhere), 'the store is the named file');

@@ -7,11 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runVigil, type Run } from '../support/command-line.js';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Answer, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'examples/demo-routes.ts', LOG_LEVEL: 'info' });
+  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts', LOG_LEVEL: 'info' });
 });
 after(() => service.stop());
 

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Answer, type Service } from '../support/service.js';
 
 const OUTSIDER = '203.0.113.7';
 const message = (answer: Answer) => decodeURIComponent(String(answer.headers['x-debug-exception']));
@@ -15,7 +16,7 @@ const shape = (answer: Answer) => ({ status: answer.status, allow: answer.header
 describe('a refused client gets the ordinary 404 for every method and target form', () => {
   let service: Service;
   before(async () => {
-    service = await startService({ TRUSTED_PROXIES: '127.0.0.1,::1' });
+    service = await startInProcess({ TRUSTED_PROXIES: '127.0.0.1,::1' });
   });
   after(() => service.stop());
   const asOutsider = (path: string, method = 'GET') => ask(service, { method, path, headers: { 'x-forwarded-for': OUTSIDER } });
@@ -48,7 +49,7 @@ describe('a refused client gets the ordinary 404 for every method and target for
 describe('profiler pages and their JSON send no CORS headers', () => {
   let service: Service;
   before(async () => {
-    service = await startService();
+    service = await startInProcess();
   });
   after(() => service.stop());
   const origin = 'http://localhost:3000';
@@ -77,7 +78,7 @@ describe('profiler pages and their JSON send no CORS headers', () => {
 describe('X-Forwarded-Proto other than http or https is ignored', () => {
   let service: Service;
   before(async () => {
-    service = await startService({ TLS: '0', TRUSTED_PROXIES: '127.0.0.1,::1', ROUTES: 'examples/demo-routes.ts' });
+    service = await startInProcess({ TLS: '0', TRUSTED_PROXIES: '127.0.0.1,::1', ROUTES: 'examples/demo-routes.ts' });
   });
   after(() => service.stop());
 

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 
 let service: Service;
 let pages: Server;
@@ -19,7 +20,7 @@ fetch(${JSON.stringify(serviceUrl + path)}, { headers: { accept: 'application/js
 </script></body></html>`;
 
 before(async () => {
-  service = await startService();
+  service = await startInProcess();
   pages = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').searchParams.get('path') ?? '/';
     response.writeHead(200, { 'content-type': 'text/html' }).end(page(service.url, path));

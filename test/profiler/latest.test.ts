@@ -2,11 +2,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { tokenOf } from '../support/answers.js';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/failing-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/failing-routes.ts' });
 });
 after(() => service.stop());
 

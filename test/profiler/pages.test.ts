@@ -1,12 +1,13 @@
 /** Issue 3, web pages: /_profiler, /_profiler/search and /_profiler/<token>, against the real service. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Answer, type Service } from '../support/service.js';
 import { tokenOf } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/failing-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/failing-routes.ts' });
 });
 after(() => service.stop());
 

@@ -13,7 +13,8 @@ import { askInTurn, startKernel } from '../support/kernel.js';
 import { sendMany } from '../support/load.js';
 import { PG_PASSWORD, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { runVigil, type Run } from '../support/command-line.js';
-import { ask, runMain, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, runMain, type Service } from '../support/service.js';
 
 const JSON_ACCEPT = { accept: 'application/json' };
 const SECRETS = [PG_PASSWORD, encodeURIComponent(PG_PASSWORD)];
@@ -32,7 +33,7 @@ const storedCount = async (dsn: string) => (await server.query<{ n: number }>(ds
 describe('two instances on one database: a token minted by one opens on the other', () => {
   it('opens on B the report of a request A answered, and B\'s search lists A\'s reports', async () => {
     const dsn = await server.database('pair');
-    const [a, b] = await Promise.all([startService({ PROFILER_DSN: dsn }), startService({ PROFILER_DSN: dsn })]);
+    const [a, b] = await Promise.all([startInProcess({ PROFILER_DSN: dsn }), startInProcess({ PROFILER_DSN: dsn })]);
     try {
       const fromA = tokenOf(await ask(a, { path: '/made-on-a?from=a' }));
       const fromB = tokenOf(await ask(b, { path: '/made-on-b' }));
@@ -83,7 +84,7 @@ describe('retention holds across instances: PROFILER_MAX_REPORTS=500 keeps 500',
   it('keeps the newest 500 of 1,500 reports two services wrote, one retention lease between them', async () => {
     const dsn = await server.database('kept');
     const env = { PROFILER_DSN: dsn, PROFILER_MAX_REPORTS: '500' };
-    const [a, b] = await Promise.all([startService(env), startService(env)]);
+    const [a, b] = await Promise.all([startInProcess(env), startInProcess(env)]);
     try {
       const [sentA, sentB] = await Promise.all([
         sendMany(a, { count: 750, concurrency: 8, path: (i) => `/kept-a/${i}` }),
@@ -121,7 +122,7 @@ describe('vigil profiler:list, show and purge work against PROFILER_DSN=postgres
     assert.equal(none.stdout, `No reports stored yet (no store at ${location}).\n`);
     assert.deepEqual(await server.query(dsn, "SELECT to_regclass('vigil_reports') IS NULL AS absent"), [{ absent: true }], 'reading created nothing');
 
-    const services: Service[] = await Promise.all([startService({ PROFILER_DSN: dsn }), startService({ PROFILER_DSN: dsn })]);
+    const services: Service[] = await Promise.all([startInProcess({ PROFILER_DSN: dsn }), startInProcess({ PROFILER_DSN: dsn })]);
     const tokens: string[] = [];
     try {
       for (const [i, path] of ['/robots.txt?from=cli', '/hello', '/nowhere'].entries()) tokens.push(tokenOf(await ask(services[i % 2]!, { path })));

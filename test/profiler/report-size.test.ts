@@ -1,7 +1,8 @@
 /** Issue 10, item 8: every stored string is cut at 8 KB with a marker, and a whole report stays under 64 KiB. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Answer, type Service } from '../support/service.js';
 
 /** The largest string value a report may hold: 8,192 characters and the marker. */
 const MAX_STRING = 8192 + '…[cut 1,000,000,000 characters]'.length;
@@ -10,7 +11,7 @@ const MAX_SECTIONS_BYTES = 64 * 1024;
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/bulky-routes.ts' });
+  service = await startInProcess({ ROUTES: 'test/fixtures/bulky-routes.ts' });
 });
 after(() => service.stop());
 

@@ -4,11 +4,12 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Answer, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'examples/demo-routes.ts' });
+  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
 });
 after(() => service.stop());
 
@@ -78,7 +79,7 @@ describe('the report store is private to its owner', () => {
     const umask = process.umask(0);
     let own: Service;
     try {
-      own = await startService({ VAR_DIR: varDir });
+      own = await startInProcess({ VAR_DIR: varDir });
     } finally {
       process.umask(umask);
     }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, screenshotPath } from '../support/browser.js';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 
 let service: Service;
 let browser: Browser;
@@ -15,7 +16,7 @@ let browser: Browser;
 const complaints: string[] = [];
 
 before(async () => {
-  service = await startService({ ROUTES: 'examples/demo-routes.ts' });
+  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
   browser = await launchChromium();
 });
 after(async () => {

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { tokenOf } from '../support/answers.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
-import { ask, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Service } from '../support/service.js';
 
 const BAR = 'id="vigil-toolbar"';
 
@@ -18,9 +19,9 @@ let off: Service;
 let browser: Browser;
 before(async () => {
   [debug, prod, off, browser] = await Promise.all([
-    startService({ ROUTES: 'examples/demo-routes.ts' }),
-    startService({ ROUTES: 'examples/demo-routes.ts', APP_ENV: 'prod' }),
-    startService({ ROUTES: 'examples/demo-routes.ts', PROFILER_TOOLBAR: '0' }),
+    startInProcess({ ROUTES: 'examples/demo-routes.ts' }),
+    startInProcess({ ROUTES: 'examples/demo-routes.ts', APP_ENV: 'prod' }),
+    startInProcess({ ROUTES: 'examples/demo-routes.ts', PROFILER_TOOLBAR: '0' }),
     launchChromium(),
   ]);
 });

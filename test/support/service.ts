@@ -1,7 +1,8 @@
 /**
  * Starts the real service (`src/main.ts`) in a child process on a free port, the way
  * `npm start` does, and talks to it over real HTTPS sockets, trusting the certificate
- * the service created for itself.
+ * the service created for itself. Tests that need no process of its own (no signal, no
+ * memory, no exit) start it in their own process: `in-process-service.ts`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';

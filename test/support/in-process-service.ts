@@ -1,0 +1,52 @@
+/**
+ * The service in the test's own process: the same start as `npm start` (`src/server/start.ts`
+ * with the kernel of `src/app.ts`, the configuration read from the same settings, a real
+ * listener on a free port, real HTTPS), without a process of its own to boot, for tests
+ * that only talk to it. Tests that signal it, read its memory or its workers, or watch it
+ * exit use `startService` (`service.ts`): here those fields throw.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKernel } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { startService as startKernelService } from '../../src/server/start.js';
+import { startupBanner } from '../../src/server/startup-banner.js';
+import { sharedCertificate } from './certificate.js';
+import { builtFile } from './kernel-build.js';
+import { ROOT } from './root.js';
+import type { Service } from './service.js';
+
+function noProcess(field: string): never {
+  throw new Error(`an in-process service has no ${field} of its own: start it with startService`);
+}
+
+export async function startInProcess(env: Record<string, string> = {}): Promise<Service> {
+  const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
+  const certificate: Record<string, string> = env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
+  const routes = env.ROUTES === undefined ? {} : { ROUTES: builtFile(env.ROUTES) ?? env.ROUTES };
+  // The settings a child process would get (service.ts), and nothing of this process's environment.
+  const config = loadConfig({ HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ISOLATED_WORKERS: '1', ...certificate, ...env, ...routes }, ROOT);
+  let output = '';
+  const logOutput = { write: (line: string) => void (output += line) };
+  const running = await startKernelService(config, (options) => createKernel({ ...options, logOutput }));
+  const { routes: table, profiler } = running.kernel;
+  const routeCount = table.known.filter((route) => !route.name.startsWith('_profiler')).length;
+  output += startupBanner(config, { url: running.url, routeCount, store: profiler?.store.location });
+  let stopped: Promise<void> | undefined;
+  return {
+    url: running.url,
+    port: Number(new URL(running.url).port),
+    get pid(): number {
+      return noProcess('process id');
+    },
+    varDir,
+    ca: config.tls ? readFileSync(config.tlsCert ?? join(varDir, 'tls', 'localhost.crt'), 'utf8') : undefined,
+    output: () => output,
+    stop: () => (stopped ??= running.stop()),
+    signal: () => noProcess('process to signal'),
+    get exited(): Service['exited'] {
+      return noProcess('process to exit');
+    },
+  };
+}
