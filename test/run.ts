@@ -2,9 +2,9 @@
  * `npm test`: builds the sources once (`support/kernel-build.ts`) and runs the built test
  * files with Node's runner, three processes at a time, longest first, the short files
  * several to a process. Arguments name test files (`.ts`, as in the tree) or pass runner
- * options through, e.g. `npm test -- test/profiler/pages.test.ts`. Without file arguments it runs every test file but those of
- * `test/deploy/`, which need programs npm does not install (nginx): `npm run test:deploy`
- * names them.
+ * options through, e.g. `npm test -- test/profiler/pages.test.ts`. Without file arguments
+ * it runs every test file but those of `test/deploy/`, which need programs npm does not
+ * install (nginx): `npm run test:deploy` names them.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
