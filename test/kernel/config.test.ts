@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, environment, loadConfig } from '../../src/config.js';
 import { lineOf } from '../support/answers.js';
-import { ask, ROOT, runMain, startService } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, ROOT, runMain } from '../support/service.js';
 
 describe('a bad setting stops the start with one line naming the variable', () => {
   for (const [name, value] of [
@@ -88,11 +89,11 @@ describe('settings come from the environment over an optional .env file', () => 
 describe('HTTPS with a self-signed localhost certificate created once and reused', () => {
   it('creates the certificate on first start and reuses it on the next', async () => {
     const varDir = mkdtempSync(join(tmpdir(), 'vigil-cert-'));
-    const first = await startService({ VAR_DIR: varDir }, { ownCertificate: true });
+    const first = await startInProcess({ VAR_DIR: varDir }, { ownCertificate: true });
     const certificate = readFileSync(join(varDir, 'tls', 'localhost.crt'), 'utf8');
     assert.equal((await ask(first, { path: '/robots.txt' })).status, 404, 'the client verified the certificate for localhost');
     await first.stop();
-    const second = await startService({ VAR_DIR: varDir }, { ownCertificate: true });
+    const second = await startInProcess({ VAR_DIR: varDir }, { ownCertificate: true });
     assert.equal(readFileSync(join(varDir, 'tls', 'localhost.crt'), 'utf8'), certificate);
     assert.equal((await ask(second, { path: '/robots.txt' })).status, 404);
     await second.stop();
@@ -103,7 +104,7 @@ describe('behind a proxy, scheme and host come from X-Forwarded-* only for trust
   const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com', 'x-forwarded-for': '203.0.113.9' };
 
   it('believes a trusted proxy', async () => {
-    const service = await startService({ TLS: '0', TRUSTED_PROXIES: '127.0.0.1,::1' });
+    const service = await startInProcess({ TLS: '0', TRUSTED_PROXIES: '127.0.0.1,::1' });
     try {
       const answer = await ask(service, { path: '/robots.txt', headers: forwarded });
       assert.equal(decodeURIComponent(String(answer.headers['x-debug-exception'])), 'No route found for "GET https://api.example.com/robots.txt"');
@@ -114,7 +115,7 @@ describe('behind a proxy, scheme and host come from X-Forwarded-* only for trust
   });
 
   it('ignores the headers from anyone else', async () => {
-    const service = await startService({ TLS: '0' });
+    const service = await startInProcess({ TLS: '0' });
     try {
       const answer = await ask(service, { path: '/robots.txt', headers: forwarded });
       assert.equal(decodeURIComponent(String(answer.headers['x-debug-exception'])), `No route found for "GET http://localhost:${service.port}/robots.txt"`);

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { openStore, sendMany, storedCount } from '../support/load.js';
+import { startInProcess } from '../support/in-process-service.js';
 import { ask, startService, type Service } from '../support/service.js';
 import { storedTokens } from '../support/stores.js';
 
@@ -9,8 +10,9 @@ const running: Service[] = [];
 after(async () => {
   await Promise.all(running.map((service) => service.stop()));
 });
-async function service(env: Record<string, string>) {
-  const started = await startService(env);
+/** The service, in this process unless the test stops it by a signal. */
+async function service(env: Record<string, string>, start: typeof startService = startInProcess) {
+  const started = await start(env);
   running.push(started);
   return started;
 }
@@ -59,7 +61,7 @@ describe('retention caps the store at PROFILER_MAX_REPORTS, keeping the newest',
 
 describe('stopping the service writes the reports still queued', () => {
   it('loses none of 1000 reports when SIGTERM follows the last answer', async (t) => {
-    const target = await service({ LOG_LEVEL: 'info' });
+    const target = await service({ LOG_LEVEL: 'info' }, startService);
     const sent = await sendMany(target, { count: 1000, concurrency: 16, path: (i) => `/stopping/${i}` });
     await target.stop();
     assert.match(target.output(), /"msg":"Debug reports: 1000 written, 0 dropped"/);

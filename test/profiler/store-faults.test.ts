@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sendMany } from '../support/load.js';
 import { startKernel } from '../support/kernel.js';
-import { ask, runMain, startService, type Service } from '../support/service.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, runMain, type Service } from '../support/service.js';
 import { storeOf } from '../support/stores.js';
 
 const MiB = 1024 * 1024;
@@ -87,7 +88,7 @@ describe('a small disk: the store stays within the retention plus a constant, dr
     if (!disk) return simulatedFullStore();
     let service: Service | undefined;
     try {
-      service = await startService({ VAR_DIR: disk.dir, PROFILER_MAX_REPORTS: '200' });
+      service = await startInProcess({ VAR_DIR: disk.dir, PROFILER_MAX_REPORTS: '200' });
       // Many more reports than the retention keeps: disk use must stay flat, every report stored.
       let peak = 0;
       for (let round = 0; round < 12; round++) {
@@ -123,7 +124,7 @@ describe('a small disk: the store stays within the retention plus a constant, dr
       await service.stop();
 
       // And across a restart.
-      service = await startService({ VAR_DIR: disk.dir, PROFILER_MAX_REPORTS: '200' });
+      service = await startInProcess({ VAR_DIR: disk.dir, PROFILER_MAX_REPORTS: '200' });
       const again = await sendMany(service, { count: 250, concurrency: 8, path: longPath('restart') });
       assert.ok(await stored(service, again.tokens.at(-1)!));
       assert.ok(storeBytes(disk.dir) <= 2.75 * MiB);
@@ -162,7 +163,7 @@ async function simulatedFullStore(): Promise<void> {
 
 describe('a damaged store is moved aside at start, and a new one is created', () => {
   const expectMovedAside = async (varDir: string, original: Buffer) => {
-    const service = await startService({ VAR_DIR: varDir });
+    const service = await startInProcess({ VAR_DIR: varDir });
     try {
       const moved = readdirSync(varDir).filter((name) => /^profiler\.sqlite\.damaged-\d{8}T\d{6}Z$/.test(name));
       assert.equal(moved.length, 1, `files: ${readdirSync(varDir).join(', ')}`);
@@ -187,7 +188,7 @@ describe('a damaged store is moved aside at start, and a new one is created', ()
 
   it('moves a real store whose middle pages were overwritten aside', async () => {
     const varDir = mkdtempSync(join(tmpdir(), 'vigil-overwritten-'));
-    const first = await startService({ VAR_DIR: varDir });
+    const first = await startInProcess({ VAR_DIR: varDir });
     await sendMany(first, { count: 400, concurrency: 8, path: longPath('before') });
     await first.stop();
     const file = join(varDir, 'profiler.sqlite');

@@ -2,8 +2,9 @@
  * The service in the test's own process: the same start as `npm start` (`src/server/start.ts`
  * with the kernel of `src/app.ts`, the configuration read from the same settings, a real
  * listener on a free port, real HTTPS), without a process of its own to boot, for tests
- * that only talk to it. Tests that signal it, read its memory or its workers, or watch it
- * exit use `startService` (`service.ts`): here those fields throw.
+ * that only talk to it. Tests that signal it, read its memory or its workers, watch it
+ * exit or set its process's environment (NODE_OPTIONS, TMPDIR) use `startService`
+ * (`service.ts`): here those fields and settings throw.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,15 +16,20 @@ import { startupBanner } from '../../src/server/startup-banner.js';
 import { sharedCertificate } from './certificate.js';
 import { builtFile } from './kernel-build.js';
 import { ROOT } from './root.js';
-import type { Service } from './service.js';
+import type { Service, StartOptions } from './service.js';
+
+/** Settings that Node or the operating system read from a process's environment, not the kernel's configuration. */
+const PROCESS_SETTINGS = ['NODE_OPTIONS', 'TMPDIR', 'TZ', 'LANG', 'LC_ALL'];
 
 function noProcess(field: string): never {
   throw new Error(`an in-process service has no ${field} of its own: start it with startService`);
 }
 
-export async function startInProcess(env: Record<string, string> = {}): Promise<Service> {
+export async function startInProcess(env: Record<string, string> = {}, { ownCertificate = false }: StartOptions = {}): Promise<Service> {
+  const processSetting = PROCESS_SETTINGS.find((name) => name in env);
+  if (processSetting) throw new Error(`${processSetting} applies to a process: start the service with startService`);
   const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
-  const certificate: Record<string, string> = env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
+  const certificate: Record<string, string> = ownCertificate || env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
   const routes = env.ROUTES === undefined ? {} : { ROUTES: builtFile(env.ROUTES) ?? env.ROUTES };
   // The settings a child process would get (service.ts), and nothing of this process's environment.
   const config = loadConfig({ HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ISOLATED_WORKERS: '1', ...certificate, ...env, ...routes }, ROOT);
