@@ -6,17 +6,14 @@
  * exit or set its process's environment (NODE_OPTIONS, TMPDIR) use `startService`
  * (`service.ts`): here those fields and settings throw.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { createKernel } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { startService as startKernelService } from '../../src/server/start.js';
 import { startupBanner } from '../../src/server/startup-banner.js';
-import { sharedCertificate } from './certificate.js';
 import { builtFile } from './kernel-build.js';
 import { ROOT } from './root.js';
-import type { Service, StartOptions } from './service.js';
+import { serviceSettings, type Service, type StartOptions } from './service.js';
 
 /** Settings that Node or the operating system read from a process's environment, not the kernel's configuration. */
 const PROCESS_SETTINGS = ['NODE_OPTIONS', 'TMPDIR', 'TZ', 'LANG', 'LC_ALL'];
@@ -25,17 +22,16 @@ function noProcess(field: string): never {
   throw new Error(`an in-process service has no ${field} of its own: start it with startService`);
 }
 
-export async function startInProcess(env: Record<string, string> = {}, { ownCertificate = false }: StartOptions = {}): Promise<Service> {
+export async function startInProcess(env: Record<string, string> = {}, options: StartOptions = {}): Promise<Service> {
   const processSetting = PROCESS_SETTINGS.find((name) => name in env);
   if (processSetting) throw new Error(`${processSetting} applies to a process: start the service with startService`);
-  const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
-  const certificate: Record<string, string> = ownCertificate || env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
+  const { settings, varDir, certificateFile } = await serviceSettings(env, options);
   const routes = env.ROUTES === undefined ? {} : { ROUTES: builtFile(env.ROUTES) ?? env.ROUTES };
   // The settings a child process would get (service.ts), and nothing of this process's environment.
-  const config = loadConfig({ HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ISOLATED_WORKERS: '1', ...certificate, ...env, ...routes }, ROOT);
+  const config = loadConfig({ ...settings, ...routes }, ROOT);
   let output = '';
   const logOutput = { write: (line: string) => void (output += line) };
-  const running = await startKernelService(config, (options) => createKernel({ ...options, logOutput }));
+  const running = await startKernelService(config, (kernelOptions) => createKernel({ ...kernelOptions, logOutput }));
   const { routes: table, profiler } = running.kernel;
   const routeCount = table.known.filter((route) => !route.name.startsWith('_profiler')).length;
   output += startupBanner(config, { url: running.url, routeCount, store: profiler?.store.location });
@@ -47,7 +43,7 @@ export async function startInProcess(env: Record<string, string> = {}, { ownCert
       return noProcess('process id');
     },
     varDir,
-    ca: config.tls ? readFileSync(config.tlsCert ?? join(varDir, 'tls', 'localhost.crt'), 'utf8') : undefined,
+    ca: config.tls ? readFileSync(certificateFile, 'utf8') : undefined,
     output: () => output,
     stop: () => (stopped ??= running.stop()),
     signal: () => noProcess('process to signal'),

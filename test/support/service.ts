@@ -39,14 +39,25 @@ export interface StartOptions {
   ownCertificate?: boolean;
 }
 
-export async function startService(env: Record<string, string> = {}, { ownCertificate = false }: StartOptions = {}): Promise<Service> {
+/**
+ * A test service's settings: a free port on localhost, a VAR_DIR of its own, warnings only,
+ * the run's shared certificate (unless `ownCertificate`, plain HTTP or a certificate of the
+ * test's), then the test's own settings. Also where its certificate is, for the client.
+ */
+export async function serviceSettings(env: Record<string, string>, { ownCertificate = false }: StartOptions = {}): Promise<{ settings: Record<string, string>; varDir: string; certificateFile: string }> {
   const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
   const certificate: Record<string, string> = ownCertificate || env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
+  // One isolated worker unless a test asks for more: each is a process of its own to boot.
+  const settings: Record<string, string> = { HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ISOLATED_WORKERS: '1', ...certificate, ...env };
+  return { settings, varDir, certificateFile: settings.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt') };
+}
+
+export async function startService(env: Record<string, string> = {}, options: StartOptions = {}): Promise<Service> {
+  const { settings, varDir, certificateFile } = await serviceSettings(env, options);
   const { command, routes } = kernelCommand(env.ROUTES, true);
   const child = spawn(process.execPath, command, {
     cwd: ROOT,
-    // One isolated worker unless a test asks for more: each is a process of its own to boot.
-    env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ISOLATED_WORKERS: '1', ...certificate, ...env, ...routes },
+    env: { PATH: process.env.PATH ?? '', ...settings, ...routes },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -75,7 +86,7 @@ export async function startService(env: Record<string, string> = {}, { ownCertif
     port: Number(new URL(url).port),
     pid: child.pid!,
     varDir,
-    ca: tls ? readFileSync(env.TLS_CERT ?? certificate.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt'), 'utf8') : undefined,
+    ca: tls ? readFileSync(certificateFile, 'utf8') : undefined,
     output: () => output,
     stop: () => stopChild(child),
     signal: (name) => child.kill(name),
