@@ -29,11 +29,14 @@ export interface RunningTarget {
   stop(): Promise<void>;
 }
 
-/** Starts `script`: compiled JavaScript as the README runs it, TypeScript through tsx. */
-export async function startTarget(script: string, env: Record<string, string> = {}): Promise<RunningTarget> {
+/**
+ * Starts `script`: compiled JavaScript as the README runs it, TypeScript through tsx. It
+ * runs from `cwd`, the project whose files count as its own (another tree's, for `bench/ab.ts`).
+ */
+export async function startTarget(script: string, env: Record<string, string> = {}, cwd = ROOT): Promise<RunningTarget> {
   const runner = script.endsWith('.js') ? ['--enable-source-maps'] : ['--import', 'tsx'];
   const child = spawn(process.execPath, [...runner, script], {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -61,10 +64,10 @@ export async function startTarget(script: string, env: Record<string, string> = 
   };
 }
 
-/** Compiles vigil to dist/ (`npm run build`), so the bench measures it as it is deployed. */
-export function buildVigil(): void {
+/** Compiles vigil to dist/ (`npm run build`) in `root`, so the bench measures it as it is deployed. */
+export function buildVigil(root = ROOT): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stdout}${built.stderr}`);
 }
 
