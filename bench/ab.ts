@@ -59,13 +59,12 @@ function git(args: string[], cwd = ROOT): string {
   return run.stdout.trim();
 }
 
-/** The base revision checked out beside this tree, sharing its node_modules, and compiled. */
+/** The base revision checked out beside this tree, sharing its node_modules (compiled by the caller, once it can remove it). */
 function checkOutBase(work: string): { dir: string; commit: string } {
   const commit = git(['rev-parse', '--verify', `${flags.base}^{commit}`]);
   const dir = join(work, 'base');
   git(['worktree', 'add', '--detach', dir, commit]);
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  buildVigil(dir);
   return { dir, commit };
 }
 
@@ -83,6 +82,7 @@ async function main(): Promise<void> {
   const sides: Side[] = [];
   try {
     base = checkOutBase(work);
+    buildVigil(base.dir);
     buildVigil();
     const changed = git(['status', '--porcelain', '--untracked-files=no']) !== '' || git(['rev-parse', 'HEAD']) !== base.commit;
     if (!changed && Object.keys(extraEnv).length === 0) process.stdout.write('This tree is the base revision: both sides run the same code (a check of the noise).\n');
