@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { load, loader } from './load.js';
+import { load, loader, median, SEED_HEADERS } from './load.js';
 import { buildVigil, ROOT, startTarget, type RunningTarget } from './targets.js';
 
 const { values: flags } = parseArgs({
@@ -43,7 +43,6 @@ const extraEnv = Object.fromEntries(
     return [pair.slice(0, at), pair.slice(at + 1)];
   }),
 );
-const SEED_HEADERS = { accept: '*/*', 'accept-encoding': 'gzip, br, zstd, deflate' };
 
 interface Side {
   name: string;
@@ -67,12 +66,6 @@ function checkOutBase(work: string): { dir: string; commit: string } {
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return { dir, commit };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 async function main(): Promise<void> {
   const tool = await loader();

@@ -17,6 +17,16 @@ export interface LoadResult {
   errors: number;
 }
 
+/** The headers of the seed's request, which every target is asked with. */
+export const SEED_HEADERS = { accept: '*/*', 'accept-encoding': 'gzip, br, zstd, deflate' };
+
+/** The median of the rounds: on a shared machine one disturbed round cannot move it. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 export interface LoadOptions {
   seconds: number;
   connections: number;

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { createReportStore } from '../src/profiler/storage/store-factory.js';
 import { runBodyStall, type BodyStallResult } from './body-stall.js';
-import { load, loader, type LoadResult } from './load.js';
+import { load, loader, median, SEED_HEADERS, type LoadResult } from './load.js';
 import { buildVigil, loadGeneratorCpuMs, ROOT, startTarget, type RunningTarget } from './targets.js';
 
 const { values: flags } = parseArgs({
@@ -37,7 +37,6 @@ const { values: flags } = parseArgs({
 const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 5));
 const seconds = Number(flags.seconds ?? (flags.quick ? 4 : 5));
 const connections = Number(flags.connections);
-const SEED_HEADERS = { accept: '*/*', 'accept-encoding': 'gzip, br, zstd, deflate' };
 const SOAK_REQUESTS = 1_000_000;
 
 interface TargetSpec {
@@ -88,12 +87,6 @@ interface TargetResult {
   cpuUs: { main: number; all: number; root: number; generator: number };
   /** Share of the timed rounds' wall time a serving process's main thread was on a CPU. */
   mainBusy: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** vigil's answer to the seed's request, for (c) to replay byte for byte. */
