@@ -5,12 +5,17 @@
  * token put in, and sends a small JSON report per request to a thread that inserts it
  * into SQLite. No negotiation, CORS, redaction, bounds, collectors or panels: a floor.
  *
- *   REPLAY=replay.json [BATCH=1] node --import tsx bench/floor-404.ts
+ *   REPLAY=replay.json [BATCH=1] [FASTIFY=vigil] [PORT=n] [VAR_DIR=dir] node --import tsx bench/floor-404.ts
  *
  * BATCH=1 posts the reports of one turn of the event loop together, instead of one message
- * per report. Figures are in bench/NOTES.md ("A floor for the debug 404").
+ * per report. FASTIFY=vigil builds Fastify as vigil does (`vigilFastifyOptions`: its logger
+ * and log tap, no line per request) and adds a hook that does nothing at each place where
+ * the kernel has one on a debug 404's way (kernel-hooks.ts, profiler.ts, toolbar-hook.ts):
+ * the floor as a Fastify plugin would meet it; `npm run bench` runs it so, as (h). The
+ * SQLite file goes in VAR_DIR (default: the temporary directory). Figures are in
+ * bench/NOTES.md ("A floor for the debug 404", "The floor in vigil's Fastify").
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +32,8 @@ interface Replay {
 
 const replay = JSON.parse(readFileSync(process.env.REPLAY!, 'utf8')) as Replay;
 const batched = process.env.BATCH === '1';
+const varDir = process.env.VAR_DIR ?? tmpdir();
+mkdirSync(varDir, { recursive: true });
 // The page cut where the captured token stands; each request's token goes between the pieces.
 const pieces = replay.body.split(replay.headers['x-debug-token']!).map((piece) => Buffer.from(piece));
 
@@ -47,12 +54,30 @@ parentPort.on('message', (message) => {
 });`;
 const writer = new Worker(writerSource, {
   eval: true,
-  workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file: join(tmpdir(), `vigil-floor-${process.pid}.sqlite`), batched },
+  workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file: join(varDir, `vigil-floor-${process.pid}.sqlite`), batched },
 });
 
 let counter = 0x100000;
 let pending: unknown[][] = [];
-const app = Fastify({ logger: false, https: { key: replay.key, cert: replay.cert } });
+const https = { key: replay.key, cert: replay.cert };
+const app = process.env.FASTIFY === 'vigil' ? await vigilsFastify() : Fastify({ logger: false, https });
+
+/** Fastify with vigil's options and a do-nothing hook wherever the kernel's hooks stand on a debug 404's way. */
+async function vigilsFastify() {
+  const { loadConfig } = await import('../src/config.js');
+  const { vigilFastifyOptions } = await import('../src/fastify-options.js');
+  const instance = Fastify(vigilFastifyOptions(loadConfig({ APP_ENV: 'dev' }), { https, logOutput: { write: () => true } }));
+  // The six onRequest hooks before the kernel's unmatched one, whose place the floor's hook takes.
+  for (let i = 0; i < 6; i++) instance.addHook('onRequest', (_request, _reply, done) => done());
+  instance.addHook('preParsing', (_request, _reply, payload, done) => done(null, payload));
+  instance.addHook('preHandler', (_request, _reply, done) => done());
+  instance.addHook('onError', (_request, _reply, _error, done) => done());
+  // The profiler's and the toolbar's.
+  for (let i = 0; i < 2; i++) instance.addHook('onSend', (_request, _reply, payload, done) => done(null, payload));
+  instance.addHook('onResponse', (_request, _reply, done) => done());
+  instance.addHook('onRequestAbort', (_request, done) => done());
+  return instance;
+}
 app.addHook('onRequest', (request, reply, done) => {
   const started = performance.now();
   const token = (counter++).toString(16);
@@ -86,6 +111,6 @@ app.addHook('onRequest', (request, reply, done) => {
   }
   done();
 });
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
+const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
 process.stdout.write(`listening on ${address}\n`);
 process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));

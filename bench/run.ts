@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: the kernel's hot path (a debug 404 with its stored report) against
  * Node's and Fastify's floors, on loopback, in alternating rounds, medians reported;
- * then the same 404 served by two processes (WORKERS=2), with the CPU of every process.
+ * then the same 404 served by two processes (WORKERS=2), with the CPU of every process,
+ * and (h), the least any design of a stored debug 404 does (bench/floor-404.ts).
  * vigil is compiled first (`npm run build`) and measured as it is deployed.
  *
- *   npm run bench                 ~2.5 minutes: 5 rounds of 5 s per target
+ *   npm run bench                 ~3 minutes: 5 rounds of 5 s per target
  *   npm run bench -- --quick      under a minute: 2 rounds of 4 s
  *   npm run bench -- --soak       also 1 million requests at (d), then its RSS
  *   npm run bench -- --readme     also writes the table into README.md
@@ -68,6 +69,13 @@ const specs: TargetSpec[] = [
     script: VIGIL,
     env: { ...vigilEnv('dev', 'workers'), WORKERS: '2', PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' },
     workers: 2,
+  },
+  // The least a stored debug 404 needs, in Fastify as vigil configures it: how close any design gets to (c) here.
+  {
+    id: 'h',
+    label: "floor: a stored debug 404 in vigil's Fastify, none of its rules (HTTPS)",
+    script: 'bench/floor-404.ts',
+    env: { REPLAY: join(work, 'replay.json'), BATCH: '1', FASTIFY: 'vigil', VAR_DIR: join(work, 'floor') },
   },
 ];
 
@@ -228,7 +236,14 @@ interface Reports {
 
 function report(results: Map<string, TargetResult>, reports: { d: Reports; f: Reports }, stall: BodyStallResult, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
   const r = (id: string) => results.get(id)!;
-  const ratios = { 'd/c': r('d').rps / r('c').rps, 'e/c': r('e').rps / r('c').rps, 'e/b': r('e').rps / r('b').rps, 'p99 d/c': r('d').p99Ms / r('c').p99Ms, 'f/d': r('f').rps / r('d').rps };
+  const ratios = {
+    'd/c': r('d').rps / r('c').rps,
+    'e/c': r('e').rps / r('c').rps,
+    'e/b': r('e').rps / r('b').rps,
+    'p99 d/c': r('d').p99Ms / r('c').p99Ms,
+    'f/d': r('f').rps / r('d').rps,
+    'h/c': r('h').rps / r('c').rps,
+  };
   const noneDropped = ({ answered, stored, dropped }: Reports) => ({ met: dropped === 0 && stored >= answered, measured: `${stored} stored / ${answered} answered, ${dropped} dropped` });
   const targets = [
     { name: 'd/c >= 0.5', met: ratios['d/c'] >= 0.5, measured: ratios['d/c'].toFixed(2) },
@@ -250,8 +265,9 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports; f: Re
         `| (${id}) ${t.label} | ${t.rps.toFixed(0)} | ${t.p50Ms.toFixed(2)} | ${t.p99Ms.toFixed(2)} | ${t.rssMb.toFixed(0)} | ${t.cpuUs.main.toFixed(1)} | ${t.cpuUs.all.toFixed(1)} | ${(t.mainBusy * 100).toFixed(0)} % | ${t.cpuUs.generator.toFixed(1)} |`,
     ),
     '',
-    `Ratios: d/c ${ratios['d/c'].toFixed(2)}, e/c ${ratios['e/c'].toFixed(2)}, e/b ${ratios['e/b'].toFixed(2)}, p99 d/c ${ratios['p99 d/c'].toFixed(2)}, f/d ${ratios['f/d'].toFixed(2)}.`,
+    `Ratios: d/c ${ratios['d/c'].toFixed(2)}, e/c ${ratios['e/c'].toFixed(2)}, e/b ${ratios['e/b'].toFixed(2)}, p99 d/c ${ratios['p99 d/c'].toFixed(2)}, f/d ${ratios['f/d'].toFixed(2)}, h/c ${ratios['h/c'].toFixed(2)}.`,
     limits(r('c'), r('d')),
+    floorLimits(r('c'), r('h')),
     workersLimits(r('d'), r('f')),
     `Reports in (d): ${reports.d.stored} stored for ${reports.d.answered} requests answered, ${reports.d.dropped} dropped. In (f): ${reports.f.stored} stored for ${reports.f.answered}, ${reports.f.dropped} dropped.`,
     '',
@@ -286,6 +302,18 @@ function limits(c: TargetResult, d: TargetResult): string {
   return (
     `What limits (d): its main thread spends ${d.cpuUs.main.toFixed(1)} µs of CPU per request against (c)'s ${c.cpuUs.main.toFixed(1)} µs, ` +
     `busy ${(d.mainBusy * 100).toFixed(0)} % of the run; d/c >= 0.5 needs ${needed.toFixed(1)} µs or less (bench/NOTES.md breaks the time down).`
+  );
+}
+
+/**
+ * What any design reaches here: (h) does what a stored debug 404 cannot do without (the page
+ * with its token, the debug headers, a 1 KB report inserted in batches) in Fastify as vigil
+ * configures it, and none of the pipeline's rules.
+ */
+function floorLimits(c: TargetResult, h: TargetResult): string {
+  return (
+    `The floor (h), a stored debug 404 with none of the kernel's rules, reaches ${(h.rps / c.rps).toFixed(2)} of (c); ` +
+    `its main thread spends ${h.cpuUs.main.toFixed(1)} µs of CPU per request (${h.cpuUs.all.toFixed(1)} over all threads).`
   );
 }
 
