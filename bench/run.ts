@@ -5,8 +5,8 @@
  * and (h), the least any design of a stored debug 404 does (bench/floor-404.ts).
  * vigil is compiled first (`npm run build`) and measured as it is deployed.
  *
- *   npm run bench                 ~3 minutes: 5 rounds of 5 s per target
- *   npm run bench -- --quick      under a minute: 2 rounds of 4 s
+ *   npm run bench                 ~4 minutes: 5 rounds of 5 s per target
+ *   npm run bench -- --quick      under three minutes: 2 rounds of 4 s
  *   npm run bench -- --soak       also 1 million requests at (d), then its RSS
  *   npm run bench -- --readme     also writes the table into README.md
  *
