@@ -2,7 +2,7 @@
  * `npm run bench`: the kernel's hot path (a debug 404 with its stored report) against
  * Node's and Fastify's floors, on loopback, in alternating rounds, medians reported;
  * then the same 404 served by two processes (WORKERS=2), with the CPU of every process,
- * and (h), the least any design of a stored debug 404 does (bench/floor-404.ts).
+ * and (h), a floor: the least a stored debug 404 needs (bench/floor-404.ts).
  * vigil is compiled first (`npm run build`) and measured as it is deployed.
  *
  *   npm run bench                 ~4 minutes: 5 rounds of 5 s per target
@@ -70,7 +70,7 @@ const specs: TargetSpec[] = [
     env: { ...vigilEnv('dev', 'workers'), WORKERS: '2', PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' },
     workers: 2,
   },
-  // The least a stored debug 404 needs, in Fastify as vigil configures it: how close any design gets to (c) here.
+  // The least a stored debug 404 needs, in Fastify as vigil configures it, with none of the kernel's rules.
   {
     id: 'h',
     label: "floor: a stored debug 404 in vigil's Fastify, none of its rules (HTTPS)",
@@ -306,9 +306,9 @@ function limits(c: TargetResult, d: TargetResult): string {
 }
 
 /**
- * What any design reaches here: (h) does what a stored debug 404 cannot do without (the page
- * with its token, the debug headers, a 1 KB report inserted in batches) in Fastify as vigil
- * configures it, and none of the pipeline's rules.
+ * What a floor reaches here: (h) does only what a stored debug 404 cannot do without (the
+ * page with its token, the debug headers, a 1 KB report inserted in batches), in Fastify as
+ * vigil configures it, with none of the pipeline's rules.
  */
 function floorLimits(c: TargetResult, h: TargetResult): string {
   return (
