@@ -267,7 +267,7 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports; f: Re
     '',
     `Ratios: d/c ${ratios['d/c'].toFixed(2)}, e/c ${ratios['e/c'].toFixed(2)}, e/b ${ratios['e/b'].toFixed(2)}, p99 d/c ${ratios['p99 d/c'].toFixed(2)}, f/d ${ratios['f/d'].toFixed(2)}, h/c ${ratios['h/c'].toFixed(2)}.`,
     limits(r('c'), r('d')),
-    floorLimits(r('c'), r('h')),
+    floorLimits(ratios['h/c'], r('h')),
     workersLimits(r('d'), r('f')),
     `Reports in (d): ${reports.d.stored} stored for ${reports.d.answered} requests answered, ${reports.d.dropped} dropped. In (f): ${reports.f.stored} stored for ${reports.f.answered}, ${reports.f.dropped} dropped.`,
     '',
@@ -310,9 +310,9 @@ function limits(c: TargetResult, d: TargetResult): string {
  * page with its token, the debug headers, a 1 KB report inserted in batches), in Fastify as
  * vigil configures it, with none of the pipeline's rules.
  */
-function floorLimits(c: TargetResult, h: TargetResult): string {
+function floorLimits(hOverC: number, h: TargetResult): string {
   return (
-    `The floor (h), a stored debug 404 with none of the kernel's rules, reaches ${(h.rps / c.rps).toFixed(2)} of (c); ` +
+    `The floor (h), a stored debug 404 with none of the kernel's rules, reaches ${hOverC.toFixed(2)} of (c); ` +
     `its main thread spends ${h.cpuUs.main.toFixed(1)} µs of CPU per request (${h.cpuUs.all.toFixed(1)} over all threads).`
   );
 }
