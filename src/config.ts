@@ -59,7 +59,7 @@ export interface Config {
   workers: number;
   /** ISOLATED_WORKERS: processes that run isolated routes side by side, in each of the WORKERS. */
   isolatedWorkers: number;
-  /** PARSED_BODY_MAX_SIZE: the largest JSON or form body parsed into memory; `0` leaves only POST_MAX_SIZE. */
+  /** PARSED_BODY_MAX_SIZE: the largest JSON, form or text body held in memory; `0` leaves only POST_MAX_SIZE. */
   parsedBodyMaxSize: ByteSize;
   /** BODY_TIMEOUT in ms: how long a body may go without a byte before the 408; `0` means never. */
   bodyTimeoutMs: number;

@@ -1,14 +1,14 @@
 /**
  * The parsers of matched routes' bodies, each reading through {@link readBody} (a size
- * limit and BODY_TIMEOUT): JSON (nested at most MAX_JSON_DEPTH levels) and forms up to
- * PARSED_BODY_MAX_SIZE, text up to POST_MAX_SIZE. Multipart bodies are the uploads'
- * (`uploads.ts`).
+ * limit and BODY_TIMEOUT): JSON (nested at most MAX_JSON_DEPTH levels), forms and text,
+ * each held whole in memory, so each up to PARSED_BODY_MAX_SIZE. Multipart bodies are the
+ * uploads' (`uploads.ts`), streamed to disk under POST_MAX_SIZE.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ByteSize } from '../config.js';
 import { BadRequestHttpError } from '../errors/http-errors.js';
-import { parsedBodyLimit, postBodyLimit } from './body-limit.js';
+import { parsedBodyLimit } from './body-limit.js';
 import { readBody } from './body-reader.js';
 import { parseForm } from './form-fields.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
@@ -24,7 +24,6 @@ type BodyParser = (request: FastifyRequest, payload: IncomingMessage) => Promise
 
 export function installBodyParsers(scope: FastifyInstance, settings: BodyParserSettings): void {
   const parsed = parsedBodyLimit(settings.postMaxSize, settings.parsedBodyMaxSize);
-  const text = postBodyLimit(settings.postMaxSize);
   const timeout = settings.bodyTimeoutMs;
   // Fastify's own JSON parsing (prototype poisoning refused, its 400s for empty or broken JSON).
   const parseJson = scope.getDefaultJsonParser('error', 'error') as JsonParser;
@@ -36,7 +35,7 @@ export function installBodyParsers(scope: FastifyInstance, settings: BodyParserS
     return new Promise((resolve, reject) => parseJson(request, body, (error, value) => (error ? reject(error) : resolve(value))));
   };
   const form: BodyParser = async (request, payload) => parseForm((await readBody(request.headers, payload, parsed, timeout)).toString('utf8'));
-  const plain: BodyParser = async (request, payload) => (await readBody(request.headers, payload, text, timeout)).toString('utf8');
+  const plain: BodyParser = async (request, payload) => (await readBody(request.headers, payload, parsed, timeout)).toString('utf8');
   scope.addContentTypeParser('application/json', json);
   scope.addContentTypeParser('application/x-www-form-urlencoded', form);
   scope.addContentTypeParser('text/plain', plain);
