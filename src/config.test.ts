@@ -45,6 +45,7 @@ describe('every setting has a documented default', () => {
       postMaxSize: { bytes: 104_857_600, text: '100M' },
       parsedBodyMaxSize: { bytes: 524_288, text: '512K' },
       bodyTimeoutMs: 60_000,
+      bodyMinRate: 500,
       uploadMaxFilesize: { bytes: 104_857_600, text: '100M' },
       maxExecutionTime: 660,
       memoryLimit: { bytes: 536_870_912, text: '512M' },

@@ -59,10 +59,12 @@ export interface Config {
   workers: number;
   /** ISOLATED_WORKERS: processes that run isolated routes side by side, in each of the WORKERS. */
   isolatedWorkers: number;
-  /** PARSED_BODY_MAX_SIZE: the largest JSON or form body parsed into memory; `0` leaves only POST_MAX_SIZE. */
+  /** PARSED_BODY_MAX_SIZE: the largest JSON, form or text body held in memory; `0` leaves only POST_MAX_SIZE. */
   parsedBodyMaxSize: ByteSize;
   /** BODY_TIMEOUT in ms: how long a body may go without a byte before the 408; `0` means never. */
   bodyTimeoutMs: number;
+  /** BODY_MIN_RATE in bytes/s: a body that averages under it after its first 10 s gets 408; `0` means never. */
+  bodyMinRate: number;
   /** HANDSHAKE_TIMEOUT in ms: how long a TLS handshake may take. */
   handshakeTimeoutMs: number;
   /** MAX_CONNECTIONS: open connections at most, beyond which new ones are closed; Infinity for no limit. */
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     isolatedWorkers: integer(env, 'ISOLATED_WORKERS', Math.ceil(Math.min(availableParallelism(), 8) / workers), 1, 64),
     parsedBodyMaxSize: byteSize(env, 'PARSED_BODY_MAX_SIZE', '512K', { unlimited: '0' }),
     bodyTimeoutMs: timeout(env, 'BODY_TIMEOUT', 60_000, { none: true }),
+    bodyMinRate: integer(env, 'BODY_MIN_RATE', 500, 0, 1024 * 1024 * 1024),
     handshakeTimeoutMs: timeout(env, 'HANDSHAKE_TIMEOUT', 10_000),
     maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 0, 1_000_000) || Infinity,
     shutdownTimeoutMs: timeout(env, 'SHUTDOWN_TIMEOUT', 30_000),

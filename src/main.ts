@@ -42,8 +42,9 @@ Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G)
   MEMORY_LIMIT        memory of one isolated request (512M; -1: no limit)
   ISOLATED_WORKERS    worker processes for isolated routes, in each of the WORKERS
                       (CPU count, at most 8, shared out between the WORKERS)
-  PARSED_BODY_MAX_SIZE largest JSON or form body, parsed into memory (512K; 0: POST_MAX_SIZE only)
+  PARSED_BODY_MAX_SIZE largest JSON, form or text body, held in memory (512K; 0: POST_MAX_SIZE only)
   BODY_TIMEOUT        a body that sends no byte for this long gets 408 (60s; 0: no limit)
+  BODY_MIN_RATE       bytes/s a body must average after its first 10s, or it gets 408 (500; 0: no limit)
 
 Connections (durations: seconds, or 90s, 30m, 2h):
   HANDSHAKE_TIMEOUT   time a TLS handshake may take (10s)

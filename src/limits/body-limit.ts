@@ -1,9 +1,10 @@
 /**
  * The size limits on request bodies of matched routes and their words. POST_MAX_SIZE
  * bounds every body: a Content-Length over it is refused before a byte of the body is
- * read. PARSED_BODY_MAX_SIZE bounds, below it, the bodies the kernel turns into objects
- * (JSON, forms), whose parsing holds the event loop and whose objects outweigh their
- * bytes many times over; the body readers apply it.
+ * read. PARSED_BODY_MAX_SIZE bounds, below it, the bodies the kernel holds in memory for
+ * the handler (JSON, forms, text): parsing holds the event loop, parsed objects outweigh
+ * their bytes many times over, and a held text body costs its whole size per request
+ * (uploads go to disk instead); the body readers apply it.
  */
 import type { onRequestHookHandler } from 'fastify';
 import type { ByteSize } from '../config.js';
@@ -27,10 +28,10 @@ export function postBodyLimit(postMaxSize: ByteSize): BodyLimit {
   return { size: postMaxSize, setting: 'POST_MAX_SIZE' };
 }
 
-/** The limit of JSON and form bodies: PARSED_BODY_MAX_SIZE, unless POST_MAX_SIZE is lower. */
+/** The limit of JSON, form and text bodies: PARSED_BODY_MAX_SIZE, unless POST_MAX_SIZE is lower. */
 export function parsedBodyLimit(postMaxSize: ByteSize, parsedBodyMaxSize: ByteSize): BodyLimit {
   if (parsedBodyMaxSize.bytes >= postMaxSize.bytes) return postBodyLimit(postMaxSize);
-  return { size: parsedBodyMaxSize, setting: 'PARSED_BODY_MAX_SIZE', covers: 'the limit for JSON and form bodies' };
+  return { size: parsedBodyMaxSize, setting: 'PARSED_BODY_MAX_SIZE', covers: 'the limit for JSON, form and text bodies' };
 }
 
 export function tooLargeMessage(limit: BodyLimit, declared?: number): string {

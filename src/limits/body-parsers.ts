@@ -1,22 +1,22 @@
 /**
  * The parsers of matched routes' bodies, each reading through {@link readBody} (a size
- * limit and BODY_TIMEOUT): JSON (nested at most MAX_JSON_DEPTH levels) and forms up to
- * PARSED_BODY_MAX_SIZE, text up to POST_MAX_SIZE. Multipart bodies are the uploads'
- * (`uploads.ts`).
+ * limit, BODY_TIMEOUT and BODY_MIN_RATE): JSON (nested at most MAX_JSON_DEPTH levels), forms and text,
+ * each held whole in memory, so each up to PARSED_BODY_MAX_SIZE. Multipart bodies are the
+ * uploads' (`uploads.ts`), streamed to disk under POST_MAX_SIZE.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ByteSize } from '../config.js';
 import { BadRequestHttpError } from '../errors/http-errors.js';
-import { parsedBodyLimit, postBodyLimit } from './body-limit.js';
+import { parsedBodyLimit } from './body-limit.js';
 import { readBody } from './body-reader.js';
+import type { BodyPace } from './body-timeout.js';
 import { parseForm } from './form-fields.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
-export interface BodyParserSettings {
+export interface BodyParserSettings extends BodyPace {
   postMaxSize: ByteSize;
   parsedBodyMaxSize: ByteSize;
-  bodyTimeoutMs: number;
 }
 
 type JsonParser = (request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) => void;
@@ -24,19 +24,18 @@ type BodyParser = (request: FastifyRequest, payload: IncomingMessage) => Promise
 
 export function installBodyParsers(scope: FastifyInstance, settings: BodyParserSettings): void {
   const parsed = parsedBodyLimit(settings.postMaxSize, settings.parsedBodyMaxSize);
-  const text = postBodyLimit(settings.postMaxSize);
-  const timeout = settings.bodyTimeoutMs;
+  const pace: BodyPace = { bodyTimeoutMs: settings.bodyTimeoutMs, bodyMinRate: settings.bodyMinRate };
   // Fastify's own JSON parsing (prototype poisoning refused, its 400s for empty or broken JSON).
   const parseJson = scope.getDefaultJsonParser('error', 'error') as JsonParser;
   const json: BodyParser = async (request, payload) => {
-    const body = (await readBody(request.headers, payload, parsed, timeout)).toString('utf8');
+    const body = (await readBody(request.headers, payload, parsed, pace)).toString('utf8');
     if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
       throw new BadRequestHttpError(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep (the limit for parsed bodies)`, 'VIGIL_ERR_JSON_TOO_DEEP');
     }
     return new Promise((resolve, reject) => parseJson(request, body, (error, value) => (error ? reject(error) : resolve(value))));
   };
-  const form: BodyParser = async (request, payload) => parseForm((await readBody(request.headers, payload, parsed, timeout)).toString('utf8'));
-  const plain: BodyParser = async (request, payload) => (await readBody(request.headers, payload, text, timeout)).toString('utf8');
+  const form: BodyParser = async (request, payload) => parseForm((await readBody(request.headers, payload, parsed, pace)).toString('utf8'));
+  const plain: BodyParser = async (request, payload) => (await readBody(request.headers, payload, parsed, pace)).toString('utf8');
   scope.addContentTypeParser('application/json', json);
   scope.addContentTypeParser('application/x-www-form-urlencoded', form);
   scope.addContentTypeParser('text/plain', plain);

@@ -1,29 +1,81 @@
 /**
- * BODY_TIMEOUT, as nginx's client_body_timeout: a body whose next byte does not come for
- * that long is answered 408. The time counts between two pieces of the body, not for the
- * whole of it, so a slow but steady client is never cut.
+ * The pace a request body must keep. BODY_TIMEOUT, as nginx's client_body_timeout: a body
+ * whose next byte does not come for that long is answered 408; the time counts between two
+ * pieces, not for the whole body, so a slow but steady client is not cut by it. BODY_MIN_RATE,
+ * as Apache's mod_reqtimeout MinRate: a body that averages under that many bytes a second
+ * once its first BODY_RATE_GRACE_MS have passed is answered 408 too, so a trickle of a byte
+ * every few seconds is cut. Both share one timer per body; the rate is checked as bytes come.
  */
 import { RequestTimeoutHttpError } from './limit-errors.js';
 
-export interface StallWatch {
-  /** A piece of the body came: the wait starts again. */
-  refresh(): void;
+/** BODY_TIMEOUT in ms and BODY_MIN_RATE in bytes/s; 0 turns either off. */
+export interface BodyPace {
+  bodyTimeoutMs: number;
+  bodyMinRate: number;
+}
+
+/** How long a body may take before its average rate counts, as mod_reqtimeout's `body=10`. */
+export const BODY_RATE_GRACE_MS = 10_000;
+
+export interface BodyWatch {
+  /** `bytes` more of the body came: the wait starts again, and the average is checked. */
+  received(bytes: number): void;
   stop(): void;
 }
 
-const NO_WATCH: StallWatch = { refresh: () => undefined, stop: () => undefined };
+const NO_WATCH: BodyWatch = { received: () => undefined, stop: () => undefined };
 
 /**
- * Calls `onStall` once the body has waited `timeoutMs` (0: never) for its next piece.
- * `waitingOnClient` is asked first: while the kernel is the one not reading (a file write
+ * Calls `onCut` once with the 408 to answer: when the body has waited BODY_TIMEOUT for its
+ * next piece, or averages under BODY_MIN_RATE after BODY_RATE_GRACE_MS. `waitingOnClient`
+ * is asked when the timer fires: while the kernel is the one not reading (a file write
  * holds the stream paused), the wait starts again instead.
  */
-export function watchBodyStall(timeoutMs: number, onStall: () => void, waitingOnClient: () => boolean = () => true): StallWatch {
-  if (timeoutMs <= 0) return NO_WATCH;
-  const timer = setTimeout(() => (waitingOnClient() ? onStall() : timer.refresh()), timeoutMs);
-  return { refresh: () => timer.refresh(), stop: () => clearTimeout(timer) };
+export function watchBody(pace: BodyPace, onCut: (error: RequestTimeoutHttpError) => void, waitingOnClient: () => boolean = () => true): BodyWatch {
+  const { bodyTimeoutMs, bodyMinRate } = pace;
+  if (bodyTimeoutMs <= 0 && bodyMinRate <= 0) return NO_WATCH;
+  const start = performance.now();
+  let total = 0;
+  let cut = false;
+  const tooSlow = () => {
+    if (bodyMinRate <= 0) return false;
+    const elapsedMs = performance.now() - start;
+    return elapsedMs > BODY_RATE_GRACE_MS && total * 1000 < bodyMinRate * elapsedMs;
+  };
+  const stop = (error: RequestTimeoutHttpError) => {
+    cut = true;
+    clearTimeout(timer);
+    onCut(error);
+  };
+  // Without BODY_TIMEOUT the timer only catches a body that stops altogether under the rate.
+  const timer = setTimeout(
+    () => {
+      if (!waitingOnClient()) timer.refresh();
+      else if (bodyTimeoutMs > 0) stop(bodyStalledError(bodyTimeoutMs));
+      else if (tooSlow()) stop(bodyTooSlowError(bodyMinRate));
+      else timer.refresh();
+    },
+    bodyTimeoutMs > 0 ? bodyTimeoutMs : BODY_RATE_GRACE_MS,
+  );
+  return {
+    received(bytes) {
+      if (cut) return;
+      total += bytes;
+      if (tooSlow()) stop(bodyTooSlowError(bodyMinRate));
+      else timer.refresh();
+    },
+    stop: () => clearTimeout(timer),
+  };
 }
 
 export function bodyStalledError(timeoutMs: number): RequestTimeoutHttpError {
   return new RequestTimeoutHttpError(`The request body stalled: no byte came for BODY_TIMEOUT (${timeoutMs / 1000}s)`);
+}
+
+export function bodyTooSlowError(minRate: number): RequestTimeoutHttpError {
+  return new RequestTimeoutHttpError(
+    `The request body came too slowly: under BODY_MIN_RATE (${minRate} bytes/s) on average after its first ${BODY_RATE_GRACE_MS / 1000}s`,
+    undefined,
+    'VIGIL_ERR_BODY_TOO_SLOW',
+  );
 }

@@ -11,10 +11,13 @@ export class PayloadTooLargeHttpError extends HttpError {
   }
 }
 
-/** The client sent no byte of its body for BODY_TIMEOUT (408, as nginx's client_body_timeout). */
+/**
+ * The client sent no byte of its body for BODY_TIMEOUT (408, as nginx's client_body_timeout),
+ * or sent it under BODY_MIN_RATE on average (as Apache's mod_reqtimeout MinRate).
+ */
 export class RequestTimeoutHttpError extends HttpError {
-  constructor(message: string, options?: HttpErrorOptions) {
-    super('VIGIL_ERR_BODY_TIMEOUT', message, options);
+  constructor(message: string, options?: HttpErrorOptions, code: 'VIGIL_ERR_BODY_TIMEOUT' | 'VIGIL_ERR_BODY_TOO_SLOW' = 'VIGIL_ERR_BODY_TIMEOUT') {
+    super(code, message, options);
   }
 }
 

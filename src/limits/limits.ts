@@ -1,6 +1,6 @@
 /**
  * The per-request limits, composed for the kernel: the hooks of routed requests (heap
- * guard, declared body size), the body parsers (size, timeout, JSON depth), the uploads of
+ * guard, declared body size), the body parsers (size, timeout, rate, JSON depth), the uploads of
  * routes API routes, the executor that runs a routes API handler (in this process under a
  * deadline, or isolated in a worker process), the deadline of native handlers, and the
  * closing of connections whose body was cut. Unmatched requests never reach any of it.
@@ -21,7 +21,7 @@ import { installUploads } from './uploads.js';
 
 export type LimitSettings = Pick<
   Config,
-  'postMaxSize' | 'parsedBodyMaxSize' | 'bodyTimeoutMs' | 'uploadMaxFilesize' | 'maxExecutionTime' | 'memoryLimit' | 'isolatedWorkers'
+  'postMaxSize' | 'parsedBodyMaxSize' | 'bodyTimeoutMs' | 'bodyMinRate' | 'uploadMaxFilesize' | 'maxExecutionTime' | 'memoryLimit' | 'isolatedWorkers'
 >;
 
 export interface LimitsOptions {
@@ -78,7 +78,7 @@ export class Limits {
     return bodyLimit ? [heapGuard, bodyLimit] : [heapGuard];
   }
 
-  /** The JSON, form and text parsers, under the size limits and BODY_TIMEOUT, for every route of `app`. */
+  /** The JSON, form and text parsers, under the size limits, BODY_TIMEOUT and BODY_MIN_RATE, for every route of `app`. */
   installParsers(app: FastifyInstance): void {
     installBodyParsers(app, this.settings);
   }

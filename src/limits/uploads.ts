@@ -2,8 +2,8 @@
  * Multipart uploads for matched routes, read before the handler runs (as PHP fills
  * $_FILES): each file streams to a temporary file, never whole into memory, under
  * UPLOAD_MAX_FILESIZE; the whole body stays under POST_MAX_SIZE and is cut when it stalls
- * for BODY_TIMEOUT; the temporary files are removed when the response closes, however the
- * request ended.
+ * for BODY_TIMEOUT or trickles under BODY_MIN_RATE; the temporary files are removed when
+ * the response closes, however the request ended.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,15 +16,14 @@ import type { ByteSize } from '../config.js';
 import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
 import { stateOf, type UploadedFile } from '../http/request-state.js';
 import { postBodyLimit, tooLargeMessage } from './body-limit.js';
-import { bodyStalledError, watchBodyStall } from './body-timeout.js';
+import { watchBody, type BodyPace } from './body-timeout.js';
 import { addField, type FormFields } from './form-fields.js';
 import { PayloadTooLargeHttpError, UploadTooLargeHttpError } from './limit-errors.js';
 import { closeAfterResponse } from './lingering-close.js';
 
-export interface UploadLimits {
+export interface UploadLimits extends BodyPace {
   postMaxSize: ByteSize;
   uploadMaxFilesize: ByteSize;
-  bodyTimeoutMs: number;
 }
 
 export async function installUploads(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
@@ -67,22 +66,22 @@ async function saveParts(request: FastifyRequest, limits: UploadLimits, files: U
   let stop!: (error: Error) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
   stopped.catch(() => undefined);
-  // The body is over its limit or stalled: stop reading it and fail whatever waits for it.
+  // The body is over its limit, stalled or too slow: stop reading it and fail whatever waits for it.
   const cut = (error: Error) => {
     raw.removeListener('data', count);
-    stall.stop();
+    watch.stop();
     raw.unpipe();
     currentFile?.destroy(error);
     stop(error);
   };
   // While a file write holds the request paused, or once the body is all in, the kernel is the one not reading.
   const waitingOnClient = () => !raw.complete && raw.readableFlowing !== false && raw.readableLength === 0;
-  const stall = watchBodyStall(limits.bodyTimeoutMs, () => cut(bodyStalledError(limits.bodyTimeoutMs)), waitingOnClient);
+  const watch = watchBody(limits, cut, waitingOnClient);
   let received = 0;
   const count = (chunk: Buffer) => {
     received += chunk.length;
-    stall.refresh();
-    if (received > limits.postMaxSize.bytes) cut(new PayloadTooLargeHttpError(tooLargeMessage(postBodyLimit(limits.postMaxSize))));
+    if (received > limits.postMaxSize.bytes) return cut(new PayloadTooLargeHttpError(tooLargeMessage(postBodyLimit(limits.postMaxSize))));
+    watch.received(chunk.length);
   };
   // Paused first, so that listening does not start the flow before the parser is piped.
   raw.pause();
@@ -113,7 +112,7 @@ async function saveParts(request: FastifyRequest, limits: UploadLimits, files: U
     return fields;
   } finally {
     raw.removeListener('data', count);
-    stall.stop();
+    watch.stop();
   }
 }
 

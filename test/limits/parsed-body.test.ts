@@ -1,7 +1,8 @@
 /**
  * Issue 10, items 2 and 3: bodies the kernel parses (JSON, forms) are parsed in linear
  * time and only up to PARSED_BODY_MAX_SIZE (512K by default), so that no parse holds the
- * event loop or the memory; POST_MAX_SIZE (100M) still applies to text bodies and uploads.
+ * event loop or the memory; POST_MAX_SIZE (100M) still applies to uploads. Issue 26, item 7:
+ * text bodies are held under PARSED_BODY_MAX_SIZE as well.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -46,7 +47,7 @@ describe('a JSON or form body over PARSED_BODY_MAX_SIZE is a 413 that names the 
     const body = emptyObjects(2 * MB);
     const answer = await ask(service, { method: 'POST', path: '/echo', headers: { ...json, accept: 'application/json' }, body });
     assert.equal(answer.status, 413);
-    assert.equal(message(answer), `The request body (Content-Length: ${body.length} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON and form bodies`);
+    assert.equal(message(answer), `The request body (Content-Length: ${body.length} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON, form and text bodies`);
     assert.equal(JSON.parse(answer.body).exception.class, 'PayloadTooLargeHttpError');
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
@@ -57,7 +58,7 @@ describe('a JSON or form body over PARSED_BODY_MAX_SIZE is a 413 that names the 
     const total = 32 * MB;
     const answer = await sendStreaming(service, { path: '/echo', total, chunked: true, headers: { ...json, accept: 'text/plain' }, piece: (_offset, size) => Buffer.alloc(size, '{},') });
     assert.equal(answer.status, 413);
-    assert.match(answer.body, /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON and form bodies/);
+    assert.match(answer.body, /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON, form and text bodies/);
     assert.ok(answer.sentWhenAnswered < total / 2, `answered after ${answer.sentWhenAnswered} of ${total} bytes`);
   });
 
@@ -95,13 +96,34 @@ describe('a JSON body nested deeper than 1,000 levels is a 400 that names the bo
   }
 });
 
-describe('POST_MAX_SIZE still bounds text bodies and uploads', () => {
-  it('reads a 4 MB text body', async () => {
-    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain' }, body: 't'.repeat(4 * MB) });
-    assert.equal(answer.status, 200);
-    assert.equal(JSON.parse(answer.body).length, 4 * MB);
+describe('a text body is held under PARSED_BODY_MAX_SIZE too (issue 26, item 7)', () => {
+  it('refuses a declared 8 MB text body with 413 before the client has sent it, through the pipeline', async () => {
+    const total = 8 * MB;
+    const answer = await sendStreaming(service, { path: '/echo', total, headers: { accept: 'application/json' } });
+    assert.equal(answer.status, 413);
+    assert.equal(message(answer), `The request body (Content-Length: ${total} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON, form and text bodies`);
+    assert.equal(JSON.parse(answer.body).exception.class, 'PayloadTooLargeHttpError');
+    assert.equal(answer.headers.connection, 'close');
+    assert.ok(answer.sentWhenAnswered < total / 2, `answered after ${answer.sentWhenAnswered} of ${total} bytes`);
   });
 
+  it('cuts a chunked text body where it passes the limit, long before its end', async () => {
+    const total = 32 * MB;
+    const answer = await sendStreaming(service, { path: '/echo', total, chunked: true, headers: { accept: 'text/plain' } });
+    assert.equal(answer.status, 413);
+    assert.match(answer.body, /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON, form and text bodies/);
+    assert.match(answer.body, /PayloadTooLargeHttpError \(VIGIL_ERR_BODY_TOO_LARGE\)/);
+    assert.ok(answer.sentWhenAnswered < total / 4, `answered after ${answer.sentWhenAnswered} of ${total} bytes`);
+  });
+
+  it('still reads a text body of exactly the limit', async () => {
+    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain' }, body: 't'.repeat(MB / 2) });
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.parse(answer.body).length, MB / 2);
+  });
+});
+
+describe('POST_MAX_SIZE still bounds uploads', () => {
   it('answers /hello while a 48 MB upload is on its way, then stores the upload', async () => {
     const { contentType, body } = multipartBody([{ field: 'file', name: 'big.bin', size: 48 * MB }]);
     let hello: number | undefined;
