@@ -106,7 +106,7 @@ export class Profiler {
     }
     const token = this.tokens.issue();
     if (token !== undefined) return proceed(request, this.begin(request, reply, token), done);
-    // None at hand: a burst outran the lease under way. This request waits for it.
+    // None at hand: a burst outran the lease under way. This request waits for it, briefly (see TokenSource.take).
     this.tokens.take().then(
       (late) => {
         if (late !== undefined) return proceed(request, this.begin(request, reply, late), done);
@@ -133,9 +133,11 @@ export class Profiler {
     const failures = new PacedFailureLog(app.log);
     this.leaseFailures = failures;
     this.tokens = new TokenSource((count) => this.store.leaseTokens(count), {
-      // A store that cannot be reached may take seconds to say so: requests do not wait for it.
+      // A store that cannot be reached may take seconds to say so: it is retried in the background.
       backOff: (error) => error instanceof ReportStoreUnavailableError,
       onLeaseFailed: (error) => failures.failed(TOKEN_LEASE_FAILED, describeFailure(error)),
+      onLeaseStalled: (waitMs) =>
+        failures.failed(TOKEN_LEASE_FAILED, `the report store ${this.store.location} did not answer within ${waitMs} ms; requests go without a token until it does`),
       onLeaseRecovered: () => failures.succeeded(TOKEN_LEASE_FAILED),
     });
     await this.writer.open();
@@ -224,6 +226,7 @@ export class Profiler {
       const { written, dropped } = this.writer;
       this.log?.[dropped > 0 ? 'warn' : 'info'](`Debug reports: ${written} written, ${dropped} dropped`);
     }
+    this.tokens?.close();
     this.leaseFailures?.flush();
     for (const collector of this.collectors) collector.close?.();
     await this.store.close();
