@@ -104,6 +104,13 @@ export class Profiler {
       reply.headers(PAGE_SECURITY_HEADERS);
       return done();
     }
+    // A queue the store does not keep up with: the report is dropped now, before it costs
+    // anything, and the answer carries no token that would not open.
+    const full = this.writer.refusal();
+    if (full) {
+      this.writer.discard(1, full);
+      return done();
+    }
     const token = this.tokens.issue();
     if (token !== undefined) return proceed(request, this.begin(request, reply, token), done);
     // None at hand: a burst outran the lease under way. This request waits for it, briefly (see TokenSource.take).
@@ -186,6 +193,8 @@ export class Profiler {
   adopt(request: FastifyRequest, reply: FastifyReply, error: Error): void {
     if (request.vigil?.profile) return;
     // No hook runs for these requests, so there is no waiting for a lease: without a token at hand the report is dropped.
+    const full = this.writer.refusal();
+    if (full) return void this.writer.discard(1, full);
     const token = this.tokens.issue();
     if (token === undefined) return void this.writer.discard(1, 'no token could be leased from the store');
     const profile = this.begin(request, reply, token);
