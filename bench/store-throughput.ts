@@ -8,6 +8,7 @@
  *
  *   node --import tsx bench/store-throughput.ts                       20 000 reports a run, 3 rounds
  *   node --import tsx bench/store-throughput.ts --reports 5000 --rounds 1
+ *   node --import tsx bench/store-throughput.ts --stores postgres --batches 250,1000 --writers 1,2
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,13 +21,24 @@ import { startKernel } from '../test/support/kernel.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { postgresStore, sqliteStore } from '../test/support/stores.js';
 
-const { values: flags } = parseArgs({ options: { reports: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' } } });
+const { values: flags } = parseArgs({
+  options: {
+    reports: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '3' },
+    stores: { type: 'string', default: 'sqlite,postgres' },
+    batches: { type: 'string', default: '100,250' },
+    writers: { type: 'string', default: '1,2' },
+    keep: { type: 'string', default: '10000' },
+  },
+});
 const REPORTS = Number(flags.reports);
 const ROUNDS = Number(flags.rounds);
+const STORES = flags.stores.split(',');
+const numbers = (list: string) => list.split(',').map(Number);
 /** The default PROFILER_MAX_REPORTS: each batch deletes the oldest beyond it once the store is full. */
-const KEEP = 10_000;
-/** Batches as the writer makes them: a few milliseconds of requests under load, and the 512 KiB cap. */
-const BATCH_SIZES = [100, 250];
+const KEEP = Number(flags.keep);
+/** Batches as the writer makes them: a few milliseconds of requests under load, and the 512 KiB cap (250 here). */
+const BATCH_SIZES = numbers(flags.batches);
 
 /** A real report: the debug 404 of an unrouted path, as the kernel collects it. */
 async function sampleReport() {
@@ -94,14 +106,16 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const rows: string[] = [];
 try {
   process.stdout.write(`${REPORTS} reports a run (a debug 404, ${Math.round(bytes)} bytes of JSON and URL each), keep ${KEEP}, ${ROUNDS} rounds, stores alternating\n`);
-  for (const writers of [1, 2]) {
+  for (const writers of numbers(flags.writers)) {
     for (const batchSize of BATCH_SIZES) {
       const results: Record<string, number[]> = { sqlite: [], postgres: [] };
       for (let round = 0; round < ROUNDS; round++) {
-        for (const name of round % 2 === 0 ? ['sqlite', 'postgres'] : ['postgres', 'sqlite']) results[name]!.push(await measure(stores[name]!, batchSize, writers));
+        const order = round % 2 === 0 ? STORES : [...STORES].reverse();
+        for (const name of order) results[name]!.push(await measure(stores[name]!, batchSize, writers));
       }
-      const [sqlite, pg] = [median(results.sqlite!), median(results.postgres!)];
-      const row = `| ${writers} | ${batchSize} | ${Math.round(sqlite).toLocaleString('en')} | ${Math.round(pg).toLocaleString('en')} | ${(pg / sqlite).toFixed(2)} |`;
+      const figure = (name: string) => (results[name]!.length ? Math.round(median(results[name]!)).toLocaleString('en') : '-');
+      const ratio = results.sqlite!.length && results.postgres!.length ? (median(results.postgres!) / median(results.sqlite!)).toFixed(2) : '-';
+      const row = `| ${writers} | ${batchSize} | ${figure('sqlite')} | ${figure('postgres')} | ${ratio} |`;
       rows.push(row);
       process.stdout.write(`${row}   rounds: sqlite ${results.sqlite!.map(Math.round).join(', ')}; postgres ${results.postgres!.map(Math.round).join(', ')}\n`);
     }

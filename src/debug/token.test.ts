@@ -25,6 +25,27 @@ function manualLeases() {
   return { lease, asked, pending, grant, fail };
 }
 
+/** A clock and timers the test moves by hand: `advance(ms)` sets the time and runs the timers due by then. */
+function manualClock() {
+  let now = 0;
+  const timers = new Set<{ at: number; run: () => void }>();
+  const timer = (run: () => void, ms: number) => {
+    const entry = { at: now + ms, run };
+    timers.add(entry);
+    return () => void timers.delete(entry);
+  };
+  const advance = async (to: number) => {
+    now = to;
+    for (const entry of [...timers].sort((a, b) => a.at - b.at)) {
+      if (entry.at > now || !timers.has(entry)) continue;
+      timers.delete(entry);
+      entry.run();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { options: { now: () => now, timer }, advance };
+}
+
 const hex = (from: number, count: number) => Array.from({ length: count }, (_, i) => (from + i).toString(16).padStart(6, '0'));
 
 describe('a token source hands out the tokens the store leased, in blocks', () => {
@@ -107,17 +128,51 @@ describe('a failed lease costs the requests waiting for it their token, and the 
   });
 });
 
-describe('while the store cannot be reached, requests neither wait nor lease until a delay that grows with each failure is over', () => {
-  it('shares one attempt among the requests waiting, gives them none when it fails, and tries again only after 100 ms, 200 ms, 400 ms (at most)', async () => {
+describe('a request waits for a lease a short bound from its start, then goes without a token (a server that hangs)', () => {
+  it('waits until waitMs after the lease started, gives undefined after it, says so once, and the lease that comes late brings the tokens back', async () => {
     const leases = manualLeases();
+    const clock = manualClock();
+    const said: string[] = [];
+    const source = new TokenSource(leases.lease, {
+      blockSize: 4,
+      waitMs: 100,
+      ...clock.options,
+      onLeaseStalled: (waitMs) => said.push(`stalled ${waitMs}`),
+      onLeaseRecovered: () => said.push('recovered'),
+    });
+    await Promise.all([source.fill(), leases.grant()]);
+    for (let i = 0; i < 2; i++) source.issue();
+    assert.deepEqual(leases.asked, [4, 4], 'the next lease starts at half, at 0 ms');
+    await clock.advance(40);
+    source.issue();
+    source.issue();
+    const first = source.take();
+    await clock.advance(99);
+    assert.equal(await Promise.race([first, 'waiting']), 'waiting', 'within the bound, the request waits');
+    await clock.advance(100);
+    assert.equal(await first, undefined, '100 ms after the lease started, it goes without');
+    assert.deepEqual(said, ['stalled 100']);
+    await clock.advance(5000);
+    assert.equal(await source.take(), undefined, 'later requests do not wait for that lease at all');
+    assert.deepEqual(said, ['stalled 100'], 'said once per lease');
+    assert.deepEqual(leases.asked, [4, 4], 'one lease at a time, however long it takes');
+    await leases.grant();
+    assert.equal(await source.take(), hex(4, 1)[0], 'the late lease brings the tokens back');
+    assert.deepEqual(said, ['stalled 100', 'recovered']);
+  });
+});
+
+describe('while the store cannot be reached, no request waits, and the lease is tried again in the background after a delay that grows with each failure', () => {
+  it('gives requests none at once while backing off, leases again by itself after 100 ms, 200 ms, 400 ms (at most), so the first request after the store is back has a token', async () => {
+    const leases = manualLeases();
+    const clock = manualClock();
     const failures: string[] = [];
-    let now = 0;
     const source = new TokenSource(leases.lease, {
       blockSize: 4,
       backOff: (error) => (error as { code?: string }).code === 'ECONNREFUSED',
       retryFirstMs: 100,
       retryMaxMs: 400,
-      now: () => now,
+      ...clock.options,
       onLeaseFailed: (error) => failures.push(error.message),
       onLeaseRecovered: () => failures.push('recovered'),
     });
@@ -128,35 +183,43 @@ describe('while the store cannot be reached, requests neither wait nor lease unt
     assert.deepEqual(await Promise.all(waiting), [undefined, undefined, undefined]);
     assert.deepEqual(failures, ['connect ECONNREFUSED 127.0.0.1:5432']);
 
-    now = 99;
+    await clock.advance(99);
     assert.equal(await source.take(), undefined, 'within the delay: no token, at once');
     assert.equal(source.issue(), undefined);
     assert.deepEqual(leases.asked, [4], 'and no lease');
-    now = 100;
-    assert.equal(await source.take(), undefined, 'the request that starts the next attempt does not wait for it');
-    assert.deepEqual(leases.asked, [4, 4]);
-    assert.equal(await source.take(), undefined, 'nor do the requests while it is under way');
-    assert.deepEqual(leases.asked, [4, 4]);
+    await clock.advance(100);
+    assert.deepEqual(leases.asked, [4, 4], 'the next attempt starts by itself once the delay is over');
     await leases.fail(unavailable());
-
-    now = 299;
-    source.issue();
+    await clock.advance(299);
     assert.deepEqual(leases.asked, [4, 4], 'the delay doubles');
-    now = 300;
-    source.issue();
+    await clock.advance(300);
     assert.deepEqual(leases.asked, [4, 4, 4]);
     await leases.fail(unavailable());
-    now = 700;
-    source.issue();
+    await clock.advance(700);
     assert.deepEqual(leases.asked, [4, 4, 4, 4], 'up to retryMaxMs');
     await leases.fail(unavailable());
-    now = 1100;
-    source.issue();
+    await clock.advance(1099);
+    assert.deepEqual(leases.asked, [4, 4, 4, 4]);
+    await clock.advance(1100);
     assert.deepEqual(leases.asked, [4, 4, 4, 4, 4], 'and no more');
+    // The store is back: the attempt under way succeeds before any request asks.
     await leases.grant();
     assert.deepEqual(failures.slice(-1), ['recovered']);
-    assert.equal(await source.take(), '000000', 'once a lease succeeds, requests have tokens again');
-    assert.equal(source.issue(), '000001');
+    assert.equal(source.issue(), '000000', 'the first request after it has a token, at once');
+    assert.equal(await source.take(), '000001');
+  });
+
+  it('starts no lease once closed', async () => {
+    const leases = manualLeases();
+    const clock = manualClock();
+    const source = new TokenSource(leases.lease, { blockSize: 4, backOff: () => true, ...clock.options });
+    const filled = source.fill();
+    await leases.fail(new Error('connect ECONNREFUSED'));
+    assert.equal(await filled, false);
+    source.close();
+    await clock.advance(10_000);
+    assert.equal(source.issue(), undefined);
+    assert.deepEqual(leases.asked, [4]);
   });
 });
 

@@ -5,14 +5,16 @@
  * The store leases tokens in blocks (`ReportStore.leaseTokens`: a keyed permutation of a
  * counter the store keeps, see `token-permutation.ts`); a {@link TokenSource} hands them out
  * one by one and leases the next block when half of what it holds is used. So no process
- * remembers the tokens in use, and a request waits on the store only when none is at hand:
- * at start, or when a burst outruns a lease (the leases that follow are then larger).
- * A lease that fails (a full disk) costs the requests waiting for it their token, and the
- * next request tries again. When the store cannot be reached (a database server that is
- * down, where a lease may take seconds to fail: `backOff` says which failures), requests
- * wait for none: a request that finds no token goes without one, and the lease is tried
- * again after a delay that doubles with each failure (100 ms, 200 ms... up to 5 s), started
- * by the first request after it. The first lease that succeeds brings the tokens back.
+ * remembers the tokens in use, and a request waits on the store only when none is at hand
+ * (a burst outran a lease; the leases that follow are then larger), and then only for a
+ * short bound (`waitMs`) counted from the lease's start: a server that hangs holds no
+ * request longer than that, and once a lease is older, requests go without a token at
+ * once (`onLeaseStalled` says so, once per lease). A lease that fails (a full disk) costs
+ * the requests waiting for it their token, and the next request tries again. When the
+ * store cannot be reached (a database server that is down: `backOff` says which failures),
+ * the lease is tried again in the background after a delay that doubles with each failure
+ * (100 ms, 200 ms... up to 1 s), so the tokens are back before the first request after the
+ * store recovers asks for one.
  *
  * @example
  *   const tokens = new TokenSource((count) => store.leaseTokens(count));
@@ -31,22 +33,41 @@ export interface TokenSourceOptions {
   maxBlockSize?: number;
   /** True for a failure after which requests stop waiting for leases until a delay is over (the store cannot be reached). */
   backOff?: (error: Error) => boolean;
-  /** After such a failure, the next lease waits this long (100 ms), then twice as long after each failure... */
+  /** After such a failure, the next lease starts by itself after this long (100 ms), then twice as long after each failure... */
   retryFirstMs?: number;
-  /** ...up to this (5 s). */
+  /** ...up to this (1 s). */
   retryMaxMs?: number;
+  /** The longest a request waits for a lease, counted from the lease's start (100 ms). */
+  waitMs?: number;
   /** The clock, in milliseconds (tests set it by hand). */
   now?: () => number;
+  /** Runs `run` after `ms`; returns what cancels it (tests run timers by hand). */
+  timer?: (run: () => void, ms: number) => () => void;
+  /** Called once per lease when a request stops waiting for it: the store did not answer within `waitMs`. */
+  onLeaseStalled?: (waitMs: number) => void;
   /** Called with each failed lease. */
   onLeaseFailed?: (error: Error) => void;
   /** Called when a lease succeeds after failures. */
   onLeaseRecovered?: () => void;
 }
 
+/** A timer that does not keep the process alive. */
+function backgroundTimer(run: () => void, ms: number): () => void {
+  const timer = setTimeout(run, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
 export class TokenSource {
   private tokens: string[] = [];
   private next = 0;
   private leasing: Promise<boolean> | undefined;
+  /** When the lease under way started, and whether a request gave up waiting for it. */
+  private leaseStart = 0;
+  private stallSaid = false;
+  /** Cancels the background retry after a failure, when one is set. */
+  private cancelRetry: (() => void) | undefined;
+  private closed = false;
   /** The lease under way was asked for while tokens were still at hand. */
   private ahead = false;
   /** The tokens ran out while a lease asked for ahead was under way. */
@@ -60,11 +81,15 @@ export class TokenSource {
   private size: number;
   private readonly maxBlockSize: number;
   private readonly now: () => number;
+  private readonly waitMs: number;
+  private readonly timer: (run: () => void, ms: number) => () => void;
 
   constructor(private readonly lease: LeaseTokens, private readonly options: TokenSourceOptions = {}) {
     this.size = options.blockSize ?? 256;
     this.maxBlockSize = Math.max(options.maxBlockSize ?? 4096, this.size);
     this.now = options.now ?? Date.now;
+    this.waitMs = options.waitMs ?? 100;
+    this.timer = options.timer ?? backgroundTimer;
   }
 
   /** Tokens at hand. */
@@ -95,17 +120,50 @@ export class TokenSource {
   }
 
   /**
-   * A token, waiting for the lease under way (or a new one) if need be; undefined when that
-   * lease failed. Requests that wait together wait for one lease: a failing store (a full
-   * disk) sees one attempt at a time, and the first request after it recovers gets a token.
-   * While the source backs off, none waits: undefined at once.
+   * A token, waiting for the lease under way (or a new one) if need be, but never past
+   * `waitMs` from that lease's start; undefined when the lease failed, did not come in time,
+   * or none may start yet (the source backs off). Requests that wait together wait for one
+   * lease: a failing store sees one attempt at a time.
    */
   async take(): Promise<string | undefined> {
+    const until = this.now() + this.waitMs;
     for (;;) {
       const token = this.issue();
       if (token !== undefined) return token;
-      if (this.backoffs > 0 || !(await this.fill())) return undefined;
+      const leasing = this.leasing;
+      if (leasing === undefined) return undefined;
+      const left = Math.min(until, this.leaseStart + this.waitMs) - this.now();
+      const settled = left > 0 ? await this.within(leasing, left) : 'late';
+      if (settled === 'late') {
+        if (this.leasing === leasing) this.stalled();
+        return undefined;
+      }
+      if (!settled) return undefined;
     }
+  }
+
+  /** Stops the background retry; no lease starts after this. */
+  close(): void {
+    this.closed = true;
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
+  }
+
+  /** `lease`'s outcome, or 'late' when it has not come within `ms`. */
+  private within(lease: Promise<boolean>, ms: number): Promise<boolean | 'late'> {
+    let cancel: (() => void) | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      cancel = this.timer(() => resolve('late'), ms);
+    });
+    return Promise.race([lease, late]).finally(() => cancel?.());
+  }
+
+  /** A request gave up on the lease under way: said once per lease, and its success is then news. */
+  private stalled(): void {
+    if (this.stallSaid) return;
+    this.stallSaid = true;
+    this.failing = true;
+    this.options.onLeaseStalled?.(this.waitMs);
   }
 
   /** Leases unless tokens are at hand; resolves true when some are. */
@@ -116,8 +174,12 @@ export class TokenSource {
   }
 
   private leaseAhead(): void {
-    if (this.leasing || (this.backoffs > 0 && this.now() < this.retryAt)) return;
+    if (this.closed || this.leasing || (this.backoffs > 0 && this.now() < this.retryAt)) return;
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
     this.ahead = this.next < this.tokens.length;
+    this.leaseStart = this.now();
+    this.stallSaid = false;
     this.leasing = this.lease(this.size).then(
       (leased) => {
         this.tokens = this.next === this.tokens.length ? leased : this.tokens.slice(this.next).concat(leased);
@@ -136,9 +198,14 @@ export class TokenSource {
         this.leasing = undefined;
         this.failing = true;
         if (this.options.backOff?.(error)) {
-          const delay = (this.options.retryFirstMs ?? 100) * 2 ** Math.min(this.backoffs, 30);
-          this.retryAt = this.now() + Math.min(delay, this.options.retryMaxMs ?? 5000);
+          const delay = Math.min((this.options.retryFirstMs ?? 100) * 2 ** Math.min(this.backoffs, 30), this.options.retryMaxMs ?? 1000);
+          this.retryAt = this.now() + delay;
           this.backoffs++;
+          // Tried again without waiting for a request, so the tokens are back before one asks.
+          if (!this.closed) this.cancelRetry = this.timer(() => {
+            this.cancelRetry = undefined;
+            this.leaseAhead();
+          }, delay);
         } else {
           this.backoffs = 0;
         }

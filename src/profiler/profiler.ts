@@ -104,9 +104,16 @@ export class Profiler {
       reply.headers(PAGE_SECURITY_HEADERS);
       return done();
     }
+    // A queue the store does not keep up with: the report is dropped now, before it costs
+    // anything, and the answer carries no token that would not open.
+    const full = this.writer.refusal();
+    if (full) {
+      this.writer.discard(1, full);
+      return done();
+    }
     const token = this.tokens.issue();
     if (token !== undefined) return proceed(request, this.begin(request, reply, token), done);
-    // None at hand: a burst outran the lease under way. This request waits for it.
+    // None at hand: a burst outran the lease under way. This request waits for it, briefly (see TokenSource.take).
     this.tokens.take().then(
       (late) => {
         if (late !== undefined) return proceed(request, this.begin(request, reply, late), done);
@@ -133,9 +140,11 @@ export class Profiler {
     const failures = new PacedFailureLog(app.log);
     this.leaseFailures = failures;
     this.tokens = new TokenSource((count) => this.store.leaseTokens(count), {
-      // A store that cannot be reached may take seconds to say so: requests do not wait for it.
+      // A store that cannot be reached may take seconds to say so: it is retried in the background.
       backOff: (error) => error instanceof ReportStoreUnavailableError,
       onLeaseFailed: (error) => failures.failed(TOKEN_LEASE_FAILED, describeFailure(error)),
+      onLeaseStalled: (waitMs) =>
+        failures.failed(TOKEN_LEASE_FAILED, `the report store ${this.store.location} did not answer within ${waitMs} ms; requests go without a token until it does`),
       onLeaseRecovered: () => failures.succeeded(TOKEN_LEASE_FAILED),
     });
     await this.writer.open();
@@ -184,6 +193,8 @@ export class Profiler {
   adopt(request: FastifyRequest, reply: FastifyReply, error: Error): void {
     if (request.vigil?.profile) return;
     // No hook runs for these requests, so there is no waiting for a lease: without a token at hand the report is dropped.
+    const full = this.writer.refusal();
+    if (full) return void this.writer.discard(1, full);
     const token = this.tokens.issue();
     if (token === undefined) return void this.writer.discard(1, 'no token could be leased from the store');
     const profile = this.begin(request, reply, token);
@@ -224,6 +235,7 @@ export class Profiler {
       const { written, dropped } = this.writer;
       this.log?.[dropped > 0 ? 'warn' : 'info'](`Debug reports: ${written} written, ${dropped} dropped`);
     }
+    this.tokens?.close();
     this.leaseFailures?.flush();
     for (const collector of this.collectors) collector.close?.();
     await this.store.close();

@@ -167,8 +167,13 @@ export class ReportWriter {
     return this.queue.held;
   }
 
+  /** Why no report can be queued now (the queue is full, the writer closed), or undefined when one can. */
+  refusal(): string | undefined {
+    return this.closed ? 'the writer is closed' : this.queue.refusal(0);
+  }
+
   enqueue(report: Report): void {
-    const full = this.closed ? 'the writer is closed' : this.queue.refusal(0);
+    const full = this.refusal();
     if (full) return this.discard(1, full);
     let encoded: EncodedReport;
     try {

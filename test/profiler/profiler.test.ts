@@ -48,6 +48,23 @@ describe('dropped reports are counted where people look: the profiler and the lo
   });
 });
 
+describe('a report the write queue cannot take is dropped before the request is profiled: no token is given for it', () => {
+  it('answers the requests beyond a full queue without a token, counts them as dropped, and every token given opens its report', async () => {
+    const kernel = await startKernel({}, { profilerWriter: { maxQueue: 3, flushDelayMs: 60_000 } });
+    try {
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push(await kernel.app.inject({ url: `/full/${i}` }));
+      const tokens = answers.map((answer) => answer.headers['x-debug-token']);
+      assert.equal(tokens.filter((token) => token !== undefined).length, 3, `tokens: ${JSON.stringify(tokens)}`);
+      assert.deepEqual(answers.map((answer) => answer.statusCode), [404, 404, 404, 404, 404, 404]);
+      assert.equal(kernel.profiler!.writer.dropped, 3);
+      for (const token of tokens) if (token !== undefined) assert.equal((await kernel.report(String(token))).token, token);
+    } finally {
+      await kernel.close();
+    }
+  });
+});
+
 describe('retention is enforced while the service runs', () => {
   it('keeps PROFILER_MAX_REPORTS reports, deleting the oldest as new ones are written', async () => {
     const kernel = await startKernel({ PROFILER_MAX_REPORTS: '5' }, { profilerWriter: { flushDelayMs: 1 } });

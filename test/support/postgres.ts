@@ -49,6 +49,13 @@ export interface PostgresServer {
   stop(): Promise<void>;
   /** Starts the stopped server again, on the same port. */
   start(): Promise<void>;
+  /**
+   * Freezes the server and every session it runs (SIGSTOP), as a server that hangs: its
+   * sockets stay open and nothing answers. {@link resume} thaws it.
+   */
+  pause(): void;
+  /** Thaws a paused server (SIGCONT). */
+  resume(): void;
   /** Stops the server and deletes its data directory. */
   close(): Promise<void>;
   /** The server's last log lines, for failure messages. */
@@ -176,8 +183,25 @@ export async function startPostgres({ durable = false }: PostgresServerOptions =
       process.removeListener('exit', onExit);
       rmSync(dir, { recursive: true, force: true });
     },
+    pause: () => signalTree(child, 'SIGSTOP'),
+    resume: () => signalTree(child, 'SIGCONT'),
     log: () => lines.join(''),
   };
+}
+
+/** Sends `signal` to the server and to every process under it (its sessions), parents first. */
+function signalTree(server: ChildProcess | undefined, signal: NodeJS.Signals): void {
+  if (server?.pid === undefined) throw new Error('the PostgreSQL server is not running');
+  const pending = [server.pid];
+  while (pending.length > 0) {
+    const pid = pending.shift()!;
+    try {
+      process.kill(pid, signal);
+      pending.push(...readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number));
+    } catch {
+      // Gone in the meantime.
+    }
+  }
 }
 
 async function packagedBinaries(): Promise<Binaries> {
