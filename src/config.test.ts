@@ -245,6 +245,11 @@ describe('PROFILER_DSN picks the report store: sqlite:<path>, by default under V
     assert.equal(refusal({ PROFILER_DSN: 'var/profiler.sqlite' }, 'PROFILER_DSN'), `PROFILER_DSN: "var/profiler.sqlite" has no scheme; ${SUPPORTED}`);
     assert.equal(refusal({ PROFILER_DSN: 'sqlite:' }, 'PROFILER_DSN'), 'PROFILER_DSN: sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
   });
+  it('never repeats a value without a scheme that may hold a password (a scheme with characters no scheme has, no scheme at all)', () => {
+    for (const dsn of ['my_sql://root:s3cret@localhost/x', '//root:s3cret@db.internal/x', ':s3cret@db.internal/x', 'db.internal/x?password=s3cret', 'pg sql://root:s3cret@h/x']) {
+      assert.equal(refusal({ PROFILER_DSN: dsn }, 'PROFILER_DSN'), `PROFILER_DSN: the value has no scheme; ${SUPPORTED}`, dsn);
+    }
+  });
   it('takes PROFILER_POOL_SIZE from 1 to 100', () => {
     assert.equal(refusal({ PROFILER_POOL_SIZE: '0' }, 'PROFILER_POOL_SIZE'), 'PROFILER_POOL_SIZE: "0" is not a whole number from 1 to 100');
     assert.equal(refusal({ PROFILER_DSN: 'postgres://h/db', PROFILER_POOL_SIZE: 'many' }, 'PROFILER_POOL_SIZE'), 'PROFILER_POOL_SIZE: "many" is not a whole number from 1 to 100');

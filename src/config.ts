@@ -349,12 +349,16 @@ const SUPPORTED_STORES = `the supported schemes are sqlite:<path> (a SQLite file
 
 /**
  * `sqlite:<path>`, the path resolved against `cwd`, or a `postgres://` (`postgresql://`)
- * URL. A refusal never repeats a value that has a scheme: it may hold a password.
+ * URL. A refusal repeats no value but a plain path: any other may hold a password.
  */
 function storeDsn(env: Env, name: string, cwd: string, fallback: string, poolSize: number): StoreDsn {
   const value = raw(env, name) ?? fallback;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
-  if (scheme === undefined) throw new ConfigError(name, `"${value}" has no scheme; ${SUPPORTED_STORES}`);
+  if (scheme === undefined) {
+    // Only a plain path is repeated: anything else may be a mistyped URL with its password.
+    const shown = /^[\w./~-]+$/.test(value) ? `"${value}"` : 'the value';
+    throw new ConfigError(name, `${shown} has no scheme; ${SUPPORTED_STORES}`);
+  }
   const lowerScheme = scheme.toLowerCase();
   if (lowerScheme === 'postgres' || lowerScheme === 'postgresql') return postgresDsn(name, value, poolSize);
   if (lowerScheme !== 'sqlite') throw new ConfigError(name, `the scheme "${scheme}:" is not supported; ${SUPPORTED_STORES}`);

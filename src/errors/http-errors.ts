@@ -15,6 +15,9 @@ export interface HttpErrorOptions {
   capture?: boolean;
 }
 
+/** Marks the HttpErrors of every copy of the kernel: a routes module may load a copy of its own. */
+const HTTP_ERROR_BRAND = Symbol.for('vigil.HttpError');
+
 export class HttpError extends Error {
   /**
    * Whether client errors (4xx) capture a stack trace. Debug pages show it; production
@@ -45,6 +48,7 @@ export class HttpError extends Error {
     this.headers = options.headers ?? {};
   }
 }
+Object.defineProperty(HttpError.prototype, HTTP_ERROR_BRAND, { value: true });
 
 /** No route matches the path. */
 export class NotFoundHttpError extends HttpError {
@@ -123,23 +127,40 @@ export function describeError(thrown: unknown): ErrorDescription {
   if (error instanceof HttpError) {
     return { status: error.status, code: error.code, message: error.message, className: error.name, headers: error.headers, error };
   }
-  const { statusCode, code } = readStatusAndCode(error);
-  const status = typeof statusCode === 'number' && statusCode >= 400 && statusCode <= 599 ? statusCode : 500;
+  const { status, code, headers } = httpDetailsOf(error);
   return {
-    status,
-    code: typeof code === 'string' ? code : 'VIGIL_ERR_INTERNAL',
+    status: status ?? 500,
+    code: code ?? 'VIGIL_ERR_INTERNAL',
     message: messageOf(error),
     className: classNameOf(error),
-    headers: {},
+    headers: headers ?? {},
     error,
   };
 }
 
-function readStatusAndCode(error: Error): { statusCode?: unknown; code?: unknown } {
+/** What an error says of its answer, where it says it in a form the pipeline takes. */
+export interface HttpDetails {
+  status: number | undefined;
+  code: string | undefined;
+  headers: Record<string, string> | undefined;
+}
+
+/**
+ * Status, code and headers of an error that is not this copy's HttpError: an HttpError of
+ * another copy gives all three; any other error only its `statusCode` and `code` (Fastify's
+ * convention), never headers, which may be an upstream's (`set-cookie`). None where reading throws.
+ */
+export function httpDetailsOf(error: Error): HttpDetails {
   try {
-    const { statusCode, code } = error as { statusCode?: unknown; code?: unknown };
-    return { statusCode, code };
+    const { status, statusCode, code, headers } = error as { status?: unknown; statusCode?: unknown; code?: unknown; headers?: unknown };
+    const branded = (error as unknown as Record<symbol, unknown>)[HTTP_ERROR_BRAND] === true;
+    const httpStatus = branded ? status : statusCode;
+    return {
+      status: typeof httpStatus === 'number' && httpStatus >= 400 && httpStatus <= 599 ? httpStatus : undefined,
+      code: typeof code === 'string' ? code : undefined,
+      headers: branded && headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
+    };
   } catch {
-    return {};
+    return { status: undefined, code: undefined, headers: undefined };
   }
 }

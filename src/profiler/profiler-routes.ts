@@ -3,8 +3,8 @@
  * work for them too): the newest reports, the search, one report, and the newest one. Each answers HTML,
  * or JSON when `Accept` prefers it. Access and security headers are the profiler's hook's job.
  * A store that cannot be reached (its database server is down) is answered 503 "Report
- * store unavailable" through the error pipeline, as soon as the store says so: its every
- * call is bounded by timeouts, so a page never hangs on it.
+ * store unavailable" on every page, through the error pipeline, as soon as the store says
+ * so: its every call is bounded by timeouts, so a page never hangs on it.
  */
 import type { FastifyReply } from 'fastify';
 import { PROFILER_PATH } from '../debug/request-debug.js';
@@ -23,19 +23,24 @@ const LATEST_COUNT = 50;
 /** Seconds a client is told to wait before asking again while the store cannot be reached. */
 const UNAVAILABLE_RETRY_AFTER = 5;
 
-/** What the store answers, or a 503 when it cannot be reached now. */
-async function fromStore<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (!(error instanceof ReportStoreUnavailableError)) throw error;
-    throw new ServiceUnavailableHttpError(
-      `Report store unavailable: ${error.location}: ${error.reason}. New reports wait in the write queue and are written once it answers again.`,
-      'VIGIL_ERR_REPORT_STORE_UNAVAILABLE',
-      UNAVAILABLE_RETRY_AFTER,
-      { cause: error },
-    );
-  }
+/**
+ * A page's handler whose store calls, every one of them, answer 503 when the store cannot
+ * be reached now (not only those a page remembered to guard).
+ */
+function storePage<C>(handler: (context: C) => Promise<FastifyReply> | FastifyReply): (context: C) => Promise<FastifyReply> {
+  return async (context) => {
+    try {
+      return await handler(context);
+    } catch (error) {
+      if (!(error instanceof ReportStoreUnavailableError)) throw error;
+      throw new ServiceUnavailableHttpError(
+        `Report store unavailable: ${error.location}: ${error.reason}. New reports wait in the write queue and are written once it answers again.`,
+        'VIGIL_ERR_REPORT_STORE_UNAVAILABLE',
+        UNAVAILABLE_RETRY_AFTER,
+        { cause: error },
+      );
+    }
+  };
 }
 
 function wantsJson(accept: string | undefined): boolean {
@@ -57,19 +62,19 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
   const list = async (reply: FastifyReply, accept: string | undefined, heading: string, filters: ReportSearch) => {
     // What was answered before this request is searchable: nothing waits in the queue.
     await profiler.writer.flush();
-    const reports = await fromStore(() => profiler.store.search(filters));
-    const stats = await fromStore(() => profiler.stats());
+    const reports = await profiler.store.search(filters);
+    const stats = await profiler.stats();
     return send(reply, wantsJson(accept), () => summaries(reports), () => renderListPage({ heading, reports, filters, stats }));
   };
 
-  routes.get(PROFILER_PATH, ({ request, reply }) => list(reply, request.headers.accept, 'Latest requests', { limit: LATEST_COUNT }), { name: '_profiler_home' });
+  routes.get(PROFILER_PATH, storePage(({ request, reply }) => list(reply, request.headers.accept, 'Latest requests', { limit: LATEST_COUNT })), { name: '_profiler_home' });
 
   routes.get(
     `${PROFILER_PATH}/search`,
-    ({ request, reply, query }) => {
+    storePage(({ request, reply, query }) => {
       const filters = parseSearchFilters(query);
       return list(reply, request.headers.accept, 'Search results', filters);
-    },
+    }),
     { name: '_profiler_search' },
   );
 
@@ -86,23 +91,23 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
   // Symfony's /_profiler/latest: the newest report, whichever process or instance wrote it.
   routes.get(
     `${PROFILER_PATH}/latest`,
-    async ({ query, request, reply }) => {
+    storePage(async ({ query, request, reply }) => {
       await profiler.writer.flush();
       const [newest] = await profiler.store.search({ limit: 1 });
       const report = newest && (await profiler.read(newest.token));
       if (!report) throw new NotFoundHttpError('No report is stored yet: the newest one opens here once a request has been answered.');
       return show(report, query, request.headers.accept, reply);
-    },
+    }),
     { name: '_profiler_latest' },
   );
 
   routes.get(
     `${PROFILER_PATH}/{token}`,
-    async ({ params, query, request, reply }) => {
-      const report = await fromStore(() => profiler.read(params.token));
+    storePage(async ({ params, query, request, reply }) => {
+      const report = await profiler.read(params.token);
       if (!report) throw new NotFoundHttpError(`Token "${params.token}" was not found in the database.`);
       return show(report, query, request.headers.accept, reply);
-    },
+    }),
     { name: '_profiler' },
   );
 }

@@ -1,13 +1,14 @@
 /**
  * Puts the debug toolbar (`toolbar.ts`) into the HTML pages the application's routes
  * answer, in debug mode. Never into the kernel's own answers (error pages, the profiler),
- * a body that is not HTML, a compressed or streamed body, or a page without `</body>`.
+ * a body that is not HTML, a compressed or streamed body, a page without `</body>`, or a page
+ * whose policy the toolbar cannot be admitted by (one in a `<meta>` element).
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { routeOf } from '../routing/route-table.js';
 import type { LogTap } from './log-tap.js';
-import { admitStyleNonce, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
+import { admitStyleNonce, hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
 
 /** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
@@ -15,7 +16,7 @@ const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     const page = pageOf(request, reply, payload);
-    if (page === undefined) return done(null, payload);
+    if (page === undefined || hasPolicyInMarkup(page)) return done(null, payload);
     const profile = request.vigil!.profile!;
     const nonce = randomBytes(16).toString('base64');
     const link = reply.getHeader('x-debug-token-link');

@@ -2,8 +2,9 @@
  * The web debug toolbar: a bar at the foot of the application's HTML pages in debug mode
  * with the status, the route, the time, the memory, the log lines, and a link to the
  * report. No script. Its look is its own (dark, monospace, labelled), so it cannot be taken
- * for the page; its one `<style>` element carries a nonce that the response's
- * Content-Security-Policy is made to admit, so that a strict policy still lets it show.
+ * for the page; its one `<style>` element carries a nonce that each policy of the response's
+ * Content-Security-Policy is made to admit (in style-src-elem), so that a strict policy still
+ * lets it show. A page with a policy in its markup gets no bar.
  */
 import { escapeHtml } from '../errors/html.js';
 import { formatBytes, formatMs } from './format.js';
@@ -58,20 +59,44 @@ export function insertBeforeBodyEnd(page: string, bar: string): string | undefin
 }
 
 /**
- * A Content-Security-Policy that admits the toolbar's style element: its nonce is added to
- * the directive that governs `<style>` (style-src-elem, else style-src, else default-src).
- * A directive with 'unsafe-inline' and no nonce or hash already admits it, and a nonce
- * there would turn 'unsafe-inline' off for the page's own styles: it is left alone. The
- * nonce admits only the element carrying it, so the page's policy is not loosened.
+ * A Content-Security-Policy header that admits the toolbar's `<style>` element. Each policy
+ * of a comma-joined list is enforced, so each one is given the nonce. The nonce goes to
+ * style-src-elem only, which governs style elements and nothing else: in default-src it would
+ * also admit a script carrying it. A policy without style-src-elem gets one with the sources
+ * of the directive style elements fell back to (style-src, else default-src), so the page's
+ * own stylesheets are governed as before. A policy that governs no styles, or whose directive
+ * admits inline styles by 'unsafe-inline' alone (a nonce there would turn it off), is left alone.
  */
-export function admitStyleNonce(policy: string, nonce: string): string {
+export function admitStyleNonce(header: string, nonce: string): string {
+  const policies = header.split(',');
+  const admitted = policies.map((policy) => admitInPolicy(policy, nonce));
+  if (admitted.every((policy) => policy === undefined)) return header;
+  return admitted
+    .map((policy, index) => policy ?? policies[index]!.trim())
+    .filter((policy) => policy.length > 0)
+    .join(', ');
+}
+
+/** One policy with the nonce admitted, or undefined when it admits the bar as it is. */
+function admitInPolicy(policy: string, nonce: string): string | undefined {
   const directives = policy.split(';').map((part) => part.trim()).filter((part) => part.length > 0);
   const names = directives.map((directive) => directive.split(/\s+/)[0]!.toLowerCase());
   const index = ['style-src-elem', 'style-src', 'default-src'].map((name) => names.indexOf(name)).find((found) => found !== -1);
-  if (index === undefined) return policy;
-  const sources = directives[index]!.split(/\s+/).slice(1).map((source) => source.toLowerCase());
-  const hasNonceOrHash = sources.some((source) => /^'(nonce|sha256|sha384|sha512)-/.test(source));
-  if (sources.includes("'unsafe-inline'") && !hasNonceOrHash) return policy;
-  directives[index] = `${directives[index]!.split(/\s+/).filter((source) => source.toLowerCase() !== "'none'").join(' ')} 'nonce-${nonce}'`;
+  if (index === undefined) return undefined;
+  const [name, ...sources] = directives[index]!.split(/\s+/);
+  const lower = sources.map((source) => source.toLowerCase());
+  const hasNonceOrHash = lower.some((source) => /^'(nonce|sha256|sha384|sha512)-/.test(source));
+  if (lower.includes("'unsafe-inline'") && !hasNonceOrHash) return undefined;
+  const admitted = [...sources.filter((source) => source.toLowerCase() !== "'none'"), `'nonce-${nonce}'`].join(' ');
+  if (names[index] === 'style-src-elem') directives[index] = `${name} ${admitted}`;
+  else directives.push(`style-src-elem ${admitted}`);
   return directives.join('; ');
+}
+
+/**
+ * Whether the page declares an enforced policy in a `<meta>` element: no header can give it the
+ * nonce, so the bar would break it. Not tied to the tag, to stay linear on any page.
+ */
+export function hasPolicyInMarkup(page: string): boolean {
+  return /http-equiv\s*=\s*["']?content-security-policy(?![\w-])/i.test(page);
 }

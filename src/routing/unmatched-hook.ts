@@ -73,6 +73,9 @@ export function sendRedirect(reply: FastifyReply, location: string): FastifyRepl
   return reply
     .code(301)
     .header('location', location)
+    // Decided from the route table of the moment, which changes while one develops: never
+    // kept by a browser, as a 301 otherwise would be.
+    .header('cache-control', 'no-store')
     .header('content-type', 'text/html; charset=UTF-8')
     .send(html`<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><title>Redirecting to ${location}</title></head><body>Redirecting to <a href="${location}">${location}</a>.</body></html>`.value);
 }

@@ -106,20 +106,20 @@ describe('HEAD is served by GET routes', () => {
   });
 });
 
-describe('a trailing-slash mismatch on GET or HEAD is a 301 to the form a GET route has', () => {
-  it('adds the slash, keeping origin and query string', () => {
-    assert.deepEqual(outcome('GET', '/with-slash?a=1&b=2'), { redirectTo: 'https://localhost:8443/with-slash/?a=1&b=2' });
+describe('a trailing-slash mismatch on GET or HEAD is a 301 to the form a GET route has, as a path (never the client\'s Host)', () => {
+  it('adds the slash, keeping the query string', () => {
+    assert.deepEqual(outcome('GET', '/with-slash?a=1&b=2'), { redirectTo: '/with-slash/?a=1&b=2' });
   });
   it('percent-encodes in the target what a URI may not hold, keeping escapes as sent', () => {
-    assert.deepEqual(outcome('GET', '/with-slash?q=<vgl-1>&r=%3C"'), { redirectTo: 'https://localhost:8443/with-slash/?q=%3Cvgl-1%3E&r=%3C%22' });
+    assert.deepEqual(outcome('GET', '/with-slash?q=<vgl-1>&r=%3C"'), { redirectTo: '/with-slash/?q=%3Cvgl-1%3E&r=%3C%22' });
   });
   it('removes the slash when only the slash-less route exists', () => {
-    assert.deepEqual(outcome('HEAD', '/hello/'), { redirectTo: 'https://localhost:8443/hello' });
+    assert.deepEqual(outcome('HEAD', '/hello/'), { redirectTo: '/hello' });
   });
   it('redirects to the twin even when the path itself has routes for other methods', () => {
     const both = new RouteMatcher(new Routes().post('/a/', answer).get('/a', answer).definitions);
     const result = resolveUnmatched(both, { method: 'GET', path: '/a/', query: '', url: 'http://example.test/a/', referer: undefined });
-    assert.deepEqual(result, { redirectTo: 'http://example.test/a' });
+    assert.deepEqual(result, { redirectTo: '/a' });
   });
   it('does not redirect other methods', () => {
     assert.equal(errorOf(outcome('POST', '/with-slash')).status, 404);
@@ -134,6 +134,16 @@ describe('a trailing-slash mismatch on GET or HEAD is a 301 to the form a GET ro
   it('keeps the percent-encoding of the path it redirects', () => {
     const encoded = new RouteMatcher(new Routes().get('/café', answer).definitions);
     const result = resolveUnmatched(encoded, { method: 'GET', path: '/caf%C3%A9/', query: '?q=%20', url: `${ORIGIN}/caf%C3%A9/`, referer: undefined });
-    assert.deepEqual(result, { redirectTo: 'https://localhost:8443/caf%C3%A9?q=%20' });
+    assert.deepEqual(result, { redirectTo: '/caf%C3%A9?q=%20' });
+  });
+  it('never redirects a path starting with // or /\\, which a browser would read as another host', () => {
+    const addsSlash = new RouteMatcher(new Routes().get('/{rest}/', answer, { requirements: { rest: '.+' } }).definitions);
+    const dropsSlash = new RouteMatcher(new Routes().get('/{rest}', answer, { requirements: { rest: '.*[^/]' } }).definitions);
+    for (const [matcherOf, path] of [[addsSlash, '//evil.example'], [addsSlash, '/\\evil.example'], [dropsSlash, '//evil.example/'], [dropsSlash, '/\\evil.example/']] as const) {
+      const result = resolveUnmatched(matcherOf, { method: 'GET', path, query: '', url: ORIGIN + path, referer: undefined });
+      assert.ok('error' in result && result.error.status === 404, `${path} -> ${JSON.stringify(result)}`);
+    }
+    // The same routes still redirect an ordinary path.
+    assert.deepEqual(resolveUnmatched(addsSlash, { method: 'GET', path: '/a/b', query: '', url: `${ORIGIN}/a/b`, referer: undefined }), { redirectTo: '/a/b/' });
   });
 });

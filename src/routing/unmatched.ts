@@ -1,6 +1,7 @@
 /**
  * What to answer when the router found nothing for a request: a 301 to the same path
- * with or without its trailing slash, a 405 listing the allowed methods, or a 404.
+ * with or without its trailing slash (a relative Location), a 405 listing the allowed
+ * methods, or a 404.
  */
 import { adoptFrames, framesOf, type StackFrame } from '../debug/stack-trace.js';
 import { MethodNotAllowedHttpError, NotFoundHttpError, type HttpErrorOptions } from '../errors/http-errors.js';
@@ -31,11 +32,13 @@ export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedReques
   const { method, path } = request;
   const allowed = matcher.allowedMethods(path);
   const answers = allowed.includes(method as HttpMethod) || (method === 'HEAD' && allowed.includes('GET'));
-  if ((method === 'GET' || method === 'HEAD') && !answers && path !== '/') {
+  // A Location starting with `//` or `/\` names another host: such a path is not redirected.
+  if ((method === 'GET' || method === 'HEAD') && !answers && path !== '/' && !/^\/[/\\]/.test(path)) {
     const twin = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
     if (matcher.answers('GET', twin)) {
-      // The path and query as sent may hold what a header must not (`<`, a quote): encoded.
-      return { redirectTo: request.url.slice(0, request.url.length - path.length) + encodeTarget(twin + request.query) };
+      // A path, not a URL: never the Host the client claimed. The path and query as sent may
+      // hold what a header must not (`<`, a quote): encoded.
+      return { redirectTo: encodeTarget(twin + request.query) };
     }
   }
   // `answers` despite the router's miss means the router saw the path differently: a 404 is the honest answer.

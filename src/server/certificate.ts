@@ -1,9 +1,10 @@
 /**
  * The TLS certificate: the operator's (TLS_CERT/TLS_KEY), or a self-signed one for
- * localhost, 127.0.0.1 and ::1, created on first start under VAR_DIR and reused while valid.
+ * localhost, 127.0.0.1 and ::1, created on first start under VAR_DIR and reused while valid;
+ * instances starting together on one VAR_DIR end up with the same one.
  */
-import { X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 
@@ -24,13 +25,25 @@ export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' 
     return { cert: readPem(config.tlsCert, 'TLS_CERT'), key: readPem(config.tlsKey, 'TLS_KEY'), certFile: config.tlsCert, created: false };
   }
   const dir = join(config.varDir, 'tls');
-  const certFile = join(dir, 'localhost.crt');
-  const keyFile = join(dir, 'localhost.key');
-  if (existsSync(certFile) && existsSync(keyFile)) {
-    const cert = readFileSync(certFile, 'utf8');
-    if (stillValid(cert)) return { cert, key: readFileSync(keyFile, 'utf8'), certFile, created: false };
-  }
-  // Loaded only to make one: its X.509 library costs about 170 ms of CPU to load, at every start.
+  const certFile = join(dir, CERT_FILE);
+  const existing = usablePair(dir);
+  if (existing) return { ...existing, certFile, created: false };
+  const made = await generateDevCertificate();
+  return { ...publish(config.varDir, dir, made), certFile };
+}
+
+const CERT_FILE = 'localhost.crt';
+const KEY_FILE = 'localhost.key';
+/** Publishing gives up after this many rounds of other instances replacing the pair under it. */
+const PUBLISH_ATTEMPTS = 5;
+
+interface Pair {
+  cert: string;
+  key: string;
+}
+
+async function generateDevCertificate(): Promise<Pair> {
+  // Loaded only to make one: its X.509 library is slow to load, at every start.
   const { generate } = await import('selfsigned');
   const notBeforeDate = new Date(Date.now() - 60_000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
@@ -48,12 +61,74 @@ export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' 
       },
     ],
   });
+  return { cert: pems.cert, key: pems.private };
+}
+
+/** The pair in `dir` when both files are there, the certificate still valid and the key its own. */
+function usablePair(dir: string): Pair | undefined {
+  let pair: Pair;
+  try {
+    pair = { cert: readFileSync(join(dir, CERT_FILE), 'utf8'), key: readFileSync(join(dir, KEY_FILE), 'utf8') };
+  } catch {
+    return undefined;
+  }
+  return stillValid(pair.cert) && belongTogether(pair) ? pair : undefined;
+}
+
+function belongTogether({ cert, key }: Pair): boolean {
+  try {
+    return new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Puts `made` in place as one step, for instances that start together on one VAR_DIR: both
+ * files are written in a directory of their own, renamed to `tls`. A rename never replaces
+ * a directory that holds files, so one instance wins and the others read its pair. An
+ * unusable pair in the way (expired, or not a pair) is moved aside first.
+ */
+function publish(varDir: string, dir: string, made: Pair): Pair & { created: boolean } {
   // VAR_DIR holds this key and the debug reports: its owner's alone (the store makes it so too).
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(keyFile, pems.private, { mode: 0o600 });
-  chmodSync(keyFile, 0o600);
-  writeFileSync(certFile, pems.cert);
-  return { cert: pems.cert, key: pems.private, certFile, created: true };
+  mkdirSync(varDir, { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < PUBLISH_ATTEMPTS; attempt++) {
+    const fresh = mkdtempSync(join(varDir, '.tls-new-'));
+    try {
+      writeFileSync(join(fresh, KEY_FILE), made.key, { mode: 0o600 });
+      chmodSync(join(fresh, KEY_FILE), 0o600);
+      writeFileSync(join(fresh, CERT_FILE), made.cert);
+      renameSync(fresh, dir);
+      return { ...made, created: true };
+    } catch (error) {
+      rmSync(fresh, { recursive: true, force: true });
+      if (!IN_PLACE.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
+    const winner = usablePair(dir);
+    if (winner) return { ...winner, created: false };
+    moveAside(varDir, dir);
+  }
+  throw new Error(`cannot put the development certificate in place in ${dir}: other processes keep replacing it`);
+}
+
+/** What rename(2) says when the target directory is there and holds files. */
+const IN_PLACE = new Set(['ENOTEMPTY', 'EEXIST', 'EPERM']);
+
+/** Takes an unusable pair out of the way; anything else that was beside it is left, aside. */
+function moveAside(varDir: string, dir: string): void {
+  const aside = join(varDir, `.tls-old-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    renameSync(dir, aside);
+  } catch {
+    return; // another instance moved it first
+  }
+  rmSync(join(aside, CERT_FILE), { force: true });
+  rmSync(join(aside, KEY_FILE), { force: true });
+  try {
+    rmdirSync(aside);
+  } catch {
+    // it holds something of the operator's
+  }
 }
 
 function readPem(file: string, variable: string): string {

@@ -127,15 +127,18 @@ export function debugMessage(answer: ParsedResponse): string {
   }
 }
 
-/** Item 6: X-Forwarded-Proto other than http/https is ignored, so every link is http(s). */
+/**
+ * Item 6: X-Forwarded-Proto other than http/https is ignored, so every link is http(s); a
+ * redirect's Location is a path of this host (never `//host` or `/\host`).
+ */
 export const LINKS_KEEP_SCHEME: Rule = {
-  says: 'item 6: links are https:// (a forwarded scheme other than http/https is ignored)',
+  says: 'item 6: links are https:// (a forwarded scheme other than http/https is ignored), redirects a path of this host',
   breach(answers) {
     for (const answer of answers) {
-      for (const name of ['location', 'x-debug-token-link']) {
-        const value = header(answer, name);
-        if (value !== undefined && !/^https?:\/\//i.test(value)) return `${name}: ${value.slice(0, 80)}`;
-      }
+      const location = header(answer, 'location');
+      if (location !== undefined && !/^\/(?![/\\])/.test(location)) return `location: ${location.slice(0, 80)}`;
+      const link = header(answer, 'x-debug-token-link');
+      if (link !== undefined && !/^https?:\/\//i.test(link)) return `x-debug-token-link: ${link.slice(0, 80)}`;
     }
     return undefined;
   },

@@ -70,7 +70,7 @@ describe('HTTP/1.1 without Host is a 400 through the pipeline; HTTP/1.0 may omit
     assert.equal(rawHeader(hello, 'x-debug-token-link'), `https://localhost:${service.port}/_profiler/${rawHeader(hello, 'x-debug-token')}`);
     const redirect = await rawExchange(service, 'GET /with-slash HTTP/1.0\r\n\r\n');
     assert.equal(statusLine(redirect), 'HTTP/1.1 301 Moved Permanently');
-    assert.equal(rawHeader(redirect, 'location'), `https://localhost:${service.port}/with-slash/`);
+    assert.equal(rawHeader(redirect, 'location'), '/with-slash/');
   });
 });
 
@@ -104,7 +104,7 @@ describe('headers built from the request hold only URI characters', () => {
   it('percent-encodes in the slash redirect\'s Location what a URI may not hold, keeping what is encoded', async () => {
     const raw = await rawExchange(services.debug, 'GET /with-slash?q=<vgl-3>&r=%3C&s="a"|{}^`\\ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     assert.equal(statusLine(raw), 'HTTP/1.1 301 Moved Permanently');
-    assert.equal(rawHeader(raw, 'location'), 'https://localhost/with-slash/?q=%3Cvgl-3%3E&r=%3C&s=%22a%22%7C%7B%7D%5E%60%5C');
+    assert.equal(rawHeader(raw, 'location'), '/with-slash/?q=%3Cvgl-3%3E&r=%3C&s=%22a%22%7C%7B%7D%5E%60%5C');
   });
 
   for (const [what, headers] of [

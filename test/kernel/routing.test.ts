@@ -121,16 +121,27 @@ describe('HEAD is served by GET routes', () => {
 });
 
 describe('a trailing slash mismatch on GET or HEAD is a 301 to the other form', () => {
-  it('adds the slash, keeping the query string', async () => {
+  it('adds the slash, keeping the query string, in a Location that is a path', async () => {
     const answer = await ask(service, { path: '/with-slash?a=1&b=2' });
     assert.equal(answer.status, 301);
-    assert.equal(answer.headers.location, `${service.url}/with-slash/?a=1&b=2`);
+    assert.equal(answer.headers.location, '/with-slash/?a=1&b=2');
+  });
+
+  it('is never stored by a cache: the route table it was decided from may change', async () => {
+    const answer = await ask(service, { path: '/with-slash' });
+    assert.equal(answer.status, 301);
+    assert.equal(answer.headers['cache-control'], 'no-store');
+  });
+
+  it('is not built from the client\'s Host', async () => {
+    const answer = await ask(service, { path: '/with-slash', headers: { host: `evil.example:${service.port}` } });
+    assert.ok(answer.status === 400 || answer.headers.location === '/with-slash/', `${answer.status} ${String(answer.headers.location)}`);
   });
 
   it('removes the slash when only the slash-less route exists', async () => {
     const answer = await ask(service, { method: 'HEAD', path: '/hello/' });
     assert.equal(answer.status, 301);
-    assert.equal(answer.headers.location, `${service.url}/hello`);
+    assert.equal(answer.headers.location, '/hello');
   });
 
   it('does not redirect other methods', async () => {

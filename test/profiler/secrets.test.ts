@@ -27,9 +27,9 @@ describe('a redirect keeps its query for the client and redacts it in the report
   it('redacts the URL, the Location and the redirect target alike', async () => {
     const answer = await ask(service, { path: '/with-slash?authorization=s3cr3t-redirect&page=2' });
     assert.equal(answer.status, 301);
-    assert.equal(answer.headers.location, `${service.url}/with-slash/?authorization=s3cr3t-redirect&page=2`, 'the client gets its own query back');
+    assert.equal(answer.headers.location, '/with-slash/?authorization=s3cr3t-redirect&page=2', 'the client gets its own query back');
     const { text, data } = await storedReport(answer);
-    const redacted = `${service.url}/with-slash/?authorization=[redacted]&page=2`;
+    const redacted = '/with-slash/?authorization=[redacted]&page=2';
     assert.equal(data.url, `${service.url}/with-slash?authorization=[redacted]&page=2`);
     assert.equal(data.collectors.response.headers.location, redacted);
     assert.equal(data.collectors.routing.redirectedTo, redacted);

@@ -19,7 +19,7 @@ let off: Service;
 let browser: Browser;
 before(async () => {
   [debug, prod, off, browser] = await Promise.all([
-    startInProcess({ ROUTES: 'examples/demo-routes.ts' }),
+    startInProcess({ ROUTES: 'test/fixtures/toolbar-routes.ts' }),
     startInProcess({ ROUTES: 'examples/demo-routes.ts', APP_ENV: 'prod' }),
     startInProcess({ ROUTES: 'examples/demo-routes.ts', PROFILER_TOOLBAR: '0' }),
     launchChromium(),
@@ -31,7 +31,7 @@ after(async () => {
 });
 
 describe('in debug mode the application\'s HTML page carries the toolbar', () => {
-  it('puts it before </body>, with its style admitted by a nonce in the page\'s own CSP', async () => {
+  it('puts it before </body>, with its style admitted by a nonce in style-src-elem of the page\'s own CSP', async () => {
     const answer = await ask(debug, { path: '/page' });
     assert.equal(answer.status, 200);
     const at = answer.body.indexOf(BAR);
@@ -39,7 +39,37 @@ describe('in debug mode the application\'s HTML page carries the toolbar', () =>
     assert.ok(answer.body.includes(`<a href="${answer.headers['x-debug-token-link']}">report ${tokenOf(answer)}</a>`));
     const nonce = /<style nonce="([^"]+)">/.exec(answer.body)?.[1];
     assert.ok(nonce);
-    assert.equal(answer.headers['content-security-policy'], `default-src 'nonce-${nonce}'`);
+    assert.equal(answer.headers['content-security-policy'], `default-src 'none'; style-src-elem 'nonce-${nonce}'`);
+  });
+
+  it('admits it in each of two comma-joined policies, and Chromium applies its style under both', async () => {
+    const answer = await ask(debug, { path: '/page-two-policies' });
+    const nonce = /<style nonce="([^"]+)">/.exec(answer.body)?.[1];
+    assert.ok(nonce, answer.body);
+    assert.equal(
+      answer.headers['content-security-policy'],
+      `default-src 'self'; style-src-elem 'self' 'nonce-${nonce}', style-src 'none'; img-src data:; style-src-elem 'nonce-${nonce}'`,
+    );
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const complaints: string[] = [];
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') complaints.push(message.text());
+    });
+    try {
+      await page.goto(`${debug.url}/page-two-policies`);
+      const bar = page.getByRole('region', { name: 'vigil debug toolbar' });
+      assert.equal(await bar.evaluate((element) => getComputedStyle(element).backgroundColor), 'rgb(27, 29, 35)');
+      assert.deepEqual(complaints, [], 'neither policy blocked the bar');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('leaves out the bar from a page with a policy in a <meta> element, which cannot be given the nonce', async () => {
+    const answer = await ask(debug, { path: '/page-meta-policy' });
+    assert.equal(answer.status, 200);
+    assert.ok(!answer.body.includes(BAR), answer.body);
   });
 
   it('is seen in Chromium at the foot of the page, and its link opens the report', async (t) => {

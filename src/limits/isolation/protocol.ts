@@ -7,7 +7,7 @@
  */
 import { adoptFrames, type StackFrame } from '../../debug/stack-trace.js';
 import { adoptRelated, classNameOf, framesOrNone, MAX_CHAIN_DEPTH, MAX_MEMBERS, messageOf, relatedErrors, type ChainedError, type RelatedErrors } from '../../errors/error-chain.js';
-import { HttpError } from '../../errors/http-errors.js';
+import { HttpError, httpDetailsOf } from '../../errors/http-errors.js';
 import { isError, ThrownValueError } from '../../errors/thrown-value.js';
 import type { IsolatedRouteContext } from '../../routing/routes.js';
 
@@ -44,24 +44,10 @@ export function serializeError(thrown: unknown, site?: StackFrame): SerializedEr
     name: classNameOf(error),
     message: messageOf(error),
     frames: framesOrNone(error).map(({ function: name, file, line, column }) => ({ function: name, file, line, column })),
-    ...httpDetails(error),
+    // As the error pipeline would read them off this error in the kernel's process.
+    ...httpDetailsOf(error),
     related: relatedErrors(error),
   };
-}
-
-/** Status, code and headers, duck-typed (the routes module may load the kernel's classes from another copy); none where reading throws. */
-function httpDetails(error: Error): Pick<SerializedError, 'status' | 'code' | 'headers'> {
-  try {
-    const { status, statusCode, code, headers } = error as { status?: unknown; statusCode?: unknown; code?: unknown; headers?: unknown };
-    const httpStatus = [status, statusCode].find((value): value is number => typeof value === 'number' && value >= 400 && value <= 599);
-    return {
-      status: httpStatus,
-      code: typeof code === 'string' ? code : undefined,
-      headers: headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
-    };
-  } catch {
-    return { status: undefined, code: undefined, headers: undefined };
-  }
 }
 
 export function reviveError(data: SerializedError): HttpError {
