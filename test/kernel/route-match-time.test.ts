@@ -11,11 +11,14 @@ import { builtFile } from '../support/kernel-build.js';
 import { ROOT } from '../support/root.js';
 import { ask } from '../support/service.js';
 
-let child: ChildProcess;
-let service: { url: string; ca: undefined };
+interface App {
+  child: ChildProcess;
+  service: { url: string; ca: undefined };
+}
 
-before(async () => {
-  child = spawn(process.execPath, ['--enable-source-maps', builtFile('test/fixtures/route-shapes-app.ts')!], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The application of test/fixtures/route-shapes-app.ts in a process of its own. */
+async function startApp(mode: 'prod' | 'dev'): Promise<App> {
+  const child = spawn(process.execPath, ['--enable-source-maps', builtFile('test/fixtures/route-shapes-app.ts')!], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', APP_ENV: mode }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
@@ -26,19 +29,30 @@ before(async () => {
     });
     child.once('exit', (code) => reject(new Error(`the application exited with ${code}:\n${output}`)));
   });
-  service = { url, ca: undefined };
+  return { child, service: { url, ca: undefined } };
+}
+
+let production: App;
+let debug: App;
+let service: App['service'];
+before(async () => {
+  [production, debug] = await Promise.all([startApp('prod'), startApp('dev')]);
+  service = production.service;
 });
 // A frozen event loop never runs a SIGTERM handler.
-after(() => child.kill('SIGKILL'));
+after(() => {
+  production?.child.kill('SIGKILL');
+  debug?.child.kill('SIGKILL');
+});
 
 /** A bound on where the work runs, not a speed target: the unfixed matcher took seconds. */
 const PROMPT_MS = 2_000;
 const DASHES = '-'.repeat(6_000);
 
-async function timed(method: string, path: string): Promise<{ status: number; ms: number }> {
+async function timed(method: string, path: string, to = service): Promise<{ status: number; ms: number; token: string | undefined }> {
   const started = performance.now();
-  const answer = await ask(service, { method, path, timeoutMs: 20_000 });
-  return { status: answer.status, ms: performance.now() - started };
+  const answer = await ask(to, { method, path, timeoutMs: 20_000, headers: { accept: 'text/html' } });
+  return { status: answer.status, ms: performance.now() - started, token: answer.headers['x-debug-token'] as string | undefined };
 }
 
 describe('an unmatched path is decided in time linear in its length, whatever the route shapes', () => {
@@ -62,5 +76,22 @@ describe('an unmatched path is decided in time linear in its length, whatever th
     assert.equal((await timed('POST', '/date/2024-01-02')).status, 405);
     assert.equal((await timed('POST', '/d/2024-01-02')).status, 405);
     assert.equal((await timed('POST', '/date/2024-01')).status, 404);
+  });
+});
+
+describe('the report of such a request opens as promptly (the same routes are matched again)', () => {
+  it('answers the attack in debug mode, then shows its report page, each in time', async () => {
+    const answered = await timed('POST', `/d/${DASHES}/`, debug.service);
+    assert.equal(answered.status, 404);
+    assert.ok(answered.ms < PROMPT_MS, `the attack took ${Math.round(answered.ms)} ms`);
+    assert.ok(answered.token, 'a debug answer names its report');
+    let page = { status: 0, ms: 0 };
+    // The report is written after the answer: asked again until it is there.
+    for (let tries = 0; tries < 50 && page.status !== 200; tries++) {
+      await sleep(100);
+      page = await timed('GET', `/_profiler/${answered.token}`, debug.service);
+    }
+    assert.equal(page.status, 200);
+    assert.ok(page.ms < PROMPT_MS, `the report page took ${Math.round(page.ms)} ms`);
   });
 });
