@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { isCredentialName, queryParameters, REDACTED, Redactor } from './redact.js';
 
 describe('credential names are recognised by pattern, in any case and spelling', () => {
@@ -67,5 +69,33 @@ describe('the Redactor: credential names plus the configured ones', () => {
     for (let i = 0; i < 10_000; i++) fresh.redacts(`x-name-${i}`);
     assert.ok((fresh as unknown as { verdicts: Map<string, boolean> }).verdicts.size <= 4096);
     assert.ok(fresh.redacts('password'));
+  });
+});
+
+describe('a remembered verdict costs a few hundred bytes, whatever the name (issue 26, item 2)', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  /** Heap kept by `fill(redactor)` once the redactor is all that is left of it, per verdict asked. */
+  function keptPerVerdict(count: number, fill: (redactor: Redactor, i: number) => void): number {
+    const redactor = new Redactor();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < count; i++) fill(redactor, i);
+    gc();
+    const kept = process.memoryUsage().heapUsed - before;
+    assert.ok(redactor.redacts('password'));
+    return kept / count;
+  }
+
+  it('keeps no long name', () => {
+    // 500 KB names, as JSON member names may be: each was kept whole.
+    const perVerdict = keptPerVerdict(100, (redactor, i) => redactor.redacts(`${i}-${'n'.repeat(500_000)}`));
+    assert.ok(perVerdict < 500, `${Math.round(perVerdict)} bytes per verdict`);
+  });
+
+  it('keeps no text a short name was cut from', () => {
+    // A name read out of a report's JSON may be a slice of it: kept, it kept the whole text.
+    const perVerdict = keptPerVerdict(50, (redactor, i) => redactor.redacts(`${String(i).padStart(8, '0')}${'x'.repeat(1_000_000)}`.slice(0, 40)));
+    assert.ok(perVerdict < 500, `${Math.round(perVerdict)} bytes per verdict`);
   });
 });

@@ -41,8 +41,10 @@ export function isCredentialName(name: string): boolean {
   return CREDENTIAL_NAME.test(words);
 }
 
-/** Verdicts remembered per name at most: a client sending endless new names costs no memory. */
+/** Verdicts remembered at most: a client sending endless new names costs no memory. */
 const MAX_VERDICTS = 4096;
+/** Longest name whose verdict is remembered: a longer one is judged each time, so a verdict costs a few hundred bytes. */
+const MAX_REMEMBERED_NAME = 64;
 
 export class Redactor {
   private readonly names: ReadonlySet<string>;
@@ -59,8 +61,9 @@ export class Redactor {
     let verdict = this.verdicts.get(name);
     if (verdict === undefined) {
       verdict = this.names.has(name.toLowerCase()) || isCredentialName(name);
+      if (name.length > MAX_REMEMBERED_NAME) return verdict;
       if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear();
-      this.verdicts.set(name, verdict);
+      this.verdicts.set(ownCopy(name), verdict);
     }
     return verdict;
   }
@@ -125,6 +128,14 @@ export function queryParameters(query: string, redactor: Redactor): Array<{ name
     const value = eq === -1 ? '' : safeDecode(pair.slice(eq + 1));
     return { name, value: redactor.redacts(name) ? REDACTED : value };
   });
+}
+
+/**
+ * `text` in memory of its own: a name cut from a report's JSON may be a slice that keeps the
+ * whole JSON alive for as long as the slice lives.
+ */
+function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 function safeDecode(text: string): string {
