@@ -14,6 +14,10 @@ describe('credential names are recognised by pattern, in any case and spelling',
       'auth', 'auth_key', 'authToken', 'authorization', 'Proxy-Authorization', 'x-authentication',
       'session', 'sessionid', 'session_id', 'sessionId', 'PHPSESSID', 'JSESSIONID', 'connect.sid', 'sid',
       'cookie', 'Set-Cookie', 'signature', 'X-Hub-Signature-256', 'X-Amz-Signature', 'sig', 'oauth_signature', 'credentials', 'otp',
+      // Issue 26, item 6: cards, JWTs, framework session cookies, identity-aware proxies' headers, access keys.
+      'card_number', 'cc_number', 'cardNumber', 'credit-card-no', 'cvv', 'cvc', 'pin', 'pin_code', 'passcode', 'jwt',
+      'wordpress_logged_in_0a1b2c', 'wordpress_sec_0a1b', '_gh_sess', 'remember_web_59ba36addc2b2f94', 'SSESS4f2a9c', 'SESS4f2a9c01', '__Secure-3PSID', '__Host-session', 'SAPISID', 'HSID',
+      'Cf-Access-Jwt-Assertion', 'X-Goog-Iap-Jwt-Assertion', 'X-Amzn-Oidc-Data', 'client_assertion', 'access_key', 'accessKey', 'secret_key',
     ]) {
       assert.ok(isCredentialName(name), name);
     }
@@ -23,6 +27,7 @@ describe('credential names are recognised by pattern, in any case and spelling',
     for (const name of [
       'author', 'authority', 'q', 'page', 'x-trace', 'x-debug-token', 'x-debug-token-link', 'user-agent', 'accept', 'host', 'tokens', 'tokenizer',
       'passage', 'bypass', 'compass', 'key', 'keyboard', 'signal', 'designer', 'secretary', 'sidebar', 'referer', 'location', 'x-request-id', 'cookies_enabled',
+      'code', 'status_code', 'pinned', 'spin', 'card', 'number', 'wordpress', 'assessment', 'x-amzn-oidc-identity',
     ]) {
       assert.ok(!isCredentialName(name), name);
     }
@@ -62,6 +67,40 @@ describe('the Redactor: credential names plus the configured ones', () => {
     assert.equal(data.form.password, 'x', 'the original is not changed');
     const clean = { a: [1, { b: 'c' }] };
     assert.equal(redactor.fields(clean), clean);
+  });
+
+  it('redacts `code` as a request parameter only: elsewhere it is often an error’s', () => {
+    assert.deepEqual(queryParameters('code=abc&state=s', redactor), [{ name: 'code', value: REDACTED }, { name: 'state', value: 's' }]);
+    assert.equal(redactor.text('https://app/cb?code=abc&state=s'), 'https://app/cb?code=[redacted]&state=s');
+    assert.equal(redactor.text('exit code=1'), 'exit code=1');
+    assert.deepEqual(redactor.fields({ code: 'x' }, true), { code: REDACTED });
+    assert.deepEqual(redactor.fields({ err: { code: 'ECONNREFUSED' } }), { err: { code: 'ECONNREFUSED' } });
+  });
+
+  it('redacts as deep as a body is kept, and leaves out what is deeper', () => {
+    let deep: unknown = { password: 'x' };
+    for (let i = 0; i < 20; i++) deep = { level: deep };
+    assert.ok(!JSON.stringify(redactor.fields(deep)).includes('"x"'), 'below 16 levels');
+    let deeper: unknown = { password: 'x' };
+    for (let i = 0; i < 40; i++) deeper = [deeper];
+    const kept = JSON.stringify(redactor.fields(deeper));
+    assert.ok(!kept.includes('"x"') && kept.includes('…[deeper levels left out]'));
+  });
+
+  it('redacts numbers that are card numbers, cycles and class instances, and never calls a getter', () => {
+    class Upstream {
+      constructor(readonly config: { headers: Record<string, string> }) {}
+    }
+    const cyclic: Record<string, unknown> = { token: 't' };
+    cyclic.self = cyclic;
+    const watched = { get secretive() { throw new Error('called'); }, password: 'p' };
+    assert.deepEqual(redactor.fields(Object.freeze({ password: 'p' })), { password: REDACTED });
+    const out = redactor.fields({ card: 4111111111111111, count: 4111111111111112, cyclic, upstream: new Upstream({ headers: { Authorization: 'Bearer x' } }), watched });
+    assert.equal(out.card, REDACTED);
+    assert.equal(out.count, 4111111111111112);
+    assert.deepEqual(out.cyclic, { token: REDACTED, self: '[Circular]' });
+    assert.ok(out.upstream instanceof Upstream && out.upstream.config.headers.Authorization === REDACTED);
+    assert.equal(Object.getOwnPropertyDescriptor(out.watched, 'password')?.value, REDACTED);
   });
 
   it('forgets verdicts past a bound, so endless new names cost no memory', () => {
