@@ -103,6 +103,16 @@ describe('the Redactor: credential names plus the configured ones', () => {
     assert.equal(Object.getOwnPropertyDescriptor(out.watched, 'password')?.value, REDACTED);
   });
 
+  it('looks at 2,000 entries of a structure at most, and says how many more there were', () => {
+    const many = Array.from({ length: 100_000 }, (_, i) => ({ i }));
+    const out = redactor.fields({ many, bytes: Buffer.alloc(1_000_000) });
+    assert.ok(out.many.length < 2_002 && String(out.many.at(-1)).startsWith('…['));
+    assert.equal(out.bytes.length, 1_000_000);
+    const wide = redactor.fields(Object.fromEntries(many.map(({ i }) => [`k${i}`, i])));
+    assert.equal(Object.keys(wide).length, 2_001);
+    assert.equal(wide['…'], '[98000 more entries]');
+  });
+
   it('forgets verdicts past a bound, so endless new names cost no memory', () => {
     const fresh = new Redactor();
     for (let i = 0; i < 10_000; i++) fresh.redacts(`x-name-${i}`);

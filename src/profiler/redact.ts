@@ -139,7 +139,7 @@ const MAX_ENTRIES = 2000;
 
 function redactStructure(value: unknown, isSecret: (name: string) => boolean, depth: number, budget: { left: number }, ancestors: Set<object>): unknown {
   if (typeof value === 'number') return isCardNumber(value) ? REDACTED : value;
-  if (typeof value !== 'object' || value === null) return value;
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return value;
   if (ancestors.has(value)) return '[Circular]';
   if (depth >= MAX_DEPTH) return DEEPER_LEFT_OUT;
   if (budget.left <= 0) return '…[more entries left out]';
@@ -147,11 +147,14 @@ function redactStructure(value: unknown, isSecret: (name: string) => boolean, de
   try {
     const inner = (item: unknown) => redactStructure(item, isSecret, depth + 1, budget, ancestors);
     if (Array.isArray(value)) {
-      budget.left -= value.length;
-      const items = value.map(inner);
+      const kept = Math.min(value.length, budget.left);
+      budget.left -= kept;
+      const items = value.slice(0, kept).map(inner);
+      if (kept < value.length) return [...items, `…[${value.length - kept} more entries]`];
       return items.some((item, i) => item !== value[i]) ? items : value;
     }
     if (value instanceof Map) {
+      if (value.size > budget.left) return `…[a Map of ${value.size} entries left out]`;
       budget.left -= value.size;
       let changed = false;
       const entries = [...value].map(([key, item]) => {
@@ -170,9 +173,16 @@ function redactStructure(value: unknown, isSecret: (name: string) => boolean, de
 /** An object's own enumerable members redacted; accessors are left as they are, never called. */
 function redactMembers(value: object, isSecret: (name: string) => boolean, inner: (item: unknown) => unknown, budget: { left: number }): object {
   const names = Object.keys(value);
-  budget.left -= names.length;
+  const kept = Math.min(names.length, budget.left);
+  budget.left -= kept;
   let out: object | undefined;
-  for (const name of names) {
+  if (kept < names.length) {
+    // Past the budget: the members left are said, not kept.
+    out = copyOf(value);
+    for (const name of names.slice(kept)) delete (out as Record<string, unknown>)[name];
+    Object.defineProperty(out, '…', { value: `[${names.length - kept} more entries]`, enumerable: true, writable: true, configurable: true });
+  }
+  for (const name of names.slice(0, kept)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, name);
     if (descriptor === undefined || !('value' in descriptor)) continue;
     const member: unknown = descriptor.value;
