@@ -64,7 +64,7 @@ export function isCredentialName(name: string): boolean {
 
 /** Verdicts remembered at most: a client sending endless new names costs no memory. */
 const MAX_VERDICTS = 4096;
-/** Longest name whose verdict is remembered: a longer one is judged each time, so a verdict costs a few hundred bytes. */
+/** Longest name whose verdict is remembered: a longer one is judged each time, so what a verdict keeps is bounded. */
 const MAX_REMEMBERED_NAME = 64;
 
 export class Redactor {
