@@ -1,29 +1,108 @@
 /**
- * Who may open the profiler: clients on loopback and in `PROFILER_ALLOW`. The client is
- * `request.ip`, so behind a trusted proxy the forwarded address decides, not the proxy's.
+ * Who may open the profiler: clients on loopback and in `PROFILER_ALLOW`. The client is the
+ * socket's peer, walked back through X-Forwarded-For across vigil's own TRUSTED_PROXIES only:
+ * never `request.ip`, which an application's `trustProxy: true` takes from any client's claim.
  */
+import type { FastifyRequest } from 'fastify';
 import { BlockList, isIP } from 'node:net';
 
 const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 
-export class ProfilerAccess {
-  private readonly allowed = new BlockList();
+/** More trusted proxies in a row than any deployment has: the client is unknown, and refused. */
+const MAX_PROXY_HOPS = 32;
 
-  /** `networks`: IPs or CIDRs, as `PROFILER_ALLOW` holds them (already validated). */
-  constructor(networks: readonly string[] = []) {
-    for (const network of [...LOOPBACK, ...networks]) {
-      const [address = '', bits] = network.split('/');
-      const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-      if (bits === undefined) this.allowed.addAddress(address, type);
-      else this.allowed.addSubnet(address, Number(bits), type);
-    }
+/** What the verdicts read of a request: its socket and its headers. */
+export type AccessRequest = Pick<FastifyRequest, 'raw' | 'headers'>;
+
+/** A connection's peer, judged once: it cannot change while the connection lasts. */
+interface Peer {
+  address: string;
+  /** On loopback or in PROFILER_ALLOW. */
+  allowed: boolean;
+  /** In TRUSTED_PROXIES: its X-Forwarded-For is believed. */
+  proxy: boolean;
+}
+
+export class ProfilerAccess {
+  private readonly allowed: BlockList;
+  private readonly proxies: BlockList | undefined;
+  private readonly peers = new WeakMap<object, Peer>();
+
+  /**
+   * `networks`: IPs or CIDRs, as `PROFILER_ALLOW` holds them; `trustedProxies`: as
+   * `TRUSTED_PROXIES` holds them (both already validated).
+   */
+  constructor(networks: readonly string[] = [], { trustedProxies = [] }: { trustedProxies?: readonly string[] } = {}) {
+    this.allowed = blockList([...LOOPBACK, ...networks]);
+    this.proxies = trustedProxies.length > 0 ? blockList(trustedProxies) : undefined;
   }
 
   /** True for loopback and allowed networks; IPv4-mapped IPv6 (`::ffff:127.0.0.1`) counts as IPv4. */
   allows(ip: string): boolean {
-    const family = isIP(ip);
-    return family !== 0 && this.allowed.check(ip, family === 6 ? 'ipv6' : 'ipv4');
+    return contains(this.allowed, ip);
   }
+
+  /** True when the request's client (see {@link clientOf}) may open the profiler. */
+  admits(request: AccessRequest): boolean {
+    const peer = this.peerOf(request.raw.socket);
+    return peer.proxy ? this.allows(this.forwardedClient(request, peer.address)) : peer.allowed;
+  }
+
+  /**
+   * True when a connection's peer may open the profiler, for a request that has no headers
+   * to read (Node's parser refused it): a trusted proxy's client is unknown, so no.
+   */
+  admitsPeer(socket: object | null | undefined): boolean {
+    const peer = this.peerOf(socket);
+    return peer.allowed && !peer.proxy;
+  }
+
+  /** The client's address: the socket's peer, or, from a trusted proxy, the first X-Forwarded-For hop from the right that no trusted proxy added. */
+  clientOf(request: AccessRequest): string {
+    const peer = this.peerOf(request.raw.socket);
+    return peer.proxy ? this.forwardedClient(request, peer.address) : peer.address;
+  }
+
+  private peerOf(socket: (object & { remoteAddress?: string | undefined }) | null | undefined): Peer {
+    let peer = socket ? this.peers.get(socket) : undefined;
+    if (peer === undefined) {
+      const address = socket?.remoteAddress ?? '';
+      peer = { address, allowed: this.allows(address), proxy: this.proxies !== undefined && contains(this.proxies, address) };
+      if (socket) this.peers.set(socket, peer);
+    }
+    return peer;
+  }
+
+  /** Walks X-Forwarded-For from its right end (the hop the peer added) while the hops are trusted proxies. */
+  private forwardedClient(request: AccessRequest, peer: string): string {
+    const header = request.headers['x-forwarded-for'];
+    const forwarded = Array.isArray(header) ? header.join(',') : header;
+    if (forwarded === undefined || forwarded.trim() === '') return peer;
+    let end = forwarded.length;
+    for (let hop = 0; hop < MAX_PROXY_HOPS; hop++) {
+      const comma = forwarded.lastIndexOf(',', end - 1);
+      const address = forwarded.slice(comma + 1, end).trim();
+      if (comma === -1 || !contains(this.proxies!, address)) return address;
+      end = comma;
+    }
+    return '';
+  }
+}
+
+function blockList(networks: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const network of networks) {
+    const [address = '', bits] = network.split('/');
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(bits), type);
+  }
+  return list;
+}
+
+function contains(list: BlockList, ip: string): boolean {
+  const family = isIP(ip);
+  return family !== 0 && list.check(ip, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /**

@@ -40,6 +40,8 @@ export interface ProfilerOptions {
   redact?: readonly string[];
   /** Networks besides loopback that may open the profiler. */
   allow?: readonly string[];
+  /** vigil's TRUSTED_PROXIES: the only peers whose X-Forwarded-For names the client the profiler admits. */
+  trustedProxies?: readonly string[];
   retention?: Retention;
   /**
    * The counters of the other processes serving beside this one (WORKERS above 1), summed:
@@ -82,7 +84,7 @@ export class Profiler {
     this.store = new ReadTimeStore(store, (report) => this.derive(report));
     this.collectors = [...options.collectors];
     this.redactor = new Redactor(options.redact);
-    this.access = new ProfilerAccess(options.allow);
+    this.access = new ProfilerAccess(options.allow, { trustedProxies: options.trustedProxies ?? [] });
   }
 
   get retention(): Retention | undefined {
@@ -209,12 +211,21 @@ export class Profiler {
    * kernel answers it as if no route existed. It was profiled like any other request.
    */
   refuses(request: FastifyRequest): boolean {
-    return this.isProfilerRequest(request) && !this.access.allows(request.ip);
+    return this.isProfilerRequest(request) && !this.admits(request);
   }
 
   /** True for a request to a profiler page from a client the profiler admits (it carries no profile). */
   serves(request: FastifyRequest): boolean {
-    return this.isProfilerRequest(request) && this.access.allows(request.ip);
+    return this.isProfilerRequest(request) && this.admits(request);
+  }
+
+  /** True when the request's client may open the profiler (see `access.ts`): worked out once per request. */
+  admits(request: FastifyRequest): boolean {
+    const state = request.vigil;
+    if (state?.admitted != null) return state.admitted;
+    const admitted = this.access.admits(request);
+    if (state) state.admitted = admitted;
+    return admitted;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,86 @@
+/**
+ * Issue 26, items 3 and 4: in plugin mode, who may open the profiler and see debug output
+ * is decided by vigil alone (the socket's address, walked back only through TRUSTED_PROXIES),
+ * whatever the application's own `trustProxy`; and a debug-mode server listening beyond
+ * loopback says so, and gives other clients the production rendering. The outsider is a
+ * real peer outside loopback: this machine's own address on another interface.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
+import { NO_OUTSIDE_ADDRESS, outsideAddress } from '../support/outside-address.js';
+import { ask, type Answer, type Ask } from '../support/service.js';
+
+const OUTSIDE = outsideAddress() ?? '192.0.2.2';
+
+interface App {
+  app: FastifyInstance;
+  port: number;
+  /** The lines the application logged, parsed. */
+  logs: Array<{ level: number; msg: string }>;
+  /** Asks from loopback. */
+  local(request: Ask): Promise<Answer>;
+  /** Asks from the address outside loopback. */
+  outsider(request: Ask): Promise<Answer>;
+}
+
+/** An application with vigil registered, its own Fastify options spread over vigil's, listening on `host`. */
+async function startApp({ env = {}, own = {}, host = '0.0.0.0' }: { env?: Record<string, string>; own?: Record<string, unknown>; host?: string } = {}): Promise<App> {
+  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-access-')), ...env });
+  const logs: App['logs'] = [];
+  const app = Fastify({ ...vigilFastifyOptions(config, { logOutput: { write: (line: string) => (logs.push(JSON.parse(line) as App['logs'][number]), true) } }), ...own });
+  await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
+  app.get('/fail', async () => {
+    throw new Error('native failure at db.internal.example:5432');
+  });
+  app.get('/page', async (_request, reply) => reply.type('text/html; charset=utf-8').send('<!DOCTYPE html><html><body><p>page</p></body></html>'));
+  await app.listen({ host, port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    port,
+    logs,
+    local: (request) => ask({ url: `http://127.0.0.1:${port}`, ca: undefined }, request),
+    outsider: (request) => ask({ url: `http://${OUTSIDE}:${port}`, ca: undefined }, request),
+  };
+}
+
+describe("profiler access never depends on the application's trustProxy", { skip: NO_OUTSIDE_ADDRESS }, () => {
+  let trusting: App;
+  let behindProxy: App;
+  before(async () => {
+    [trusting, behindProxy] = await Promise.all([
+      startApp({ own: { trustProxy: true } }),
+      // vigil trusts the outside address as its proxy; the application trusts anyone.
+      startApp({ env: { TRUSTED_PROXIES: OUTSIDE }, own: { trustProxy: true } }),
+    ]);
+  });
+  after(() => Promise.all([trusting?.app.close(), behindProxy?.app.close()]));
+
+  it('refuses an outsider that claims to be loopback in X-Forwarded-For', async () => {
+    for (const path of ['/_profiler', '/_profiler/latest', '/_profiler/search']) {
+      const answer = await trusting.outsider({ path, headers: { 'x-forwarded-for': '127.0.0.1' } });
+      assert.equal(answer.status, 404, path);
+      assert.doesNotMatch(answer.body, /Latest requests|id="token"/, path);
+    }
+  });
+
+  it('serves a loopback peer whatever X-Forwarded-For says', async () => {
+    const answer = await trusting.local({ path: '/_profiler', headers: { 'x-forwarded-for': '203.0.113.7' } });
+    assert.equal(answer.status, 200);
+  });
+
+  it("walks X-Forwarded-For back through vigil's TRUSTED_PROXIES only", async () => {
+    const admitted = await behindProxy.outsider({ path: '/_profiler', headers: { 'x-forwarded-for': '127.0.0.1' } });
+    assert.equal(admitted.status, 200);
+    for (const forwarded of ['203.0.113.7', '127.0.0.1, 203.0.113.7', 'not-an-address', '']) {
+      const refused = await behindProxy.outsider({ path: '/_profiler', headers: { 'x-forwarded-for': forwarded } });
+      assert.equal(refused.status, 404, forwarded);
+    }
+  });
+});
