@@ -317,8 +317,11 @@ export class Profiler {
     const state = stateOf(request);
     state.token = token;
     state.profile = profile;
-    reply.header('x-debug-token', token);
-    reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
+    // Recorded for everyone, announced only to whom may open the profiler.
+    if (this.admits(request)) {
+      reply.header('x-debug-token', token);
+      reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
+    }
     this.replies.set(profile, reply);
     this.unfinished++;
     const context = this.contextFor(request, reply, profile);
