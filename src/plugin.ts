@@ -127,7 +127,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
-      trustedProxies: config.trustedProxies,
+      access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
       ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
       ...(options.peerCounters ? { peers: options.peerCounters } : {}),

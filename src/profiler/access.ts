@@ -2,11 +2,15 @@
  * Who may open the profiler: clients on loopback and in `PROFILER_ALLOW`. The client is the
  * socket's peer, walked back through X-Forwarded-For across vigil's own TRUSTED_PROXIES only:
  * never `request.ip`, which an application's `trustProxy: true` takes from any client's claim.
+ * And under which names: loopback's, HOST and TRUSTED_HOSTS, so that a page on a name an
+ * attacker points at 127.0.0.1 (DNS rebinding) cannot read it as its own.
  */
 import type { FastifyRequest } from 'fastify';
 import { BlockList, isIP } from 'node:net';
+import { hostName, urlHost } from '../http/request-url.js';
 
 const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 /** More trusted proxies in a row than any deployment has: the client is unknown, and refused. */
 const MAX_PROXY_HOPS = 32;
@@ -23,18 +27,49 @@ interface Peer {
   proxy: boolean;
 }
 
+export interface AccessSettings {
+  /** `TRUSTED_PROXIES`, as validated IPs or CIDRs. */
+  trustedProxies?: readonly string[];
+  /** `HOST`: a name the profiler answers besides loopback's. */
+  host?: string;
+  /** `TRUSTED_HOSTS`: the names it answers besides those. */
+  trustedHosts?: readonly RegExp[];
+}
+
 export class ProfilerAccess {
   private readonly allowed: BlockList;
   private readonly proxies: BlockList | undefined;
   private readonly peers = new WeakMap<object, Peer>();
+  private readonly names: ReadonlySet<string>;
+  private readonly trustedHosts: readonly RegExp[];
 
-  /**
-   * `networks`: IPs or CIDRs, as `PROFILER_ALLOW` holds them; `trustedProxies`: as
-   * `TRUSTED_PROXIES` holds them (both already validated).
-   */
-  constructor(networks: readonly string[] = [], { trustedProxies = [] }: { trustedProxies?: readonly string[] } = {}) {
+  /** `networks`: IPs or CIDRs, as `PROFILER_ALLOW` holds them (already validated). */
+  constructor(networks: readonly string[] = [], { trustedProxies = [], host, trustedHosts = [] }: AccessSettings = {}) {
     this.allowed = blockList([...LOOPBACK, ...networks]);
     this.proxies = trustedProxies.length > 0 ? blockList(trustedProxies) : undefined;
+    // A wildcard HOST (0.0.0.0) names no host.
+    const configured = host === undefined ? '' : urlHost(host).toLowerCase();
+    this.names = new Set(configured === '' ? LOOPBACK_NAMES : [...LOOPBACK_NAMES, configured]);
+    this.trustedHosts = trustedHosts;
+  }
+
+  /**
+   * The host name the request is for, lower case, without its port: a trusted proxy's
+   * X-Forwarded-Host (its last entry), else Host. Undefined without one (no browser sends that).
+   */
+  hostOf(request: AccessRequest): string | undefined {
+    let host = request.headers.host;
+    const forwarded = request.headers['x-forwarded-host'];
+    if (typeof forwarded === 'string' && forwarded.trim() !== '' && this.peerOf(request.raw.socket).proxy) {
+      host = forwarded.slice(forwarded.lastIndexOf(',') + 1).trim();
+    }
+    return host === undefined ? undefined : hostName(host);
+  }
+
+  /** True when the profiler answers the request's host name: loopback's, HOST's, or one of TRUSTED_HOSTS. */
+  answersHost(request: AccessRequest): boolean {
+    const name = this.hostOf(request);
+    return name === undefined || this.names.has(name) || this.trustedHosts.some((pattern) => pattern.test(name));
   }
 
   /** True for loopback and allowed networks; IPv4-mapped IPv6 (`::ffff:127.0.0.1`) counts as IPv4. */

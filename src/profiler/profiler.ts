@@ -17,7 +17,7 @@ import { TokenSource } from '../debug/token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
 import { routeOf } from '../routing/route-table.js';
-import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
+import { PAGE_SECURITY_HEADERS, ProfilerAccess, type AccessSettings } from './access.js';
 import type { Report } from './report.js';
 import { PacedFailureLog } from './failure-pacing.js';
 import { ReadTimeStore } from './read-time-store.js';
@@ -40,8 +40,8 @@ export interface ProfilerOptions {
   redact?: readonly string[];
   /** Networks besides loopback that may open the profiler. */
   allow?: readonly string[];
-  /** vigil's TRUSTED_PROXIES: the only peers whose X-Forwarded-For names the client the profiler admits. */
-  trustedProxies?: readonly string[];
+  /** vigil's TRUSTED_PROXIES (the only peers whose X-Forwarded-For is believed), HOST and TRUSTED_HOSTS. */
+  access?: AccessSettings;
   retention?: Retention;
   /**
    * The counters of the other processes serving beside this one (WORKERS above 1), summed:
@@ -84,7 +84,7 @@ export class Profiler {
     this.store = new ReadTimeStore(store, (report) => this.derive(report));
     this.collectors = [...options.collectors];
     this.redactor = new Redactor(options.redact);
-    this.access = new ProfilerAccess(options.allow, { trustedProxies: options.trustedProxies ?? [] });
+    this.access = new ProfilerAccess(options.allow, options.access);
   }
 
   get retention(): Retention | undefined {
@@ -207,16 +207,20 @@ export class Profiler {
   }
 
   /**
-   * True for a request to a profiler page from a client the profiler does not admit: the
-   * kernel answers it as if no route existed. It was profiled like any other request.
+   * Why a request to a profiler page is refused: `client`, from a client the profiler does
+   * not admit (the kernel answers it as if no route existed); `host`, for a host name it
+   * does not answer (see `access.ts`). Undefined for the others. A refused request was
+   * profiled like any other.
    */
-  refuses(request: FastifyRequest): boolean {
-    return this.isProfilerRequest(request) && !this.admits(request);
+  refuses(request: FastifyRequest): 'client' | 'host' | undefined {
+    if (!this.isProfilerRequest(request)) return undefined;
+    if (!this.admits(request)) return 'client';
+    return this.access.answersHost(request) ? undefined : 'host';
   }
 
-  /** True for a request to a profiler page from a client the profiler admits (it carries no profile). */
+  /** True for a request to a profiler page that the profiler serves (it carries no profile). */
   serves(request: FastifyRequest): boolean {
-    return this.isProfilerRequest(request) && this.admits(request);
+    return this.isProfilerRequest(request) && this.admits(request) && this.access.answersHost(request);
   }
 
   /** True when the request's client may open the profiler (see `access.ts`): worked out once per request. */

@@ -80,10 +80,11 @@ describe("profiler access never depends on the application's trustProxy", { skip
   });
 
   it("walks X-Forwarded-For back through vigil's TRUSTED_PROXIES only", async () => {
-    const admitted = await behindProxy.outsider({ path: '/_profiler', headers: { 'x-forwarded-for': '127.0.0.1' } });
+    // The proxy forwards the name its client asked for: one the profiler answers.
+    const admitted = await behindProxy.outsider({ path: '/_profiler', headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': 'localhost:8443' } });
     assert.equal(admitted.status, 200);
     for (const forwarded of ['203.0.113.7', '127.0.0.1, 203.0.113.7', 'not-an-address', '']) {
-      const refused = await behindProxy.outsider({ path: '/_profiler', headers: { 'x-forwarded-for': forwarded } });
+      const refused = await behindProxy.outsider({ path: '/_profiler', headers: { 'x-forwarded-for': forwarded, 'x-forwarded-host': 'localhost:8443' } });
       assert.equal(refused.status, 404, forwarded);
     }
   });
