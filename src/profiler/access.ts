@@ -102,6 +102,8 @@ export class ProfilerAccess {
     let peer = socket ? this.peers.get(socket) : undefined;
     if (peer === undefined) {
       const address = socket?.remoteAddress ?? '';
+      // The usual case in development, a loopback peer and no proxy, needs neither the lists nor the cache.
+      if (this.proxies === undefined && isLoopbackAddress(address)) return { address, allowed: true, proxy: false };
       peer = { address, allowed: this.allows(address), proxy: this.proxies !== undefined && contains(this.proxies, address) };
       if (socket) this.peers.set(socket, peer);
     }
@@ -122,6 +124,11 @@ export class ProfilerAccess {
     }
     return '';
   }
+}
+
+/** A socket's address on loopback, as Node writes it (`127.x.y.z`, `::1`, `::ffff:127.x.y.z`). */
+function isLoopbackAddress(address: string): boolean {
+  return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.');
 }
 
 function blockList(networks: readonly string[]): BlockList {
