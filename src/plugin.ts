@@ -47,6 +47,7 @@ import { routeOf, RouteTable } from './routing/route-table.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { answerUnmatched } from './routing/unmatched-hook.js';
 import { installAccessLog } from './server/access-log.js';
+import { warnOfPublicDebug } from './server/debug-exposure.js';
 import { handOffToKernel } from './server/node-handoffs.js';
 import { TrustedHosts } from './server/trusted-hosts.js';
 
@@ -94,11 +95,13 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   const config = options.config ?? loadConfig();
   installStackTraces();
   HttpError.traceClientErrors = config.debug;
-  const respondWithError = createErrorResponder({ debug: config.debug, editor: config.ide });
+  let profiler: Profiler | undefined;
+  // Debug output goes only to the clients that may open the profiler.
+  const debugFor = (request: FastifyRequest) => profiler?.admits(request) ?? false;
+  const respondWithError = createErrorResponder({ debug: config.debug, editor: config.ide, debugFor });
   const serverHost = urlHost(config.host);
   const table = new RouteTable();
   const declared = new Routes();
-  let profiler: Profiler | undefined;
   app.decorateRequest(REQUEST_STATE, null);
   app.decorate('vigil', {
     config,
@@ -124,6 +127,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
+      access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
       ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
       ...(options.peerCounters ? { peers: options.peerCounters } : {}),
@@ -131,7 +135,8 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     await profiler.attach(app);
     declareProfilerRoutes(declared, profiler);
     app.addHook('onClose', () => profiler!.close());
-    if (config.profilerToolbar) installToolbar(app, logTapOf(app.log));
+    if (config.profilerToolbar) installToolbar(app, logTapOf(app.log), debugFor);
+    warnOfPublicDebug(app);
   }
   if (options.accessLog) installAccessLog(app);
   let limits: Limits | undefined;

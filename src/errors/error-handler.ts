@@ -27,15 +27,21 @@ const CONTENT_TYPES: Record<ErrorFormat, string> = {
 
 export interface ErrorPipelineOptions {
   debug: boolean;
+  /**
+   * Debug mode: whether this request's answer may show debug output (its client may open the
+   * profiler); the others get the production rendering. Without it, every answer may.
+   */
+  debugFor?: ((request: FastifyRequest) => boolean) | undefined;
   /** VIGIL_IDE: debug pages link the project's files to this editor. */
   editor?: EditorLinkFormat | undefined;
 }
 
 export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
-export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): ErrorResponder {
+export function createErrorResponder({ debug: debugMode, editor, debugFor }: ErrorPipelineOptions): ErrorResponder {
   const templates = new DebugPageTemplates({ editor });
   return function respondWithError(thrown, request, reply) {
+    const debug = debugMode && (debugFor === undefined || debugFor(request));
     const described = describeError(thrown);
     if (described.status >= 500) logError(request, described.error, described.message);
     if (reply.sent || reply.raw.headersSent) {
