@@ -13,6 +13,7 @@ import { sendMany } from '../support/load.js';
 import { startKernel } from '../support/kernel.js';
 import { startInProcess } from '../support/in-process-service.js';
 import { ask, runMain, type Service } from '../support/service.js';
+import { encoded, report } from '../support/reports.js';
 import { storeOf } from '../support/stores.js';
 
 const MiB = 1024 * 1024;
@@ -209,5 +210,30 @@ describe('a store that cannot be opened stops the start with a message naming it
     assert.equal(code, 1);
     assert.ok(stderr.startsWith(`vigil: cannot start: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
     assert.doesNotMatch(stderr, /\n    at /, 'a message, not a stack');
+  });
+});
+
+describe('a clock stepped back: retention and "newest" follow arrival order, so the new reports are kept and shown first', () => {
+  it('keeps every new report and opens the newest at /latest, with older reports stored an hour ahead', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-clock-'));
+    // Reports written before the clock went back an hour: their times are now in the future.
+    const earlier = storeOf(varDir);
+    await earlier.open();
+    const ahead = Date.now() + 3_600_000;
+    await earlier.write(encoded(Array.from({ length: 50 }, (_, i) => report(`f${String(i).padStart(5, '0')}`, { time: ahead + i }))));
+    await earlier.close();
+    const service = await startInProcess({ VAR_DIR: varDir, PROFILER_MAX_REPORTS: '40' });
+    try {
+      const sent = await sendMany(service, { count: 30, concurrency: 1, path: (i) => `/after-step/${i}` });
+      const listed = await ask(service, { path: '/_profiler/search?limit=100', headers: JSON_ACCEPT });
+      const tokens = (JSON.parse(listed.body) as Array<{ token: string }>).map((found) => found.token);
+      assert.equal(tokens.length, 40);
+      assert.deepEqual(tokens.slice(0, 30), sent.tokens.toReversed(), 'every new report is kept, the newest first');
+      const latest = await ask(service, { path: '/_profiler/latest', headers: JSON_ACCEPT });
+      assert.equal((JSON.parse(latest.body) as { token: string }).token, sent.tokens.at(-1));
+      assert.equal(await droppedCount(service), 0);
+    } finally {
+      await service.stop();
+    }
   });
 });

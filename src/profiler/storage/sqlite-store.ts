@@ -154,8 +154,8 @@ export class SqliteReportStore implements ReportStore {
     if (filters.token) (where.push('substr(token, 1, ?) = ?'), values.push(filters.token.length, filters.token.toLowerCase()));
     if (filters.start !== undefined) (where.push('time >= ?'), values.push(filters.start));
     if (filters.end !== undefined) (where.push('time <= ?'), values.push(filters.end));
-    // Within one millisecond, the report written last comes first.
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY time DESC, id DESC LIMIT ?`;
+    // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
     return this.use().db.prepare(sql).all(...values, filters.limit ?? 100) as ReportSummary[];
   }
 
