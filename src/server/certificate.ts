@@ -14,6 +14,8 @@ export interface TlsMaterial {
   certFile: string;
   /** True when this start created the certificate. */
   created: boolean;
+  /** Why a created certificate could not be written (a full disk): it is then kept in memory for this run only. */
+  unsaved?: string;
 }
 
 const DEV_HOSTS = { dns: ['localhost'], ips: ['127.0.0.1', '::1'] };
@@ -48,12 +50,18 @@ export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' 
       },
     ],
   });
-  // VAR_DIR holds this key and the debug reports: its owner's alone (the store makes it so too).
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(keyFile, pems.private, { mode: 0o600 });
-  chmodSync(keyFile, 0o600);
-  writeFileSync(certFile, pems.cert);
-  return { cert: pems.cert, key: pems.private, certFile, created: true };
+  const created = { cert: pems.cert, key: pems.private, certFile, created: true };
+  try {
+    // VAR_DIR holds this key and the debug reports: its owner's alone (the store makes it so too).
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(keyFile, pems.private, { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+    writeFileSync(certFile, pems.cert);
+  } catch (error) {
+    // A full disk does not stop the start: the certificate serves from memory, and the next start makes another.
+    return { ...created, unsaved: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  }
+  return created;
 }
 
 function readPem(file: string, variable: string): string {
