@@ -5,7 +5,8 @@
  * counter and the retention lease. Reports arrive encoded (`report-encoding.ts`) and are
  * written by a thread of their own (`sqlite-write-thread.ts`), in batched transactions, so
  * that writing never holds up the thread that answers requests; reads use this thread's
- * own connection. The file is checked when the store opens (`sqlite-check.ts`).
+ * own connection. The file is checked when the store opens (`sqlite-check.ts`); a full disk
+ * then, or a file lost or damaged later, is recovered from without a restart (`sqlite-faults.ts`).
  */
 import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
