@@ -123,7 +123,9 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
-    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged }), {
+    // A full disk, or a file deleted under the service, is said here; the service goes on.
+    const notify = (message: string) => app.log.warn(message);
+    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify }), {
       collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
