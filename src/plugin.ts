@@ -121,7 +121,12 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
     profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged }), {
-      collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
+      collectors: [...defaultCollectors({
+        matcher: () => table.matcher,
+        logTap: logTapOf(app.log),
+        editor: config.ide,
+        appActivity: config.profilerCaptureApp ? { slowQueryMs: config.profilerSlowQueryMs } : undefined,
+      }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },

@@ -3,7 +3,9 @@ import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import type { RouteMatcher } from '../../routing/route-matcher.js';
 import type { LogTap } from '../log-tap.js';
 import type { Collector } from '../request-profile.js';
+import { databaseCollector } from './database.js';
 import { exceptionCollector } from './exception.js';
+import { httpClientCollector } from './http-client.js';
 import { logsCollector } from './logs.js';
 import { memoryCollector } from './memory.js';
 import { performanceCollector } from './performance.js';
@@ -18,9 +20,11 @@ export interface DefaultCollectorsOptions {
   logTap?: LogTap | undefined;
   /** VIGIL_IDE: the exception section keeps editor links to the project's files. */
   editor?: EditorLinkFormat | undefined;
+  /** The application's HTTP calls and database statements (PROFILER_CAPTURE_APP), statements over `slowQueryMs` flagged. */
+  appActivity?: { slowQueryMs: number } | undefined;
 }
 
-export function defaultCollectors({ matcher, logTap, editor }: DefaultCollectorsOptions): Collector[] {
+export function defaultCollectors({ matcher, logTap, editor, appActivity }: DefaultCollectorsOptions): Collector[] {
   return [
     requestCollector,
     responseCollector,
@@ -29,5 +33,6 @@ export function defaultCollectors({ matcher, logTap, editor }: DefaultCollectors
     performanceCollector(),
     memoryCollector,
     ...(logTap ? [logsCollector(logTap)] : []),
+    ...(appActivity ? [databaseCollector(appActivity.slowQueryMs), httpClientCollector()] : []),
   ];
 }
