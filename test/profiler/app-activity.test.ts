@@ -197,7 +197,7 @@ describe('the application, seen from a debug report', () => {
     assert.equal(answer.status, 200, answer.body);
     return { answer, report: await debug.report(tokenOf(answer)) };
   };
-  const calls = (report: Report) => (report.collectors.httpClient as HttpClientSection).calls;
+  const calls = (report: Report) => (report.collectors.httpClient as HttpClientSection | undefined)?.calls ?? [];
   const database = (report: Report) => report.collectors.database as DatabaseSection;
 
   describe('database statements come from the OpenTelemetry spans of the request', () => {

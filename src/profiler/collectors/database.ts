@@ -8,30 +8,9 @@
 import { holdQueryChannels } from '../activity/query-channels.js';
 import { activityOf, watchActivity } from '../activity/request-activity.js';
 import { formatMs } from '../format.js';
-import { databasePanel, describeQueries, repeatedGroups } from '../pages/panels/database-panel.js';
+import { describeQueries, repeatedGroups, type DatabaseSection } from '../activity/sections.js';
+import { databasePanel } from '../pages/panels/database-panel.js';
 import type { Collector } from '../request-profile.js';
-
-export interface StatementEntry {
-  /** Index of its text in `texts`. */
-  text: number;
-  system: string;
-  /** Milliseconds from the request's arrival. */
-  start: number;
-  duration: number | null;
-  rows: number | null;
-  site: string | null;
-  error: boolean;
-}
-
-export interface DatabaseSection {
-  /** Each distinct statement text once. */
-  texts: string[];
-  statements: StatementEntry[];
-  /** Statements beyond the per-request bound. */
-  omitted: number;
-  /** PROFILER_SLOW_QUERY when the report was made: slower statements are flagged. */
-  slowMs: number;
-}
 
 export function databaseCollector(slowMs: number): Collector {
   let release: (() => void) | undefined = holdQueryChannels();
@@ -43,14 +22,15 @@ export function databaseCollector(slowMs: number): Collector {
     },
     collect({ profile }) {
       const activity = activityOf(profile.scope);
+      if (activity === undefined || activity.statements.length + activity.statementsOmitted === 0) return undefined;
       const texts: string[] = [];
       const index = new Map<string, number>();
-      const statements = (activity?.statements ?? []).map(({ text, ...rest }) => {
+      const statements = activity.statements.map(({ text, ...rest }) => {
         let at = index.get(text);
         if (at === undefined) index.set(text, (at = texts.push(text) - 1));
         return { ...rest, text: at };
       });
-      return { texts, statements, omitted: activity?.statementsOmitted ?? 0, slowMs };
+      return { texts, statements, omitted: activity.statementsOmitted, slowMs };
     },
     text(section) {
       const lines = [describeQueries(section)];

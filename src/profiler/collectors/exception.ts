@@ -8,7 +8,6 @@ import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import { relatedErrors } from '../../errors/error-chain.js';
 import { describeError } from '../../errors/http-errors.js';
 import { relatedView, siteLink, traceLines, type RelatedErrorsView, type TraceLine } from '../../errors/trace-lines.js';
-import { exceptionPanel } from '../pages/panels/exception-panel.js';
 import type { Collector } from '../request-profile.js';
 
 /** A frame as stored: its origin (app, kernel, vendor, external), an excerpt and an editor link. */
@@ -30,7 +29,6 @@ export interface ExceptionSection extends RelatedErrorsView {
 export function exceptionCollector(editor?: EditorLinkFormat): Collector {
   return {
     name: 'exception',
-    panel: exceptionPanel,
     collect({ profile }): ExceptionSection | undefined {
       if (!profile.error) return undefined;
       const described = describeError(profile.error);

@@ -4,16 +4,11 @@
  * Creating the collector subscribes the channels; closing it lets them go.
  */
 import { holdHttpClientTap } from '../activity/http-client-tap.js';
-import { activityOf, watchActivity, type OutgoingCall } from '../activity/request-activity.js';
+import { activityOf, watchActivity } from '../activity/request-activity.js';
 import { formatMs } from '../format.js';
-import { describeCalls, httpClientPanel, totalDuration } from '../pages/panels/http-client-panel.js';
+import { describeCalls, totalDuration, type HttpClientSection } from '../activity/sections.js';
+import { httpClientPanel } from '../pages/panels/http-client-panel.js';
 import type { Collector } from '../request-profile.js';
-
-export interface HttpClientSection {
-  calls: OutgoingCall[];
-  /** Calls beyond the per-request bound. */
-  omitted: number;
-}
 
 export function httpClientCollector(): Collector {
   let release: (() => void) | undefined = holdHttpClientTap();
@@ -25,8 +20,10 @@ export function httpClientCollector(): Collector {
     },
     collect({ profile }) {
       const activity = activityOf(profile.scope);
+      // No section for a request that made no call: a report without one costs nothing more.
+      if (activity === undefined || activity.calls.length + activity.callsOmitted === 0) return undefined;
       // Copies: a call still running may end after its report was made.
-      return { calls: (activity?.calls ?? []).map((call) => ({ ...call })), omitted: activity?.callsOmitted ?? 0 };
+      return { calls: activity.calls.map((call) => ({ ...call })), omitted: activity.callsOmitted };
     },
     text(section) {
       return [

@@ -5,7 +5,6 @@
  * into level, time and message.
  */
 import type { LogTap, TappedLine } from '../log-tap.js';
-import { logsPanel } from '../pages/panels/logs-panel.js';
 import type { Collector } from '../request-profile.js';
 
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
@@ -52,7 +51,6 @@ export interface LogsSection {
 export function logsCollector(tap: LogTap): Collector {
   return {
     name: 'logs',
-    panel: logsPanel,
     start({ request, profile }) {
       profile.scope.lines = tap.watch(request.id);
     },

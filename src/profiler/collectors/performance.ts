@@ -12,7 +12,7 @@ import { monitorEventLoopDelay, performance, type EventLoopUtilization, type Int
 import type { RequestScope, SpanRecord } from '../../http/request-scope.js';
 import { activityOf } from '../activity/request-activity.js';
 import type { Report } from '../report.js';
-import type { HttpClientSection } from './http-client.js';
+import type { HttpClientSection } from '../activity/sections.js';
 import { html } from '../../errors/html.js';
 import { formatMs } from '../format.js';
 import { keyValueTable } from '../pages/layout.js';

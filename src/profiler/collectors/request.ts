@@ -6,7 +6,6 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { requestTarget, requestUrlWithQuery } from '../../http/request-url.js';
 import { queryParameters } from '../redact.js';
-import { requestPanel } from '../pages/panels/request-panel.js';
 import type { Collector } from '../request-profile.js';
 import { parseCookies, type CookieEntry } from './cookies.js';
 import { bodyView, uploadedFilesView, type BodyView, type FileView } from './request-body.js';
@@ -62,7 +61,6 @@ function connectionOf(connection: Socket): ConnectionInfo {
 
 export const requestCollector: Collector = {
   name: 'request',
-  panel: requestPanel,
   start({ request }) {
     connectionOf(request.raw.socket);
   },

@@ -1,5 +1,4 @@
 /** The response section: status, headers (redacted), size, a preview of its body, and whether the client stayed for it. */
-import { responsePanel } from '../pages/panels/response-panel.js';
 import type { Collector } from '../request-profile.js';
 import { responsePreview, type ResponsePreview } from './response-preview.js';
 
@@ -14,7 +13,6 @@ export interface ResponseSection {
 
 export const responseCollector: Collector = {
   name: 'response',
-  panel: responsePanel,
   collect({ reply, redactor, profile }): ResponseSection {
     const sent = reply.getHeaders();
     const headers = redactor.headers(sent);

@@ -8,7 +8,6 @@ import { requestTarget } from '../../http/request-url.js';
 import type { RouteMatcher, RouteMiss } from '../../routing/route-matcher.js';
 import { routeOf } from '../../routing/route-table.js';
 import type { Report } from '../report.js';
-import { routingPanel } from '../pages/panels/routing-panel.js';
 import type { Collector } from '../request-profile.js';
 
 export interface RoutingSection {
@@ -31,7 +30,6 @@ export interface RoutingSection {
 export function routingCollector(matcher: () => RouteMatcher | undefined): Collector<RoutingSection> {
   return {
     name: 'routing',
-    panel: routingPanel,
     collect({ request, reply }): RoutingSection {
       const { path } = requestTarget(request);
       const route = routeOf(request);

@@ -4,45 +4,15 @@
  * Symfony's Doctrine panel); statements slower than PROFILER_SLOW_QUERY flagged.
  */
 import { html } from '../../../errors/html.js';
-import type { DatabaseSection } from '../../collectors/database.js';
+import { describeQueries, REPEATED_WARNING, repeatedGroups, totalQueryMs, type DatabaseSection } from '../../activity/sections.js';
 import { formatMs, keyValueTable } from '../layout.js';
 import { definePanel } from './panel.js';
-
-/** From this many runs of one statement, the badge is marked. */
-export const REPEATED_WARNING = 5;
-
-export interface RepeatedGroup {
-  text: number;
-  count: number;
-  totalMs: number;
-}
-
-/** Statements run more than once, the most repeated first. */
-export function repeatedGroups(section: DatabaseSection): RepeatedGroup[] {
-  const groups = new Map<number, RepeatedGroup>();
-  for (const statement of section.statements) {
-    const group = groups.get(statement.text) ?? { text: statement.text, count: 0, totalMs: 0 };
-    group.count++;
-    group.totalMs += statement.duration ?? 0;
-    groups.set(statement.text, group);
-  }
-  return [...groups.values()].filter((group) => group.count > 1).sort((a, b) => b.count - a.count);
-}
-
-export function totalQueryMs(section: DatabaseSection): number {
-  return section.statements.reduce((sum, statement) => sum + (statement.duration ?? 0), 0);
-}
-
-/** `3 queries in 12.0 ms`. */
-export function describeQueries(section: DatabaseSection): string {
-  const count = section.statements.length + section.omitted;
-  return `${count} ${count === 1 ? 'query' : 'queries'} in ${formatMs(totalQueryMs(section))}`;
-}
 
 const isSlow = (section: DatabaseSection, duration: number | null) => duration !== null && duration > section.slowMs;
 
 export const databasePanel = definePanel<DatabaseSection>({
   title: 'Database',
+  absent: 'No database statement was seen for this request: statements come from OpenTelemetry database spans (add vigilSpanProcessor() to the tracer provider) and from libraries that publish query TracingChannels.',
   badge(section) {
     const count = section.statements.length + section.omitted;
     const marked = repeatedGroups(section).some((group) => group.count >= REPEATED_WARNING) || section.statements.some((statement) => isSlow(section, statement.duration));

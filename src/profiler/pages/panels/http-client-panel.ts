@@ -1,20 +1,12 @@
 /** The HTTP client panel: each call the application made, in order, with its answer or its error. */
 import { html } from '../../../errors/html.js';
-import type { HttpClientSection } from '../../collectors/http-client.js';
+import { describeCalls, totalDuration, type HttpClientSection } from '../../activity/sections.js';
 import { formatBytes, formatMs } from '../layout.js';
 import { definePanel } from './panel.js';
 
-/** `2 HTTP calls in 35.0 ms`. */
-export function describeCalls(count: number, totalMs: number, noun = 'HTTP call'): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'} in ${formatMs(totalMs)}`;
-}
-
-export function totalDuration(entries: ReadonlyArray<{ duration: number | null }>): number {
-  return entries.reduce((sum, entry) => sum + (entry.duration ?? 0), 0);
-}
-
 export const httpClientPanel = definePanel<HttpClientSection>({
   title: 'HTTP client',
+  absent: 'No HTTP call was made while handling this request (fetch, node:http and node:https are seen with no set-up).',
   badge: (section) => ({ value: section.calls.length + section.omitted, status: section.calls.some((call) => call.error !== null || (call.status ?? 0) >= 500) ? 'bad' : 'ok' }),
   summary: (section) => (section.calls.length + section.omitted > 0 ? describeCalls(section.calls.length + section.omitted, totalDuration(section.calls)) : undefined),
   render(section) {
