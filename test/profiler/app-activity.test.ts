@@ -22,6 +22,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { loadConfig, vigil, vigilFastifyOptions, vigilSpanProcessor } from '../../src/index.js';
 import type { Report } from '../../src/profiler/report.js';
+import { launchChromium, screenshotPath } from '../support/browser.js';
 import { sharedCertificate } from '../support/certificate.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 import { ask } from '../support/service.js';
@@ -302,6 +303,38 @@ describe('the application, seen from a debug report', () => {
       const answer = await ask(debug, { path: '/html' });
       assert.match(answer.body, /title="Database queries"[^>]*>1 query in /);
       assert.match(answer.body, /title="HTTP calls"[^>]*>1 call in /);
+    });
+  });
+
+  describe('in Chromium: the Database and HTTP client panels, and the toolbar badge', () => {
+    it('draws the panels and the badge, marked when a statement repeats', async (t) => {
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        const repeat = await ask(debug, { path: '/db/repeat' });
+        await page.goto(`${debug.url}/_profiler/${tokenOf(repeat)}?panel=database`);
+        assert.equal(await page.locator('#identical-statements td').first().textContent(), '12 identical');
+        assert.equal(await page.locator('#statements tbody tr').count(), 12);
+        assert.match((await page.locator('a[href$="panel=database"] .count').textContent()) ?? '', /^12 in /);
+        await page.screenshot({ path: screenshotPath('profiler-database-panel.png'), fullPage: true });
+        t.diagnostic(`screenshot: ${screenshotPath('profiler-database-panel.png')}`);
+
+        const fetched = await ask(debug, { path: `/fetch?to=${encodeURIComponent(`${upstreamUrl}/in-browser`)}` });
+        await page.goto(`${debug.url}/_profiler/${tokenOf(fetched)}?panel=httpClient`);
+        assert.match((await page.locator('#http-calls tbody tr').first().textContent()) ?? '', /GET.*\/in-browser.*200/);
+        await page.screenshot({ path: screenshotPath('profiler-http-client-panel.png'), fullPage: true });
+        await page.goto(`${debug.url}/_profiler/${tokenOf(fetched)}?panel=performance`);
+        const bar = await page.locator('#timeline tr.call .bar').boundingBox();
+        assert.ok(bar && bar.width > 0, 'the call is drawn on the waterfall');
+
+        await page.goto(`${debug.url}/html`);
+        const toolbar = page.locator('#vigil-toolbar');
+        assert.match((await toolbar.locator('[title="Database queries"]').textContent()) ?? '', /^1 query in /);
+        assert.match((await toolbar.locator('[title="HTTP calls"]').textContent()) ?? '', /^1 call in /);
+        await toolbar.screenshot({ path: screenshotPath('toolbar-activity.png') });
+      } finally {
+        await browser.close();
+      }
     });
   });
 });
