@@ -44,6 +44,10 @@ export interface Config {
   profilerRedact: string[];
   /** The debug toolbar at the foot of the application's HTML pages, in debug mode (`PROFILER_TOOLBAR`). */
   profilerToolbar: boolean;
+  /** Reports show the application's outgoing HTTP calls and database statements (`PROFILER_CAPTURE_APP`). */
+  profilerCaptureApp: boolean;
+  /** Statements slower than this many milliseconds are flagged in the database panel (`PROFILER_SLOW_QUERY`). */
+  profilerSlowQueryMs: number;
   /** How debug pages link a source file to an editor (`VIGIL_IDE`); undefined: no links. */
   ide: EditorLinkFormat | undefined;
   cors: CorsSettings;
@@ -165,6 +169,8 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     profilerAllow: ipList(env, 'PROFILER_ALLOW'),
     profilerRedact: nameList(env, 'PROFILER_REDACT'),
     profilerToolbar: flag(env, 'PROFILER_TOOLBAR', true),
+    profilerCaptureApp: flag(env, 'PROFILER_CAPTURE_APP', true),
+    profilerSlowQueryMs: integer(env, 'PROFILER_SLOW_QUERY', 100, 0, 3_600_000),
     ide: editorLinkFormat(env, 'VIGIL_IDE'),
     cors: {
       allowOrigin: regex(env, 'CORS_ALLOW_ORIGIN', DEFAULT_CORS_ALLOW_ORIGIN, 'i'),

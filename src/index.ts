@@ -12,4 +12,6 @@ export { createKernel } from './app.js';
 export type { Kernel, KernelOptions } from './app.js';
 export * from './routes-api.js';
 export { loadConfig, ConfigError } from './config.js';
+export { vigilSpanProcessor } from './profiler/activity/span-processor.js';
+export type { TraceSpan, VigilSpanProcessor } from './profiler/activity/span-processor.js';
 export type { Config } from './config.js';

@@ -126,7 +126,12 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     // A full disk, or a file deleted under the service, is said here; the service goes on.
     const notify = (message: string) => app.log.warn(message);
     profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify }), {
-      collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
+      collectors: [...defaultCollectors({
+        matcher: () => table.matcher,
+        logTap: logTapOf(app.log),
+        editor: config.ide,
+        appActivity: config.profilerCaptureApp ? { slowQueryMs: config.profilerSlowQueryMs } : undefined,
+      }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
       access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { routeOf } from '../routing/route-table.js';
 import type { LogTap } from './log-tap.js';
+import { activityFacts } from './activity/toolbar-facts.js';
 import { admitStyleNonce, hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
 
 /** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
@@ -28,6 +29,7 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined,
         durationMs: performance.now() - profile.marks.start,
         memoryBytes: process.memoryUsage.rss(),
         logLines: logTap?.count(request.id) ?? 0,
+        activity: activityFacts(profile.scope),
         token: profile.token,
         link: typeof link === 'string' ? link : `/_profiler/${profile.token}`,
       },
