@@ -33,6 +33,14 @@ export interface ErrorPipelineOptions {
 
 export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
+/** The answers the pipeline rendered: the toolbar stays off the kernel's error pages. */
+const pipelineAnswers = new WeakSet<FastifyReply>();
+
+/** True when the pipeline rendered this reply's answer (an error page, not the application's). */
+export function answeredByPipeline(reply: FastifyReply): boolean {
+  return pipelineAnswers.has(reply);
+}
+
 export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): ErrorResponder {
   const templates = new DebugPageTemplates({ editor });
   return function respondWithError(thrown, request, reply) {
@@ -44,6 +52,7 @@ export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): E
       return;
     }
 
+    pipelineAnswers.add(reply);
     const frames = debug ? framesOf(described.error) : [];
     const token = request.vigil?.token ?? undefined;
     const view: ErrorView = {

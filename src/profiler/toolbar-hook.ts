@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { answeredByPipeline } from '../errors/error-handler.js';
 import { routeOf } from '../routing/route-table.js';
 import type { LogTap } from './log-tap.js';
 import { admitStyleNonce, hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
@@ -45,7 +46,7 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined)
 /** The page as text when the toolbar belongs in it, else undefined. */
 function pageOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): string | undefined {
   // Profiled (debug mode, not a profiler page), and answered by one of the application's routes.
-  if (!request.vigil?.profile || request.is404) return undefined;
+  if (!request.vigil?.profile || request.is404 || answeredByPipeline(reply)) return undefined;
   const routeName = routeOf(request)?.name;
   if (routeName === undefined || routeName.startsWith('_profiler')) return undefined;
   const type = String(reply.getHeader('content-type') ?? '');
