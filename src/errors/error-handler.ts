@@ -29,6 +29,10 @@ export interface ErrorPipelineOptions {
   debug: boolean;
   /** VIGIL_IDE: debug pages link the project's files to this editor. */
   editor?: EditorLinkFormat | undefined;
+  /** The format of a client that names none (no `Accept`, `*\/*`): HTML by default, JSON for an API. */
+  defaultFormat?: 'html' | 'json' | undefined;
+  /** `fastify`: production JSON in Fastify's shape, `{statusCode, error, message}`, instead of problem+json. */
+  jsonShape?: 'problem' | 'fastify' | undefined;
 }
 
 export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => void;
@@ -41,7 +45,8 @@ export function answeredByPipeline(reply: FastifyReply): boolean {
   return pipelineAnswers.has(reply);
 }
 
-export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): ErrorResponder {
+export function createErrorResponder({ debug, editor, defaultFormat = 'html', jsonShape = 'problem' }: ErrorPipelineOptions): ErrorResponder {
+  const fastifyShape = !debug && jsonShape === 'fastify';
   const templates = new DebugPageTemplates({ editor });
   return function respondWithError(thrown, request, reply) {
     const described = describeError(thrown);
@@ -70,7 +75,7 @@ export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): E
       // The link the response already carries, built once when the token was issued.
       reportUrl: token ? (reply.getHeader('x-debug-token-link') as string | undefined) : undefined,
     };
-    const format = negotiateErrorFormat(request.headers.accept);
+    const format = negotiateErrorFormat(request.headers.accept, defaultFormat);
 
     // A header Node refuses to write (set by a handler, or carried by the error) would make
     // this answer fail too, and Fastify would send its own: the answer goes without it.
@@ -89,13 +94,13 @@ export function createErrorResponder({ debug, editor }: ErrorPipelineOptions): E
       if (sendable(name, value)) reply.header(name, value);
       else warnUnsendable(request, name);
     }
-    reply.header('content-type', CONTENT_TYPES[format]);
+    reply.header('content-type', fastifyShape && format === 'json' ? FASTIFY_JSON : CONTENT_TYPES[format]);
     reply.header('cache-control', 'no-cache, private');
     const vary = reply.getHeader('vary');
     reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
-    if (!debug) return void reply.send(productionBody(format, view));
+    if (!debug) return void reply.send(fastifyShape && format === 'json' ? fastifyBody(view) : productionBody(format, view));
     // A throw path met before (the kernel's 404 and 405 above all) has its page as a template:
     // no page string is built, nor flattened twice on its way out (Content-Length, the write).
     const page = format === 'html' ? templates.render(view) : undefined;
@@ -129,6 +134,19 @@ function warnUnsendable(request: FastifyRequest, name: string): void {
 /** Fastify appends a charset to a *json content type sent with a string: a Buffer keeps it exact. */
 function asPayload(format: ErrorFormat, body: string): string | Buffer {
   return format === 'json' ? Buffer.from(body) : body;
+}
+
+const FASTIFY_JSON = 'application/json; charset=utf-8';
+const fastifyBodies = new Map<number, Buffer>();
+
+/** Fastify's own error shape, with the production rule: the status's reason, no detail. */
+function fastifyBody(view: ErrorView): Buffer {
+  let body = fastifyBodies.get(view.status);
+  if (body === undefined) {
+    body = Buffer.from(JSON.stringify({ statusCode: view.status, error: view.title, message: view.title }));
+    fastifyBodies.set(view.status, body);
+  }
+  return body;
 }
 
 const productionBodies = new Map<string, Buffer>();
