@@ -21,6 +21,7 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from './config.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
+import { MAX_PARAM_LENGTH } from './routing/shape-match.js';
 import { tapConsole } from './profiler/console-tap.js';
 import { linkLogTap, LogTap, type LineSink } from './profiler/log-tap.js';
 import type { VigilKernel } from './plugin.js';
@@ -50,7 +51,8 @@ export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, 
     // One line per request would cost more than the rest of a 404; the profiler keeps it all.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
-    routerOptions: { maxParamLength: 500 },
+    // The route matcher tries requirements on values no longer than the router takes.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: fastifyBodyLimit(config.postMaxSize),
     // Errors Fastify raises before routing (a malformed URL) go through the same pipeline.
     frameworkErrors: (error, request, reply) => {

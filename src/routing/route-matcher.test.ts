@@ -240,3 +240,74 @@ describe('a catch-all route never makes a path a 405', () => {
     assert.deepEqual(matcher.allowedMethods('/public/a.css'), ['GET']);
   });
 });
+
+describe('several parameters in one segment match however the path splits between them, as one backtracking expression would', () => {
+  it('gives a parameter its share wherever the literal after it recurs', () => {
+    const matcher = new RouteMatcher(
+      new Routes()
+        .get('/v/{name}.{ext}', answer, { requirements: { ext: 'png|jpg' } })
+        .get('/at/{a}-{b}', answer, { requirements: { a: '\\d+-\\d+' } })
+        .get('/date/{y}-{m}-{d}', answer).definitions,
+    );
+    assert.deepEqual(matcher.allowedMethods('/v/a.b.png'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/v/a.b.gif'), []);
+    assert.deepEqual(matcher.allowedMethods('/at/1-2-z'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/at/1-z-2'), []);
+    assert.deepEqual(matcher.allowedMethods('/date/2024-01-02-03'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/date/2024-01'), []);
+    assert.deepEqual(matcher.allowedMethods('/date/--'), []);
+    assert.deepEqual(matcher.allowedMethods('/date/---'), []);
+    assert.deepEqual(matcher.allowedMethods('/date/-----'), ['GET']);
+  });
+  it('names a failing parameter with the value the first parameters take as long', () => {
+    const matcher = new RouteMatcher(new Routes().get('/p/{a}-{b}', answer, { requirements: { b: '\\d+' } }).definitions);
+    assert.equal(matcher.closest('GET', '/p/x-y-z')[0]!.reason, 'parameter "b" = "z" does not match the requirement \\d+');
+  });
+  it('lets a native wildcard after such a segment take the rest', () => {
+    const matcher = new RouteMatcher([{ name: 'w', path: '/w/:a-:b/*', methods: ['GET'], shapes: fastifyPathShapes('/w/:a-:b/*') }]);
+    assert.deepEqual(matcher.allowedMethods('/w/x-y/any/thing'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/w/x-y/'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/w/xy/any'), []);
+  });
+});
+
+describe('a requirement is tried on one delimited value, as the router tries it', () => {
+  it('never takes a slash, whatever its expression', () => {
+    const matcher = new RouteMatcher(new Routes().get('/files/{path}', answer, { requirements: { path: '.+' } }).definitions);
+    assert.deepEqual(matcher.allowedMethods('/files/a.txt'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/files/a/b.txt'), []);
+  });
+  it('never accepts a value longer than the router takes', () => {
+    const matcher = demoMatcher();
+    assert.deepEqual(matcher.allowedMethods(`/items/${'1'.repeat(500)}`), ['PUT']);
+    assert.deepEqual(matcher.allowedMethods(`/items/${'1'.repeat(501)}`), []);
+  });
+});
+
+describe('a path is matched in time linear in its length, however its parameters could split it (issue 26)', () => {
+  const native = (path: string) => ({ name: `GET ${path}`, path, methods: ['GET'], shapes: fastifyPathShapes(path) });
+  const matcher = new RouteMatcher([
+    ...new Routes()
+      .get('/date/{y}-{m}-{d}', answer)
+      .get('/v/{a}.{b}.{c}.png', answer)
+      .get('/r/{a}-{b}-{c}', answer, { requirements: { b: '\\d+', c: '[a-z-]+x' } }).definitions,
+    native('/d/:y-:m-:d'),
+    native('/n/:a-:b(^[\\d-]+$)-:c.png'),
+    native('/w/:a-:b-:c/*'),
+  ]);
+  const run = '-'.repeat(4_000);
+  const dots = '.'.repeat(4_000);
+  const hostile = [`/date/${run}/`, `/d/${run}/`, `/v/${dots}.pnx`, `/r/${run}-1-y`, `/r/1${run}`, `/n/${run}.pnx`, `/n/${run}`, `/w/${run}`, `/date/${run}-`];
+
+  for (const path of hostile) {
+    it(`decides ${path.slice(0, 12)}... (${path.length} characters) at once, for the 405, the report and router:match`, () => {
+      const started = performance.now();
+      matcher.allowedMethods(path);
+      matcher.closest('POST', path);
+      matcher.trace('POST', path);
+      // A bound on where the work goes, not a speed target: backtracking took seconds or minutes.
+      const ms = performance.now() - started;
+      assert.ok(ms < 1_000, `${Math.round(ms)} ms`);
+    });
+  }
+});

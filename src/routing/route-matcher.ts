@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PathPart, PathShape } from './fastify-path.js';
+import { compileShape, MAX_PARAM_LENGTH, splitPath, type CompiledShape, type SplitPath } from './shape-match.js';
 
 /** A route as the matcher knows it: declared with the routes API, or natively with Fastify. */
 export interface MatchableRoute {
@@ -17,16 +18,6 @@ export interface MatchableRoute {
   shapes?: readonly PathShape[] | undefined;
   /** The `{name}` parameters' requirements of a routes API path. */
   requirements?: Readonly<Record<string, string>>;
-}
-
-interface CompiledShape {
-  pattern: RegExp;
-  /** The same path with every parameter unconstrained: tells a failed requirement from a different path. */
-  loosePattern: RegExp;
-  /** Parameter names by position (`p0`, `p1`... in the patterns) and their requirements. */
-  params: ReadonlyArray<{ name: string; requirement: string | undefined }>;
-  /** The literal text before the first parameter: the cheapest way to tell near from far. */
-  staticPrefix: string;
 }
 
 interface CompiledRoute {
@@ -78,7 +69,7 @@ export class RouteMatcher {
    */
   get version(): string {
     if (this.hash === undefined) {
-      const routes = this.compiled.filter((compiled) => !isKernelRoute(compiled)).map(({ route, shapes }) => [route.name, route.methods, shapes.map((shape) => shape.pattern.source)]);
+      const routes = this.compiled.filter((compiled) => !isKernelRoute(compiled)).map(({ route, shapes }) => [route.name, route.methods, shapes.map((shape) => shape.source)]);
       this.hash = createHash('sha256').update(JSON.stringify(routes)).digest('hex').slice(0, 12);
     }
     return this.hash;
@@ -91,11 +82,11 @@ export class RouteMatcher {
    */
   allowedMethods(path: string): readonly string[] {
     if (this.compiled.length === 0) return NO_METHODS;
-    const decoded = decodePath(path);
-    // Most paths no route takes: nothing is allocated for them.
+    const split = splitPath(decodePath(path));
+    // Most paths no route takes: nothing more is allocated for them.
     let allowed: Set<string> | undefined;
     for (const { route, shapes, catchAll } of this.compiled) {
-      if (!catchAll && shapes.some((shape) => shape.pattern.test(decoded))) {
+      if (!catchAll && shapes.some((shape) => shape.matches(split, true))) {
         allowed ??= new Set();
         for (const method of route.methods) allowed.add(method);
       }
@@ -112,6 +103,7 @@ export class RouteMatcher {
   /** The application's routes that share the longest literal prefix with the path, and why each missed. */
   closest(method: string, path: string, limit = 5): RouteMiss[] {
     const decoded = decodePath(path);
+    const split = splitPath(decoded);
     const candidates = this.compiled.filter((compiled) => !isKernelRoute(compiled));
     return candidates
       .map((compiled) => ({ compiled, shared: Math.max(...compiled.shapes.map((shape) => sharedPrefixLength(shape.staticPrefix, decoded))) }))
@@ -122,22 +114,22 @@ export class RouteMatcher {
         name: route.name,
         path: route.path,
         methods: route.methods,
-        reason: explainMiss(route, shapes, method, decoded),
+        reason: explainMiss(route, shapes, method, split),
       }));
   }
 
   /** Every route, in declaration order, with whether it answers `method` on `path`, and why not. */
   trace(method: string, path: string): RouteTrace[] {
-    const decoded = decodePath(path);
+    const split = splitPath(decodePath(path));
     return this.compiled.map(({ route, shapes }): RouteTrace => {
       const { name, methods } = route;
       const base = { name, path: route.path, methods };
-      if (shapes.some((shape) => shape.pattern.test(decoded))) {
+      if (shapes.some((shape) => shape.matches(split, true))) {
         const answersMethod = methods.includes(method) || (method === 'HEAD' && methods.includes('GET'));
         if (answersMethod) return { ...base, verdict: 'match', reason: `Route "${name}" matches` };
         return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but method "${method}" is not among ${methods.join(', ')}` };
       }
-      const failed = failedRequirement(shapes, decoded);
+      const failed = failedRequirement(shapes, split);
       if (failed) return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but requirement for "${failed.name}" does not match (${failed.requirement})` };
       return { ...base, verdict: 'miss', reason: `Route "${name}" does not match: path "${route.path}" does not match` };
     });
@@ -145,21 +137,22 @@ export class RouteMatcher {
 }
 
 /** The first parameter whose requirement fails in a shape the path otherwise fits. */
-function failedRequirement(shapes: readonly CompiledShape[], path: string): { name: string; value: string; requirement: string } | undefined {
+function failedRequirement(shapes: readonly CompiledShape[], path: SplitPath): { name: string; value: string; requirement: string } | undefined {
   for (const shape of shapes) {
-    const loose = shape.loosePattern.exec(path);
-    if (!loose) continue;
-    const values = loose.groups ?? {};
+    const values = shape.values(path);
+    if (!values) continue;
     for (const [index, { name, requirement }] of shape.params.entries()) {
-      const value = values[`p${index}`] ?? '';
-      if (requirement !== undefined && !new RegExp(`^(?:${requirement})$`).test(value)) return { name, value, requirement };
+      const value = values[index] ?? '';
+      if (requirement === undefined) continue;
+      // A value longer than the router takes fails without running the application's expression on it.
+      if (value.length > MAX_PARAM_LENGTH || !new RegExp(`^(?:${requirement})$`).test(value)) return { name, value, requirement };
     }
   }
   return undefined;
 }
 
-function explainMiss(route: MatchableRoute, shapes: readonly CompiledShape[], method: string, path: string): string {
-  if (shapes.some((shape) => shape.pattern.test(path))) {
+function explainMiss(route: MatchableRoute, shapes: readonly CompiledShape[], method: string, path: SplitPath): string {
+  if (shapes.some((shape) => shape.matches(path, true))) {
     return `the path matches but ${method} is not among ${route.methods.join(', ')}`;
   }
   const failed = failedRequirement(shapes, path);
@@ -180,44 +173,16 @@ function routesApiShape(path: string, requirements: Readonly<Record<string, stri
   return parts;
 }
 
-const ANY_SEGMENT = '[^/]+';
-
 function isCatchAll(shape: PathShape): boolean {
   const rest = shape[0] === '/' ? shape.slice(1) : shape;
   const only = rest[0];
   return rest.length === 1 && typeof only === 'object' && only.name === '*';
 }
 
-function compileShape(shape: PathShape): CompiledShape {
-  let source = '';
-  let loose = '';
-  let staticPrefix: string | undefined;
-  const params: Array<{ name: string; requirement: string | undefined }> = [];
-  for (const part of shape) {
-    if (typeof part === 'string') {
-      source += escapeRegExp(part);
-      loose += escapeRegExp(part);
-      continue;
-    }
-    staticPrefix ??= shape.slice(0, shape.indexOf(part)).join('');
-    const group = `(?<p${params.length}>`;
-    // A wildcard takes the rest however loosely it is compared; other parameters one segment.
-    const unconstrained = part.name === '*' ? '.*' : ANY_SEGMENT;
-    source += `${group}${part.requirement ?? ANY_SEGMENT})`;
-    loose += `${group}${unconstrained})`;
-    params.push({ name: part.name, requirement: part.name === '*' ? undefined : part.requirement });
-  }
-  return { pattern: new RegExp(`^${source}$`), loosePattern: new RegExp(`^${loose}$`), params, staticPrefix: staticPrefix ?? shape.join('') };
-}
-
 function sharedPrefixLength(a: string, b: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The path as the router compares it: percent-decoded where that is safe. */

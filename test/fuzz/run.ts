@@ -9,6 +9,7 @@
  *   npm run fuzz -- --seed 7 --show 412   print a case's bytes without sending them
  *   npm run fuzz -- --mode prod           one mode only (debug, prod or both)
  *   npm run fuzz -- --json out.json       every finding, for reading at leisure
+ *   npm run fuzz -- --shapes 500          route shapes the matcher is fuzzed with first (issue 26)
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import { ISSUE_KINDS, KINDS } from './checks.js';
 import { buildCorpus } from './corpus.js';
 import { startFuzzService } from './fuzz-service.js';
 import { freshSeed } from './prng.js';
+import { fuzzRouteShapes, STALL_MS } from './route-shapes.js';
 import { countsOf, findingLines, LEGEND, summaryTable } from './summary.js';
 
 const { values: flags } = parseArgs({
@@ -30,6 +32,7 @@ const { values: flags } = parseArgs({
     guard: { type: 'string', default: '30000' },
     json: { type: 'string' },
     limit: { type: 'string', default: '25' },
+    shapes: { type: 'string', default: '300' },
   },
 });
 
@@ -49,6 +52,12 @@ if (flags.show !== undefined) {
 }
 
 process.stdout.write(`fuzz: seed ${seed}, ${count} cases per mode, modes ${modes.join(' and ')} (repeat with --seed ${seed} --count ${count})\n`);
+
+// The route matcher in this process first: random shapes against the old expression, and long paths timed.
+const shapeRun = fuzzRouteShapes(seed, Number(flags.shapes));
+const shapeLine = `route shapes: ${shapeRun.shapes} shapes, ${shapeRun.comparisons} short paths (${shapeRun.matched} matched, ${shapeRun.almost} failed a requirement), ${shapeRun.hostilePaths} long paths; crashes ${shapeRun.crashes.length}, disagreements with the old expression ${shapeRun.disagreements.length}, stalls over ${STALL_MS} ms ${shapeRun.stalls.length} (slowest ${Math.round(shapeRun.slowestMs)} ms)`;
+process.stdout.write(`${shapeLine}\n`);
+for (const line of [...shapeRun.crashes, ...shapeRun.disagreements, ...shapeRun.stalls].slice(0, Number(flags.limit))) process.stdout.write(`  ${line}\n`);
 const campaigns: CampaignResult[] = [];
 for (const mode of modes) {
   const target = await startFuzzService(mode);
@@ -80,7 +89,7 @@ for (const mode of modes) {
   }
 }
 
-process.stdout.write(`\n${LEGEND}\n\nclosing note, seed ${seed}, ${count} cases per mode:\n`);
+process.stdout.write(`\n${LEGEND}\n\nclosing note, seed ${seed}, ${count} cases per mode:\n  ${shapeLine}\n`);
 for (const result of campaigns) {
   const counts = countsOf(result);
   const issue = ISSUE_KINDS.map((kind) => `${kind} ${counts[kind]}`).join(', ');
@@ -95,7 +104,8 @@ if (flags.json !== undefined) {
   }));
   writeFileSync(flags.json, JSON.stringify({ seed, count, campaigns: dump }, null, 2));
 }
-const found = campaigns.some((result) => Object.values(countsOf(result)).some((value) => value > 0));
+const shapeFindings = shapeRun.crashes.length + shapeRun.disagreements.length + shapeRun.stalls.length;
+const found = shapeFindings > 0 || campaigns.some((result) => Object.values(countsOf(result)).some((value) => value > 0));
 process.exit(found ? 1 : 0);
 
 function describeCase(fuzzCase: FuzzCase): string {
