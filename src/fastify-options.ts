@@ -22,6 +22,7 @@ import { loadConfig, type Config } from './config.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
 import { MAX_PARAM_LENGTH } from './routing/shape-match.js';
+import { ProfilerAccess } from './profiler/access.js';
 import { tapConsole } from './profiler/console-tap.js';
 import { linkLogTap, LogTap, type LineSink } from './profiler/log-tap.js';
 import type { VigilKernel } from './plugin.js';
@@ -46,7 +47,9 @@ export function vigilFastifyOptions(config?: Config, extras?: VigilFastifyExtras
 export function vigilFastifyOptions(config: Config, extras: VigilFastifyExtras & { https: NonNullable<VigilFastifyExtras['https']> }): FastifyHttpsOptions<HttpsServer>;
 export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, https, logger: given }: VigilFastifyExtras = {}): FastifyHttpOptions<HttpServer> | FastifyHttpsOptions<HttpsServer> {
   const logger = applicationLogger(config, given, logOutput);
-  const fallback = createErrorResponder({ debug: config.debug, editor: config.ide });
+  // Debug output goes only to the clients that may open the profiler, here as in the plugin.
+  const access = config.debug ? new ProfilerAccess(config.profilerAllow, { trustedProxies: config.trustedProxies }) : undefined;
+  const fallback = createErrorResponder({ debug: config.debug, editor: config.ide, debugFor: access && ((request) => access.admits(request)) });
   // The parser takes heads up to 64 KB, so that the kernel refuses them itself, in its own words.
   const head = { maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false };
   const options: FastifyServerOptions = {
@@ -64,7 +67,7 @@ export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, 
       fallback(error, request, reply);
     },
     // Requests Node's parser refuses never become requests: they are answered raw.
-    clientErrorHandler: answerClientError({ debug: config.debug }),
+    clientErrorHandler: answerClientError({ debug: config.debug, ...(access ? { debugFor: (socket) => access.admitsPeer(socket) } : {}) }),
   };
   if (https) {
     const tls = { key: https.key, cert: https.cert, ALPNProtocols: ['http/1.1'], handshakeTimeout: config.handshakeTimeoutMs, ...head };

@@ -47,6 +47,7 @@ import { routeOf, RouteTable } from './routing/route-table.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { answerUnmatched } from './routing/unmatched-hook.js';
 import { installAccessLog } from './server/access-log.js';
+import { warnOfPublicDebug } from './server/debug-exposure.js';
 import { isPretty } from './server/log-output.js';
 import { handOffToKernel } from './server/node-handoffs.js';
 import { TrustedHosts } from './server/trusted-hosts.js';
@@ -109,12 +110,20 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   const earlier = routesListed(app.printRoutes({ commonPrefix: false }));
   installStackTraces();
   HttpError.traceClientErrors = config.debug;
-  const respondWithError = createErrorResponder({ debug: config.debug, editor: config.ide, defaultFormat: options.errorFormat ?? 'json', jsonShape: options.errorShape ?? 'problem' });
+  let profiler: Profiler | undefined;
+  // Debug output goes only to the clients that may open the profiler.
+  const debugFor = (request: FastifyRequest) => profiler?.admits(request) ?? false;
+  const respondWithError = createErrorResponder({
+    debug: config.debug,
+    editor: config.ide,
+    debugFor,
+    defaultFormat: options.errorFormat ?? 'json',
+    jsonShape: options.errorShape ?? 'problem',
+  });
   let handleError: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void = respondWithError;
   const serverHost = urlHost(config.host);
   const table = new RouteTable();
   const declared = new Routes();
-  let profiler: Profiler | undefined;
   app.decorateRequest(REQUEST_STATE, null);
   app.decorate('vigil', {
     config,
@@ -139,10 +148,13 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
-    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged }), {
+    // A full disk, or a file deleted under the service, is said here; the service goes on.
+    const notify = (message: string) => app.log.warn(message);
+    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify }), {
       collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
+      access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
       retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
       ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
       ...(options.peerCounters ? { peers: options.peerCounters } : {}),
@@ -150,7 +162,8 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     await profiler.attach(app);
     declareProfilerRoutes(declared, profiler);
     app.addHook('onClose', () => profiler!.close());
-    if (config.profilerToolbar) installToolbar(app, logTapOf(app.log));
+    if (config.profilerToolbar) installToolbar(app, logTapOf(app.log), debugFor);
+    warnOfPublicDebug(app);
   }
   if (options.accessLog ?? isPretty(app.log)) installAccessLog(app);
   let limits: Limits | undefined;

@@ -27,6 +27,11 @@ const CONTENT_TYPES: Record<ErrorFormat, string> = {
 
 export interface ErrorPipelineOptions {
   debug: boolean;
+  /**
+   * Debug mode: whether this request's answer may show debug output (its client may open the
+   * profiler); the others get the production rendering. Without it, every answer may.
+   */
+  debugFor?: ((request: FastifyRequest) => boolean) | undefined;
   /** VIGIL_IDE: debug pages link the project's files to this editor. */
   editor?: EditorLinkFormat | undefined;
   /** The format of a client that names none (no `Accept`, `*\/*`): HTML by default, JSON for an API. */
@@ -45,10 +50,11 @@ export function answeredByPipeline(reply: FastifyReply): boolean {
   return pipelineAnswers.has(reply);
 }
 
-export function createErrorResponder({ debug, editor, defaultFormat = 'html', jsonShape = 'problem' }: ErrorPipelineOptions): ErrorResponder {
-  const fastifyShape = !debug && jsonShape === 'fastify';
+export function createErrorResponder({ debug: debugMode, editor, debugFor, defaultFormat = 'html', jsonShape = 'problem' }: ErrorPipelineOptions): ErrorResponder {
   const templates = new DebugPageTemplates({ editor });
   return function respondWithError(thrown, request, reply) {
+    const debug = debugMode && (debugFor === undefined || debugFor(request));
+    const fastifyShape = !debug && jsonShape === 'fastify';
     const described = describeError(thrown);
     if (described.status >= 500) logError(request, described.error, described.message);
     if (reply.sent || reply.raw.headersSent) {

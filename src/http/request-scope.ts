@@ -31,6 +31,8 @@ export interface SpanRecord {
 /** Where a request's log lines go while it runs (the log tap's entry for it). */
 export interface ScopeLines {
   add(logger: string, text: string, level?: string): void;
+  /** What a value printed to the console is kept as (its secrets replaced), before it is formatted. */
+  redact?(value: unknown): unknown;
 }
 
 export class RequestScope {

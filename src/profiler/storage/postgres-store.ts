@@ -130,8 +130,8 @@ export class PostgresReportStore implements ReportStore {
     if (filters.token) where.push(`r.token LIKE ${param(`${literal(filters.token.toLowerCase())}%`)}`);
     if (filters.start !== undefined) where.push(`r.time >= ${param(filters.start)}`);
     if (filters.end !== undefined) where.push(`r.time <= ${param(filters.end)}`);
-    // Within one millisecond, the report written last comes first.
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.time DESC, r.id DESC LIMIT ${param(filters.limit ?? 100)}`;
+    // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ${param(filters.limit ?? 100)}`;
     return this.query<ReportSummary>(sql, values);
   }
 
