@@ -109,6 +109,14 @@ export interface ByteSize {
   text: string;
 }
 
+/** The sizes no variable set: the plugin gives Fastify's own default where vigil's is not set. */
+const defaultSizes = new WeakSet<ByteSize>();
+
+/** True for a size taken from its default, not from the environment. */
+export function isDefaultSize(size: ByteSize): boolean {
+  return defaultSizes.has(size);
+}
+
 /** The cross-origin policy (NelmioCorsBundle's semantics). */
 export interface CorsSettings {
   /** Origins allowed, matched case-insensitively, anchored as written. */
@@ -220,7 +228,13 @@ const UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 **
  * limit where PHP has one (`0` for post_max_size, `-1` for memory_limit).
  */
 export function byteSize(env: Env, name: string, fallback: string, rule: { unlimited?: string; min?: number }): ByteSize {
-  const text = raw(env, name) ?? fallback;
+  const given = raw(env, name);
+  if (given === undefined) {
+    const size = byteSize({ [name]: fallback }, name, fallback, rule);
+    defaultSizes.add(size);
+    return size;
+  }
+  const text = given;
   if (rule.unlimited !== undefined && text === rule.unlimited) return { bytes: Infinity, text };
   const match = /^(\d+)([KMG]?)$/i.exec(text);
   const bytes = match ? Number(match[1]) * UNITS[match[2]!.toUpperCase()]! : NaN;
