@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { html } from '../../errors/html.js';
+import { html } from '../../utils/html.js';
 import type { Report } from '../report.js';
 import { defaultCollectors } from '../collectors/index.js';
 import { LogTap } from '../log-tap.js';
