@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { formatBytes } from './utils/bytes.js';
 
 export type AppEnv = 'dev' | 'prod';
 
@@ -245,12 +246,6 @@ export function byteSize(env: Env, name: string, fallback: string, rule: { unlim
   const min = rule.min ?? 0;
   if (bytes < min) throw new ConfigError(name, `"${text}" is below the minimum of ${formatBytes(min)}${allowed}`);
   return { bytes, text };
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 ** 2 && bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2}M`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024}K`;
-  return `${bytes} byte${bytes === 1 ? '' : 's'}`;
 }
 
 function raw(env: Env, name: string): string | undefined {
