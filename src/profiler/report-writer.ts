@@ -21,6 +21,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { describeFailure } from '../utils/describe-failure.js';
 import { Backoff, PacedFailureLog } from './failure-pacing.js';
 import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
@@ -78,13 +79,6 @@ const STORE_RETRY_MAX_MS = 5000;
 const WRITE_FAILED = 'report store write failed';
 const REPORTS_REFUSED = 'report store refused reports';
 const RETENTION_FAILED = 'retention run failed';
-
-/** SQLite's code first (`SQLITE_FULL: database or disk is full`): the kind of trouble at a glance. */
-function describe(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  return typeof code === 'string' ? `${code}: ${message}` : message;
-}
 
 export class ReportWriter {
   private readonly queue: WriteQueue;
@@ -257,7 +251,7 @@ export class ReportWriter {
         // A stored report is never overwritten: the newcomer is counted, never written over it.
         if (rejected.length > 0) this.discard(rejected.length, 'their tokens were already stored');
         if (failed.length > 0) {
-          this.failures.failed(REPORTS_REFUSED, `${failed.length} of ${batch.length}, the first: ${describe(failed[0]!.error)}`);
+          this.failures.failed(REPORTS_REFUSED, `${failed.length} of ${batch.length}, the first: ${describeFailure(failed[0]!.error)}`);
           this.discard(failed.length, 'the store refused them');
         }
       } catch (error) {
@@ -268,7 +262,7 @@ export class ReportWriter {
           return;
         }
         this.writeFailing = true;
-        this.failures.failed(WRITE_FAILED, describe(error));
+        this.failures.failed(WRITE_FAILED, describeFailure(error));
         this.queue.release(batch);
         this.discard(batch.length, 'the store failed');
         continue;
@@ -309,7 +303,7 @@ export class ReportWriter {
       this.failures.succeeded(RETENTION_FAILED);
     } catch (error) {
       const waitMs = this.retentionBackoff.failed(Date.now());
-      this.failures.failed(RETENTION_FAILED, `${describe(error)} (next run in ${waitMs / 1000} s)`);
+      this.failures.failed(RETENTION_FAILED, `${describeFailure(error)} (next run in ${waitMs / 1000} s)`);
     }
   }
 
