@@ -20,7 +20,7 @@ import { routeOf } from '../routing/route-table.js';
 import { describeFailure } from '../utils/describe-failure.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess, type AccessSettings } from './access.js';
 import type { Report } from './report.js';
-import { PacedFailureLog } from './failure-pacing.js';
+import { PacedFailureLog } from '../utils/failure-log.js';
 import { ReadTimeStore } from './read-time-store.js';
 import { Redactor } from './redact.js';
 import { ReportWriter, type ReportWriterOptions } from './report-writer.js';

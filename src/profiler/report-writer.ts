@@ -21,8 +21,10 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { Backoff } from '../utils/backoff.js';
 import { describeFailure } from '../utils/describe-failure.js';
-import { Backoff, PacedFailureLog } from './failure-pacing.js';
+import { PacedFailureLog } from '../utils/failure-log.js';
+import { Throttle } from '../utils/throttle.js';
 import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
 import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
@@ -102,10 +104,8 @@ export class ReportWriter {
   /** Reports in the store as far as this writer knows; read again after each purge. */
   private storedCount = 0;
   private lastPurge = 0;
-  private dropsLogged = 0;
-  private lastDropWarning = 0;
   private lastDropReason = '';
-  private dropWarningTimer: NodeJS.Timeout | undefined;
+  private readonly dropWarnings = new Throttle(() => this.warnDropped(), DROP_WARNING_INTERVAL_MS);
   private purgeTimer: NodeJS.Timeout | undefined;
   private readonly failures: PacedFailureLog;
   private writeFailing = false;
@@ -221,8 +221,7 @@ export class ReportWriter {
     // run does not wait for the lease. Then the lease is given up, for another process to take.
     await this.enforceRetention(true);
     if (this.options.retention) await this.store.releaseRetention(this.holder).catch(() => undefined);
-    clearTimeout(this.dropWarningTimer);
-    if (this.droppedCount > this.dropsLogged) this.warnDropped();
+    this.dropWarnings.flush();
     this.failures.flush();
   }
 
@@ -336,17 +335,11 @@ export class ReportWriter {
   discard(count: number, why: string): void {
     this.droppedCount += count;
     this.lastDropReason = why;
-    const sinceWarning = Date.now() - this.lastDropWarning;
-    if (sinceWarning >= DROP_WARNING_INTERVAL_MS) this.warnDropped();
     // Drops within the interval are reported together once it is over.
-    else this.dropWarningTimer ??= setTimeout(() => this.warnDropped(), DROP_WARNING_INTERVAL_MS - sinceWarning).unref();
+    this.dropWarnings.call();
   }
 
   private warnDropped(): void {
-    clearTimeout(this.dropWarningTimer);
-    this.dropWarningTimer = undefined;
-    this.lastDropWarning = Date.now();
-    this.dropsLogged = this.droppedCount;
     this.options.log.warn({ dropped: this.droppedCount }, `Debug reports dropped because ${this.lastDropReason}: ${this.droppedCount} since start`);
   }
 }

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
-import { Backoff } from '../failure-pacing.js';
+import { Backoff } from '../../utils/backoff.js';
 import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
 import { moveAside, openCheckedDatabase, type MovedAside } from './sqlite-check.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, fileIdentity, isNoRoom, sameFile, type FileIdentity } from './sqlite-faults.js';
