@@ -496,11 +496,14 @@ export function integer(env: Env, name: string, min: number, max: number): numbe
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function regex(env: Env, name: string, flags: string): RegExp {
-  const value = given(env, name);
+  return compiled(name, given(env, name), flags);
+}
+
+function compiled(name: string, source: string, flags: string): RegExp {
   try {
-    return new RegExp(value, flags);
+    return new RegExp(source, flags);
   } catch (error) {
-    throw new ConfigError(name, `"${value}" is not a valid regular expression: ${(error as Error).message}`);
+    throw new ConfigError(name, `"${source}" is not a valid regular expression: ${(error as Error).message}`);
   }
 }
 
@@ -511,11 +514,7 @@ function regexList(env: Env, name: string, flags: string): RegExp[] {
   return value.split(',').map((entry) => {
     const item = entry.trim();
     if (item === '') throw new ConfigError(name, `"${value}" has an empty item`);
-    try {
-      return new RegExp(item, flags);
-    } catch (error) {
-      throw new ConfigError(name, `"${item}" is not a valid regular expression: ${(error as Error).message}`);
-    }
+    return compiled(name, item, flags);
   });
 }
 

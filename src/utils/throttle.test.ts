@@ -3,13 +3,18 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { Throttle } from './throttle.js';
 
+/** A throttle on a one-second interval, and the times its write ran. */
+function recorded(): { runs: number[]; throttle: Throttle } {
+  const runs: number[] = [];
+  return { runs, throttle: new Throttle(() => runs.push(Date.now()), 1000) };
+}
+
 describe('a throttled write runs at most once per interval', () => {
   beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 10_000 }));
   afterEach(() => mock.timers.reset());
 
   it('runs the first call at once, and the calls within the interval once when it ends', () => {
-    const runs: number[] = [];
-    const throttle = new Throttle(() => runs.push(Date.now()), 1000);
+    const { runs, throttle } = recorded();
     throttle.call();
     mock.timers.tick(100);
     throttle.call();
@@ -21,8 +26,7 @@ describe('a throttled write runs at most once per interval', () => {
   });
 
   it('runs at once again once an interval has passed without a call', () => {
-    const runs: number[] = [];
-    const throttle = new Throttle(() => runs.push(Date.now()), 1000);
+    const { runs, throttle } = recorded();
     throttle.call();
     mock.timers.tick(5000);
     throttle.call();
@@ -30,8 +34,7 @@ describe('a throttled write runs at most once per interval', () => {
   });
 
   it('runs a waiting call at once on flush, and nothing when none waits', () => {
-    const runs: number[] = [];
-    const throttle = new Throttle(() => runs.push(Date.now()), 1000);
+    const { runs, throttle } = recorded();
     throttle.flush();
     throttle.call();
     throttle.call();
