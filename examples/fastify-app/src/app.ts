@@ -16,6 +16,11 @@ const newUser = {
   },
 } as const;
 
+const user = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, name: { type: 'string' } },
+} as const;
+
 interface NewUser {
   name: string;
   email: string;
@@ -27,14 +32,15 @@ export async function buildApp(config: Config = loadConfig()): Promise<FastifyIn
   // Registered before the routes: vigil learns each route as it is added.
   await app.register(vigil, { config });
 
-  app.get('/hello', async () => ({ hello: 'world' }));
+  // A response schema: Fastify serializes the answer with it (and drops undeclared fields).
+  app.get('/hello', { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } }, async () => ({ hello: 'world' }));
 
   app.post<{ Body: NewUser }>('/users', { schema: { body: newUser } }, async (request, reply) => {
     reply.code(201);
     return { id: 1, ...request.body };
   });
 
-  app.get<{ Params: { id: string } }>('/users/:id(^\\d+$)', async (request) => {
+  app.get<{ Params: { id: string } }>('/users/:id(^\\d+$)', { schema: { response: { 200: user } } }, async (request) => {
     request.log.info({ id: request.params.id }, 'looking the user up');
     return { id: Number(request.params.id), name: 'Ada' };
   });
