@@ -147,8 +147,12 @@ describe("the example's native routes get the debug kernel", () => {
     assert.deepEqual(problem.exception, { ...problem.exception, class: 'SchemaValidationHttpError', file: declared.file, line: declared.line });
   });
 
-  it("answers /robots.txt with the seed's 404", async () => {
-    const answer = await get({ path: '/robots.txt', headers: { accept: '*/*', 'user-agent': 'seed/1.0' } });
+  it("answers /robots.txt with a 404: JSON under */* (the plugin's default), the page for a browser", async () => {
+    const api = await get({ path: '/robots.txt', headers: { accept: '*/*', 'user-agent': 'seed/1.0' } });
+    assert.equal(api.status, 404);
+    assert.equal(api.headers['content-type'], 'application/problem+json');
+    assert.equal(debugMessage(api), `No route found for "GET ${service.url}/robots.txt"`);
+    const answer = await get({ path: '/robots.txt', headers: { accept: 'text/html', 'user-agent': 'seed/1.0' } });
     assert.equal(answer.status, 404);
     assert.equal(answer.headers['content-type'], 'text/html; charset=UTF-8');
     assert.equal(debugMessage(answer), `No route found for "GET ${service.url}/robots.txt"`);
