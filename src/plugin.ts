@@ -120,7 +120,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
-    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged }), {
+    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, log: { info: (message) => app.log.info(message), warn: (message) => app.log.warn(message) } }), {
       collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
