@@ -256,6 +256,32 @@ describe('the PostgreSQL store keeps its database', () => {
     });
   });
 
+  describe('a purge of many reports lets writers through between its chunks', () => {
+    it('stores a batch written while a purge runs before the purge is done', async () => {
+      const purging = postgresStore(dsn, { purgeChunk: 1000 });
+      await purging.open();
+      try {
+        await rows(`INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data)
+          SELECT lpad(to_hex(n), 6, '0'), ${T0} + n, 'GET', 'https://localhost/items/' || n, 404, '127.0.0.1', 1.5, '{}' FROM generate_series(1, 40000) AS n`);
+        await rows('UPDATE vigil_report_count SET reports = 40000');
+        const order: string[] = [];
+        const purge = purging.purge({ maxReports: 1, maxAgeMs: YEAR_MS }, { now: T0 }).then((deleted) => (order.push('purge'), deleted));
+        // The batch is sent once the purge holds the write lock.
+        for (let waited = 0; (await rows("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 2 AND granted")).length === 0; waited += 5) {
+          assert.ok(waited < 10_000, 'the purge takes the write lock');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await store.write(encoded([report('fffff0', { time: T0 + 50_000 })])).then(() => order.push('write'));
+        assert.equal(await purge, 40_000);
+        assert.deepEqual(order, ['write', 'purge']);
+        assert.deepEqual(await storedTokens(store), ['fffff0']);
+        assert.equal(await store.count(), 1);
+      } finally {
+        await purging.close();
+      }
+    });
+  });
+
   describe('a store without its search indexes gets them at open, and keeps serving while a large one builds them', () => {
     const SEARCH_INDEXES = ['vigil_reports_by_status', 'vigil_reports_by_method', 'vigil_reports_by_url_part', 'vigil_reports_by_ip_part'];
     const presentIndexes = async (target: string) =>

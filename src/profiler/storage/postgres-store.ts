@@ -24,7 +24,7 @@ import { loadPg } from './postgres-driver.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';
 import { prepareSchema, schemaExists } from './postgres-schema.js';
 import { buildIndexesConcurrently, createIndexesNow, INDEX_AT_OPEN_LIMIT, missingIndexes, type IndexLog } from './postgres-search-indexes.js';
-import { clearReports, insertReports, purgeReports, releaseRetention, TokenLeases } from './postgres-writes.js';
+import { clearReports, insertReports, PURGE_CHUNK, purgeReports, releaseRetention, TokenLeases } from './postgres-writes.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
 
@@ -33,6 +33,8 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** How long one statement may run on the server (5 s); the client gives up a second later. */
   statementTimeoutMs?: number;
+  /** Reports a purge deletes per transaction (5000). */
+  purgeChunk?: number;
   /** Where the store says what it does at open: a search index built in the background, or not possible. */
   log?: IndexLog;
 }
@@ -78,6 +80,7 @@ export class PostgresReportStore implements ReportStore {
   private readonly connectTimeoutMs: number;
   private readonly statementTimeoutMs: number;
   private readonly log: IndexLog;
+  private readonly purgeChunk: number;
   /** The connection building the search indexes of a large store in the background, while it does. */
   private indexer: pg.Client | undefined;
 
@@ -86,6 +89,7 @@ export class PostgresReportStore implements ReportStore {
     this.connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     this.statementTimeoutMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
     this.log = options.log ?? SILENT;
+    this.purgeChunk = options.purgeChunk ?? PURGE_CHUNK;
   }
 
   get location(): string {
@@ -155,7 +159,8 @@ export class PostgresReportStore implements ReportStore {
 
   async purge({ maxReports, maxAgeMs }: Retention, { now = Date.now(), lease }: PurgeOptions = {}): Promise<number | undefined> {
     const request = lease && { holder: lease.holder, ms: lease.ms, now };
-    return this.transaction((client) => purgeReports(client, now - maxAgeMs, maxReports, request));
+    // Transactions of its own, one per chunk.
+    return this.run((client) => purgeReports(client, now - maxAgeMs, maxReports, request, this.purgeChunk));
   }
 
   async releaseRetention(holder: string): Promise<void> {
