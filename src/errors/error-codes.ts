@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   VIGIL_ERR_STOPPING: { status: 503, meaning: 'The service is stopping: an isolated request was not started.' },
   VIGIL_ERR_PROFILER_PANEL: { status: 400, meaning: 'A report page asked for a panel the report does not have, or for two.' },
   VIGIL_ERR_PROFILER_SEARCH: { status: 400, meaning: 'A profiler search filter is not valid.' },
+  VIGIL_ERR_PROFILER_HOST: { status: 403, meaning: 'A profiler page asked for under a host name that is not loopback (`localhost`, `127.0.0.1`, `[::1]`), `HOST` or in `TRUSTED_HOSTS`: DNS rebinding.' },
   VIGIL_ERR_REPORT_STORE_UNAVAILABLE: { status: 503, meaning: 'A profiler page could not reach the report store (PostgreSQL down); new reports wait in the write queue (`Retry-After: 5`).' },
   VIGIL_ERR_INTERNAL: { status: 500, meaning: 'Anything else thrown without a status: a bug, or a failure the handler did not expect.' },
 } as const satisfies Record<`VIGIL_ERR_${string}`, ErrorCodeEntry>;

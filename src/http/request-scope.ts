@@ -31,6 +31,8 @@ export interface SpanRecord {
 /** Where a request's log lines go while it runs (the log tap's entry for it). */
 export interface ScopeLines {
   add(logger: string, text: string, level?: string): void;
+  /** What a value printed to the console is kept as (its secrets replaced), before it is formatted. */
+  redact?(value: unknown): unknown;
 }
 
 export class RequestScope {
@@ -74,6 +76,25 @@ export function runInScope<T>(scope: RequestScope, fn: () => T): T {
 export function currentScope(): RequestScope | undefined {
   const scope = current.getStore()?.scope;
   return scope?.open ? scope : undefined;
+}
+
+/**
+ * Records a span of the current request that something else ends (a library's trace span):
+ * begun now, at `depth` or, by default, nested in the `span()` it runs in. Undefined outside
+ * a profiled request, or beyond the request's bound (then counted).
+ */
+export function beginSpan(name: string, depth?: number): { scope: RequestScope; record: SpanRecord | undefined; depth: number } | undefined {
+  const frame = current.getStore();
+  if (frame === undefined || !frame.scope.open) return undefined;
+  const { scope } = frame;
+  const at = depth ?? frame.depth;
+  if (scope.spans.length >= MAX_SPANS) {
+    scope.spansOmitted++;
+    return { scope, record: undefined, depth: at };
+  }
+  const record: SpanRecord = { name: String(name).slice(0, MAX_SPAN_NAME), start: round(performance.now() - scope.origin), duration: null, depth: at, error: false };
+  scope.spans.push(record);
+  return { scope, record, depth: at };
 }
 
 /**

@@ -74,6 +74,8 @@ export interface RequestState {
   uploadedFiles: UploadedFile[] | null;
   /** The request's origin once worked out (`requestOrigin`): links, messages and the report all need it. */
   origin: string | null;
+  /** Debug mode: whether the client may open the profiler, and so see debug output; null until asked. */
+  admitted: boolean | null;
 }
 
 declare module 'fastify' {
@@ -87,7 +89,7 @@ declare module 'fastify' {
 export const REQUEST_STATE = 'vigil';
 
 export function newRequestState(serverHost: string): RequestState {
-  return { serverHost, token: null, profile: null, uploadedFiles: null, origin: null };
+  return { serverHost, token: null, profile: null, uploadedFiles: null, origin: null, admitted: null };
 }
 
 /** The first kernel hook: every later stage finds the request's state in place. */

@@ -17,6 +17,13 @@ export function isValidHost(host: string): boolean {
   return VALID_HOST.test(host);
 }
 
+/** `example.com:8443` is `example.com`, `[::1]:8443` is `[::1]`, in lower case. */
+export function hostName(host: string): string {
+  const colon = host.lastIndexOf(':');
+  const name = colon > host.lastIndexOf(']') ? host.slice(0, colon) : host;
+  return name.toLowerCase();
+}
+
 /** HOST as a URL writes it: an IPv6 address in brackets; '' for a wildcard, which names no host to link to. */
 export function urlHost(configured: string): string {
   if (configured === '0.0.0.0' || configured === '::') return '';

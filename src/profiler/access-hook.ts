@@ -1,14 +1,22 @@
 /**
  * The profiler's access hook: a client the profiler does not admit (not loopback, not in
  * PROFILER_ALLOW) learns nothing of it, and gets the ordinary 404 of a path without a route.
+ * An admitted client asking under another host name (DNS rebinding) gets a 403 saying why.
  */
-import type { onRequestHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import { HttpError } from '../errors/http-errors.js';
 import { noRouteError } from '../routing/unmatched-hook.js';
 import type { Profiler } from './profiler.js';
 
-export function profilerAccessHook(profiler: Pick<Profiler, 'refuses'>): onRequestHookHandler {
+export function profilerAccessHook(profiler: Pick<Profiler, 'refuses' | 'access'>): onRequestHookHandler {
   return function profilerAccess(request, _reply, done) {
-    if (profiler.refuses(request)) return done(noRouteError(request));
+    const refused = profiler.refuses(request);
+    if (refused !== undefined) return done(refused === 'client' ? noRouteError(request) : hostRefusal(profiler, request));
     done();
   };
+}
+
+function hostRefusal(profiler: Pick<Profiler, 'access'>, request: FastifyRequest): HttpError {
+  const name = profiler.access.hostOf(request) ?? '';
+  return new HttpError('VIGIL_ERR_PROFILER_HOST', `The profiler answers only loopback host names, HOST and TRUSTED_HOSTS, not "${name}".`);
 }

@@ -1,8 +1,9 @@
 /**
  * Keeps what a handler prints with `console` in its request's report (debug mode only):
  * each method is wrapped once per process, writes through to the real console as before,
- * and files the formatted line under the profiled request whose code called it. A call
- * outside any profiled request costs one lookup more than the console itself.
+ * and files the formatted line, its secrets redacted, under the profiled request whose
+ * code called it. A call outside any profiled request costs one lookup more than the
+ * console itself.
  */
 import { format } from 'node:util';
 import { currentScope } from '../http/request-scope.js';
@@ -25,8 +26,22 @@ export function tapConsole(target: Console = console): void {
     target[method] = function (this: unknown, ...args: unknown[]) {
       const lines = currentScope()?.lines;
       // Formatted now: an object printed may change after the call.
-      if (lines) lines.add(logger, format(...args), level);
+      if (lines) lines.add(logger, keptText(args, lines.redact), level);
       return original.apply(this, args);
     };
+  }
+}
+
+/**
+ * The line as its report keeps it: each argument redacted as a structure before it is
+ * formatted, since once formatted (`{ password: 'x' }`) its names are text that no longer
+ * says which value is whose. An argument that cannot be read (a throwing Proxy) is not kept.
+ */
+function keptText(args: unknown[], redact: ((value: unknown) => unknown) | undefined): string {
+  if (!redact) return format(...args);
+  try {
+    return format(...args.map(redact));
+  } catch {
+    return '[a console line whose arguments could not be read safely]';
   }
 }

@@ -40,6 +40,8 @@ class RequestLines implements ScopeLines, TappedLines {
   omitted = 0;
   taken = false;
 
+  constructor(readonly redact?: (value: unknown) => unknown) {}
+
   add(logger: string, text: string, level?: string): void {
     if (this.taken) return;
     if (this.lines.length >= MAX_LINES_PER_REQUEST) {
@@ -62,9 +64,12 @@ export class LogTap implements LineSink {
     return true;
   }
 
-  /** Starts keeping the lines of request `id`; the returned sink takes the lines its code writes. */
-  watch(id: string): ScopeLines {
-    const entry = new RequestLines();
+  /**
+   * Starts keeping the lines of request `id`; the returned sink takes the lines its code
+   * writes. `redact`: what the console's arguments are kept as, before they are formatted.
+   */
+  watch(id: string, redact?: (value: unknown) => unknown): ScopeLines {
+    const entry = new RequestLines(redact);
     this.watched.set(id, entry);
     return entry;
   }

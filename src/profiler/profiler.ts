@@ -17,7 +17,7 @@ import { TokenSource } from '../debug/token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
 import { routeOf } from '../routing/route-table.js';
-import { PAGE_SECURITY_HEADERS, ProfilerAccess } from './access.js';
+import { PAGE_SECURITY_HEADERS, ProfilerAccess, type AccessSettings } from './access.js';
 import type { Report } from './report.js';
 import { PacedFailureLog } from './failure-pacing.js';
 import { ReadTimeStore } from './read-time-store.js';
@@ -40,6 +40,8 @@ export interface ProfilerOptions {
   redact?: readonly string[];
   /** Networks besides loopback that may open the profiler. */
   allow?: readonly string[];
+  /** vigil's TRUSTED_PROXIES (the only peers whose X-Forwarded-For is believed), HOST and TRUSTED_HOSTS. */
+  access?: AccessSettings;
   retention?: Retention;
   /**
    * The counters of the other processes serving beside this one (WORKERS above 1), summed:
@@ -82,7 +84,7 @@ export class Profiler {
     this.store = new ReadTimeStore(store, (report) => this.derive(report));
     this.collectors = [...options.collectors];
     this.redactor = new Redactor(options.redact);
-    this.access = new ProfilerAccess(options.allow);
+    this.access = new ProfilerAccess(options.allow, options.access);
   }
 
   get retention(): Retention | undefined {
@@ -216,16 +218,29 @@ export class Profiler {
   }
 
   /**
-   * True for a request to a profiler page from a client the profiler does not admit: the
-   * kernel answers it as if no route existed. It was profiled like any other request.
+   * Why a request to a profiler page is refused: `client`, from a client the profiler does
+   * not admit (the kernel answers it as if no route existed); `host`, for a host name it
+   * does not answer (see `access.ts`). Undefined for the others. A refused request was
+   * profiled like any other.
    */
-  refuses(request: FastifyRequest): boolean {
-    return this.isProfilerRequest(request) && !this.access.allows(request.ip);
+  refuses(request: FastifyRequest): 'client' | 'host' | undefined {
+    if (!this.isProfilerRequest(request)) return undefined;
+    if (!this.admits(request)) return 'client';
+    return this.access.answersHost(request) ? undefined : 'host';
   }
 
-  /** True for a request to a profiler page from a client the profiler admits (it carries no profile). */
+  /** True for a request to a profiler page that the profiler serves (it carries no profile). */
   serves(request: FastifyRequest): boolean {
-    return this.isProfilerRequest(request) && this.access.allows(request.ip);
+    return this.isProfilerRequest(request) && this.admits(request) && this.access.answersHost(request);
+  }
+
+  /** True when the request's client may open the profiler (see `access.ts`): worked out once per request. */
+  admits(request: FastifyRequest): boolean {
+    const state = request.vigil;
+    if (state?.admitted != null) return state.admitted;
+    const admitted = this.access.admits(request);
+    if (state) state.admitted = admitted;
+    return admitted;
   }
 
   async close(): Promise<void> {
@@ -318,8 +333,11 @@ export class Profiler {
     const state = stateOf(request);
     state.token = token;
     state.profile = profile;
-    reply.header('x-debug-token', token);
-    reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
+    // Recorded for everyone, announced only to whom may open the profiler.
+    if (this.admits(request)) {
+      reply.header('x-debug-token', token);
+      reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
+    }
     this.replies.set(profile, reply);
     this.unfinished++;
     const context = this.contextFor(request, reply, profile);

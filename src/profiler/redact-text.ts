@@ -1,8 +1,9 @@
 /**
  * Finds secrets inside text and replaces them: the values of `name=value` pairs whose name
  * is a secret (`?password=x` in a URL, `password%3Dx` in a percent-encoded header) and the
- * password of a URL's userinfo (`https://ann:x@host`). Which names are secrets is the
- * caller's rule (see `Redactor`).
+ * password of a URL's userinfo (`https://ann:x@host`), and values that are secrets by their
+ * shape, whatever their name (`secret-values.ts`). Which names are secrets is the caller's
+ * rule (see `Redactor`).
  *
  * JSON text is scanned as it stands, escapes respected, so that a whole report is redacted
  * in one pass over its JSON: `redactJson(JSON.stringify(v))` stores what redacting every
@@ -10,7 +11,10 @@
  * `"`, `&`, `#`, `<`, `>` or `…` (a cut marker): characters a URL cannot hold unencoded,
  * so a secret's value is never cut short by a character it may hold.
  */
-export type SecretRule = (name: string) => boolean;
+import { secretValueStretches } from './secret-values.js';
+
+/** `parameter`: the name is a request parameter's, after `?` or `&` in a URL. */
+export type SecretRule = (name: string, parameter?: boolean) => boolean;
 
 /** Longest name looked at before an `=`; a longer run is judged by its end. */
 const MAX_NAME = 256;
@@ -54,6 +58,9 @@ function redact(text: string, isSecret: SecretRule, replacement: string, json: b
   const cuts: Cut[] = [];
   pairCuts(text, isSecret, replacement, json, cuts);
   if (text.includes('@')) userinfoCuts(text, replacement, json, cuts);
+  for (const { start, end } of secretValueStretches(text, json)) {
+    if (text.slice(start, end) !== replacement) cuts.push({ start, end, with: replacement });
+  }
   if (cuts.length === 0) return text;
   cuts.sort((a, b) => a.start - b.start);
   let out = '';
@@ -100,17 +107,26 @@ function pairCuts(text: string, isSecret: SecretRule, replacement: string, json:
  */
 function pairCut(text: string, at: number, length: number, isSecret: SecretRule, replacement: string, json: boolean, cuts: Cut[]): number {
   const encoded = length === 3;
-  const name = nameBefore(text, at, encoded, json);
-  if (name === '' || !isSecret(name)) return -1;
-  const start = at + length;
-  const end = valueEnd(text, start, encoded, json);
-  if (end === start) return -1;
-  if (text.slice(start, end) !== replacement) cuts.push({ start, end, with: replacement });
+  const start = nameStart(text, at, encoded, json);
+  const name = start >= at ? '' : safeDecode(text.slice(start, at));
+  if (name === '' || !isSecret(name, isParameterStart(text, start))) return -1;
+  const valueStart = at + length;
+  const end = valueEnd(text, valueStart, encoded, json);
+  if (end === valueStart) return -1;
+  if (text.slice(valueStart, end) !== replacement) cuts.push({ start: valueStart, end, with: replacement });
   return end;
 }
 
-/** The field name right before the `=` at `at`, decoded; '' when there is none. */
-function nameBefore(text: string, at: number, encoded: boolean, json: boolean): string {
+/** True when the name starting at `start` follows `?` or `&` (or their escapes `%3F`, `%26`). */
+function isParameterStart(text: string, start: number): boolean {
+  const before = text.charCodeAt(start - 1);
+  if (before === 0x3f || before === 0x26) return true;
+  const escape = start >= 3 && text.charCodeAt(start - 3) === 0x25 ? text.slice(start - 2, start).toUpperCase() : '';
+  return escape === '3F' || escape === '26';
+}
+
+/** Where the field name right before the `=` at `at` starts; `at` when there is none. */
+function nameStart(text: string, at: number, encoded: boolean, json: boolean): number {
   let start = at;
   while (start > 0 && at - start < MAX_NAME && isNameChar(text.charCodeAt(start - 1))) {
     start--;
@@ -122,7 +138,7 @@ function nameBefore(text: string, at: number, encoded: boolean, json: boolean): 
   }
   // In JSON, `\n` or `\u0001` before a name is an escape: its letters are not the name's.
   if (json && start > 0 && escaped(text, start) && text.charCodeAt(start - 1) === 0x5c) start += text[start] === 'u' ? 5 : 1;
-  return start >= at ? '' : safeDecode(text.slice(start, at));
+  return Math.min(start, at);
 }
 
 /** Where the value starting at `start` ends. */

@@ -6,16 +6,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { answeredByPipeline } from '../errors/error-handler.js';
 import { routeOf } from '../routing/route-table.js';
 import type { LogTap } from './log-tap.js';
+import { activityFacts } from './activity/toolbar-facts.js';
 import { admitStyleNonce, hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
 
 /** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
-export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined): void {
+/** `admits`: whether the request's client may open the profiler; no one else sees the bar. */
+export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined, admits: (request: FastifyRequest) => boolean): void {
   app.addHook('onSend', (request, reply, payload, done) => {
-    const page = pageOf(request, reply, payload);
+    const page = pageOf(request, reply, payload, admits);
     if (page === undefined || hasPolicyInMarkup(page)) return done(null, payload);
     const profile = request.vigil!.profile!;
     const nonce = randomBytes(16).toString('base64');
@@ -27,6 +30,7 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined)
         durationMs: performance.now() - profile.marks.start,
         memoryBytes: process.memoryUsage.rss(),
         logLines: logTap?.count(request.id) ?? 0,
+        activity: activityFacts(profile.scope),
         token: profile.token,
         link: typeof link === 'string' ? link : `/_profiler/${profile.token}`,
       },
@@ -43,9 +47,10 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined)
 }
 
 /** The page as text when the toolbar belongs in it, else undefined. */
-function pageOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): string | undefined {
-  // Profiled (debug mode, not a profiler page), and answered by one of the application's routes.
-  if (!request.vigil?.profile || request.is404) return undefined;
+function pageOf(request: FastifyRequest, reply: FastifyReply, payload: unknown, admits: (request: FastifyRequest) => boolean): string | undefined {
+  // Profiled (debug mode, not a profiler page), answered by one of the application's routes
+  // (not the pipeline's error page), to a client the profiler admits.
+  if (!request.vigil?.profile || request.is404 || answeredByPipeline(reply) || !admits(request)) return undefined;
   const routeName = routeOf(request)?.name;
   if (routeName === undefined || routeName.startsWith('_profiler')) return undefined;
   const type = String(reply.getHeader('content-type') ?? '');

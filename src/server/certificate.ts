@@ -15,6 +15,8 @@ export interface TlsMaterial {
   certFile: string;
   /** True when this start created the certificate. */
   created: boolean;
+  /** Why a created certificate could not be written (a full disk): it is then kept in memory for this run only. */
+  unsaved?: string;
 }
 
 const DEV_HOSTS = { dns: ['localhost'], ips: ['127.0.0.1', '::1'] };
@@ -29,7 +31,12 @@ export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' 
   const existing = usablePair(dir);
   if (existing) return { ...existing, certFile, created: false };
   const made = await generateDevCertificate();
-  return { ...publish(config.varDir, dir, made), certFile };
+  try {
+    return { ...publish(config.varDir, dir, made), certFile };
+  } catch (error) {
+    // A full disk does not stop the start: the certificate serves from memory, and the next start makes another.
+    return { ...made, certFile, created: true, unsaved: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  }
 }
 
 const CERT_FILE = 'localhost.crt';

@@ -91,7 +91,11 @@ const answered = new WeakSet<Socket>();
 type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
 
 /** Fastify's `clientErrorHandler`: called with the Fastify instance as `this`. */
-export function answerClientError({ debug }: { debug: boolean }): (this: FastifyInstance, error: Error, socket: Socket) => void {
+/**
+ * `debugFor`: in debug mode, whether the connection's peer may see debug output (it may open
+ * the profiler); without it, every peer may.
+ */
+export function answerClientError({ debug, debugFor }: { debug: boolean; debugFor?: (socket: Socket) => boolean }): (this: FastifyInstance, error: Error, socket: Socket) => void {
   return function onClientError(thrown, socket) {
     const error = thrown as ParserError;
     // A reset or a second error on a socket already answered: nothing left to say.
@@ -101,7 +105,7 @@ export function answerClientError({ debug }: { debug: boolean }): (this: Fastify
     this.log.debug({ err: error }, `malformed request: ${refusal.message}`);
     // Complete requests pipelined before the malformed one are answered first, in order.
     afterCompleteRequests(socket as HttpSocket, (canAnswer) => {
-      if (canAnswer && socket.writable) socket.write(rawResponse(refusal, debug));
+      if (canAnswer && socket.writable) socket.write(rawResponse(refusal, debug && (debugFor === undefined || debugFor(socket))));
       socket.end();
       // Give the answer a moment to leave before the connection goes; never wait on the client.
       setTimeout(() => socket.destroy(), 1000).unref();

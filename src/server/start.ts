@@ -67,6 +67,7 @@ export async function startService<Kernel extends { app: FastifyInstance }>(conf
   const defaultPort = scheme === 'https' ? 443 : 80;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${scheme}://${host}${port === defaultPort ? '' : `:${port}`}`;
-  if (tls?.created) kernel.app.log.info(`Created a self-signed certificate for localhost: ${tls.certFile}`);
+  if (tls?.unsaved) kernel.app.log.warn(`The self-signed certificate for localhost could not be written to ${tls.certFile} (${tls.unsaved}): it is kept in memory for this run`);
+  else if (tls?.created) kernel.app.log.info(`Created a self-signed certificate for localhost: ${tls.certFile}`);
   return { kernel, url, stop: () => shutdown.close(), cutNow: (reason) => shutdown.cut(reason, ' at once') };
 }

@@ -7,6 +7,10 @@
  * As Symfony does, the expressions are matched against the host without its port,
  * case-insensitively, anchored only where they say so (`^localhost$`).
  */
+import { hostName } from '../http/request-url.js';
+
+export { hostName };
+
 export class TrustedHosts {
   constructor(private readonly patterns: readonly RegExp[]) {}
 
@@ -16,11 +20,4 @@ export class TrustedHosts {
     const name = hostName(host);
     return this.patterns.some((pattern) => pattern.test(name));
   }
-}
-
-/** `example.com:8443` is `example.com`, `[::1]:8443` is `[::1]`, in lower case. */
-export function hostName(host: string): string {
-  const colon = host.lastIndexOf(':');
-  const name = colon > host.lastIndexOf(']') ? host.slice(0, colon) : host;
-  return name.toLowerCase();
 }

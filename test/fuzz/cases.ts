@@ -39,6 +39,11 @@ export interface FuzzCase {
   inspectReport: boolean;
   /** May stop the service today (a frozen event loop): sent after every other case. */
   last: boolean;
+  /**
+   * The client is one the profiler does not admit (X-Forwarded-For, believed from the fuzz
+   * service's trusted proxy, names no loopback address): debug mode answers it as production does.
+   */
+  outsider: boolean;
   rules: Rule[];
 }
 
@@ -79,8 +84,33 @@ export function materialize(spec: CaseSpec, id: number, family: string): FuzzCas
     secret: spec.secret,
     inspectReport: spec.inspectReport ?? false,
     last: spec.last ?? false,
+    outsider: spec.outsider ?? forwardedFromOutside(pieces.join('')),
     rules: spec.rules ?? [],
   };
+}
+
+/** The fuzz service's TRUSTED_PROXIES (fuzz-service.ts), the peer every case comes from. */
+const FUZZ_PROXY = '127.0.0.1';
+const LOOPBACK = /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$|^::1$/i;
+
+/** True when the first request's X-Forwarded-For, walked back past the trusted proxy, names a client outside loopback. */
+function forwardedFromOutside(bytes: string): boolean {
+  const end = bytes.indexOf('\r\n\r\n');
+  const head = end === -1 ? bytes : bytes.slice(0, end);
+  const values = head
+    .split('\r\n')
+    .slice(1)
+    .flatMap((line) => (/^x-forwarded-for:/i.test(line) ? [line.slice(line.indexOf(':') + 1)] : []));
+  const hops = values.join(',').split(',').map((hop) => hop.trim());
+  if (values.length === 0 || hops.every((hop) => hop === '')) return false;
+  let client = hops[0]!;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    if (hops[i] !== FUZZ_PROXY) {
+      client = hops[i]!;
+      break;
+    }
+  }
+  return !LOOPBACK.test(client);
 }
 
 /** The first word of the bytes, as the method the answer's framing depends on. */

@@ -76,6 +76,22 @@ describe('every answer is checked', () => {
     assert.deepEqual(kinds(refusal, 'debug'), []);
     const noToken = one('HTTP/1.1 400 Bad Request\r\ncontent-type: text/html; charset=UTF-8\r\ncache-control: no-cache, private\r\nx-debug-exception: Bad\r\ncontent-length: 0\r\n\r\n');
     assert.deepEqual(kinds(noToken, 'debug'), ['outside the pipeline']);
+    const fromProxy = one('HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=UTF-8\r\ncache-control: no-cache, private\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    assert.deepEqual(kinds(fromProxy, 'debug'), []);
+  });
+
+  it('holds an outsider’s answers in debug mode to the production rules', () => {
+    const outsider = materialize({ name: 'outsider', bytes: 'GET /nope HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: 203.0.113.9\r\n\r\n' }, 1, 'test');
+    assert.equal(outsider.outsider, true);
+    assert.deepEqual(checkAnswer(outsider, one(PIPELINE_404), context('debug')).map((finding) => finding.kind), ['outside the pipeline', 'outside the pipeline']);
+    for (const forwarded of ['127.0.0.1', '::ffff:127.0.0.1', '', '127.0.0.1, 127.0.0.1']) {
+      const local = materialize({ name: 'local', bytes: `GET /nope HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: ${forwarded}\r\n\r\n` }, 1, 'test');
+      assert.equal(local.outsider, false, forwarded);
+    }
+    for (const forwarded of ['127.0.0.1, 203.0.113.9', '203.0.113.9, 127.0.0.1', 'unknown']) {
+      const far = materialize({ name: 'far', bytes: `GET /nope HTTP/1.1\r\nX-Forwarded-For: ${forwarded}\r\n\r\n` }, 1, 'test');
+      assert.equal(far.outsider, true, forwarded);
+    }
   });
 
   it('finds debug headers and request data in a production error', () => {

@@ -18,10 +18,13 @@
  * failure, and so is a case still unanswered when the hang guard runs out.
  *
  * Through the pipeline, precisely: every 4xx and 5xx carries `Cache-Control: no-cache,
- * private`. In debug mode it also carries `x-debug-exception`, and `x-debug-token` unless
+ * private`. In debug mode it also carries `x-debug-exception` and `x-debug-token`, unless
  * it is the parser's raw refusal (`Connection: close`, text/plain, 400/408/413/414/431:
- * there was no request to give a token to) or a profiler page (not profiled). Without
- * debug, no `x-debug-*` header, and no body says anything internal or from the request.
+ * there was no request to give a token to, nor headers naming a client behind a trusted
+ * proxy, so `x-debug-exception` may go too) or a profiler page (not profiled; no token).
+ * Without debug, no `x-debug-*` header, and no body says anything internal or from the
+ * request; the same in debug mode for a client the profiler does not admit (an outsider
+ * named by X-Forwarded-For).
  */
 import type { FuzzCase, Mode } from './cases.js';
 import { header } from './cases.js';
@@ -88,7 +91,7 @@ export function checkExchange(fuzzCase: FuzzCase, exchange: Exchange, context: C
 }
 
 /** The checks that hold for every single answer. */
-export function checkAnswer(fuzzCase: Pick<FuzzCase, 'serverErrors'>, answer: ParsedResponse, context: CheckContext): Finding[] {
+export function checkAnswer(fuzzCase: Pick<FuzzCase, 'serverErrors'> & Partial<Pick<FuzzCase, 'outsider'>>, answer: ParsedResponse, context: CheckContext): Finding[] {
   const findings: Finding[] = [];
   const add = (kind: Kind, detail: string) => findings.push({ kind, detail });
   const { status } = answer;
@@ -109,7 +112,9 @@ export function checkAnswer(fuzzCase: Pick<FuzzCase, 'serverErrors'>, answer: Pa
   }
 
   if (status >= 400) {
-    for (const problem of pipelineProblems(answer, context.mode)) add('outside the pipeline', `${status} ${answer.reason}: ${problem}${said}`);
+    // Debug output goes only to clients that may open the profiler.
+    const rendering = context.mode === 'debug' && fuzzCase.outsider ? 'prod' : context.mode;
+    for (const problem of pipelineProblems(answer, rendering)) add('outside the pipeline', `${status} ${answer.reason}: ${problem}${said}`);
   }
 
   const whole = `${answer.rawHeaders.map(([name, value]) => `${name}: ${value}`).join('\n')}\n${body}`;
@@ -135,7 +140,8 @@ function pipelineProblems(answer: ParsedResponse, mode: Mode): string[] {
     if (internal) problems.push(`the body says ${JSON.stringify(internal[0])} without debug`);
     return problems;
   }
-  if (!debugHeaders.includes('x-debug-exception')) problems.push('no x-debug-exception');
+  // A raw refusal from a trusted proxy has no client to judge: it may go without.
+  if (!debugHeaders.includes('x-debug-exception') && !isRawRefusal(answer)) problems.push('no x-debug-exception');
   if (!debugHeaders.includes('x-debug-token') && !isRawRefusal(answer) && !isProfilerPage(answer)) problems.push('no x-debug-token');
   return problems;
 }

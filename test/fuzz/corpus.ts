@@ -11,10 +11,11 @@ import { BODY_FAMILIES } from './families-body.js';
 import { HEAD_FAMILIES } from './families-head.js';
 import { REFLECT_FAMILIES } from './families-reflect.js';
 import { ROUTE_SHAPE_FAMILIES } from './route-shapes.js';
+import { SECRET_FAMILIES } from './families-secrets.js';
 import { ISSUE_CASES, type IssueContext } from './issue-cases.js';
 import { Random } from './prng.js';
 
-export const FAMILIES = [...HEAD_FAMILIES, ...BODY_FAMILIES, ...REFLECT_FAMILIES, ...ROUTE_SHAPE_FAMILIES];
+export const FAMILIES = [...HEAD_FAMILIES, ...BODY_FAMILIES, ...REFLECT_FAMILIES, ...ROUTE_SHAPE_FAMILIES, ...SECRET_FAMILIES];
 
 interface Slot {
   family: string;

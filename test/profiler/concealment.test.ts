@@ -27,7 +27,8 @@ describe('a refused client gets the ordinary 404 for every method and target for
         const denied = await asOutsider(`${origin}/_profiler`, method);
         const unrouted = await asOutsider(`${origin}/no-route`, method);
         assert.deepEqual(shape(denied), shape(unrouted), `${method} ${origin}/_profiler`);
-        assert.equal(message(denied), message(unrouted).replace('/no-route', '/_profiler'));
+        // An outsider gets the production rendering: nothing in it names the path.
+        assert.equal(denied.body, unrouted.body, `${method} ${origin}/_profiler`);
       }
     }
   });

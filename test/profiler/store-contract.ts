@@ -170,6 +170,34 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
       });
     });
 
+    describe('retention and "newest" follow arrival order, not the clock: a clock stepped back loses nothing new', () => {
+      // Written first, an hour ahead of the reports that follow: as after the clock is stepped back.
+      const ahead = Array.from({ length: 6 }, (_, i) => report(`f0000${i}`, { time: T0 + 3_600_000 + i }));
+      const after = Array.from({ length: 4 }, (_, i) => report(`a0000${i}`, { time: T0 + i }));
+      beforeEach(async () => {
+        await store.write(encoded(ahead));
+      });
+
+      it('a write that keeps N deletes the reports written first, whatever their time', async () => {
+        await store.write(encoded(after));
+        const { deleted } = await store.write(encoded([report('a00004', { time: T0 + 4 })]), 5);
+        assert.equal(deleted, 6);
+        assert.deepEqual(await storedTokens(store), ['a00000', 'a00001', 'a00002', 'a00003', 'a00004']);
+      });
+
+      it('a purge keeps the N written last, whatever their time', async () => {
+        await store.write(encoded(after));
+        assert.equal(await store.purge({ maxReports: 4, maxAgeMs: YEAR_MS }, { now: T0 }), 6);
+        assert.deepEqual(await storedTokens(store), ['a00000', 'a00001', 'a00002', 'a00003']);
+      });
+
+      it('search lists the report written last first', async () => {
+        await store.write(encoded(after));
+        assert.deepEqual((await store.search({ limit: 2 })).map((found) => found.token), ['a00003', 'a00002']);
+        assert.deepEqual((await store.search({ start: T0, limit: 1 })).map((found) => found.token), ['a00003']);
+      });
+    });
+
     describe('the token counter is leased in blocks that never overlap, from any number of handles', () => {
       it('gives the count asked for, 6 lower-case hex characters each, all different', async () => {
         const tokens = await store.leaseTokens(256);

@@ -6,13 +6,15 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sendMany } from '../support/load.js';
 import { startKernel } from '../support/kernel.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, runMain, type Service } from '../support/service.js';
+import { ask, runMain, startService, type Service } from '../support/service.js';
+import { encoded, report } from '../support/reports.js';
 import { storeOf } from '../support/stores.js';
 
 const MiB = 1024 * 1024;
@@ -209,5 +211,176 @@ describe('a store that cannot be opened stops the start with a message naming it
     assert.equal(code, 1);
     assert.ok(stderr.startsWith(`vigil: cannot start: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
     assert.doesNotMatch(stderr, /\n    at /, 'a message, not a stack');
+  });
+});
+
+describe('a clock stepped back: retention and "newest" follow arrival order, so the new reports are kept and shown first', () => {
+  it('keeps every new report and opens the newest at /latest, with older reports stored an hour ahead', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-clock-'));
+    // Reports written before the clock went back an hour: their times are now in the future.
+    const earlier = storeOf(varDir);
+    await earlier.open();
+    const ahead = Date.now() + 3_600_000;
+    await earlier.write(encoded(Array.from({ length: 50 }, (_, i) => report(`f${String(i).padStart(5, '0')}`, { time: ahead + i }))));
+    await earlier.close();
+    const service = await startInProcess({ VAR_DIR: varDir, PROFILER_MAX_REPORTS: '40' });
+    try {
+      const sent = await sendMany(service, { count: 30, concurrency: 1, path: (i) => `/after-step/${i}` });
+      const listed = await ask(service, { path: '/_profiler/search?limit=100', headers: JSON_ACCEPT });
+      const tokens = (JSON.parse(listed.body) as Array<{ token: string }>).map((found) => found.token);
+      assert.equal(tokens.length, 40);
+      assert.deepEqual(tokens.slice(0, 30), sent.tokens.toReversed(), 'every new report is kept, the newest first');
+      const latest = await ask(service, { path: '/_profiler/latest', headers: JSON_ACCEPT });
+      assert.equal((JSON.parse(latest.body) as { token: string }).token, sent.tokens.at(-1));
+      assert.equal(await droppedCount(service), 0);
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
+/** Lifts the file-size limit of a running process (`startService`'s `fileSizeLimitKiB`): space comes back. */
+function liftFileSizeLimit(pid: number): void {
+  execFileSync('prlimit', ['--pid', String(pid), '--fsize=unlimited:unlimited'], { stdio: 'pipe' });
+}
+
+/** Asks until an answer carries a debug token (the store leases again), for at most `ms`. */
+async function untilTokened(service: Service, agent: Agent, path: string, ms: number): Promise<string | undefined> {
+  const until = Date.now() + ms;
+  for (let i = 0; Date.now() < until; i++) {
+    const answer = await ask(service, { path: `${path}-${i}`, agent });
+    if (typeof answer.headers['x-debug-token'] === 'string') return answer.headers['x-debug-token'];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
+}
+
+describe('a full disk never stops a start: the service serves without reports, says so in one line, and stores again once there is room', () => {
+  it('starts with a VAR_DIR where no file can grow (the store and the certificate), answers, and stores reports once the limit is lifted', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-nospace-'));
+    // Its own certificate, which cannot be written either; the client then trusts nothing, and checks nothing.
+    const agent = new Agent({ rejectUnauthorized: false });
+    const service = await startService({ VAR_DIR: varDir }, { ownCertificate: true, fileSizeLimitKiB: 0 });
+    try {
+      const answer = await ask(service, { path: '/while-full', agent });
+      assert.equal(answer.status, 404, 'the service answers');
+      const file = join(varDir, 'profiler.sqlite');
+      const storeLines = service.output().split('\n').filter((line) => line.includes(`report store ${file} cannot be written`));
+      assert.equal(storeLines.length, 1, service.output());
+      assert.match(storeLines[0]!, /reports are dropped and counted until it can/);
+      assert.match(service.output(), /certificate .* could not be written .* kept in memory/);
+      assert.doesNotMatch(service.output(), /\n    at /, 'no stack');
+
+      liftFileSizeLimit(service.pid);
+      const token = await untilTokened(service, agent, '/after-room', 15_000);
+      assert.ok(token, `reports get tokens again once there is room:\n${service.output()}`);
+      const found = await ask(service, { path: `/_profiler/search?token=${token}`, headers: JSON_ACCEPT, agent });
+      assert.equal(found.status, 200, found.body);
+      assert.ok((JSON.parse(found.body) as Array<{ token: string }>).some((entry) => entry.token === token), 'its report is stored');
+      assert.match(service.output(), /report store .* can be written again/);
+    } finally {
+      agent.destroy();
+      await service.stop();
+    }
+  });
+
+  it('starts on a full tmpfs (where one can be mounted), answers, and stores reports once space is back', async (t) => {
+    const disk = mountSmallDisk(1 * MiB);
+    if (!disk) return t.skip('no tmpfs can be mounted here');
+    let service: Service | undefined;
+    try {
+      const filler = fillDisk(disk.dir);
+      service = await startInProcess({ VAR_DIR: disk.dir });
+      const answer = await ask(service, { path: '/while-full' });
+      assert.equal(answer.status, 404);
+      assert.match(service.output(), /report store .* cannot be written \(SQLITE_FULL/);
+      unlinkSync(filler);
+      const agent = new Agent({ ca: service.ca });
+      try {
+        const token = await untilTokened(service, agent, '/after-room', 15_000);
+        assert.ok(token, `reports get tokens again once space is back:\n${service.output()}`);
+        assert.ok(await stored(service, token));
+      } finally {
+        agent.destroy();
+      }
+    } finally {
+      await service?.stop();
+      disk.unmount();
+    }
+  });
+
+  it('starts on an existing store with no room to grow, and answers', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-nospace-existing-'));
+    const first = await startInProcess({ VAR_DIR: varDir });
+    await sendMany(first, { count: 50, concurrency: 4, path: (i) => `/before/${i}` });
+    await first.stop();
+    const service = await startService({ VAR_DIR: varDir }, { fileSizeLimitKiB: 0 });
+    try {
+      const answers = await sendMany(service, { count: 20, concurrency: 4, path: (i) => `/while-full/${i}` });
+      assert.deepEqual(new Set(answers.statuses), new Set([404]));
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
+/** Lines of the service's log that hold `text`. */
+const linesWith = (service: Service, text: string) => service.output().split('\n').filter((line) => line.includes(text));
+
+/** Sends `count` requests under `/later/`, then checks that every one of their reports can be read. */
+async function laterReportsReadable(service: Service): Promise<void> {
+  const later = await sendMany(service, { count: 20, concurrency: 4, path: (i) => `/later/${i}` });
+  const found = await ask(service, { path: '/_profiler/search?url=/later/&limit=100', headers: JSON_ACCEPT });
+  assert.equal(found.status, 200, found.body);
+  const tokens = new Set((JSON.parse(found.body) as Array<{ token: string }>).map((entry) => entry.token));
+  assert.deepEqual(later.tokens.filter((token) => !tokens.has(token)), [], 'every later report is stored');
+}
+
+describe('the store notices when its file is deleted or damaged while the service runs, says so once, and goes on in a new file', () => {
+  it('a store deleted under load: one line, a new file at the path, later reports readable', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-unlinked-'));
+    const file = join(varDir, 'profiler.sqlite');
+    const service = await startInProcess({ VAR_DIR: varDir });
+    try {
+      const load = sendMany(service, { count: 1500, concurrency: 4, path: (i) => `/under-load/${i}` });
+      await sendMany(service, { count: 100, concurrency: 4, path: (i) => `/before/${i}` });
+      // As `rm var/profiler.sqlite*` would, while reports keep coming.
+      for (const suffix of ['', '-wal', '-shm']) if (existsSync(file + suffix)) unlinkSync(file + suffix);
+      await load;
+      await laterReportsReadable(service);
+      const lines = linesWith(service, `The report store ${file} was lost while in use (it was deleted)`);
+      assert.equal(lines.length, 1, service.output());
+      assert.ok(existsSync(file), 'a new store file is at the path');
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('a store whose pages are overwritten with garbage under load: one line, the file moved aside, a new one, later reports readable', async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-garbled-'));
+    const file = join(varDir, 'profiler.sqlite');
+    const service = await startInProcess({ VAR_DIR: varDir });
+    try {
+      await sendMany(service, { count: 400, concurrency: 8, path: longPath('before') });
+      const load = sendMany(service, { count: 1500, concurrency: 4, path: (i) => `/under-load/${i}` });
+      await sendMany(service, { count: 50, concurrency: 4, path: (i) => `/before-garbage/${i}` });
+      // Every page but the first (the header) overwritten, while the service writes.
+      const pages = Math.floor(statSync(file).size / 4096);
+      const fd = openSync(file, 'r+');
+      try {
+        writeSync(fd, randomBytes((pages - 1) * 4096), 0, (pages - 1) * 4096, 4096);
+      } finally {
+        closeSync(fd);
+      }
+      await load;
+      await laterReportsReadable(service);
+      const lines = linesWith(service, `The report store ${file} was damaged`);
+      assert.equal(lines.length, 1, service.output());
+      const moved = readdirSync(varDir).filter((name) => /^profiler\.sqlite\.damaged-\d{8}T\d{6}Z$/.test(name));
+      assert.equal(moved.length, 1, `files: ${readdirSync(varDir).join(', ')}`);
+      assert.ok(lines[0]!.includes(join(varDir, moved[0]!)), 'the line names where the damaged file went');
+    } finally {
+      await service.stop();
+    }
   });
 });

@@ -5,7 +5,7 @@
  * memory, no exit) start it in their own process: `in-process-service.ts`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,11 @@ export interface Service {
 export interface StartOptions {
   /** Let the service create its own certificate in VAR_DIR instead of the run's shared one. */
   ownCertificate?: boolean;
+  /**
+   * Files the service process may grow to, in KiB (`ulimit -S -f`): a disk with no room for
+   * its store or certificate. A soft limit, so that `prlimit` can lift it while it runs.
+   */
+  fileSizeLimitKiB?: number;
 }
 
 /**
@@ -55,7 +60,9 @@ export async function serviceSettings(env: Record<string, string>, { ownCertific
 export async function startService(env: Record<string, string> = {}, options: StartOptions = {}): Promise<Service> {
   const { settings, varDir, certificateFile } = await serviceSettings(env, options);
   const { command, routes } = kernelCommand(env.ROUTES, true);
-  const child = spawn(process.execPath, command, {
+  const limited = options.fileSizeLimitKiB === undefined ? [] : ['bash', '-c', `ulimit -S -f ${options.fileSizeLimitKiB}; exec "$0" "$@"`];
+  const [program, ...args] = [...limited, process.execPath, ...command];
+  const child = spawn(program!, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...settings, ...routes },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,7 +93,8 @@ export async function startService(env: Record<string, string> = {}, options: St
     port: Number(new URL(url).port),
     pid: child.pid!,
     varDir,
-    ca: tls ? readFileSync(certificateFile, 'utf8') : undefined,
+    // A certificate the service could not write (no room) is not there to trust.
+    ca: tls && existsSync(certificateFile) ? readFileSync(certificateFile, 'utf8') || undefined : undefined,
     output: () => output,
     stop: () => stopChild(child),
     signal: (name) => child.kill(name),

@@ -51,8 +51,8 @@ export interface LogsSection {
 export function logsCollector(tap: LogTap): Collector {
   return {
     name: 'logs',
-    start({ request, profile }) {
-      profile.scope.lines = tap.watch(request.id);
+    start({ request, profile, redactor }) {
+      profile.scope.lines = tap.watch(request.id, (value) => redactor.fields(value));
     },
     collect({ request, redactor }): LogsSection {
       const { lines, omitted } = tap.take(request.id);

@@ -2,16 +2,15 @@
  * The request's parsed body and uploaded files as a report keeps them: a copy of the body
  * bounded in depth, entries and string length (so that one large body cannot crowd the
  * rest of the request section out of its report), with credential-like members redacted
- * as the rest of the report is. Files are listed by name, never by path or contents.
+ * as the rest of the report is, in text that reads as JSON too (sent as `text/plain`). Files are listed by name, never by path or contents.
  */
 import type { UploadedFile } from '../../routing/routes.js';
-import type { Redactor } from '../redact.js';
-import { cutString } from '../storage/report-bounds.js';
+import { DEEPER_LEFT_OUT, MAX_DEPTH, type Redactor } from '../redact.js';
+import { cutString, MAX_STRING_LENGTH } from '../storage/report-bounds.js';
+import { looksLikeJson, redactJsonMembers } from './response-preview.js';
 
 /** Entries (members and items, all levels together) kept of one body. */
 export const MAX_BODY_ENTRIES = 500;
-/** Levels of nesting kept of one body. */
-const MAX_BODY_DEPTH = 32;
 
 export interface BodyView {
   /** How it was parsed: `json`, `form`, `multipart` (its text fields) or `text`. */
@@ -29,8 +28,10 @@ export interface FileView {
 /** The parsed body as the report keeps it; null when there is none, or it is bytes or a stream. */
 export function bodyView(body: unknown, contentType: string | undefined, redactor: Redactor): BodyView | null {
   if (body === undefined || body === null || Buffer.isBuffer(body) || ArrayBuffer.isView(body) || isStream(body)) return null;
+  const type = bodyType(contentType ?? '', body);
+  if (typeof body === 'string') return { type, value: redactedText(body, redactor) };
   const budget = { left: MAX_BODY_ENTRIES };
-  return { type: bodyType(contentType ?? '', body), value: redactor.fields(bounded(body, 0, budget)) };
+  return { type, value: redactor.fields(bounded(body, 0, budget), type === 'form' || type === 'multipart') };
 }
 
 export function uploadedFilesView(files: readonly UploadedFile[] | null | undefined): FileView[] {
@@ -45,6 +46,14 @@ function bodyType(contentType: string, body: unknown): BodyView['type'] {
   return typeof body === 'string' ? 'text' : 'json';
 }
 
+/** A text body as kept: cut, and redacted as JSON when it reads as JSON, whatever its type said. */
+function redactedText(body: string, redactor: Redactor): string {
+  const kept = cutString(body);
+  if (!looksLikeJson(body)) return kept;
+  const head = kept.length === body.length ? body : body.slice(0, MAX_STRING_LENGTH);
+  return redactJsonMembers(head, redactor.isSecret) + kept.slice(head.length);
+}
+
 function isStream(value: unknown): boolean {
   return typeof value === 'object' && value !== null && typeof (value as { pipe?: unknown }).pipe === 'function';
 }
@@ -53,7 +62,7 @@ function isStream(value: unknown): boolean {
 function bounded(value: unknown, depth: number, budget: { left: number }): unknown {
   if (typeof value === 'string') return cutString(value);
   if (typeof value !== 'object' || value === null) return value;
-  if (depth >= MAX_BODY_DEPTH) return '…[deeper levels left out]';
+  if (depth >= MAX_DEPTH) return DEEPER_LEFT_OUT;
   if (Array.isArray(value)) {
     const kept = Math.min(value.length, budget.left);
     budget.left -= kept;

@@ -21,13 +21,16 @@ describe(`a textual response body is previewed up to ${PREVIEW_CHARS} characters
     assert.equal(bytes.kind === 'text' && bytes.text, `${'é'.repeat(PREVIEW_CHARS)}…[cut 2 bytes]`);
   });
 
-  it('redacts the values of credential-like JSON members, whole or cut', () => {
-    const body = JSON.stringify({ user: 'ann', password: 'hunter2', nested: { apiKey: 'k', n: 2 }, auth: { any: ['x'] }, pin: 1234 });
+  it('redacts the values of credential-like JSON members, whole or cut, whatever the type says', () => {
+    const body = JSON.stringify({ user: 'ann', password: 'hunter2', nested: { apiKey: 'k', n: 2 }, auth: { any: ['x'] }, pin: 1234, count: 7 });
     const preview = text(body, 'application/json');
-    assert.equal(preview.kind === 'text' && preview.text, '{"user":"ann","password":"[redacted]","nested":{"apiKey":"[redacted]","n":2},"auth":"[redacted]","pin":1234}');
+    assert.equal(preview.kind === 'text' && preview.text, '{"user":"ann","password":"[redacted]","nested":{"apiKey":"[redacted]","n":2},"auth":"[redacted]","pin":"[redacted]","count":7}');
     const cut = text(`{"a":"${'y'.repeat(PREVIEW_CHARS - 22)}","token":"abcdefghijkl"}`, 'application/json');
     assert.ok(cut.kind === 'text' && !cut.text.includes('"abc'), cut.kind === 'text' ? cut.text.slice(-60) : '');
     assert.match(cut.kind === 'text' ? cut.text : '', /"token":"\[redacted\]"…\[cut \d+ characters\]$/);
+    // JSON answered as text/plain (issue 26, item 6).
+    const plain = text(' {"cvv":"123","card_number":"x"}', 'text/plain');
+    assert.equal(plain.kind === 'text' && plain.text, ' {"cvv":"[redacted]","card_number":"[redacted]"}');
   });
 });
 

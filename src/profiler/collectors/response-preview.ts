@@ -36,7 +36,8 @@ export function responsePreview(payload: unknown, headers: Record<string, unknow
   const media = String(headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (!TEXTUAL.test(media)) return { kind: 'binary', size };
   const { head, cut } = typeof payload === 'string' ? stringHead(payload) : bufferHead(payload);
-  const text = JSON_TYPE.test(media) ? redactJsonMembers(head, redactor.isSecret) : head;
+  // JSON is redacted as JSON whatever its type says (an API answering JSON as text/plain).
+  const text = JSON_TYPE.test(media) || looksLikeJson(head) ? redactJsonMembers(head, redactor.isSecret) : head;
   return { kind: 'text', text: text + cut, size };
 }
 
@@ -63,6 +64,12 @@ function bufferHead(bytes: Buffer): { head: string; cut: string } {
 function withoutSplitPair(text: string): string {
   const last = text.charCodeAt(text.length - 1);
   return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
+}
+
+/** True when `text` opens as a JSON object or array does. */
+export function looksLikeJson(text: string): boolean {
+  const first = /\S/.exec(text.slice(0, 64))?.[0];
+  return first === '{' || first === '[';
 }
 
 /**

@@ -14,9 +14,10 @@
  * - the token, unique, in the "C" collation: reading a report, refusing a token already
  *   stored (ON CONFLICT), and the token-prefix search (`LIKE 'ab%'` is a range of a C
  *   btree; in another collation it is a scan);
- * - (time, id): the newest first (read backwards, no sort, stopping at the limit, which also
- *   serves the part-of-URL and part-of-IP searches: they filter that walk), the time range,
- *   retention by age (`time < ...`) and by count (the oldest first);
+ * - the primary key, `id` in arrival order: the newest first (read backwards, no sort,
+ *   stopping at the limit, which also serves the part-of-URL and part-of-IP searches: they
+ *   filter that walk) and retention by count (the oldest first), whatever the clock said;
+ * - (time, id): the time range and retention by age (`time < ...`);
  * - the trace hash, where there is one: finding the traces no report names any more.
  * The method and status are not indexed: they are filters of few values, which the walk
  * newest first answers as fast as an index would for the common searches.

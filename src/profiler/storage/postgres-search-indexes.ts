@@ -31,16 +31,14 @@ interface SearchIndex {
 }
 
 export const SEARCH_INDEXES: readonly SearchIndex[] = [
-  { name: 'vigil_reports_by_status', on: '(status, time, id)', trigram: false },
-  { name: 'vigil_reports_by_method', on: '(method, time, id)', trigram: false },
+  { name: 'vigil_reports_by_status', on: '(status, id)', trigram: false },
+  { name: 'vigil_reports_by_method', on: '(method, id)', trigram: false },
   { name: 'vigil_reports_by_url_part', on: 'USING gin (url gin_trgm_ops)', trigram: true },
   { name: 'vigil_reports_by_ip_part', on: 'USING gin (ip gin_trgm_ops)', trigram: true },
 ];
 
-export interface IndexLog {
-  info(message: string): void;
-  warn(message: string): void;
-}
+/** Where the store says what it does: the service logs it as a warning. */
+export type Notify = (message: string) => void;
 
 type Client = pg.ClientBase;
 
@@ -73,13 +71,13 @@ function scanNotice(location: string, problem: string): string {
 }
 
 /** Builds the missing indexes of a small store, in one transaction under the schema lock. */
-export async function createIndexesNow(client: Client, location: string, log: IndexLog): Promise<void> {
+export async function createIndexesNow(client: Client, location: string, notify: Notify): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, SCHEMA_LOCK]);
     const missing = await missingIndexes(client);
     const problem = missing.some((index) => index.trigram) ? await trigramProblem(client, true) : undefined;
-    if (problem !== undefined) log.warn(scanNotice(location, problem));
+    if (problem !== undefined) notify(scanNotice(location, problem));
     for (const index of missing) {
       if (index.trigram && problem !== undefined) continue;
       if (index.exists) await client.query(`DROP INDEX ${index.name}`);
@@ -96,23 +94,23 @@ export async function createIndexesNow(client: Client, location: string, log: In
  * Builds the missing indexes while the store serves, on a connection of its own without a
  * statement timeout; returns at once if another instance is building them.
  */
-export async function buildIndexesConcurrently(client: Client, location: string, log: IndexLog): Promise<void> {
+export async function buildIndexesConcurrently(client: Client, location: string, notify: Notify): Promise<void> {
   const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [LOCK_CLASS, INDEX_LOCK]);
   if (!rows[0]!.locked) return;
   try {
     const missing = await missingIndexes(client);
     if (missing.length === 0) return;
     const problem = missing.some((index) => index.trigram) ? await trigramProblem(client, false) : undefined;
-    if (problem !== undefined) log.warn(scanNotice(location, problem));
+    if (problem !== undefined) notify(scanNotice(location, problem));
     const building = missing.filter((index) => !index.trigram || problem === undefined);
     if (building.length === 0) return;
     const started = Date.now();
-    log.info(`The report store ${location} is building its search indexes (${building.map((index) => index.name).join(', ')}); searches by those fields scan until each is done`);
+    notify(`The report store ${location} is building its search indexes (${building.map((index) => index.name).join(', ')}); searches by those fields scan until each is done`);
     for (const index of building) {
       if (index.exists) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
       await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index.name} ON vigil_reports ${index.on}`);
     }
-    log.info(`The report store ${location} has built its search indexes in ${Math.round((Date.now() - started) / 1000)} s`);
+    notify(`The report store ${location} has built its search indexes in ${Math.round((Date.now() - started) / 1000)} s`);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, INDEX_LOCK]).catch(() => undefined);
   }

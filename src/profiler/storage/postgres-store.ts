@@ -23,7 +23,7 @@ import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { loadPg } from './postgres-driver.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';
 import { prepareSchema, schemaExists } from './postgres-schema.js';
-import { buildIndexesConcurrently, createIndexesNow, INDEX_AT_OPEN_LIMIT, missingIndexes, type IndexLog } from './postgres-search-indexes.js';
+import { buildIndexesConcurrently, createIndexesNow, INDEX_AT_OPEN_LIMIT, missingIndexes, type Notify } from './postgres-search-indexes.js';
 import { clearReports, insertReports, PURGE_CHUNK, purgeReports, releaseRetention, TokenLeases } from './postgres-writes.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
@@ -35,11 +35,9 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number;
   /** Reports a purge deletes per transaction (5000). */
   purgeChunk?: number;
-  /** Where the store says what it does at open: a search index built in the background, or not possible. */
-  log?: IndexLog;
+  /** Where the store says what it does at open: search indexes built in the background, or not possible. */
+  notify?: Notify;
 }
-
-const SILENT: IndexLog = { info: () => undefined, warn: () => undefined };
 
 const CONNECT_TIMEOUT_MS = 3000;
 const STATEMENT_TIMEOUT_MS = 5000;
@@ -79,7 +77,7 @@ export class PostgresReportStore implements ReportStore {
   private readonly leases = new TokenLeases(newTokenKey);
   private readonly connectTimeoutMs: number;
   private readonly statementTimeoutMs: number;
-  private readonly log: IndexLog;
+  private readonly notify: Notify;
   private readonly purgeChunk: number;
   /** The connection building the search indexes of a large store in the background, while it does. */
   private indexer: pg.Client | undefined;
@@ -88,7 +86,7 @@ export class PostgresReportStore implements ReportStore {
   constructor(private readonly dsn: PostgresDsn, options: PostgresStoreOptions = {}) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     this.statementTimeoutMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
-    this.log = options.log ?? SILENT;
+    this.notify = options.notify ?? (() => undefined);
     this.purgeChunk = options.purgeChunk ?? PURGE_CHUNK;
   }
 
@@ -143,8 +141,8 @@ export class PostgresReportStore implements ReportStore {
     if (filters.token) where.push(`r.token LIKE ${param(`${literal(filters.token.toLowerCase())}%`)}`);
     if (filters.start !== undefined) where.push(`r.time >= ${param(filters.start)}`);
     if (filters.end !== undefined) where.push(`r.time <= ${param(filters.end)}`);
-    // Within one millisecond, the report written last comes first.
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.time DESC, r.id DESC LIMIT ${param(filters.limit ?? 100)}`;
+    // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ${param(filters.limit ?? 100)}`;
     return this.query<ReportSummary>(sql, values);
   }
 
@@ -225,7 +223,7 @@ export class PostgresReportStore implements ReportStore {
   private async prepareIndexes(client: pg.PoolClient): Promise<void> {
     if ((await missingIndexes(client)).length === 0) return;
     const { rows } = await client.query<{ reports: number }>('SELECT reports FROM vigil_report_count WHERE id = 1');
-    if ((rows[0]?.reports ?? 0) <= INDEX_AT_OPEN_LIMIT) return createIndexesNow(client, this.location, this.log);
+    if ((rows[0]?.reports ?? 0) <= INDEX_AT_OPEN_LIMIT) return createIndexesNow(client, this.location, this.notify);
     if (this.indexer) return;
     void this.buildIndexesInBackground();
   }
@@ -244,9 +242,9 @@ export class PostgresReportStore implements ReportStore {
     this.indexer = indexer;
     try {
       await indexer.connect();
-      await buildIndexesConcurrently(indexer, this.location, this.log);
+      await buildIndexesConcurrently(indexer, this.location, this.notify);
     } catch (error) {
-      if (this.indexer === indexer) this.log.warn(`The report store ${this.location} could not build its search indexes (${describePgError(error)}): the next start tries again`);
+      if (this.indexer === indexer) this.notify(`The report store ${this.location} could not build its search indexes (${describePgError(error)}): the next start tries again`);
     } finally {
       if (this.indexer === indexer) this.indexer = undefined;
       await indexer.end().catch(() => undefined);

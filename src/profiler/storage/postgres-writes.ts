@@ -40,8 +40,8 @@ const INSERT_TRACES = 'INSERT INTO vigil_traces (hash, json) SELECT * FROM unnes
 const SAME_REPORTS = `SELECT b.n FROM vigil_reports r
   JOIN unnest($1::text[], $2::bigint[], $3::text[], $4::integer[], $5::double precision[]) WITH ORDINALITY AS b(token, time, url, status, duration, n)
   ON r.token = b.token AND r.time = b.time AND r.url = b.url AND r.status = b.status AND r.duration = b.duration`;
-// The (time, id) index gives the oldest first, without a sort.
-const DELETE_OLDEST = 'DELETE FROM vigil_reports WHERE id IN (SELECT id FROM vigil_reports ORDER BY time, id LIMIT $1)';
+// The oldest in arrival order (id, taken under the write lock), not by a clock that may have been stepped back.
+const DELETE_OLDEST = 'DELETE FROM vigil_reports WHERE id IN (SELECT id FROM vigil_reports ORDER BY id LIMIT $1)';
 const DELETE_ORPHAN_TRACES = 'DELETE FROM vigil_traces t WHERE NOT EXISTS (SELECT 1 FROM vigil_reports r WHERE r.trace = t.hash)';
 const COUNT = 'SELECT reports FROM vigil_report_count WHERE id = 1';
 const ADD_TO_COUNT = 'UPDATE vigil_report_count SET reports = reports + $1 WHERE id = 1';

@@ -38,8 +38,9 @@ export interface ReportStore {
   /**
    * Opens the store, creating it when absent; before this no call touches the disk or the
    * network. A store that cannot be used rejects with a `ReportStoreError` naming it; a
-   * store on a server that cannot be reached now opens all the same, and each call then
-   * rejects with a {@link ReportStoreUnavailableError} until the server is back.
+   * store on a server that cannot be reached now (or, for the service's SQLite store, on a
+   * disk with no room) opens all the same, and each call then rejects with a
+   * {@link ReportStoreUnavailableError} until it can be used again.
    */
   open(): Promise<void>;
   /**

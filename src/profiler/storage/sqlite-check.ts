@@ -7,6 +7,7 @@
 import { existsSync, renameSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ReportStoreError } from './report-store.js';
+import { fileIdentity, sameFile, type FileIdentity } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
 import { schemaProblem } from './sqlite-schema.js';
 
@@ -41,7 +42,7 @@ function damageOf(file: string): string | undefined {
 }
 
 /** `profiler.sqlite.damaged-20260102T100000Z`, with -wal and -shm following it; a number is added if that name is taken. */
-function moveAside(file: string, reason: string): string {
+export function moveAside(file: string, reason: string): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
   let movedTo = `${file}.damaged-${stamp}`;
   for (let n = 2; existsSync(movedTo); n++) movedTo = `${file}.damaged-${stamp}-${n}`;
@@ -67,8 +68,9 @@ function open(file: string): Database.Database {
  * and replaced by a new store when `moveAsideDamaged`; otherwise it is left as it is and a
  * {@link ReportStoreError} names it.
  */
-export function openCheckedDatabase(file: string, moveAsideDamaged: boolean): { db: Database.Database; movedAside: MovedAside | undefined } {
-  const reason = existsSync(file) ? damageOf(file) : undefined;
+export function openCheckedDatabase(file: string, moveAsideDamaged: boolean, knownSound?: FileIdentity): { db: Database.Database; movedAside: MovedAside | undefined } {
+  // A file checked already (opened again after a full disk) is not read whole again.
+  const reason = existsSync(file) && !sameFile(fileIdentity(file), knownSound) ? damageOf(file) : undefined;
   if (reason === undefined) return { db: open(file), movedAside: undefined };
   if (!moveAsideDamaged) throw new ReportStoreError(file, `the report store ${file} is damaged (${reason})`, { damaged: true });
   const movedTo = moveAside(file, reason);

@@ -8,14 +8,20 @@ import { prepareSchema } from './sqlite-schema.js';
 export function openDatabase(file: string): Database.Database {
   createPrivately(file);
   const db = new Database(file);
-  // Lets a new file give freed pages back (sqlite-disk.ts); it must precede WAL, which writes the header.
-  db.pragma('auto_vacuum = INCREMENTAL');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  // Reads and the write thread share the file; a writer's lock is waited for, not failed on.
-  db.pragma('busy_timeout = 5000');
-  boundDiskUse(db);
-  prepareSchema(db);
+  try {
+    // Lets a new file give freed pages back (sqlite-disk.ts); it must precede WAL, which writes the header.
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    // Reads and the write thread share the file; a writer's lock is waited for, not failed on.
+    db.pragma('busy_timeout = 5000');
+    boundDiskUse(db);
+    prepareSchema(db);
+  } catch (error) {
+    // A full disk fails here, and the store tries again later: no connection is left open meanwhile.
+    db.close();
+    throw error;
+  }
   return db;
 }
 

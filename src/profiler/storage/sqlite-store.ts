@@ -5,84 +5,23 @@
  * counter and the retention lease. Reports arrive encoded (`report-encoding.ts`) and are
  * written by a thread of their own (`sqlite-write-thread.ts`), in batched transactions, so
  * that writing never holds up the thread that answers requests; reads use this thread's
- * own connection. The file is checked when the store opens (`sqlite-check.ts`).
+ * own connection. The file is checked when the store opens (`sqlite-check.ts`); a full disk
+ * then, or a file lost or damaged later, is recovered from without a restart (`sqlite-faults.ts`).
  */
 import { existsSync } from 'node:fs';
-import { extname } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
-import { ReportStoreError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
-import { openCheckedDatabase, type MovedAside } from './sqlite-check.js';
-import type { WriteCommand, WriteReply, WriteThreadData } from './sqlite-write-thread.js';
+import { Backoff } from '../failure-pacing.js';
+import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
+import { moveAside, openCheckedDatabase, type MovedAside } from './sqlite-check.js';
+import { FILE_DAMAGED, FILE_LOST, FileWatch, fileIdentity, isNoRoom, sameFile, type FileIdentity } from './sqlite-faults.js';
+import type { WriteCommand } from './sqlite-write-thread.js';
+import { WriteThread, type WithoutId } from './sqlite-write-client.js';
 import type { ReportRow, RowsOutcome, TraceRow } from './sqlite-writes.js';
 
 const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
-// The thread's module sits beside this one, as .ts under tsx and as .js once compiled.
-const WRITE_THREAD = new URL(`./sqlite-write-thread${extname(import.meta.url)}`, import.meta.url);
-
-/** The thread holds a batch at a time: a small heap keeps the process's footprint down. */
-const WRITE_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
-
-/**
- * A worker thread on Node 20 does not inherit the `--import tsx` loader, so under tsx the
- * thread starts from a line of script that loads its TypeScript module through tsx's API.
- */
-function startWriteThread(workerData: WriteThreadData): Worker {
-  if (!WRITE_THREAD.pathname.endsWith('.ts')) return new Worker(WRITE_THREAD, { workerData, resourceLimits: WRITE_THREAD_LIMITS });
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(WRITE_THREAD.href)}, ${JSON.stringify(WRITE_THREAD.href)}))`;
-  return new Worker(boot, { eval: true, workerData, resourceLimits: WRITE_THREAD_LIMITS });
-}
-
 type Row = ReportSummary & { data: string; traceJson: string | null };
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
-
-/** Distributes commands to the write thread and its replies back to the callers. */
-class WriteThread {
-  private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  private nextId = 1;
-  private failure: Error | undefined;
-  private readonly exited: Promise<void>;
-
-  constructor(data: WriteThreadData) {
-    this.worker = startWriteThread(data);
-    // The thread lives until close(), which every owner of a store calls.
-    this.worker.on('message', (reply: WriteReply) => {
-      const caller = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if ('error' in reply) caller?.reject(Object.assign(new Error(reply.error), { code: reply.code }));
-      else caller?.resolve(reply.result);
-    });
-    this.worker.on('error', (error) => this.fail(error));
-    this.exited = new Promise((resolve) => this.worker.once('exit', () => {
-      this.fail(new Error('The report store\'s write thread has stopped'));
-      resolve();
-    }));
-  }
-
-  send<T>(command: WithoutId<WriteCommand>): Promise<T> {
-    if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ ...command, id } as WriteCommand);
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.send({ kind: 'close' }).catch(() => undefined);
-    await this.exited;
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    for (const caller of this.waiting.values()) caller.reject(error);
-    this.waiting.clear();
-  }
-}
 
 export interface SqliteStoreOptions {
   /**
@@ -91,6 +30,13 @@ export interface SqliteStoreOptions {
    * `ReportStoreError` naming it.
    */
   onDamaged?: (moved: MovedAside) => void;
+  /**
+   * The service's warnings about its store. With it, a disk with no room does not fail `open()`:
+   * the store says so here, every call rejects with a {@link ReportStoreUnavailableError}
+   * meanwhile, and it is opened again, after 1 s, 2 s... (at most every 10 s), at the next
+   * call. A file deleted or replaced while open is said here too, and opened again.
+   */
+  notify?: (message: string) => void;
   /** Tests only: the write connection refuses to grow the file past this many pages, as a full disk would. */
   maxPageCount?: number;
 }
@@ -100,10 +46,23 @@ interface Opened {
   db: Database.Database;
   writer: WriteThread;
   readRow: Database.Statement;
+  /** The file they opened, to tell it from one put at the same path since. */
+  identity: FileIdentity | undefined;
+  /** Whether a failed read left the file damaged. */
+  watch: FileWatch;
 }
+
+const REOPEN_FIRST_MS = 1000;
+const REOPEN_MAX_MS = 10_000;
 
 export class SqliteReportStore implements ReportStore {
   private opened: Opened | undefined;
+  /** No room on the disk: why, and when to try opening again. */
+  private unwritable: { reason: string; backoff: Backoff } | undefined;
+  /** An open or a recovery under way, which the calls meanwhile wait for. */
+  private opening: Promise<void> | undefined;
+  /** The last file found sound, so that opening it again after a full disk does not read it whole. */
+  private sound: FileIdentity | undefined;
 
   /** Touches nothing: the file is checked and opened by {@link open}. */
   constructor(readonly file: string, private readonly options: SqliteStoreOptions = {}) {}
@@ -117,14 +76,124 @@ export class SqliteReportStore implements ReportStore {
   }
 
   async open(): Promise<void> {
-    if (this.opened) return;
+    if (this.opened || this.unwritable) return;
+    await (this.opening ??= this.openOrWait().finally(() => (this.opening = undefined)));
+  }
+
+  /** Opens the store; with `notify`, a disk with no room leaves it unwritable instead, to be opened again later. */
+  private async openOrWait(): Promise<void> {
+    try {
+      this.opened = await this.openNow();
+    } catch (error) {
+      if (!this.options.notify || !isNoRoom(error)) throw error;
+      const reason = describe(error);
+      this.unwritable = { reason, backoff: new Backoff(REOPEN_FIRST_MS, REOPEN_MAX_MS) };
+      this.unwritable.backoff.failed(Date.now());
+      this.options.notify(
+        `The report store ${this.file} cannot be written (${reason}): the service runs without it, and reports are dropped and counted until it can; it is opened again as space comes back`,
+      );
+    }
+  }
+
+  private async openNow(): Promise<Opened> {
     // Checked, opened (and its schema prepared) before the thread opens its own connection.
-    const { db, movedAside } = openCheckedDatabase(this.file, this.options.onDamaged !== undefined);
+    const { db, movedAside } = openCheckedDatabase(this.file, this.options.onDamaged !== undefined, this.sound);
     if (movedAside) this.options.onDamaged!(movedAside);
+    const identity = fileIdentity(this.file);
+    this.sound = identity;
+    const writer = new WriteThread({ file: this.file, maxPageCount: this.options.maxPageCount });
+    try {
+      await writer.send({ kind: 'open' });
+    } catch (error) {
+      await writer.close();
+      db.close();
+      throw new ReportStoreError(this.file, `the report store ${this.file} cannot be opened: ${(error as Error).message}`, { cause: error });
+    }
     const readRow = db.prepare(
       `SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`,
     );
-    this.opened = { db, readRow, writer: new WriteThread({ file: this.file, maxPageCount: this.options.maxPageCount }) };
+    return { db, readRow, writer, identity, watch: new FileWatch(this.file) };
+  }
+
+  /**
+   * The open store, once any open or recovery under way is done. An unwritable store is
+   * opened again when its backoff allows, and rejects with a `ReportStoreUnavailableError` meanwhile.
+   */
+  private async ready(): Promise<Opened> {
+    if (this.opening) await this.opening.catch(() => undefined);
+    if (this.opened) return this.opened;
+    const unwritable = this.unwritable;
+    if (!unwritable) throw new ReportStoreError(this.file, `the report store ${this.file} is not open`);
+    if (unwritable.backoff.ready(Date.now())) {
+      this.opening ??= this.reopen(unwritable).finally(() => (this.opening = undefined));
+      await this.opening;
+      if (this.opened) return this.opened;
+    }
+    throw new ReportStoreUnavailableError(this.file, this.unwritable?.reason ?? unwritable.reason);
+  }
+
+  private async reopen(unwritable: NonNullable<SqliteReportStore['unwritable']>): Promise<void> {
+    try {
+      this.opened = await this.openNow();
+      this.unwritable = undefined;
+      this.options.notify?.(`The report store ${this.file} can be written again: reports are stored again`);
+    } catch (error) {
+      if (!isNoRoom(error)) throw error;
+      unwritable.reason = describe(error);
+      unwritable.backoff.failed(Date.now());
+    }
+  }
+
+  /**
+   * Sends a command to the write thread. When the thread finds the file lost or damaged, the
+   * store opens the file at its path again (a damaged one moved aside first) and sends the
+   * command once more: a batch committed to a file no longer there is written to the new one.
+   */
+  private async command<T>(command: WithoutId<WriteCommand>): Promise<T> {
+    const opened = await this.ready();
+    try {
+      return await opened.writer.send<T>(command);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== FILE_LOST && code !== FILE_DAMAGED) throw error;
+      if (this.opened === opened) this.opening ??= this.recover(opened, code, (error as Error).message).finally(() => (this.opening = undefined));
+      return (await this.ready()).writer.send<T>(command);
+    }
+  }
+
+  /**
+   * Reads through this thread's connection. A read that finds the file damaged (SQLite's
+   * quick check fails after the error) recovers as a write would, and reads the new store.
+   */
+  private async reading<T>(read: (opened: Opened) => T): Promise<T> {
+    const opened = await this.ready();
+    try {
+      return read(opened);
+    } catch (error) {
+      const damage = opened.watch.damageAfter(opened.db, error);
+      if (damage === undefined) throw error;
+      if (this.opened === opened) this.opening ??= this.recover(opened, FILE_DAMAGED, damage).finally(() => (this.opening = undefined));
+      return read(await this.ready());
+    }
+  }
+
+  /** Gives up the connections to a lost or damaged file, moves a damaged one aside, and opens the store again. */
+  private async recover(lost: Opened, code: string, reason: string): Promise<void> {
+    this.opened = undefined;
+    await lost.writer.close();
+    try {
+      lost.db.close();
+    } catch {
+      // Its last checkpoint may fail on damaged pages: the connection is given up all the same.
+    }
+    if (code === FILE_DAMAGED) {
+      if (!this.options.onDamaged) throw new ReportStoreError(this.file, `the report store ${this.file} is damaged (${reason})`, { damaged: true });
+      // Another process may have moved it aside and created a new one already: that one is left alone.
+      if (sameFile(fileIdentity(this.file), lost.identity)) this.options.onDamaged({ file: this.file, movedTo: moveAside(this.file, reason), reason });
+    } else {
+      this.options.notify?.(`The report store ${this.file} was lost while in use (${reason}): a new store is opened at that path; the reports of the old file are gone`);
+    }
+    await this.openOrWait();
   }
 
   async write(reports: readonly EncodedReport[], keep?: number): Promise<WriteOutcome> {
@@ -134,13 +203,13 @@ export class SqliteReportStore implements ReportStore {
       if (trace) traces.set(trace.hash, trace);
       rows.push([token, time, method, url, status, ip, duration, data, trace?.hash ?? null]);
     }
-    const outcome = await this.use().writer.send<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()], keep });
+    const outcome = await this.command<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()], keep });
     const failed = outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) }));
     return keep === undefined ? { rejected: outcome.rejected, failed } : { rejected: outcome.rejected, failed, deleted: outcome.deleted };
   }
 
   async read(token: string): Promise<Report | undefined> {
-    const row = this.use().readRow.get(token) as Row | undefined;
+    const row = await this.reading((opened) => opened.readRow.get(token) as Row | undefined);
     return row && decodeReport(row, row.data, row.traceJson);
   }
 
@@ -154,44 +223,49 @@ export class SqliteReportStore implements ReportStore {
     if (filters.token) (where.push('substr(token, 1, ?) = ?'), values.push(filters.token.length, filters.token.toLowerCase()));
     if (filters.start !== undefined) (where.push('time >= ?'), values.push(filters.start));
     if (filters.end !== undefined) (where.push('time <= ?'), values.push(filters.end));
-    // Within one millisecond, the report written last comes first.
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY time DESC, id DESC LIMIT ?`;
-    return this.use().db.prepare(sql).all(...values, filters.limit ?? 100) as ReportSummary[];
+    // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    return this.reading((opened) => opened.db.prepare(sql).all(...values, filters.limit ?? 100) as ReportSummary[]);
   }
 
   async count(): Promise<number> {
-    return this.use().db.prepare('SELECT count(*) FROM reports').pluck().get() as number;
+    return this.reading((opened) => opened.db.prepare('SELECT count(*) FROM reports').pluck().get() as number);
   }
 
   async leaseTokens(count: number): Promise<string[]> {
-    return this.use().writer.send<string[]>({ kind: 'lease', count });
+    return this.command<string[]>({ kind: 'lease', count });
   }
 
   async purge({ maxReports, maxAgeMs }: Retention, { now = Date.now(), lease }: PurgeOptions = {}): Promise<number | undefined> {
     const request = lease && { holder: lease.holder, ms: lease.ms, now };
-    const deleted = await this.use().writer.send<number | null | undefined>({ kind: 'purge', before: now - maxAgeMs, keep: maxReports, lease: request });
+    const deleted = await this.command<number | null | undefined>({ kind: 'purge', before: now - maxAgeMs, keep: maxReports, lease: request });
     // Structured cloning keeps undefined; null is taken the same way, to be safe.
     return deleted ?? undefined;
   }
 
   async releaseRetention(holder: string): Promise<void> {
-    await this.use().writer.send({ kind: 'release-retention', holder });
+    await this.command({ kind: 'release-retention', holder });
   }
 
   async clear(): Promise<number> {
-    return this.use().writer.send<number>({ kind: 'clear' });
+    return this.command<number>({ kind: 'clear' });
   }
 
   async close(): Promise<void> {
+    await this.opening?.catch(() => undefined);
+    this.unwritable = undefined;
     const opened = this.opened;
     if (!opened) return;
     this.opened = undefined;
     await opened.writer.close();
     opened.db.close();
   }
+}
 
-  private use(): Opened {
-    if (!this.opened) throw new ReportStoreError(this.file, `the report store ${this.file} is not open`);
-    return this.opened;
-  }
+/** SQLite's code first (`SQLITE_FULL: database or disk is full`), or Node's (`EFBIG: file too large`). */
+function describe(error: unknown): string {
+  const cause = error instanceof ReportStoreError && error.cause instanceof Error ? error.cause : error;
+  const code = (cause as { code?: unknown }).code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
 }

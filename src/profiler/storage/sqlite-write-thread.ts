@@ -1,11 +1,17 @@
 /**
  * The report store's write thread: owns the SQLite write connection and applies the
  * batches, token leases, purges and clears the store sends it, one at a time, in order.
+ * After each it checks that the path still names the file it writes, and after a failed
+ * one that the file is sound (`sqlite-faults.ts`): if not, it closes the connection and
+ * answers this and every later command with FILE_LOST or FILE_DAMAGED, for the store to
+ * open the file again.
  */
+import type Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { settleDiskUse } from './sqlite-disk.js';
+import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
-import { prepareWrites, type LeaseRequest, type ReportRow, type TraceRow } from './sqlite-writes.js';
+import { prepareWrites, type LeaseRequest, type ReportRow, type SqliteWrites, type TraceRow } from './sqlite-writes.js';
 
 export interface WriteThreadData {
   file: string;
@@ -14,6 +20,7 @@ export interface WriteThreadData {
 }
 
 export type WriteCommand =
+  | { id: number; kind: 'open' }
   | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[]; keep: number | undefined }
   | { id: number; kind: 'lease'; count: number }
   | { id: number; kind: 'purge'; before: number; keep: number; lease: LeaseRequest | undefined }
@@ -25,12 +32,24 @@ export type WriteCommand =
 export type WriteReply = { id: number; result: unknown } | { id: number; error: string; code: string | undefined };
 
 const { file, maxPageCount } = workerData as WriteThreadData;
-const db = openDatabase(file);
-if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`);
-const writes = prepareWrites(db);
+/** Opened by the first command, so that a failure to open comes back as an answer with its code. */
+let connection: { db: Database.Database; writes: SqliteWrites; watch: FileWatch } | undefined;
+/** The file was lost or damaged: every command is answered with this. */
+let gone: { code: string; message: string } | undefined;
+
+function open(): void {
+  const db = openDatabase(file);
+  try {
+    if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`);
+    connection = { db, writes: prepareWrites(db), watch: new FileWatch(file) };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
 
 /** Gives disk space back after deletions. If that cannot happen now (a full disk), the next retention run tries again. */
-function settled<T>(deleted: T): T {
+function settled<T>(db: Database.Database, deleted: T): T {
   try {
     settleDiskUse(db);
   } catch {
@@ -40,6 +59,48 @@ function settled<T>(deleted: T): T {
 }
 
 function apply(command: WriteCommand): unknown {
+  if (command.kind === 'open') return void open();
+  if (command.kind === 'close') {
+    // Closing the connection checkpoints the WAL.
+    connection?.db.close();
+    connection = undefined;
+    return null;
+  }
+  if (gone) throw Object.assign(new Error(gone.message), { code: gone.code });
+  if (!connection) throw new Error('the write connection is not open');
+  const { db, writes, watch } = connection;
+  let result: unknown;
+  try {
+    result = applyTo(db, writes, command);
+  } catch (error) {
+    const lost = watch.lost();
+    const damage = lost === undefined ? watch.damageAfter(db, error) : undefined;
+    if (lost !== undefined) give(FILE_LOST, lost);
+    else if (damage !== undefined) give(FILE_DAMAGED, damage);
+    throw error;
+  }
+  // Checked after the commit: a batch that went to a file no longer at the path is not reported written.
+  const lost = watch.lost();
+  if (lost !== undefined) give(FILE_LOST, lost);
+  // The next batch reads its pages from the file again (the OS keeps them at hand), not from this
+  // connection's cache, which would hide pages damaged on disk until a write failed elsewhere.
+  if (command.kind === 'insert') db.pragma('shrink_memory');
+  return result;
+}
+
+/** Closes the connection to a lost or damaged file: from now on every command is answered with `code`. */
+function give(code: string, message: string): never {
+  gone = { code, message };
+  try {
+    connection?.db.close();
+  } catch {
+    // A damaged file may fail even its close; the connection is given up either way.
+  }
+  connection = undefined;
+  throw Object.assign(new Error(message), { code });
+}
+
+function applyTo(db: Database.Database, writes: SqliteWrites, command: Exclude<WriteCommand, { kind: 'open' | 'close' }>): unknown {
   switch (command.kind) {
     case 'insert':
       return writes.insert(command.rows, command.traces, command.keep);
@@ -48,16 +109,12 @@ function apply(command: WriteCommand): unknown {
     case 'purge': {
       const deleted = writes.purge(command.before, command.keep, command.lease);
       // Skipped (another process has the retention): nothing was deleted, nothing to give back.
-      return deleted === undefined ? deleted : settled(deleted);
+      return deleted === undefined ? deleted : settled(db, deleted);
     }
     case 'release-retention':
       return writes.releaseRetention(command.holder);
     case 'clear':
-      return settled(writes.clear());
-    case 'close':
-      // Closing the connection checkpoints the WAL.
-      db.close();
-      return null;
+      return settled(db, writes.clear());
   }
 }
 

@@ -60,8 +60,8 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING`,
   );
   const insertTrace = db.prepare('INSERT INTO traces (hash, json) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING');
-  // The time index holds the rowid too: the oldest are found from its start, without a sort.
-  const oldest = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY time, id LIMIT ?)');
+  // The oldest in arrival order (rowid), not by time: a clock stepped back must not make the new ones look old.
+  const oldest = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY id LIMIT ?)');
   const orphanTraces = db.prepare('DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)');
   const reports = reportCount(db);
 
@@ -121,8 +121,8 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
   );
   const giveLeaseUp = db.prepare('UPDATE retention_lease SET expires = 0 WHERE id = 1 AND holder = ?');
   const expired = db.prepare('DELETE FROM reports WHERE time < ?');
-  // The time index holds the rowid too: the newest `keep` are skipped without a sort.
-  const surplus = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY time DESC, id DESC LIMIT -1 OFFSET ?)');
+  // The newest `keep` in arrival order are skipped, whatever the clock said when they came.
+  const surplus = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY id DESC LIMIT -1 OFFSET ?)');
   const purge = db.transaction((before: number, keep: number, lease: LeaseRequest | undefined): number | undefined => {
     if (lease) {
       const current = readLease.get() as { holder: string; expires: number } | undefined;
