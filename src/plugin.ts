@@ -148,7 +148,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
-    // A full disk, or a file deleted under the service, is said here; the service goes on.
+    // A full disk, a file deleted under the service, or search indexes being built, is said here; the service goes on.
     const notify = (message: string) => app.log.warn(message);
     profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify }), {
       collectors: [...defaultCollectors({
