@@ -19,11 +19,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
+import { reportAsText } from '../../src/cli/report-text.js';
 import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
 import type { Report } from '../../src/profiler/report.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { sharedCertificate } from '../support/certificate.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
+import { runVigil } from '../support/command-line.js';
 import { ask } from '../support/service.js';
 import { tokenOf } from '../support/answers.js';
 
@@ -63,6 +65,7 @@ const asked: string[] = [];
 interface App {
   app: FastifyInstance;
   url: string;
+  varDir: string;
   ca: undefined;
   report(token: string): Promise<Report>;
 }
@@ -120,7 +123,8 @@ function route(app: FastifyInstance): void {
 }
 
 async function startApp(env: Record<string, string> = {}): Promise<App> {
-  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-activity-')), ...env });
+  const varDir = mkdtempSync(join(tmpdir(), 'vigil-activity-'));
+  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', VAR_DIR: varDir, ...env });
   const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
   await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
   route(app);
@@ -130,6 +134,7 @@ async function startApp(env: Record<string, string> = {}): Promise<App> {
   return {
     app,
     url: `http://127.0.0.1:${port}`,
+    varDir,
     ca: undefined,
     async report(token) {
       const profiler = app.vigil.profiler!;
@@ -302,6 +307,29 @@ describe('the application, seen from a debug report', () => {
       const answer = await ask(debug, { path: '/html' });
       assert.match(answer.body, /title="Database queries"[^>]*>1 query in /);
       assert.match(answer.body, /title="HTTP calls"[^>]*>1 call in /);
+    });
+  });
+
+  describe('vigil profiler:show prints the HTTP calls and the statements', () => {
+    it('prints the Database section with its "12 identical" group and each statement\'s line', async () => {
+      const { report } = await reportOf('/db/repeat');
+      const text = reportAsText(report);
+      assert.match(text, /\nDatabase\n  12 queries in [\d.]+ ms\n    12 identical: SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1\n/);
+      assert.match(text, /\n    [\d.]+ ms SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1 {2}test\/profiler\/app-activity\.test\.ts:\d+\n/);
+      assert.doesNotMatch(text, /"texts"/);
+    });
+
+    it('prints the HTTP client section, and both sections with --json', async () => {
+      const { report } = await reportOf(`/fetch?to=${encodeURIComponent(`${upstreamUrl}/for-cli?token=abc123`)}`);
+      const text = reportAsText(report);
+      assert.match(text, new RegExp(`\\nHTTP client\\n  1 HTTP call in [\\d.]+ ms\\n    GET ${upstreamUrl}/for-cli\\?token=\\[redacted\\] 200 [\\d.]+ ms {2}test/profiler/app-activity\\.test\\.ts:\\d+\\n`));
+      const shown = await runVigil(['profiler:show', report.token, '--json'], { VAR_DIR: debug.varDir });
+      assert.equal(shown.code, 0, shown.stderr);
+      const json = JSON.parse(shown.stdout) as Report;
+      assert.equal(calls(json)[0]!.url, `${upstreamUrl}/for-cli?token=[redacted]`);
+      const repeated = await reportOf('/db/repeat');
+      const shownDb = JSON.parse((await runVigil(['profiler:show', repeated.report.token, '--json'], { VAR_DIR: debug.varDir })).stdout) as Report;
+      assert.equal(database(shownDb).statements.length, 12);
     });
   });
 
