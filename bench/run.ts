@@ -10,6 +10,7 @@
  *   npm run bench -- --soak       also 1 million requests at (d), then its RSS
  *   npm run bench -- --readme     also writes the table into README.md
  *   npm run bench -- --only j,k   only those targets (a letter takes its bare and debug twins)
+ *   npm run bench -- --only i     (i) alone: the cost of capturing the application's activity
  *
  * Then (g): /hello alone and beside hostile JSON bodies (bench/body-stall.ts).
  * (j) and (k): application routes in production, standalone and as a plugin in
@@ -35,8 +36,20 @@ const { values: flags } = parseArgs({
     seconds: { type: 'string' },
     connections: { type: 'string', default: '32' },
     only: { type: 'string' },
+    requests: { type: 'string' },
   },
 });
+
+// (i) alone: the cost of capturing the application's calls and statements (bench/app-activity.ts).
+if (flags.only === 'i') {
+  const { runAppActivity } = await import('./app-activity.js');
+  const result = await runAppActivity({ rounds: Number(flags.rounds ?? 3), requests: Number(flags.requests ?? 1500) });
+  console.log(
+    `(i) 5 PostgreSQL queries + 1 fetch, debug mode: main-thread CPU per request ${result.onMsPerRequest.toFixed(3)} ms with capture, ` +
+      `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} %`,
+  );
+  process.exit(0);
+}
 // Five short rounds rather than three long ones: on a shared machine one disturbed round
 // cannot move a median of five.
 const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 5));

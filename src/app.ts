@@ -32,6 +32,9 @@ export async function createKernel({ config, tls, logOutput, ...plugin }: Kernel
   const app = (
     config.tls && tls ? Fastify(vigilFastifyOptions(config, { https: tls, logOutput })) : Fastify(vigilFastifyOptions(config, { logOutput }))
   ) as unknown as FastifyInstance;
-  await app.register(vigil, { config, ...plugin });
+  // The standalone contract: its CORS policy, HTML for `*/*`, PARSED_BODY_MAX_SIZE's own default
+  // (a copy of the size is no longer "unset", so the plugin's Fastify default does not apply).
+  const standalone = { ...config, parsedBodyMaxSize: { ...config.parsedBodyMaxSize } };
+  await app.register(vigil, { config: standalone, cors: true, errorFormat: 'html', ...plugin });
   return { app, routes: app.vigil.routes, profiler: app.vigil.profiler };
 }

@@ -41,6 +41,8 @@ describe('every setting has a documented default', () => {
       profilerAllow: [],
       profilerRedact: [],
       profilerToolbar: true,
+      profilerCaptureApp: true,
+      profilerSlowQueryMs: 100,
       ide: undefined,
       postMaxSize: { bytes: 104_857_600, text: '100M' },
       parsedBodyMaxSize: { bytes: 524_288, text: '512K' },

@@ -44,6 +44,10 @@ export interface Config {
   profilerRedact: string[];
   /** The debug toolbar at the foot of the application's HTML pages, in debug mode (`PROFILER_TOOLBAR`). */
   profilerToolbar: boolean;
+  /** Reports show the application's outgoing HTTP calls and database statements (`PROFILER_CAPTURE_APP`). */
+  profilerCaptureApp: boolean;
+  /** Statements slower than this many milliseconds are flagged in the database panel (`PROFILER_SLOW_QUERY`). */
+  profilerSlowQueryMs: number;
   /** How debug pages link a source file to an editor (`VIGIL_IDE`); undefined: no links. */
   ide: EditorLinkFormat | undefined;
   cors: CorsSettings;
@@ -103,6 +107,14 @@ export interface ByteSize {
   /** Infinity when the setting means "no limit". */
   bytes: number;
   text: string;
+}
+
+/** The sizes no variable set: the plugin gives Fastify's own default where vigil's is not set. */
+const defaultSizes = new WeakSet<ByteSize>();
+
+/** True for a size taken from its default, not from the environment. */
+export function isDefaultSize(size: ByteSize): boolean {
+  return defaultSizes.has(size);
 }
 
 /** The cross-origin policy (NelmioCorsBundle's semantics). */
@@ -165,6 +177,8 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     profilerAllow: ipList(env, 'PROFILER_ALLOW'),
     profilerRedact: nameList(env, 'PROFILER_REDACT'),
     profilerToolbar: flag(env, 'PROFILER_TOOLBAR', true),
+    profilerCaptureApp: flag(env, 'PROFILER_CAPTURE_APP', true),
+    profilerSlowQueryMs: integer(env, 'PROFILER_SLOW_QUERY', 100, 0, 3_600_000),
     ide: editorLinkFormat(env, 'VIGIL_IDE'),
     cors: {
       allowOrigin: regex(env, 'CORS_ALLOW_ORIGIN', DEFAULT_CORS_ALLOW_ORIGIN, 'i'),
@@ -214,7 +228,13 @@ const UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 **
  * limit where PHP has one (`0` for post_max_size, `-1` for memory_limit).
  */
 export function byteSize(env: Env, name: string, fallback: string, rule: { unlimited?: string; min?: number }): ByteSize {
-  const text = raw(env, name) ?? fallback;
+  const given = raw(env, name);
+  if (given === undefined) {
+    const size = byteSize({ [name]: fallback }, name, fallback, rule);
+    defaultSizes.add(size);
+    return size;
+  }
+  const text = given;
   if (rule.unlimited !== undefined && text === rule.unlimited) return { bytes: Infinity, text };
   const match = /^(\d+)([KMG]?)$/i.exec(text);
   const bytes = match ? Number(match[1]) * UNITS[match[2]!.toUpperCase()]! : NaN;

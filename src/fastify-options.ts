@@ -16,8 +16,8 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import { LogController, type FastifyHttpOptions, type FastifyHttpsOptions, type FastifyServerOptions } from 'fastify';
-import { pino } from 'pino';
+import { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyHttpsOptions, type FastifyServerOptions } from 'fastify';
+import { pino, type LoggerOptions } from 'pino';
 import { loadConfig, type Config } from './config.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
@@ -26,24 +26,27 @@ import { ProfilerAccess } from './profiler/access.js';
 import { tapConsole } from './profiler/console-tap.js';
 import { linkLogTap, LogTap, type LineSink } from './profiler/log-tap.js';
 import type { VigilKernel } from './plugin.js';
+import { markPretty, prettyLogOutputSync } from './server/log-output.js';
 import { answerClientError, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
 
 export interface VigilFastifyExtras {
-  /** Where log lines go (default: stdout). */
+  /** Where log lines go (default: stdout, pretty at a terminal in debug mode). */
   logOutput?: LineSink | undefined;
+  /**
+   * The application's logger: pino options (level, serializers, redact...; `stream` for where
+   * lines go), or a pino instance. Either way, in debug mode its lines reach the reports.
+   * Give it here rather than spreading `logger` over the result, which Fastify refuses
+   * beside the `loggerInstance` this returns.
+   */
+  logger?: (LoggerOptions & { stream?: LineSink }) | FastifyBaseLogger | undefined;
   /** Serve HTTPS with this key and certificate (PEM). */
   https?: { key: string | Buffer; cert: string | Buffer } | undefined;
 }
 
 export function vigilFastifyOptions(config?: Config, extras?: VigilFastifyExtras & { https?: undefined }): FastifyHttpOptions<HttpServer>;
 export function vigilFastifyOptions(config: Config, extras: VigilFastifyExtras & { https: NonNullable<VigilFastifyExtras['https']> }): FastifyHttpsOptions<HttpsServer>;
-export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, https }: VigilFastifyExtras = {}): FastifyHttpOptions<HttpServer> | FastifyHttpsOptions<HttpsServer> {
-  // In debug mode log lines pass through a tap that keeps each request's lines for its report.
-  const tap = config.debug ? new LogTap(logOutput) : undefined;
-  // Console lines written while a request runs go to its report, as its logger's do.
-  if (tap) tapConsole();
-  const logger = pino({ level: config.logLevel }, tap ?? logOutput);
-  if (tap) linkLogTap(logger, tap);
+export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, https, logger: given }: VigilFastifyExtras = {}): FastifyHttpOptions<HttpServer> | FastifyHttpsOptions<HttpsServer> {
+  const logger = applicationLogger(config, given, logOutput);
   // Debug output goes only to the clients that may open the profiler, here as in the plugin.
   const access = config.debug ? new ProfilerAccess(config.profilerAllow, { trustedProxies: config.trustedProxies }) : undefined;
   const fallback = createErrorResponder({ debug: config.debug, editor: config.ide, debugFor: access && ((request) => access.admits(request)) });
@@ -71,4 +74,34 @@ export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, 
     return { ...(options as FastifyServerOptions<HttpsServer>), https: tls };
   }
   return { ...options, http: head };
+}
+
+const isLoggerInstance = (logger: object): logger is FastifyBaseLogger => typeof (logger as { child?: unknown }).child === 'function' && typeof (logger as { info?: unknown }).info === 'function';
+
+/**
+ * The logger Fastify gets: the application's instance, or one built from its options (or
+ * from LOG_LEVEL); in debug mode its lines pass through a tap that keeps each request's
+ * lines for its report.
+ */
+function applicationLogger(config: Config, given: VigilFastifyExtras['logger'], logOutput: LineSink | undefined): FastifyBaseLogger {
+  // Console lines written while a request runs go to its report, as its logger's do.
+  if (config.debug) tapConsole();
+  if (given !== undefined && isLoggerInstance(given)) {
+    if (config.debug) {
+      // The instance keeps its destination; its lines go there through the tap.
+      const holder = given as unknown as Record<symbol, LineSink>;
+      const tap = new LogTap(holder[pino.symbols.streamSym]);
+      holder[pino.symbols.streamSym] = tap;
+      linkLogTap(given, tap);
+    }
+    return given;
+  }
+  const { stream, ...options } = (given ?? {}) as LoggerOptions & { stream?: LineSink };
+  const pretty = stream ?? logOutput ? undefined : prettyLogOutputSync(config);
+  const output = stream ?? logOutput ?? pretty;
+  const tap = config.debug ? new LogTap(output) : undefined;
+  const logger = pino({ level: config.logLevel, ...options }, tap ?? output);
+  if (tap) linkLogTap(logger, tap);
+  if (pretty) markPretty(logger);
+  return logger;
 }

@@ -5,7 +5,7 @@
  * The hooks just before the unmatched one call `done()` from one line each, whatever the
  * request: the unmatched hook reuses the trace of its first 404 and 405 (unmatched-hook.ts).
  */
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { corsHook } from './cors/cors-hook.js';
 import type { ErrorResponder } from './errors/error-handler.js';
 import type { CorsPolicy } from './cors/cors-policy.js';
@@ -22,10 +22,12 @@ export interface RequestHookParts {
   serverHost: string;
   trustedHosts: TrustedHosts;
   cors: CorsPolicy;
+  /** Off: no CORS hook (the plugin's default, the application's own policy decides). Default on. */
+  corsEnabled?: boolean;
   /** Debug mode only. */
   profiler: Profiler | undefined;
-  /** Every route the application has, native or declared. */
-  routes: MatcherSource;
+  /** Every route the application has, native or declared; whether a plugin answers every OPTIONS (`@fastify/cors`). */
+  routes: MatcherSource & { readonly ownsPreflights?: boolean };
   /** The limits' hooks for routed requests, in their order. */
   limits: readonly onRequestHookHandler[];
   /** The error pipeline, for the errors a hook answers itself (the unmatched outcome). */
@@ -33,7 +35,9 @@ export interface RequestHookParts {
 }
 
 /** The hooks, first to last; a hook that answers or fails ends the request's way here. */
-export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes, limits, respond }: RequestHookParts): onRequestHookHandler[] {
+export function requestHooks({ serverHost, trustedHosts, cors, corsEnabled = true, profiler, routes, limits, respond }: RequestHookParts): onRequestHookHandler[] {
+  // A plugin that owns `OPTIONS *` owns the cross-origin policy: the kernel neither answers nor adds.
+  const exempt = (request: FastifyRequest) => routes.ownsPreflights === true || (profiler?.serves(request) ?? false);
   const hooks: Array<onRequestHookHandler | undefined> = [
     // http/: every later stage finds the request's state in place.
     requestStateHook(serverHost),
@@ -44,7 +48,7 @@ export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes,
     // server/: a Host the kernel can print, among TRUSTED_HOSTS.
     hostHook(trustedHosts),
     // cors/: preflights answered on any path; CORS headers on the rest (not the profiler's pages).
-    corsHook(cors, { exempt: profiler && ((request) => profiler.serves(request)) }),
+    corsEnabled ? corsHook(cors, { exempt }) : undefined,
     // profiler/: its pages for the clients it admits; others get the ordinary 404.
     profiler && profilerAccessHook(profiler),
     // routing/: 404, 405 or 301 for what the router did not match, before the body is read;

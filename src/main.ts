@@ -31,6 +31,8 @@ Settings come from the environment or a .env file:
   PROFILER_ALLOW        IPs or CIDRs besides loopback that may open /_profiler
   PROFILER_REDACT       header and query names to redact in reports, besides the credentials
   PROFILER_TOOLBAR      0 to leave the debug toolbar off the application's HTML pages (1)
+  PROFILER_CAPTURE_APP  0 to leave the application's HTTP calls and database statements out of reports (1)
+  PROFILER_SLOW_QUERY   milliseconds above which a database statement is flagged slow (100)
   VIGIL_IDE         editor for source links on debug pages: vscode, cursor, idea, phpstorm, webstorm,
                     sublime, textmate, emacs, macvim, atom, or a format like myide://open?file=%f&line=%l
                     (none: files are plain text)

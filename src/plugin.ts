@@ -22,7 +22,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { loadConfig, type Config } from './config.js';
+import { isDefaultSize, loadConfig, type Config } from './config.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import { createErrorResponder } from './errors/error-handler.js';
@@ -48,6 +48,7 @@ import { Routes, type RoutesDeclaration } from './routing/routes.js';
 import { answerUnmatched } from './routing/unmatched-hook.js';
 import { installAccessLog } from './server/access-log.js';
 import { warnOfPublicDebug } from './server/debug-exposure.js';
+import { isPretty } from './server/log-output.js';
 import { handOffToKernel } from './server/node-handoffs.js';
 import { TrustedHosts } from './server/trusted-hosts.js';
 
@@ -67,8 +68,14 @@ export interface VigilOptions {
   collectors?: readonly Collector[];
   /** Tuning of the profiler's batched writer: queue bound, batch size, flush delay. */
   profilerWriter?: ProfilerOptions['writer'];
-  /** Logs an access line per request (method, URL, status, time, report link): for a terminal. */
+  /** Logs an access line per request (method, URL, status, time, report link); default: when the log output is pretty (a terminal, debug mode). */
   accessLog?: boolean;
+  /** vigil's own CORS policy (the CORS_* settings); default off: the application's `@fastify/cors`, if any, decides. */
+  cors?: boolean;
+  /** The error format of a client that names none (`Accept: *\/*`, or none): `json` (the default) or `html`. */
+  errorFormat?: 'html' | 'json';
+  /** Production JSON errors as problem+json (`problem`, the default) or in Fastify's shape, `{statusCode, error, message}` (`fastify`). */
+  errorShape?: 'problem' | 'fastify';
   /** The report counters of the processes serving beside this one (WORKERS above 1), for the profiler's pages. */
   peerCounters?: ProfilerOptions['peers'];
 }
@@ -82,6 +89,8 @@ export interface VigilKernel {
   readonly profiler: Profiler | undefined;
   /** Fastify's `frameworkErrors` (see `vigilFastifyOptions`): an error raised before routing, through the pipeline. */
   answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void;
+  /** vigil's error handler: a root `setErrorHandler` of the application's hands it the errors it does not answer itself. */
+  handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void;
 }
 
 declare module 'fastify' {
@@ -91,14 +100,27 @@ declare module 'fastify' {
   }
 }
 
+/** Fastify's own `bodyLimit` default: the plugin's parsed-body limit when PARSED_BODY_MAX_SIZE is not set. */
+const FASTIFY_BODY_LIMIT = { bytes: 1024 * 1024, text: '1M' };
+
 async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise<void> {
-  const config = options.config ?? loadConfig();
+  const given = options.config ?? loadConfig();
+  const config: Config = isDefaultSize(given.parsedBodyMaxSize) ? { ...given, parsedBodyMaxSize: FASTIFY_BODY_LIMIT } : given;
+  // The routes added before vigil: it cannot know them (their wrong method is a 404).
+  const earlier = routesListed(app.printRoutes({ commonPrefix: false }));
   installStackTraces();
   HttpError.traceClientErrors = config.debug;
   let profiler: Profiler | undefined;
   // Debug output goes only to the clients that may open the profiler.
   const debugFor = (request: FastifyRequest) => profiler?.admits(request) ?? false;
-  const respondWithError = createErrorResponder({ debug: config.debug, editor: config.ide, debugFor });
+  const respondWithError = createErrorResponder({
+    debug: config.debug,
+    editor: config.ide,
+    debugFor,
+    defaultFormat: options.errorFormat ?? 'json',
+    jsonShape: options.errorShape ?? 'problem',
+  });
+  let handleError: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void = respondWithError;
   const serverHost = urlHost(config.host);
   const table = new RouteTable();
   const declared = new Routes();
@@ -116,6 +138,9 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       profiler?.adopt(request, reply, error);
       respondWithError(error, request, reply);
     },
+    handleError(error, request, reply) {
+      handleError(error, request, reply);
+    },
   } satisfies VigilKernel);
   handOffToKernel(app.server);
 
@@ -123,10 +148,15 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
-    // A full disk, or a file deleted under the service, is said here; the service goes on.
+    // A full disk, a file deleted under the service, or search indexes being built, is said here; the service goes on.
     const notify = (message: string) => app.log.warn(message);
     profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify }), {
-      collectors: [...defaultCollectors({ matcher: () => table.matcher, logTap: logTapOf(app.log), editor: config.ide }), ...(options.collectors ?? [])],
+      collectors: [...defaultCollectors({
+        matcher: () => table.matcher,
+        logTap: logTapOf(app.log),
+        editor: config.ide,
+        appActivity: config.profilerCaptureApp ? { slowQueryMs: config.profilerSlowQueryMs } : undefined,
+      }), ...(options.collectors ?? [])],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
       access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
@@ -140,7 +170,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     if (config.profilerToolbar) installToolbar(app, logTapOf(app.log), debugFor);
     warnOfPublicDebug(app);
   }
-  if (options.accessLog) installAccessLog(app);
+  if (options.accessLog ?? isPretty(app.log)) installAccessLog(app);
   let limits: Limits | undefined;
   try {
     for (const declare of options.routes ?? []) await declare(declared);
@@ -151,17 +181,26 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     // Every route added from here on, by the application or below, is known and limited.
     app.addHook('onRoute', table.collect);
     app.addHook('onRoute', routeLimits.adoptRoute);
-    app.setErrorHandler((error, request, reply) => {
+    const ownHandler = (handleError = (error, request, reply) => {
       const explained = routeLimits.explain(explainValidation(error, routeOf(request)?.declaredAt), request, reply);
       // The report describes the error as the pipeline renders it.
       const profile = request.vigil?.profile;
       if (profile && explained instanceof Error) profile.error = explained;
       respondWithError(explained, request, reply);
     });
+    app.setErrorHandler(ownHandler);
+    // A root handler set after this one replaces the pipeline: noted, for a warning at start.
+    let replaced = false;
+    const setErrorHandler = app.setErrorHandler;
+    app.setErrorHandler = function (this: FastifyInstance, handler) {
+      if (this === app) replaced = true;
+      return setErrorHandler.call(this, handler as Parameters<typeof setErrorHandler>[0]);
+    } as FastifyInstance['setErrorHandler'];
     installRequestHooks(app, {
       serverHost,
       trustedHosts: new TrustedHosts(config.trustedHosts),
       cors: new CorsPolicy(config.cors),
+      corsEnabled: options.cors === true,
       profiler,
       routes: table,
       limits: routeLimits.requestHooks,
@@ -178,11 +217,52 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       await routeLimits.installUploads(scope);
       registerRoutes(scope, declared.definitions, routeLimits.execute);
     });
+    const store = options.reportStore ? 'the reportStore given' : config.profilerStore.scheme === 'sqlite' ? config.profilerStore.file : config.profilerStore.location;
+    warnAtStart(app, { earlier, replaced: () => replaced, profiler, store });
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
     await Promise.allSettled([limits?.close(), profiler?.close()]);
     throw error;
   }
+}
+
+/**
+ * What the start says: where the profiler is and where it keeps its reports, and the
+ * silent traps, as warnings naming vigil: routes added before it, a root error handler
+ * set after it.
+ */
+function warnAtStart(app: FastifyInstance, { earlier, replaced, profiler, store }: { earlier: readonly string[]; replaced: () => boolean; profiler: Profiler | undefined; store: string }): void {
+  app.addHook('onReady', (done) => {
+    if (earlier.length > 0) {
+      app.log.warn(`routes added before vigil was registered: ${earlier.join(', ')}; vigil does not know them (a wrong method on them is a 404, not a 405): register vigil first`);
+    }
+    if (replaced()) {
+      app.log.warn(
+        "a root setErrorHandler replaced vigil's error handler: errors no longer get vigil's pages, debug headers and reports; set the handler in a scope, or pass the errors it does not answer to app.vigil.handleError(error, request, reply)",
+      );
+    }
+    done();
+  });
+  if (profiler === undefined) return;
+  app.addHook('onListen', (done) => {
+    const address = app.server.address();
+    const scheme = app.initialConfig.https ? 'https' : 'http';
+    const where = typeof address === 'object' && address !== null ? `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : String(address);
+    app.log.info(`vigil: the profiler at ${where}/_profiler (loopback and PROFILER_ALLOW), reports stored in ${store}`);
+    done();
+  });
+}
+
+/** The routes of Fastify's printed tree (`/early (GET, HEAD)`), as `GET /early`; none for its `(empty tree)`. */
+function routesListed(tree: string): string[] {
+  const routes: string[] = [];
+  for (const line of tree.split('\n')) {
+    const match = /^[\s│├└─]*(\S.*) \(([A-Z, ]+)\)$/.exec(line);
+    if (!match) continue;
+    const methods = match[2]!.split(', ').filter((method) => method !== 'HEAD');
+    routes.push(`${(methods.length > 0 ? methods : ['HEAD']).join('|')} ${match[1]}`);
+  }
+  return routes;
 }
 
 /** The plugin: `await app.register(vigil, { config })`, before the application's routes. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { projectRoot } from './project-root.js';
-import { frameOrigin, framesOf, installStackTraces, kernelSourceDirectory, type StackFrame } from './stack-trace.js';
+import { frameOrigin, framesOf, installStackTraces, kernelSourceDirectory, raiseSiteIn, type StackFrame } from './stack-trace.js';
 
 const at = (file: string): StackFrame => ({ function: 'f', file, line: 3, column: 1 });
 
@@ -43,5 +43,20 @@ describe("a frame's origin tells the application from the kernel, dependencies a
   it('names Node internals and files outside the project "external"', () => {
     assert.equal(frameOrigin(at('node:internal/process/task_queues')), 'external');
     assert.equal(frameOrigin(at('/elsewhere/script.js')), 'external');
+  });
+});
+
+describe("the raise site never names the installed kernel's unshipped sources", () => {
+  const installed = join(projectRoot(), 'node_modules/vigil/src');
+  it("has none for an error of the installed kernel's alone", () => {
+    assert.equal(raiseSiteIn([at(join(installed, 'routing/unmatched.ts')), at(join(projectRoot(), 'node_modules/fastify/lib/hooks.js'))], installed), undefined);
+  });
+  it("names the application's frame under the kernel's", () => {
+    const own = at(join(projectRoot(), 'app/routes.ts'));
+    assert.equal(raiseSiteIn([at(join(installed, 'routing/unmatched.ts')), own], installed), own);
+  });
+  it("names a dependency's first frame when no frame is the application's", () => {
+    const vendor = at(join(projectRoot(), 'node_modules/pg/lib/client.js'));
+    assert.equal(raiseSiteIn([vendor], installed), vendor);
   });
 });

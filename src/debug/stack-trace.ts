@@ -159,9 +159,17 @@ function ownFile(): string {
   }
 }
 
-/** Where an error was raised, from its frames: the first in the project's source, else the first. */
-export function raiseSiteIn(frames: readonly StackFrame[]): StackFrame | undefined {
-  return frames.find(isProjectFrame) ?? frames[0];
+/**
+ * Where an error was raised, from its frames: the first in the project's source, else the
+ * first, unless that is the installed kernel's own (a source-mapped file the package does not
+ * ship, `node_modules/vigil/src/...`): an error of the kernel's with no frame of the
+ * application's has no raise site to show.
+ */
+export function raiseSiteIn(frames: readonly StackFrame[], kernelDirectory = kernelSourceDirectory()): StackFrame | undefined {
+  const site = frames.find(isProjectFrame);
+  if (site !== undefined) return site;
+  const first = frames[0];
+  return first === undefined || isUnder(first.file, kernelDirectory) ? undefined : first;
 }
 
 /** Where the error was raised: its first frame in the project's source, else its first frame. */

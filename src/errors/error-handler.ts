@@ -34,14 +34,27 @@ export interface ErrorPipelineOptions {
   debugFor?: ((request: FastifyRequest) => boolean) | undefined;
   /** VIGIL_IDE: debug pages link the project's files to this editor. */
   editor?: EditorLinkFormat | undefined;
+  /** The format of a client that names none (no `Accept`, `*\/*`): HTML by default, JSON for an API. */
+  defaultFormat?: 'html' | 'json' | undefined;
+  /** `fastify`: production JSON in Fastify's shape, `{statusCode, error, message}`, instead of problem+json. */
+  jsonShape?: 'problem' | 'fastify' | undefined;
 }
 
 export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
-export function createErrorResponder({ debug: debugMode, editor, debugFor }: ErrorPipelineOptions): ErrorResponder {
+/** The answers the pipeline rendered: the toolbar stays off the kernel's error pages. */
+const pipelineAnswers = new WeakSet<FastifyReply>();
+
+/** True when the pipeline rendered this reply's answer (an error page, not the application's). */
+export function answeredByPipeline(reply: FastifyReply): boolean {
+  return pipelineAnswers.has(reply);
+}
+
+export function createErrorResponder({ debug: debugMode, editor, debugFor, defaultFormat = 'html', jsonShape = 'problem' }: ErrorPipelineOptions): ErrorResponder {
   const templates = new DebugPageTemplates({ editor });
   return function respondWithError(thrown, request, reply) {
     const debug = debugMode && (debugFor === undefined || debugFor(request));
+    const fastifyShape = !debug && jsonShape === 'fastify';
     const described = describeError(thrown);
     if (described.status >= 500) logError(request, described.error, described.message);
     if (reply.sent || reply.raw.headersSent) {
@@ -50,6 +63,7 @@ export function createErrorResponder({ debug: debugMode, editor, debugFor }: Err
       return;
     }
 
+    pipelineAnswers.add(reply);
     const frames = debug ? framesOf(described.error) : [];
     const token = request.vigil?.token ?? undefined;
     const view: ErrorView = {
@@ -67,7 +81,7 @@ export function createErrorResponder({ debug: debugMode, editor, debugFor }: Err
       // The link the response already carries, built once when the token was issued.
       reportUrl: token ? (reply.getHeader('x-debug-token-link') as string | undefined) : undefined,
     };
-    const format = negotiateErrorFormat(request.headers.accept);
+    const format = negotiateErrorFormat(request.headers.accept, defaultFormat);
 
     // A header Node refuses to write (set by a handler, or carried by the error) would make
     // this answer fail too, and Fastify would send its own: the answer goes without it.
@@ -86,13 +100,13 @@ export function createErrorResponder({ debug: debugMode, editor, debugFor }: Err
       if (sendable(name, value)) reply.header(name, value);
       else warnUnsendable(request, name);
     }
-    reply.header('content-type', CONTENT_TYPES[format]);
+    reply.header('content-type', fastifyShape && format === 'json' ? FASTIFY_JSON : CONTENT_TYPES[format]);
     reply.header('cache-control', 'no-cache, private');
     const vary = reply.getHeader('vary');
     reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
-    if (!debug) return void reply.send(productionBody(format, view));
+    if (!debug) return void reply.send(fastifyShape && format === 'json' ? fastifyBody(view) : productionBody(format, view));
     // A throw path met before (the kernel's 404 and 405 above all) has its page as a template:
     // no page string is built, nor flattened twice on its way out (Content-Length, the write).
     const page = format === 'html' ? templates.render(view) : undefined;
@@ -126,6 +140,19 @@ function warnUnsendable(request: FastifyRequest, name: string): void {
 /** Fastify appends a charset to a *json content type sent with a string: a Buffer keeps it exact. */
 function asPayload(format: ErrorFormat, body: string): string | Buffer {
   return format === 'json' ? Buffer.from(body) : body;
+}
+
+const FASTIFY_JSON = 'application/json; charset=utf-8';
+const fastifyBodies = new Map<number, Buffer>();
+
+/** Fastify's own error shape, with the production rule: the status's reason, no detail. */
+function fastifyBody(view: ErrorView): Buffer {
+  let body = fastifyBodies.get(view.status);
+  if (body === undefined) {
+    body = Buffer.from(JSON.stringify({ statusCode: view.status, error: view.title, message: view.title }));
+    fastifyBodies.set(view.status, body);
+  }
+  return body;
 }
 
 const productionBodies = new Map<string, Buffer>();

@@ -40,3 +40,14 @@ describe('negotiateErrorFormat', () => {
     assert.equal(negotiateErrorFormat('Application/JSON; charset=utf-8'), 'json');
   });
 });
+
+describe('negotiateErrorFormat with a fallback (JSON for an API)', () => {
+  it('gives the fallback for no Accept, */* and a */* that decides alone', () => {
+    for (const accept of [undefined, '', '*/*', 'application/octet-stream, */*', 'image/png;q=0.9, */*;q=0.5']) assert.equal(negotiateErrorFormat(accept, 'json'), 'json', String(accept));
+  });
+  it('gives a named format before it, and never one refused', () => {
+    assert.equal(negotiateErrorFormat('text/html,application/xhtml+xml,*/*;q=0.8', 'json'), 'html');
+    assert.equal(negotiateErrorFormat('text/plain, */*', 'json'), 'text');
+    assert.equal(negotiateErrorFormat('application/json;q=0, */*', 'json'), 'html');
+  });
+});

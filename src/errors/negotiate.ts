@@ -1,6 +1,8 @@
 /**
  * Chooses the error format from the `Accept` header: q-values first, then the order in
- * the header, then HTML. No `Accept`, `*\/*` or only unknown types give HTML.
+ * the header, then HTML. No `Accept`, `*\/*` or only unknown types give HTML, or the
+ * `fallback` given (JSON for an API in plugin mode): it also wins where `*\/*` alone
+ * would choose among the formats.
  */
 export type ErrorFormat = 'html' | 'json' | 'xml' | 'text';
 
@@ -14,13 +16,14 @@ const FORMATS: ReadonlyArray<[ErrorFormat, readonly string[]]> = [
 const cache = new Map<string, ErrorFormat>();
 const CACHE_SIZE = 256;
 
-export function negotiateErrorFormat(accept: string | undefined): ErrorFormat {
-  if (accept === undefined || accept === '' || accept === '*/*') return 'html';
-  let format = cache.get(accept);
+export function negotiateErrorFormat(accept: string | undefined, fallback: ErrorFormat = 'html'): ErrorFormat {
+  if (accept === undefined || accept === '' || accept === '*/*') return fallback;
+  const key = fallback === 'html' ? accept : `${fallback} ${accept}`;
+  let format = cache.get(key);
   if (format === undefined) {
-    format = choose(accept);
+    format = choose(accept, fallback);
     if (cache.size >= CACHE_SIZE) cache.clear();
-    cache.set(accept, format);
+    cache.set(key, format);
   }
   return format;
 }
@@ -60,9 +63,10 @@ function specificity(range: Range, mediaType: string): number {
   return 0;
 }
 
-function choose(accept: string): ErrorFormat {
+function choose(accept: string, fallback: ErrorFormat): ErrorFormat {
   const ranges = parse(accept);
-  let best: { format: ErrorFormat; q: number; index: number } | undefined;
+  let best: { format: ErrorFormat; q: number; index: number; wildcard: boolean } | undefined;
+  let fallbackQ = 0;
   for (const [format, mediaTypes] of FORMATS) {
     // The most specific range naming one of the format's types decides its q (RFC 9110 12.5.1).
     let decisive: Range | undefined;
@@ -77,9 +81,12 @@ function choose(accept: string): ErrorFormat {
       }
     }
     if (!decisive || decisive.q === 0) continue;
+    if (format === fallback) fallbackQ = decisive.q;
     if (!best || decisive.q > best.q || (decisive.q === best.q && decisive.index < best.index)) {
-      best = { format, q: decisive.q, index: decisive.index };
+      best = { format, q: decisive.q, index: decisive.index, wildcard: decisiveSpecificity === 1 };
     }
   }
-  return best?.format ?? 'html';
+  // Chosen by `*/*` alone: the client named no format, and takes the fallback as well.
+  if (best?.wildcard && fallbackQ === best.q) return fallback;
+  return best?.format ?? fallback;
 }

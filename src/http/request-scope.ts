@@ -79,6 +79,25 @@ export function currentScope(): RequestScope | undefined {
 }
 
 /**
+ * Records a span of the current request that something else ends (a library's trace span):
+ * begun now, at `depth` or, by default, nested in the `span()` it runs in. Undefined outside
+ * a profiled request, or beyond the request's bound (then counted).
+ */
+export function beginSpan(name: string, depth?: number): { scope: RequestScope; record: SpanRecord | undefined; depth: number } | undefined {
+  const frame = current.getStore();
+  if (frame === undefined || !frame.scope.open) return undefined;
+  const { scope } = frame;
+  const at = depth ?? frame.depth;
+  if (scope.spans.length >= MAX_SPANS) {
+    scope.spansOmitted++;
+    return { scope, record: undefined, depth: at };
+  }
+  const record: SpanRecord = { name: String(name).slice(0, MAX_SPAN_NAME), start: round(performance.now() - scope.origin), duration: null, depth: at, error: false };
+  scope.spans.push(record);
+  return { scope, record, depth: at };
+}
+
+/**
  * Runs `fn` and records how long it took as a span of the current request, nested in the
  * span it runs in. A promise `fn` returns ends the span when it settles; a throw or a
  * rejection is recorded and passed on. Outside a profiled request it only runs `fn`.

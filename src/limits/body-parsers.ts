@@ -39,4 +39,32 @@ export function installBodyParsers(scope: FastifyInstance, settings: BodyParserS
   scope.addContentTypeParser('application/json', json);
   scope.addContentTypeParser('application/x-www-form-urlencoded', form);
   scope.addContentTypeParser('text/plain', plain);
+  yieldToApplicationParsers(scope, KERNEL_TYPES);
+}
+
+const KERNEL_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'text/plain'];
+
+/**
+ * The application's parser for one of the kernel's types replaces the kernel's, as a parser
+ * of its own replaces Fastify's JSON and text ones (`@fastify/formbody` registered after
+ * vigil, no FST_ERR_CTP_ALREADY_PRESENT). A second parser of the application's for a type it
+ * already has is refused by Fastify as usual.
+ */
+function yieldToApplicationParsers(root: FastifyInstance, types: readonly string[]): void {
+  const claimed = new WeakMap<object, Set<string>>();
+  const claimedAbove = (instance: object, type: string): boolean => {
+    for (let at: object | null = instance; at !== null; at = Object.getPrototypeOf(at)) if (claimed.get(at)?.has(type)) return true;
+    return false;
+  };
+  const add = root.addContentTypeParser;
+  root.addContentTypeParser = function addContentTypeParser(this: FastifyInstance, contentType: unknown, ...rest: unknown[]) {
+    const type = typeof contentType === 'string' ? contentType.trim().toLowerCase() : undefined;
+    if (type !== undefined && types.includes(type) && !claimedAbove(this, type)) {
+      if (this.hasContentTypeParser(type)) this.removeContentTypeParser(type);
+      let own = claimed.get(this);
+      if (own === undefined) claimed.set(this, (own = new Set()));
+      own.add(type);
+    }
+    return (add as (...args: unknown[]) => FastifyInstance).call(this, contentType, ...rest);
+  } as FastifyInstance['addContentTypeParser'];
 }

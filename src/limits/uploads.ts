@@ -27,13 +27,18 @@ export interface UploadLimits extends BodyPace {
 }
 
 export async function installUploads(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
+  // An application that registered @fastify/multipart before vigil keeps its own (and its limits).
+  if (!scope.hasRequestDecorator('isMultipart')) await registerMultipart(scope, limits);
+  scope.addHook('preHandler', async (request, reply) => {
+    if (request.isMultipart()) await receiveUploads(request, reply, limits);
+  });
+}
+
+async function registerMultipart(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
   await scope.register(multipart, {
     // The file limit is enforced here (to name the file); fields are bounded by the body limit.
     throwFileSizeLimit: false,
     limits: { fileSize: limits.uploadMaxFilesize.bytes, fieldSize: limits.postMaxSize.bytes, parts: 1000 },
-  });
-  scope.addHook('preHandler', async (request, reply) => {
-    if (request.isMultipart()) await receiveUploads(request, reply, limits);
   });
 }
 

@@ -6,8 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { answeredByPipeline } from '../errors/error-handler.js';
 import { routeOf } from '../routing/route-table.js';
 import type { LogTap } from './log-tap.js';
+import { activityFacts } from './activity/toolbar-facts.js';
 import { admitStyleNonce, hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
 
 /** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
@@ -28,6 +30,7 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined,
         durationMs: performance.now() - profile.marks.start,
         memoryBytes: process.memoryUsage.rss(),
         logLines: logTap?.count(request.id) ?? 0,
+        activity: activityFacts(profile.scope),
         token: profile.token,
         link: typeof link === 'string' ? link : `/_profiler/${profile.token}`,
       },
@@ -45,8 +48,9 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined,
 
 /** The page as text when the toolbar belongs in it, else undefined. */
 function pageOf(request: FastifyRequest, reply: FastifyReply, payload: unknown, admits: (request: FastifyRequest) => boolean): string | undefined {
-  // Profiled (debug mode, not a profiler page), answered by one of the application's routes, to a client the profiler admits.
-  if (!request.vigil?.profile || request.is404 || !admits(request)) return undefined;
+  // Profiled (debug mode, not a profiler page), answered by one of the application's routes
+  // (not the pipeline's error page), to a client the profiler admits.
+  if (!request.vigil?.profile || request.is404 || answeredByPipeline(reply) || !admits(request)) return undefined;
   const routeName = routeOf(request)?.name;
   if (routeName === undefined || routeName.startsWith('_profiler')) return undefined;
   const type = String(reply.getHeader('content-type') ?? '');

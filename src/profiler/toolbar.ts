@@ -16,6 +16,8 @@ export interface ToolbarFacts {
   durationMs: number;
   memoryBytes: number;
   logLines: number;
+  /** What the application did outside its code: `Database queries`, `HTTP calls`; `marked` draws it as a warning. */
+  activity?: ReadonlyArray<{ label: string; value: string; marked?: boolean }>;
   token: string;
   /** The report's absolute link (`x-debug-token-link`). */
   link: string;
@@ -26,7 +28,7 @@ const STYLE = [
   'padding:6px 12px;background:#1b1d23;color:#e6e6e6;border-top:3px solid #8c5cf5;font:13px/1.6 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}',
   '#vigil-toolbar *{all:revert;font:inherit;color:inherit;margin:0}',
   '#vigil-toolbar b{color:#b9a4ff;font-weight:700}',
-  '#vigil-toolbar .vt-ok{color:#7ee787}#vigil-toolbar .vt-redirect{color:#79c0ff}#vigil-toolbar .vt-error{color:#ff7b72}',
+  '#vigil-toolbar .vt-warn{color:#e3b341}#vigil-toolbar .vt-ok{color:#7ee787}#vigil-toolbar .vt-redirect{color:#79c0ff}#vigil-toolbar .vt-error{color:#ff7b72}',
   '#vigil-toolbar a{color:#fff;background:#8c5cf5;padding:1px 8px;border-radius:3px;text-decoration:none;margin-left:auto}',
   '#vigil-toolbar a:focus,#vigil-toolbar a:hover{outline:2px solid #fff}',
 ].join('');
@@ -47,6 +49,7 @@ export function renderToolbar(facts: ToolbarFacts, nonce: string): string {
     item('Time until the response was sent', formatMs(facts.durationMs)) +
     item('Memory of the process (RSS)', formatBytes(facts.memoryBytes)) +
     item('Log lines', `${facts.logLines} log${facts.logLines === 1 ? '' : 's'}`) +
+    (facts.activity ?? []).map((entry) => item(entry.label, entry.value, entry.marked ? 'vt-warn' : '')).join('') +
     `<a href="${escapeHtml(facts.link)}">report ${escapeHtml(facts.token)}</a>` +
     `</div><style nonce="${escapeHtml(nonce)}">${STYLE}</style>`
   );

@@ -228,6 +228,19 @@ describe("routes given as Fastify paths match as find-my-way matches them, and a
   });
 });
 
+describe('a catch-all route never makes a path a 405', () => {
+  it('leaves OPTIONS * out of Allow, as Fastify answers such a path 404', () => {
+    const matcher = new RouteMatcher([
+      { name: 'OPTIONS *', path: '*', methods: ['OPTIONS'], shapes: fastifyPathShapes('/*') },
+      { name: 'GET /hello', path: '/hello', methods: ['GET'], shapes: fastifyPathShapes('/hello') },
+      { name: 'GET /public/*', path: '/public/*', methods: ['GET'], shapes: fastifyPathShapes('/public/*') },
+    ]);
+    assert.deepEqual(matcher.allowedMethods('/robots.txt'), []);
+    assert.deepEqual(matcher.allowedMethods('/hello'), ['GET']);
+    assert.deepEqual(matcher.allowedMethods('/public/a.css'), ['GET']);
+  });
+});
+
 describe('several parameters in one segment match however the path splits between them, as one backtracking expression would', () => {
   it('gives a parameter its share wherever the literal after it recurs', () => {
     const matcher = new RouteMatcher(

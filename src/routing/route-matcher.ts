@@ -23,6 +23,8 @@ export interface MatchableRoute {
 interface CompiledRoute {
   route: MatchableRoute;
   shapes: CompiledShape[];
+  /** Its path is a wildcard alone (`*`, `/*`): it takes every path, so it says nothing of one. */
+  catchAll: boolean;
 }
 
 export interface RouteMiss {
@@ -53,10 +55,10 @@ export class RouteMatcher {
   private hash: string | undefined;
 
   constructor(routes: readonly MatchableRoute[]) {
-    this.compiled = routes.map((route) => ({
-      route,
-      shapes: (route.shapes ?? [routesApiShape(route.path, route.requirements ?? {})]).map(compileShape),
-    }));
+    this.compiled = routes.map((route) => {
+      const shapes = route.shapes ?? [routesApiShape(route.path, route.requirements ?? {})];
+      return { route, shapes: shapes.map(compileShape), catchAll: shapes.every(isCatchAll) };
+    });
   }
 
   /**
@@ -73,14 +75,18 @@ export class RouteMatcher {
     return this.hash;
   }
 
-  /** Methods of every route whose path matches, in declaration order, without repeats. */
+  /**
+   * Methods of every route whose path matches, in declaration order, without repeats. A
+   * catch-all route (`OPTIONS *` of @fastify/cors, `GET /*` of @fastify/static at the root)
+   * is left out: it would make every path a 405, where Fastify answers 404.
+   */
   allowedMethods(path: string): readonly string[] {
     if (this.compiled.length === 0) return NO_METHODS;
     const split = splitPath(decodePath(path));
     // Most paths no route takes: nothing more is allocated for them.
     let allowed: Set<string> | undefined;
-    for (const { route, shapes } of this.compiled) {
-      if (shapes.some((shape) => shape.matches(split, true))) {
+    for (const { route, shapes, catchAll } of this.compiled) {
+      if (!catchAll && shapes.some((shape) => shape.matches(split, true))) {
         allowed ??= new Set();
         for (const method of route.methods) allowed.add(method);
       }
@@ -165,6 +171,12 @@ function routesApiShape(path: string, requirements: Readonly<Record<string, stri
   }
   if (last < path.length) parts.push(path.slice(last));
   return parts;
+}
+
+function isCatchAll(shape: PathShape): boolean {
+  const rest = shape[0] === '/' ? shape.slice(1) : shape;
+  const only = rest[0];
+  return rest.length === 1 && typeof only === 'object' && only.name === '*';
 }
 
 function sharedPrefixLength(a: string, b: string): number {

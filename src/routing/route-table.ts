@@ -32,6 +32,7 @@ export class RouteTable {
   private compiled: RouteMatcher | undefined;
   /** GET routes by URL, with their handler: the HEAD route Fastify adds for one has the same. */
   private readonly getRoutes = new Map<string, { handler: unknown; known: KnownRoute }>();
+  private preflights = false;
 
   /** Fastify's `onRoute` hook: describes the route and marks its options with the description. */
   readonly collect = (options: RouteOptions): void => {
@@ -48,7 +49,13 @@ export class RouteTable {
       if (methods.includes('GET')) this.getRoutes.set(url, { handler: options.handler, known });
     }
     options.config = { ...config, [KNOWN_ROUTE]: known } as RouteOptions['config'];
+    if (methods.includes('OPTIONS') && (url === '*' || url === '/*')) this.preflights = true;
   };
+
+  /** True once a route answers OPTIONS on every path (`@fastify/cors`): the application owns preflights. */
+  get ownsPreflights(): boolean {
+    return this.preflights;
+  }
 
   /** The routes collected so far, in declaration order (the order of `Allow`). */
   get known(): readonly KnownRoute[] {

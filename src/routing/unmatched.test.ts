@@ -143,7 +143,8 @@ describe('a trailing-slash mismatch on GET or HEAD is a 301 to the form a GET ro
       const result = resolveUnmatched(matcherOf, { method: 'GET', path, query: '', url: ORIGIN + path, referer: undefined });
       assert.ok('error' in result && result.error.status === 404, `${path} -> ${JSON.stringify(result)}`);
     }
-    // The same routes still redirect an ordinary path.
-    assert.deepEqual(resolveUnmatched(addsSlash, { method: 'GET', path: '/a/b', query: '', url: `${ORIGIN}/a/b`, referer: undefined }), { redirectTo: '/a/b/' });
+    // The same routes still redirect an ordinary path (a parameter takes one segment).
+    assert.deepEqual(resolveUnmatched(addsSlash, { method: 'GET', path: '/a', query: '', url: `${ORIGIN}/a`, referer: undefined }), { redirectTo: '/a/' });
+    assert.deepEqual(resolveUnmatched(dropsSlash, { method: 'GET', path: '/a/', query: '', url: `${ORIGIN}/a/`, referer: undefined }), { redirectTo: '/a' });
   });
 });

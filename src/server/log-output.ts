@@ -3,6 +3,7 @@
  * line per entry, and an access line per request. Anywhere else (a pipe, a file, a log
  * collector, production): pino's JSON lines, and no line per request.
  */
+import { createRequire } from 'node:module';
 import type { Config } from '../config.js';
 
 export interface LogOutput {
@@ -20,6 +21,27 @@ export async function prettyLogOutput(config: Pick<Config, 'debug'>, stdout: { i
   // In this thread, not a transport's: lines keep their order with what the kernel prints itself.
   const stream = pretty({ destination: stdout.fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId' });
   return { write: (line) => stream.write(terminalSafeJson(line)) };
+}
+
+/** The same, loaded at once: for `vigilFastifyOptions`, which Fastify's constructor takes synchronously. */
+export function prettyLogOutputSync(config: Pick<Config, 'debug'>, stdout: { isTTY?: boolean; fd: number } = process.stdout): LogOutput | undefined {
+  if (!config.debug || !stdout.isTTY) return undefined;
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  const stream = pretty({ destination: stdout.fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId' });
+  return { write: (line) => stream.write(terminalSafeJson(line)) };
+}
+
+/** Loggers whose lines go to a terminal, pretty: the plugin logs an access line per request for them. */
+const prettyLoggers = new WeakSet<object>();
+
+export function markPretty(logger: object): void {
+  prettyLoggers.add(logger);
+}
+
+/** True for a logger made for a terminal, or a child of one. */
+export function isPretty(logger: object): boolean {
+  for (let link: object | null = logger; link !== null; link = Object.getPrototypeOf(link) as object | null) if (prettyLoggers.has(link)) return true;
+  return false;
 }
 
 /**

@@ -32,7 +32,8 @@ interface App {
 async function startApp(env: Record<string, string> = {}): Promise<App> {
   const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-')), ...env });
   const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
-  await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
+  // vigil's own CORS and the standalone's HTML for `*/*`: the plugin's defaults are tested in ecosystem.test.ts.
+  await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 }, cors: true, errorFormat: 'html' });
   app.get('/hello', async (request) => {
     request.log.info({ who: 'world' }, 'saying hello');
     return { hello: 'world' };

@@ -177,7 +177,7 @@ describe('/_profiler/<token> shows one report with a panel per collector', () =>
     const answer = await ask(service, { path: '/hello' });
     const badPanel = await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=nope`, headers: JSON_ACCEPT });
     assert.equal(badPanel.status, 400);
-    assert.equal(problem(badPanel).detail, 'Unknown panel "nope"; this report has request, response, exception, routing, performance, memory, logs.');
+    assert.equal(problem(badPanel).detail, 'Unknown panel "nope"; this report has request, response, exception, routing, performance, memory, logs, database, httpClient.');
   });
 
   it('escapes everything that came from the request', async () => {

@@ -105,7 +105,8 @@ describe('in debug mode the application\'s HTML page carries the toolbar', () =>
 
 describe('the toolbar is nowhere else', () => {
   it('not on text, JSON, the kernel\'s error page or the profiler\'s pages', async () => {
-    for (const path of ['/hello', '/items', '/nope']) {
+    // A 404 and the 500 of a route that failed: both are the kernel's pages.
+    for (const path of ['/hello', '/items', '/nope', '/demo/cause']) {
       const answer = await ask(debug, { path, headers: { accept: 'text/html' } });
       assert.ok(!answer.body.includes(BAR), `${path}: ${answer.body.slice(0, 200)}`);
     }

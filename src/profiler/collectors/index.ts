@@ -1,9 +1,19 @@
-/** The collectors every report has, in the order their panels are shown. */
+/**
+ * The collectors every report has, in the order their panels are shown, each with its panel
+ * (kept in `pages/panels/`, which reads the collectors' section types).
+ */
 import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import type { RouteMatcher } from '../../routing/route-matcher.js';
 import type { LogTap } from '../log-tap.js';
+import { exceptionPanel } from '../pages/panels/exception-panel.js';
+import { logsPanel } from '../pages/panels/logs-panel.js';
+import { requestPanel } from '../pages/panels/request-panel.js';
+import { responsePanel } from '../pages/panels/response-panel.js';
+import { routingPanel } from '../pages/panels/routing-panel.js';
 import type { Collector } from '../request-profile.js';
+import { databaseCollector } from './database.js';
 import { exceptionCollector } from './exception.js';
+import { httpClientCollector } from './http-client.js';
 import { logsCollector } from './logs.js';
 import { memoryCollector } from './memory.js';
 import { performanceCollector } from './performance.js';
@@ -18,16 +28,19 @@ export interface DefaultCollectorsOptions {
   logTap?: LogTap | undefined;
   /** VIGIL_IDE: the exception section keeps editor links to the project's files. */
   editor?: EditorLinkFormat | undefined;
+  /** The application's HTTP calls and database statements (PROFILER_CAPTURE_APP), statements over `slowQueryMs` flagged. */
+  appActivity?: { slowQueryMs: number } | undefined;
 }
 
-export function defaultCollectors({ matcher, logTap, editor }: DefaultCollectorsOptions): Collector[] {
+export function defaultCollectors({ matcher, logTap, editor, appActivity }: DefaultCollectorsOptions): Collector[] {
   return [
-    requestCollector,
-    responseCollector,
-    exceptionCollector(editor),
-    routingCollector(matcher),
+    { ...requestCollector, panel: requestPanel },
+    { ...responseCollector, panel: responsePanel },
+    { ...exceptionCollector(editor), panel: exceptionPanel },
+    { ...routingCollector(matcher), panel: routingPanel } as Collector,
     performanceCollector(),
     memoryCollector,
-    ...(logTap ? [logsCollector(logTap)] : []),
+    ...(logTap ? [{ ...logsCollector(logTap), panel: logsPanel }] : []),
+    ...(appActivity ? [databaseCollector(appActivity.slowQueryMs), httpClientCollector()] : []),
   ];
 }

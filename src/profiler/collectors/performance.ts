@@ -9,11 +9,14 @@
  * rendering (the error pipeline building an error page) and sending.
  */
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
-import type { SpanRecord } from '../../http/request-scope.js';
+import type { RequestScope, SpanRecord } from '../../http/request-scope.js';
+import { activityOf } from '../activity/request-activity.js';
+import type { Report } from '../report.js';
+import type { HttpClientSection } from '../activity/sections.js';
 import { html } from '../../errors/html.js';
 import { formatMs } from '../format.js';
 import { keyValueTable } from '../pages/layout.js';
-import { renderWaterfall } from '../pages/panels/waterfall.js';
+import { renderWaterfall, type WaterfallCall } from '../pages/panels/waterfall.js';
 import type { Collector, StageMarks } from '../request-profile.js';
 
 const STAGE_OF: ReadonlyArray<[keyof StageMarks, string]> = [
@@ -102,6 +105,15 @@ export interface PerformanceSection {
   spans?: SpanRecord[];
   /** Spans beyond the per-request bound (MAX_SPANS). */
   spansOmitted?: number;
+  /** The OpenTelemetry trace the request's spans belong to, to find it in a tracing backend. */
+  traceId?: string;
+}
+
+/** The application's HTTP calls, as the waterfall draws them beside the spans. */
+function callsOf(report: Report): WaterfallCall[] {
+  const section = report.collectors.httpClient as Partial<HttpClientSection> | undefined;
+  if (!Array.isArray(section?.calls)) return [];
+  return section.calls.map((call) => ({ name: `${call.method} ${call.url}`, start: call.start, duration: call.duration, error: call.error !== null }));
 }
 
 /** The panel and the text of the section: shared by every collector instance, and by pages with no collector at hand. */
@@ -110,11 +122,12 @@ export const performanceView: Pick<Collector<PerformanceSection>, 'name' | 'pane
   panel: {
     title: 'Performance',
     badge: (section) => formatMs(section.total),
-    render(section, _report, view) {
+    summary: (section) => (section.traceId ? `Trace ${section.traceId}` : undefined),
+    render(section, report, view) {
       const delay = section.eventLoopDelay;
-      return html`${keyValueTable([['Total', formatMs(section.total)]])}
+      return html`${keyValueTable([['Total', formatMs(section.total)], ...(section.traceId ? [['Trace id', html`<code id="trace-id">${section.traceId}</code>`] as const] : [])])}
 <h3>Timeline</h3>
-${renderWaterfall(section, view)}
+${renderWaterfall(section, view, callsOf(report))}
 <h3>Event loop</h3>
 ${keyValueTable([
   ['Utilization during the request', section.eventLoopUtilization === null ? null : `${(section.eventLoopUtilization * 100).toFixed(1)} %`],
@@ -137,6 +150,11 @@ ${keyValueTable([
   },
 };
 
+function traceOf(scope: RequestScope): { traceId?: string } {
+  const traceId = activityOf(scope)?.traceId;
+  return traceId ? { traceId } : {};
+}
+
 export function performanceCollector(): Collector {
   // Sampling starts with the kernel, so that early requests have figures too.
   let delays: DelayMonitor | undefined = new DelayMonitor();
@@ -157,6 +175,7 @@ export function performanceCollector(): Collector {
         // Copies: a span still running may end after its report was made.
         spans: profile.scope.spans.map((span) => ({ ...span })),
         spansOmitted: profile.scope.spansOmitted,
+        ...traceOf(profile.scope),
       };
     },
     close() {

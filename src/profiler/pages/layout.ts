@@ -45,6 +45,7 @@ pre{margin:0;padding:8px 0;overflow-x:auto;background:var(--code)}pre span{displ
 pre.block{padding:10px;white-space:pre-wrap;word-break:break-all}
 #timeline th.track,#timeline td.track{width:55%}#timeline tbody th{font-weight:400;color:var(--fg)}#timeline tr.stage th{color:var(--muted)}
 .bar{display:block;height:12px;margin-top:4px;background:var(--accent);border-radius:3px;min-width:2px}.bar.stage{background:var(--muted)}.bar.error{background:var(--bad)}
+.bar.call{background:var(--ok)}
 .bar.open{background:repeating-linear-gradient(90deg,var(--accent) 0 6px,transparent 6px 10px)}
 form.threshold{display:flex;gap:8px;align-items:center;margin:0 0 10px}form.threshold input{width:7em}
 .level-error,.level-fatal{color:var(--bad)}.level-warn{color:var(--warn)}

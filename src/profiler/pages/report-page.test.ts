@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { html } from '../../errors/html.js';
 import type { Report } from '../report.js';
+import { defaultCollectors } from '../collectors/index.js';
+import { LogTap } from '../log-tap.js';
 import type { Collector } from '../request-profile.js';
 import { panelNames, renderReportPage } from './report-page.js';
 
@@ -27,7 +29,9 @@ const queries: Collector<{ count: number; slow: number }> = {
   text: (section) => [`${section.count} queries`],
 };
 const plain: Collector = { name: 'plain', collect: () => ({}) };
-const collectors = [queries, plain] as Collector[];
+const builtIn = defaultCollectors({ matcher: () => undefined, logTap: new LogTap({ write: () => true }) });
+after(() => builtIn.forEach((collector) => collector.close?.()));
+const collectors = [...builtIn, queries, plain] as Collector[];
 
 const menuEntry = (page: string, name: string) => new RegExp(`<a href="/_profiler/abc123\\?panel=${name}"[^>]*><span>([^<]*)</span><span class="count">(.*?)</span></a>`).exec(page);
 
@@ -66,7 +70,7 @@ describe("a collector's panel: its title in the menu and as the heading, its bad
 describe('the built-in memory and performance collectors are units too', () => {
   it('shows their panels with the same titles and headings as before', () => {
     const withMemory = { ...report, collectors: { memory: { start: null, end: { heapUsed: 1048576, heapTotal: 2097152, external: 0, rss: 4194304 }, heapDelta: null, peakRss: 4194304 } } };
-    const page = renderReportPage(withMemory, 'memory');
+    const page = renderReportPage(withMemory, 'memory', { query: {} }, builtIn);
     assert.equal(menuEntry(page, 'memory')?.[1], 'Memory');
     assert.equal(menuEntry(page, 'memory')?.[2], '1.0 MiB');
     assert.match(page, /data-panel="memory"><h2>Memory<\/h2>/);

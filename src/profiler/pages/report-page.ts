@@ -28,7 +28,7 @@ export function renderReportPage(report: Report, panelName = defaultPanel(report
 <span>IP <b class="mono">${report.ip}</b></span>
 <span>${formatTime(report.time)}</span>
 <span>${formatMs(report.duration)}</span>
-<span>Token <b class="mono" id="token">${report.token}</b></span></div>
+<span>Token <b class="mono" id="token">${report.token}</b></span>${panels.map((panel) => summaryEntry(panel, report))}</div>
 <div class="layout wrap-panels"><nav><ul class="menu">${panels.map((panel) => menuEntry(panel, report, panel === current))}</ul></nav>
 <section class="card" id="panel-${current.name}" data-panel="${current.name}">${renderPanel(current, report, view)}</section></div>`;
   return renderPage({ title: `${report.method} ${report.url} (${report.status}) - vigil profiler`, body });
@@ -40,6 +40,14 @@ function menuEntry(panel: Panel, report: Report, current: boolean): SafeHtml {
   if (section === undefined) badge = html`<span class="muted">none</span>`;
   else if (panel.badge && !isFailed(section)) badge = safely(() => panel.badge!(section, report), '');
   return html`<li><a href="${PROFILER_PATH}/${report.token}?panel=${encodeURIComponent(panel.name)}"${raw(current ? ' aria-current="page"' : '')}><span>${panel.title}</span><span class="count">${badge}</span></a></li>`;
+}
+
+/** What a panel says in the summary line (`3 queries in 12 ms`), if anything. */
+function summaryEntry(panel: Panel, report: Report): SafeHtml | string {
+  const section = report.collectors[panel.name];
+  if (!panel.summary || section === undefined || isFailed(section)) return '';
+  const text = safely(() => panel.summary!(section, report), undefined);
+  return text ? html`\n<span id="summary-${panel.name}">${text}</span>` : '';
 }
 
 function renderPanel(panel: Panel, report: Report, view: PanelView): SafeHtml {

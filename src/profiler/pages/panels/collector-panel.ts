@@ -17,7 +17,11 @@ export function collectorPanel(collector: Pick<Collector, 'name' | 'panel'>): Pa
     title,
     ...(spec.absent === undefined ? {} : { absent: spec.absent }),
     ...(badge === undefined ? {} : { badge: (section: unknown, report) => badgeHtml(badge.call(spec, section, report)) }),
-    render: (section, report, view = { query: {} }) => html`<h2>${title}</h2>${spec.render ? spec.render(section, report, view) : renderValue(section)}`,
+    ...(spec.summary === undefined ? {} : { summary: (section: unknown, report) => spec.summary!(section, report) }),
+    render: (section, report, view = { query: {} }) => {
+      if (spec.render && spec.ownHeading) return spec.render(section, report, view);
+      return html`<h2>${title}</h2>${spec.render ? spec.render(section, report, view) : renderValue(section)}`;
+    },
   };
 }
 

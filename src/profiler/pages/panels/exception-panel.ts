@@ -6,7 +6,7 @@ import { keyValueTable } from '../layout.js';
 import { definePanel } from './panel.js';
 
 export const exceptionPanel = definePanel<ExceptionSection>({
-  name: 'exception',
+  ownHeading: true,
   title: 'Exception',
   absent: 'No exception was raised while handling this request.',
   badge: (section) => html`<span class="bad">${section.class}</span>`,

@@ -1,32 +1,16 @@
 /**
- * The panels of a report, in menu order: the built-in ones, then one per collector the
- * process registered, then one per other section the report holds (a collector of another
- * instance, or of an older version), shown as tables.
+ * The panels of a report, in menu order: one per collector the process registered (the
+ * built-in ones first, each bringing its panel as any application collector does), then
+ * one per other section the report holds (a collector of another instance, or of an older
+ * version), shown as tables.
  */
-import { memoryCollector } from '../../collectors/memory.js';
-import { performanceView } from '../../collectors/performance.js';
 import type { Collector } from '../../request-profile.js';
 import { collectorPanel, genericPanel } from './collector-panel.js';
-import { exceptionPanel } from './exception-panel.js';
-import { logsPanel } from './logs-panel.js';
 import type { Panel } from './panel.js';
-import { requestPanel } from './request-panel.js';
-import { responsePanel } from './response-panel.js';
-import { routingPanel } from './routing-panel.js';
-
-export const BUILT_IN_PANELS: readonly Panel[] = [
-  requestPanel,
-  responsePanel,
-  exceptionPanel,
-  routingPanel,
-  collectorPanel(performanceView),
-  collectorPanel(memoryCollector),
-  logsPanel,
-];
 
 export function panelsOf(sections: Record<string, unknown>, collectors: readonly Pick<Collector, 'name' | 'panel'>[] = []): Panel[] {
-  const panels = [...BUILT_IN_PANELS];
-  const known = new Set(panels.map((panel) => panel.name));
+  const panels: Panel[] = [];
+  const known = new Set<string>();
   for (const collector of collectors) {
     if (known.has(collector.name)) continue;
     known.add(collector.name);

@@ -16,7 +16,7 @@ describe('the logs panel says which logger wrote each line', () => {
       ],
       omitted: 0,
     };
-    const page = logsPanel.render(section, report).value;
+    const page = logsPanel.render!(section, report, { query: {} }).value;
     assert.match(page, /<thead><tr><th>Logger<\/th><th>Level<\/th>/);
     assert.match(page, /<tr class="level-warn"><td>console\.warn<\/td><td>warn<\/td><td>[^<]*<\/td><td>careful &lt;b&gt;<\/td>/);
     assert.match(page, /<td>app<\/td><td>info<\/td>/);

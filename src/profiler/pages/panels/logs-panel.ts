@@ -5,7 +5,7 @@ import { formatTime } from '../layout.js';
 import { definePanel } from './panel.js';
 
 export const logsPanel = definePanel<LogsSection>({
-  name: 'logs',
+  ownHeading: true,
   title: 'Logs',
   badge: (section) => html`<span class="${section.lines.some((line) => line.level === 'error' || line.level === 'fatal') ? 'bad' : ''}">${section.lines.length + section.omitted}</span>`,
   render(section) {

@@ -17,6 +17,8 @@ export interface Panel<Section = unknown> {
   render(section: Section, report: Report, view?: PanelView): SafeHtml;
   /** Shown instead when the report has no such section (no exception was raised). */
   absent?: string;
+  /** A few words for the report's summary line, if the section has something to say there. */
+  summary?(section: Section, report: Report): string | undefined;
 }
 
 /** A menu badge: text, or a value with the colour of its status (a count of slow queries in `warn`). */
@@ -31,9 +33,13 @@ export interface CollectorPanel<Section = unknown> {
   render?(section: Section, report: Report, view: PanelView): SafeHtml;
   /** Shown when a report has no section of this collector. */
   absent?: string;
+  /** The renderer writes its own heading (one that depends on the section, as the exception's class). */
+  ownHeading?: boolean;
+  /** A few words for the report's summary line (`3 queries in 12 ms`); undefined: nothing to say. */
+  summary?(section: Section, report: Report): string | undefined;
 }
 
-/** Keeps each panel typed by its section while the registry holds them all. */
-export function definePanel<Section>(panel: Panel<Section>): Panel {
-  return panel as Panel;
+/** Keeps a collector's panel typed by its section. */
+export function definePanel<Section>(panel: CollectorPanel<Section>): CollectorPanel<Section> {
+  return panel;
 }

@@ -7,7 +7,7 @@ import { headerTable } from './headers.js';
 import { definePanel } from './panel.js';
 
 export const requestPanel = definePanel<RequestSection>({
-  name: 'request',
+  ownHeading: true,
   title: 'Request',
   badge: (section) => section.method,
   render(section) {

@@ -9,12 +9,12 @@ const base: ResponseSection = { status: 200, headers: { 'content-type': 'image/p
 
 describe('the response panel previews a textual body, or says what the body was', () => {
   it('shows the preview as escaped text', () => {
-    const page = responsePanel.render({ ...base, headers: { 'content-type': 'text/html' }, preview: { kind: 'text', text: '<p>hi</p>', size: 9 } }, report).value;
+    const page = responsePanel.render!({ ...base, headers: { 'content-type': 'text/html' }, preview: { kind: 'text', text: '<p>hi</p>', size: 9 } }, report, { query: {} }).value;
     assert.match(page, /<h3>Body \(9 B\)<\/h3><pre class="block" id="response-preview">&lt;p&gt;hi&lt;\/p&gt;<\/pre>/);
   });
 
   it('describes binary, streamed, compressed and empty bodies', () => {
-    const says = (preview: ResponseSection['preview']) => responsePanel.render({ ...base, preview }, report).value;
+    const says = (preview: ResponseSection['preview']) => responsePanel.render!({ ...base, preview }, report, { query: {} }).value;
     assert.match(says({ kind: 'binary', size: 8 }), /A binary body \(image\/png, 8 B\): not shown\./);
     assert.match(says({ kind: 'streamed', size: null }), /A streamed body: not kept\./);
     assert.match(says({ kind: 'compressed', size: 20 }), /A compressed body \(20 B\): not shown\./);
@@ -23,6 +23,6 @@ describe('the response panel previews a textual body, or says what the body was'
   });
 
   it('renders a report written before previews were kept', () => {
-    assert.doesNotMatch(responsePanel.render(base, report).value, /<h3>Body/);
+    assert.doesNotMatch(responsePanel.render!(base, report, { query: {} }).value, /<h3>Body/);
   });
 });

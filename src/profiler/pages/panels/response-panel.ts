@@ -7,7 +7,7 @@ import { headerTable } from './headers.js';
 import { definePanel } from './panel.js';
 
 export const responsePanel = definePanel<ResponseSection>({
-  name: 'response',
+  ownHeading: true,
   title: 'Response',
   badge: (section) => statusBadge(section.status),
   render(section) {

@@ -8,7 +8,7 @@ import { keyValueTable } from '../layout.js';
 import { definePanel } from './panel.js';
 
 export const routingPanel = definePanel<RoutingSection>({
-  name: 'routing',
+  ownHeading: true,
   title: 'Routing',
   badge: (section) => (section.matched ? (section.matched.name ?? section.matched.path) : html`<span class="warn">no route</span>`),
   render(section) {

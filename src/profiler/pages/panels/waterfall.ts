@@ -18,6 +18,14 @@ export interface WaterfallInput {
   spansOmitted?: number | undefined;
 }
 
+/** Something the application waited on outside its code (an HTTP call), drawn beside the spans. */
+export interface WaterfallCall {
+  name: string;
+  start: number;
+  duration: number | null;
+  error: boolean;
+}
+
 const STAGE_NAMES: Record<string, string> = {
   routing: 'Routing (kernel hooks, 404/405 decision)',
   body: 'Reading the body',
@@ -27,7 +35,7 @@ const STAGE_NAMES: Record<string, string> = {
 };
 
 interface Row {
-  kind: 'stage' | 'span';
+  kind: 'stage' | 'span' | 'call';
   name: string;
   label: string;
   start: number;
@@ -38,7 +46,7 @@ interface Row {
   error: boolean;
 }
 
-export function renderWaterfall(section: WaterfallInput, view?: PanelView): SafeHtml {
+export function renderWaterfall(section: WaterfallInput, view?: PanelView, calls: readonly WaterfallCall[] = []): SafeHtml {
   const asked = [view?.query.threshold].flat()[0];
   const threshold = asked === undefined || asked === '' ? 0 : Number(asked);
   const valid = Number.isFinite(threshold) && threshold >= 0;
@@ -46,6 +54,7 @@ export function renderWaterfall(section: WaterfallInput, view?: PanelView): Safe
   const spans = section.spans ?? [];
   const shown = spans.filter((span) => !valid || span.duration === null || span.duration >= threshold);
   for (const span of shown) rows.push({ kind: 'span', name: span.name, label: span.name, start: span.start, duration: span.duration, level: span.depth + 1, error: span.error });
+  for (const call of calls) rows.push({ kind: 'call', name: call.name, label: call.name, start: call.start, duration: call.duration, level: 1, error: call.error });
   // Stable: a span that starts with a stage comes after it.
   rows.sort((a, b) => a.start - b.start);
   const scale = Math.max(section.total ?? 0, ...rows.map((row) => row.start + (row.duration ?? 0))) || 1;

@@ -1,0 +1,147 @@
+/**
+ * Outgoing HTTP calls, with no set-up: the diagnostics channels Node's HTTP client
+ * (`http.client.*`) and the undici inside `fetch` (`undici:request:*`) publish. A call is
+ * filed under the request whose code made it (the channel's `create`/`start` message is
+ * published synchronously in the caller); the later messages find it by the library's
+ * request object. Calls made outside a profiled request are not looked at.
+ *
+ * A plugin is a guest in the process: the channels are subscribed while at least one
+ * debug instance holds the tap ({@link holdHttpClientTap}), and let go when the last one
+ * closes.
+ */
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { callSite, currentActivity, fetchCallSite, type OutgoingCall, type RequestActivity } from './request-activity.js';
+
+interface Pending {
+  activity: RequestActivity;
+  call: OutgoingCall;
+  started: number;
+}
+
+/** The calls under way, by the library's request object. */
+const pending = new WeakMap<object, Pending>();
+
+/** undici's request as its channels show it (structural: Node bundles its own undici). */
+interface UndiciRequest {
+  method?: string;
+  origin?: string | URL;
+  path?: string;
+  body?: unknown;
+  contentLength?: number | null;
+}
+interface UndiciResponse {
+  statusCode?: number;
+  headers?: Array<Buffer | string>;
+}
+
+function begin(key: object, method: string, url: string, requestSize: number | null, site: () => string | null): void {
+  const activity = currentActivity();
+  if (activity === undefined) return;
+  const started = performance.now();
+  const call = activity.addCall({ method, url, start: activity.since(started), duration: null, status: null, requestSize, responseSize: null, error: null, site: site() });
+  if (call) pending.set(key, { activity, call, started });
+}
+
+function answered(key: object, status: number | undefined, size: number | null): void {
+  const entry = pending.get(key);
+  if (!entry) return;
+  entry.call.status = status ?? null;
+  entry.call.responseSize = size;
+  entry.call.duration = elapsed(entry);
+}
+
+function ended(key: object): void {
+  const entry = pending.get(key);
+  if (!entry) return;
+  pending.delete(key);
+  entry.call.duration = elapsed(entry);
+}
+
+function failed(key: object, error: unknown): void {
+  const entry = pending.get(key);
+  if (!entry) return;
+  pending.delete(key);
+  entry.call.duration = elapsed(entry);
+  entry.call.error = describe(error);
+}
+
+function elapsed(entry: Pending): number {
+  return Math.round((performance.now() - entry.started) * 1000) / 1000;
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && !error.message.startsWith(code) ? `${code}: ${error.message}` : `${error.name}: ${error.message}`;
+}
+
+function bodySize(body: unknown): number | null {
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  if (body instanceof Uint8Array) return body.byteLength;
+  return null;
+}
+
+function contentLength(value: unknown): number | null {
+  const length = Number(Array.isArray(value) ? value[0] : value);
+  return value !== undefined && value !== null && Number.isSafeInteger(length) && length >= 0 ? length : null;
+}
+
+/** undici's headers are a flat list of names and values. */
+function undiciContentLength(headers: Array<Buffer | string> | undefined): number | null {
+  if (!headers) return null;
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    if (String(headers[i]).toLowerCase() === 'content-length') return contentLength(String(headers[i + 1]));
+  }
+  return null;
+}
+
+const HANDLERS: Record<string, (message: unknown) => void> = {
+  'undici:request:create': (message) => {
+    const request = (message as { request: UndiciRequest }).request;
+    const origin = String(request.origin ?? '').replace(/\/$/, '');
+    begin(request, request.method ?? 'GET', `${origin}${request.path ?? ''}`, request.contentLength ?? bodySize(request.body), fetchCallSite);
+  },
+  'undici:request:headers': (message) => {
+    const { request, response } = message as { request: object; response: UndiciResponse };
+    answered(request, response.statusCode, undiciContentLength(response.headers));
+  },
+  'undici:request:trailers': (message) => ended((message as { request: object }).request),
+  'undici:request:error': (message) => {
+    const { request, error } = message as { request: object; error: unknown };
+    failed(request, error);
+  },
+  'http.client.request.start': (message) => {
+    const request = (message as { request: ClientRequest }).request;
+    const host = request.getHeader('host') ?? request.host;
+    begin(request, request.method, `${request.protocol}//${String(host)}${request.path}`, contentLength(request.getHeader('content-length')), callSite);
+  },
+  'http.client.response.finish': (message) => {
+    const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
+    if (!pending.has(request)) return;
+    answered(request, response.statusCode, contentLength(response.headers['content-length']));
+    // The message comes with the headers: the call ends with the body, if the application reads it.
+    response.once('end', () => ended(request));
+  },
+  'http.client.request.error': (message) => {
+    const { request, error } = message as { request: object; error: unknown };
+    failed(request, error);
+  },
+};
+
+/** Channel names, as `hasSubscribers` checks them. */
+export const HTTP_CLIENT_CHANNELS = Object.keys(HANDLERS);
+
+let holders = 0;
+
+/** Subscribes the channels for one more holder; the returned function lets go (once). */
+export function holdHttpClientTap(): () => void {
+  if (holders++ === 0) for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.subscribe(name, handler);
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    if (--holders === 0) for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.unsubscribe(name, handler);
+  };
+}

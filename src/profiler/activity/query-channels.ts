@@ -1,0 +1,83 @@
+/**
+ * Database statements from libraries that publish a `TracingChannel` for their queries, with
+ * no OpenTelemetry at all: mysql2 (3.20 and later) publishes `mysql2:query` and
+ * `mysql2:execute`. The statement's text is read from the channel's context (`query`, `sql`
+ * or `text`), never its values; the statement is filed under the request whose code started
+ * it. Subscribed while a debug instance holds the tap, as the HTTP client's channels are.
+ */
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { performance } from 'node:perf_hooks';
+import { callSite, currentActivity, round, type RequestActivity } from './request-activity.js';
+
+/** Tracing channels known to carry one statement each, and the database they speak to. */
+export const QUERY_CHANNELS: ReadonlyArray<{ name: string; system: string }> = [
+  { name: 'mysql2:query', system: 'mysql' },
+  { name: 'mysql2:execute', system: 'mysql' },
+];
+
+interface Open {
+  activity: RequestActivity;
+  started: number;
+  site: string | null;
+  failed: boolean;
+}
+
+type Context = Record<string, unknown>;
+
+function statementText(context: Context): string | undefined {
+  for (const field of ['query', 'sql', 'text']) {
+    const value = context[field];
+    if (typeof value === 'string') return value;
+    if (typeof value === 'object' && value !== null && typeof (value as { sql?: unknown }).sql === 'string') return (value as { sql: string }).sql;
+  }
+  return undefined;
+}
+
+function rowCount(result: unknown): number | null {
+  if (Array.isArray(result)) return Array.isArray(result[0]) ? result[0].length : result.length;
+  const count = (result as { rowCount?: unknown; affectedRows?: unknown } | null)?.rowCount ?? (result as { affectedRows?: unknown } | null)?.affectedRows;
+  return typeof count === 'number' ? count : null;
+}
+
+function handlersFor(system: string) {
+  const open = new WeakMap<object, Open>();
+  const finish = (context: Context) => {
+    const entry = open.get(context);
+    const text = statementText(context);
+    if (entry === undefined || text === undefined) return;
+    open.delete(context);
+    const duration = round(performance.now() - entry.started);
+    entry.activity.addStatement({ text, system, start: entry.activity.since(entry.started), duration, rows: entry.failed ? null : rowCount(context.result), site: entry.site, error: entry.failed });
+  };
+  return {
+    start(context: Context) {
+      const activity = currentActivity();
+      if (activity) open.set(context, { activity, started: performance.now(), site: callSite(), failed: false });
+    },
+    error(context: Context) {
+      const entry = open.get(context);
+      if (entry) entry.failed = true;
+    },
+    // A promise or a callback ends at asyncEnd; a synchronous call at end, with its result already there.
+    end(context: Context) {
+      if ('result' in context || 'error' in context) finish(context);
+    },
+    asyncStart() {},
+    asyncEnd: finish,
+  };
+}
+
+const subscriptions = QUERY_CHANNELS.map(({ name, system }) => ({ channel: diagnosticsChannel.tracingChannel(name), handlers: handlersFor(system) }));
+
+let holders = 0;
+
+/** Subscribes the query channels for one more holder; the returned function lets go (once). */
+export function holdQueryChannels(): () => void {
+  if (holders++ === 0) for (const { channel, handlers } of subscriptions) channel.subscribe(handlers as never);
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    if (--holders === 0) for (const { channel, handlers } of subscriptions) channel.unsubscribe(handlers as never);
+  };
+}

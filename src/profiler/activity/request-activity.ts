@@ -1,0 +1,153 @@
+/**
+ * What the application did while a request ran, as seen from outside its code: the HTTP
+ * calls it made and the database statements it ran. One record per profiled request, kept
+ * beside its scope (`http/request-scope.ts`) and found through it, so that whatever a
+ * library reports (a diagnostics channel, a trace span) is filed under the request whose
+ * code was running, and under no other. Bounded: what is over a bound is counted.
+ */
+import { relative } from 'node:path';
+import { applicationCallSite, DEEP_STACK } from '../../debug/call-site.js';
+import type { StackFrame } from '../../debug/stack-trace.js';
+import { projectRoot } from '../../debug/project-root.js';
+import { currentScope, type RequestScope } from '../../http/request-scope.js';
+import { cutString } from '../storage/report-bounds.js';
+
+export const MAX_CALLS = 1000;
+export const MAX_STATEMENTS = 1000;
+/** Longest statement text kept, in characters. */
+export const MAX_STATEMENT_LENGTH = 10 * 1024;
+
+export interface OutgoingCall {
+  method: string;
+  /** Secrets in it are redacted when the report is encoded, as every URL of a report. */
+  url: string;
+  /** Milliseconds from the request's arrival. */
+  start: number;
+  /** Milliseconds to the end of the response body (or of its headers, when the body was not read); null while running. */
+  duration: number | null;
+  status: number | null;
+  /** Bytes, from Content-Length or a body of known size; null when unknown. */
+  requestSize: number | null;
+  responseSize: number | null;
+  /** `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`, when the call failed. */
+  error: string | null;
+  /** `src/orders.ts:42`: the application's line that made the call; null when a library's callback made it. */
+  site: string | null;
+}
+
+export interface StatementRecord {
+  /** The statement as sent, parameters as placeholders; never the parameters' values. */
+  text: string;
+  /** `postgresql`, `mysql`, ... */
+  system: string;
+  start: number;
+  duration: number | null;
+  rows: number | null;
+  site: string | null;
+  error: boolean;
+}
+
+export class RequestActivity {
+  readonly calls: OutgoingCall[] = [];
+  callsOmitted = 0;
+  readonly statements: StatementRecord[] = [];
+  statementsOmitted = 0;
+  /** The trace id of the first OpenTelemetry span the request's code started. */
+  traceId: string | null = null;
+  /**
+   * The application's line seen last by a database span: the best guess for a statement
+   * whose span shows no application frame and has no database parent to take one from.
+   */
+  lastSite: string | null = null;
+
+  constructor(readonly scope: RequestScope) {}
+
+  /** Milliseconds since the request arrived. */
+  since(now: number): number {
+    return round(now - this.scope.origin);
+  }
+
+  /** A new call, or undefined over the bound (then counted). */
+  addCall(call: OutgoingCall): OutgoingCall | undefined {
+    if (this.calls.length >= MAX_CALLS) {
+      this.callsOmitted++;
+      return undefined;
+    }
+    this.calls.push(call);
+    return call;
+  }
+
+  addStatement(statement: StatementRecord): void {
+    if (this.statements.length >= MAX_STATEMENTS) {
+      this.statementsOmitted++;
+      return;
+    }
+    this.statements.push({ ...statement, text: cutString(statement.text, MAX_STATEMENT_LENGTH) });
+  }
+}
+
+const activities = new WeakMap<RequestScope, RequestActivity>();
+
+/** Starts recording what the request of `scope` does; idempotent. */
+export function watchActivity(scope: RequestScope): RequestActivity {
+  let activity = activities.get(scope);
+  if (activity === undefined) activities.set(scope, (activity = new RequestActivity(scope)));
+  return activity;
+}
+
+export function activityOf(scope: RequestScope): RequestActivity | undefined {
+  return activities.get(scope);
+}
+
+/** The record of the profiled request whose code is running, while it records. */
+export function currentActivity(): RequestActivity | undefined {
+  const scope = currentScope();
+  return scope && activities.get(scope);
+}
+
+/**
+ * Frames looked at first for a span's site: an instrumentation calls the span processor a
+ * few frames below the application's call. A full stack without it is looked at again,
+ * deeper.
+ */
+const SPAN_STACK_DEPTH = 10;
+
+/** Sites by mapped frame: the same few lines make most calls. */
+const sites = new WeakMap<object, string>();
+
+/** The application's line behind a span being started: a short look first, a deep one when the stack goes on. */
+export function spanCallSite(): string | null {
+  const { frame, complete } = applicationCallSite(SPAN_STACK_DEPTH, spanCallSite);
+  if (frame !== undefined || complete) return siteOf(frame);
+  return siteOf(applicationCallSite(DEEP_STACK, spanCallSite).frame);
+}
+
+/** Frames looked at below `fetch`: the caller, or a wrapper library or two and then the caller. */
+const BELOW_FETCH_DEPTH = 8;
+
+/** The application's line that is running, as `path/from/root.ts:line`. */
+export function callSite(): string | null {
+  return siteOf(applicationCallSite(DEEP_STACK, callSite).frame);
+}
+
+/**
+ * The line that called `fetch`. undici's own frames, many, sit between its channel and
+ * the caller: the stack is taken from below the global `fetch` when it is on it, and whole
+ * otherwise (undici's own API).
+ */
+export function fetchCallSite(): string | null {
+  const fetch = globalThis.fetch as ((...args: never[]) => unknown) | undefined;
+  const frame = fetch ? applicationCallSite(BELOW_FETCH_DEPTH, fetch).frame : undefined;
+  return frame ? siteOf(frame) : callSite();
+}
+
+function siteOf(frame: StackFrame | undefined): string | null {
+  if (frame === undefined) return null;
+  let site = sites.get(frame);
+  if (site === undefined) sites.set(frame, (site = `${relative(projectRoot(), frame.file)}:${frame.line}`));
+  return site;
+}
+
+export function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

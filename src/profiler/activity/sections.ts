@@ -1,0 +1,98 @@
+/**
+ * The sections of the application's activity as stored (HTTP calls, database statements),
+ * and the counts and totals their panels, their text and the toolbar share.
+ */
+import { formatMs } from '../format.js';
+import type { OutgoingCall } from './request-activity.js';
+
+export interface HttpClientSection {
+  calls: OutgoingCall[];
+  /** Calls beyond the per-request bound. */
+  omitted: number;
+}
+
+export interface StatementEntry {
+  /** Index of its text in `texts`. */
+  text: number;
+  system: string;
+  /** Milliseconds from the request's arrival. */
+  start: number;
+  duration: number | null;
+  rows: number | null;
+  site: string | null;
+  error: boolean;
+}
+
+export interface DatabaseSection {
+  /** Each distinct statement text once. */
+  texts: string[];
+  statements: StatementEntry[];
+  /** Statements beyond the per-request bound. */
+  omitted: number;
+  /** PROFILER_SLOW_QUERY when the report was made: slower statements are flagged. */
+  slowMs: number;
+}
+
+/** `2 HTTP calls in 35.0 ms`. */
+export function describeCalls(count: number, totalMs: number, noun = 'HTTP call'): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'} in ${formatMs(totalMs)}`;
+}
+
+export function totalDuration(entries: ReadonlyArray<{ duration: number | null }>): number {
+  return entries.reduce((sum, entry) => sum + (entry.duration ?? 0), 0);
+}
+
+/** From this many runs of one statement, the badge is marked. */
+export const REPEATED_WARNING = 5;
+
+export interface RepeatedGroup {
+  text: number;
+  count: number;
+  totalMs: number;
+}
+
+/** Statements run more than once, the most repeated first. */
+export function repeatedGroups(section: DatabaseSection): RepeatedGroup[] {
+  const groups = new Map<number, RepeatedGroup>();
+  for (const statement of section.statements) {
+    const group = groups.get(statement.text) ?? { text: statement.text, count: 0, totalMs: 0 };
+    group.count++;
+    group.totalMs += statement.duration ?? 0;
+    groups.set(statement.text, group);
+  }
+  return [...groups.values()].filter((group) => group.count > 1).sort((a, b) => b.count - a.count);
+}
+
+export function totalQueryMs(section: DatabaseSection): number {
+  return section.statements.reduce((sum, statement) => sum + (statement.duration ?? 0), 0);
+}
+
+/** `3 queries in 12.0 ms`. */
+export function describeQueries(section: DatabaseSection): string {
+  const count = section.statements.length + section.omitted;
+  return `${count} ${count === 1 ? 'query' : 'queries'} in ${formatMs(totalQueryMs(section))}`;
+}
+
+
+/** The database section as the command line prints it: the count, the repeated groups, then each statement with its line. */
+export function databaseText(section: DatabaseSection): string[] {
+  const lines = [describeQueries(section)];
+  for (const group of repeatedGroups(section)) lines.push(`  ${group.count} identical: ${section.texts[group.text]}`);
+  for (const statement of section.statements) {
+    const slow = (statement.duration ?? 0) > section.slowMs ? ' (slow)' : '';
+    lines.push(`  ${formatMs(statement.duration)}${slow} ${section.texts[statement.text]}${siteSuffix(statement.site)}`);
+  }
+  return lines;
+}
+
+/** The HTTP client section as the command line prints it. */
+export function httpClientText(section: HttpClientSection): string[] {
+  return [
+    describeCalls(section.calls.length + section.omitted, totalDuration(section.calls)),
+    ...section.calls.map((call) => `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call.site)}`),
+  ];
+}
+
+function siteSuffix(site: string | null): string {
+  return site === null ? '' : `  ${site}`;
+}

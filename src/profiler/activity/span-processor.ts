@@ -1,0 +1,128 @@
+/**
+ * OpenTelemetry spans in the report: {@link vigilSpanProcessor} is a `SpanProcessor` for
+ * the application's tracer provider (OpenTelemetry JS SDK 2.x). A span started while a
+ * profiled request's code runs goes onto its waterfall, nested under its parent span, and
+ * a database span (`db.system.name` or `db.system`, with `db.query.text` or
+ * `db.statement`) becomes one of its statements. Spans started elsewhere are ignored.
+ *
+ * Typed by shape only: the package works, and imports nothing, without OpenTelemetry.
+ *
+ * @example
+ * ```ts
+ * import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+ * import { vigilSpanProcessor } from 'vigil';
+ *
+ * new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] }).register();
+ * ```
+ */
+import { performance } from 'node:perf_hooks';
+import { beginSpan, type SpanRecord } from '../../http/request-scope.js';
+import { currentActivity, round, spanCallSite, type RequestActivity } from './request-activity.js';
+
+/** What vigil reads of a span: the fields of the SDK's `ReadableSpan` it needs. */
+export interface TraceSpan {
+  readonly name: string;
+  spanContext(): { traceId: string; spanId: string };
+  /** SDK 2.x. */
+  readonly parentSpanContext?: { spanId: string } | undefined;
+  /** SDK 1.x. */
+  readonly parentSpanId?: string | undefined;
+  readonly attributes: Readonly<Record<string, unknown>>;
+  readonly status?: { code: number } | undefined;
+}
+
+/** The SDK's `SpanProcessor` interface, by shape. */
+export interface VigilSpanProcessor {
+  onStart(span: TraceSpan, parentContext: unknown): void;
+  onEnd(span: TraceSpan): void;
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** `SpanStatusCode.ERROR`. */
+const STATUS_ERROR = 2;
+
+interface Open {
+  activity: RequestActivity;
+  record: SpanRecord | undefined;
+  depth: number;
+  started: number;
+  site: string | null;
+}
+
+/** What a child needs of a span recorded earlier in the same request. */
+interface Known {
+  depth: number;
+  database: boolean;
+  site: string | null;
+}
+
+function isDatabaseSpan(span: TraceSpan): boolean {
+  return typeof (span.attributes['db.system.name'] ?? span.attributes['db.system']) === 'string';
+}
+
+/**
+ * The application's line behind a span. Only database spans are looked at (a stack is the
+ * cost): a statement a library runs from its own callback (pg's pool hands out a client,
+ * then runs the query) is a child of the span that the application's call opened, and
+ * takes its line.
+ */
+function siteOf(database: boolean, parent: Known | undefined, activity: RequestActivity): string | null {
+  if (!database) return null;
+  if (parent?.database && parent.site !== null) return parent.site;
+  const site = spanCallSite();
+  if (site !== null) activity.lastSite = site;
+  return site ?? parent?.site ?? activity.lastSite;
+}
+
+export function vigilSpanProcessor(): VigilSpanProcessor {
+  const open = new WeakMap<TraceSpan, Open>();
+  /** Each span recorded, by span id, per request: children nest under it. */
+  const recorded = new WeakMap<RequestActivity, Map<string, Known>>();
+  return {
+    onStart(span) {
+      const activity = currentActivity();
+      if (activity === undefined) return;
+      const { traceId, spanId } = span.spanContext();
+      activity.traceId ??= traceId;
+      let known = recorded.get(activity);
+      if (known === undefined) recorded.set(activity, (known = new Map()));
+      const parentId = span.parentSpanContext?.spanId ?? span.parentSpanId;
+      const parent = parentId === undefined ? undefined : known.get(parentId);
+      const begun = beginSpan(span.name, parent === undefined ? undefined : parent.depth + 1);
+      if (begun === undefined) return;
+      const database = isDatabaseSpan(span);
+      const site = siteOf(database, parent, activity);
+      known.set(spanId, { depth: begun.depth, database, site });
+      open.set(span, { activity, record: begun.record, depth: begun.depth, started: performance.now(), site });
+    },
+    onEnd(span) {
+      const entry = open.get(span);
+      if (entry === undefined) return;
+      open.delete(span);
+      const duration = round(performance.now() - entry.started);
+      const error = span.status?.code === STATUS_ERROR;
+      if (entry.record) {
+        entry.record.duration = duration;
+        entry.record.error = error;
+      }
+      const attributes = span.attributes;
+      const system = attributes['db.system.name'] ?? attributes['db.system'];
+      const text = attributes['db.query.text'] ?? attributes['db.statement'];
+      if (typeof system !== 'string' || typeof text !== 'string') return;
+      const rows = attributes['db.response.returned_rows'];
+      entry.activity.addStatement({
+        text,
+        system,
+        start: entry.activity.since(entry.started),
+        duration,
+        rows: typeof rows === 'number' ? rows : null,
+        // Database attributes set only after the start: the line seen last is the best guess.
+        site: entry.site ?? entry.activity.lastSite,
+        error,
+      });
+    },
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The database section: the statements the application ran while the request was handled,
+ * from the OpenTelemetry spans of its database instrumentation (`vigilSpanProcessor()`) and
+ * from libraries' query TracingChannels. Each distinct text is stored once and the
+ * statements point at it, so that a statement run 12 times costs its text once.
+ * Creating the collector subscribes the query channels; closing it lets them go.
+ */
+import { holdQueryChannels } from '../activity/query-channels.js';
+import { activityOf, watchActivity } from '../activity/request-activity.js';
+import { databaseText, type DatabaseSection } from '../activity/sections.js';
+import { databasePanel } from '../pages/panels/database-panel.js';
+import type { Collector } from '../request-profile.js';
+
+export function databaseCollector(slowMs: number): Collector {
+  let release: (() => void) | undefined = holdQueryChannels();
+  const collector: Collector<DatabaseSection> = {
+    name: 'database',
+    panel: databasePanel,
+    start({ profile }) {
+      watchActivity(profile.scope);
+    },
+    collect({ profile }) {
+      const activity = activityOf(profile.scope);
+      if (activity === undefined || activity.statements.length + activity.statementsOmitted === 0) return undefined;
+      const texts: string[] = [];
+      const index = new Map<string, number>();
+      const statements = activity.statements.map(({ text, ...rest }) => {
+        let at = index.get(text);
+        if (at === undefined) index.set(text, (at = texts.push(text) - 1));
+        return { ...rest, text: at };
+      });
+      return { texts, statements, omitted: activity.statementsOmitted, slowMs };
+    },
+    text: databaseText,
+    close() {
+      release?.();
+      release = undefined;
+    },
+  };
+  return collector as Collector;
+}
