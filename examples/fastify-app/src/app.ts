@@ -18,6 +18,11 @@ const newUser = {
   },
 } as const;
 
+const user = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, name: { type: 'string' } },
+} as const;
+
 interface NewUser {
   name: string;
   email: string;
@@ -36,7 +41,8 @@ export async function buildApp(config: Config = loadConfig(), { database, upstre
   // Registered before the routes: vigil learns each route as it is added.
   await app.register(vigil, { config });
 
-  app.get('/hello', async () => ({ hello: 'world' }));
+  // A response schema: Fastify serializes the answer with it (and drops undeclared fields).
+  app.get('/hello', { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } }, async () => ({ hello: 'world' }));
 
   // The HTTP client panel: the call, its status, time and line, with no set-up.
   app.get('/upstream', async (_request, reply) => {
@@ -61,7 +67,7 @@ export async function buildApp(config: Config = loadConfig(), { database, upstre
     return { id: 1, ...request.body };
   });
 
-  app.get<{ Params: { id: string } }>('/users/:id(^\\d+$)', async (request) => {
+  app.get<{ Params: { id: string } }>('/users/:id(^\\d+$)', { schema: { response: { 200: user } } }, async (request) => {
     request.log.info({ id: request.params.id }, 'looking the user up');
     return { id: Number(request.params.id), name: 'Ada' };
   });
