@@ -75,3 +75,25 @@ describe('the documentation links only to pages and sections that exist', () => 
     });
   }
 });
+
+describe("the benchmark's generated table lives in bench/README.md only", () => {
+  const START = '<!-- bench:start -->';
+  const END = '<!-- bench:end -->';
+
+  it('bench/README.md holds one pair of markers, in order', () => {
+    const file = join(ROOT, 'bench/README.md');
+    assert.ok(existsSync(file), 'bench/README.md does not exist');
+    const text = readFileSync(file, 'utf8');
+    assert.equal(text.split(START).length, 2, `one ${START}`);
+    assert.equal(text.split(END).length, 2, `one ${END}`);
+    assert.ok(text.indexOf(START) < text.indexOf(END));
+  });
+
+  it('no other page holds them', () => {
+    const others = pages().filter((page) => page !== 'bench/README.md');
+    assert.deepEqual(
+      others.filter((page) => readFileSync(join(ROOT, page), 'utf8').includes(START)),
+      [],
+    );
+  });
+});
