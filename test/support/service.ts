@@ -30,6 +30,8 @@ export interface Service {
   stop(): Promise<void>;
   /** Sends a signal to the service process (SIGTERM, SIGINT). */
   signal(name: NodeJS.Signals): void;
+  /** Sends a signal to the service's whole process group (a terminal's Ctrl-C, systemd's stop); needs `processGroup`. */
+  signalGroup(name: NodeJS.Signals): void;
   /** Resolves when the process has exited, with its exit code, or the signal that ended it. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -37,6 +39,8 @@ export interface Service {
 export interface StartOptions {
   /** Let the service create its own certificate in VAR_DIR instead of the run's shared one. */
   ownCertificate?: boolean;
+  /** Start the service as the leader of a process group of its own, for `signalGroup`. */
+  processGroup?: boolean;
 }
 
 /**
@@ -59,6 +63,7 @@ export async function startService(env: Record<string, string> = {}, options: St
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...settings, ...routes },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.processGroup ?? false,
   });
   let output = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolvePromise) => {
@@ -90,6 +95,7 @@ export async function startService(env: Record<string, string> = {}, options: St
     output: () => output,
     stop: () => stopChild(child),
     signal: (name) => child.kill(name),
+    signalGroup: (name) => process.kill(-child.pid!, name),
     exited,
   };
 }
