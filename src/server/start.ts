@@ -68,5 +68,6 @@ export async function startService<Kernel extends { app: FastifyInstance }>(conf
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${scheme}://${host}${port === defaultPort ? '' : `:${port}`}`;
   if (tls?.created) kernel.app.log.info(`Created a self-signed certificate for localhost: ${tls.certFile}`);
+  if (tls?.warning) kernel.app.log.warn(tls.warning);
   return { kernel, url, stop: () => shutdown.close(), cutNow: (reason) => shutdown.cut(reason, ' at once') };
 }

@@ -122,10 +122,13 @@ function kernelCommand(routes: string | undefined, mapRoutes: boolean): { comman
   return { command: ['--import', 'tsx', 'src/main.ts'], routes: {} };
 }
 
-/** Runs the kernel to its end (for starts that must fail); resolves with exit code and output. */
-export function runMain(env: Record<string, string>, args: string[] = []): Promise<Run> {
+/**
+ * Runs the kernel to its end (for starts that must fail); resolves with exit code and output.
+ * `user`: the uid and gid to run it as (root sees no permission denied).
+ */
+export function runMain(env: Record<string, string>, args: string[] = [], user: { uid?: number; gid?: number } = {}): Promise<Run> {
   const { command } = kernelCommand(env.ROUTES, false);
-  return runNode([...command, ...args], { HOST: 'localhost', PORT: '0', ...env });
+  return runNode([...command, ...args], { HOST: 'localhost', PORT: '0', ...env }, user);
 }
 
 export interface Answer {
