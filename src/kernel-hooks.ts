@@ -5,7 +5,7 @@
  * The hooks just before the unmatched one call `done()` from one line each, whatever the
  * request: the unmatched hook reuses the trace of its first 404 and 405 (unmatched-hook.ts).
  */
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { corsHook } from './cors/cors-hook.js';
 import type { ErrorResponder } from './errors/error-handler.js';
 import type { CorsPolicy } from './cors/cors-policy.js';
@@ -24,6 +24,8 @@ export interface RequestHookParts {
   cors: CorsPolicy;
   /** Debug mode only. */
   profiler: Profiler | undefined;
+  /** Without TRUSTED_PROXIES: warns of a proxy on loopback (profiler/access.ts). */
+  watchForwarded?: ((request: FastifyRequest) => void) | undefined;
   /** Every route the application has, native or declared. */
   routes: MatcherSource;
   /** The limits' hooks for routed requests, in their order. */
@@ -33,7 +35,7 @@ export interface RequestHookParts {
 }
 
 /** The hooks, first to last; a hook that answers or fails ends the request's way here. */
-export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes, limits, respond }: RequestHookParts): onRequestHookHandler[] {
+export function requestHooks({ serverHost, trustedHosts, cors, profiler, watchForwarded, routes, limits, respond }: RequestHookParts): onRequestHookHandler[] {
   const hooks: Array<onRequestHookHandler | undefined> = [
     // http/: every later stage finds the request's state in place.
     requestStateHook(serverHost),
@@ -46,7 +48,7 @@ export function requestHooks({ serverHost, trustedHosts, cors, profiler, routes,
     // cors/: preflights answered on any path; CORS headers on the rest (not the profiler's pages).
     corsHook(cors, { exempt: profiler && ((request) => profiler.serves(request)) }),
     // profiler/: its pages for the clients it admits; others get the ordinary 404.
-    profiler && profilerAccessHook(profiler),
+    profiler && profilerAccessHook(profiler, watchForwarded),
     // routing/: 404, 405 or 301 for what the router did not match, before the body is read;
     // the errors go to the pipeline from here, not through Fastify's error handling.
     unmatchedHook(routes, respond),
