@@ -8,7 +8,7 @@
  *   npm run bench                 ~4 minutes: 5 rounds of 5 s per target
  *   npm run bench -- --quick      under three minutes: 2 rounds of 4 s
  *   npm run bench -- --soak       also 1 million requests at (d), then its RSS
- *   npm run bench -- --readme     also writes the table into README.md
+ *   npm run bench -- --readme     also writes the table into bench/README.md, between its markers
  *   npm run bench -- --only j,k   only those targets (a letter takes its bare and debug twins)
  *   npm run bench -- --only i     (i) alone: the cost of capturing the application's activity
  *
@@ -366,7 +366,7 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports | unde
   const file = join(ROOT, 'bench/results', `${stamp}.json`);
   writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), environment, results: Object.fromEntries(results), ratios, reports, stall, soak, targets }, null, 2)}\n`);
   process.stdout.write(`\nWritten to ${file}\n`);
-  if (flags.readme) writeReadmeTable(`${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`);
+  if (flags.readme) writeBenchReadmeTable(`${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`);
 }
 
 /**
@@ -416,14 +416,14 @@ function workersLimits(d: TargetResult, f: TargetResult): string {
   );
 }
 
-function writeReadmeTable(table: string): void {
-  const file = join(ROOT, 'README.md');
+function writeBenchReadmeTable(table: string): void {
+  const file = join(ROOT, 'bench/README.md');
   const readme = readFileSync(file, 'utf8');
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
-  if (!readme.includes(start) || !readme.includes(end)) throw new Error('README.md has no bench markers');
+  if (!readme.includes(start) || !readme.includes(end)) throw new Error('bench/README.md has no bench markers');
   writeFileSync(file, `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`);
-  process.stdout.write('README.md table updated\n');
+  process.stdout.write('bench/README.md table updated\n');
 }
 
 await main();

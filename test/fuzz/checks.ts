@@ -59,7 +59,7 @@ export interface CheckContext {
   canary: string;
 }
 
-/** Report bounds as the README documents them (Report size): strings cut at 8,192 characters plus the cut marker. */
+/** Report bounds as docs/profiler.md documents them (Report size): strings cut at 8,192 characters plus the cut marker. */
 export const REPORT_STRING_MAX = 8_192 + 64;
 /** A report's sections (64 KiB), its URL (8 KiB) and its stack trace (64 KiB), as JSON. */
 export const REPORT_JSON_MAX = 144 * 1024;

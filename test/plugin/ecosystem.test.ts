@@ -1,5 +1,5 @@
 /**
- * vigil beside the Fastify ecosystem: each plugin of the README's compatibility matrix,
+ * vigil beside the Fastify ecosystem: each plugin of docs/plugin.md's compatibility matrix,
  * installed from npm, registered beside vigil in a real application, over real sockets.
  * The application's plugins keep their word: `@fastify/cors`'s policy, `formbody`'s and
  * `multipart`'s parsers, an API's JSON errors, the application's logger.
@@ -48,7 +48,7 @@ interface AppSetup {
 const apps: FastifyInstance[] = [];
 after(() => Promise.all(apps.map((app) => app.close())));
 
-/** An application as its README would have it: vigil, the plugin under test, a few routes. */
+/** An application as docs/plugin.md would have it: vigil, the plugin under test, a few routes. */
 async function startApp({ env = {}, options = {}, before, plugins }: AppSetup = {}): Promise<App> {
   const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-ecosystem-')), ...env });
   const lines: string[] = [];

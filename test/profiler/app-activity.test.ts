@@ -4,7 +4,7 @@
  * `@opentelemetry/instrumentation-pg` and `vigilSpanProcessor()`), each under the request
  * that made it and no other; outside debug mode nothing subscribes.
  */
-// First: the tracing set-up is in place before pg is loaded, as the README says.
+// First: the tracing set-up is in place before pg is loaded, as docs/profiler.md says.
 import { provider, stopInstrumenting } from '../support/tracing.js';
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';

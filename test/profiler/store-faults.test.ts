@@ -99,7 +99,7 @@ describe('a small disk: the store stays within the retention plus a constant, dr
         peak = Math.max(peak, storeBytes(disk.dir));
       }
       assert.equal(await droppedCount(service), 0);
-      // 200 reports of about 5.5 KB fill about 1.2 MiB of pages; the WAL (512 KiB and one batch) and the -shm add about 1.1 MiB (README).
+      // 200 reports of about 5.5 KB fill about 1.2 MiB of pages; the WAL (512 KiB and one batch) and the -shm add about 1.1 MiB (bench/NOTES.md).
       assert.ok(peak <= 2.75 * MiB, `the store's files peaked at ${peak} bytes`);
 
       // The disk fills up with something else: reports are dropped and counted, nothing crashes.

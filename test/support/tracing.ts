@@ -1,5 +1,5 @@
 /**
- * The application's tracing set-up as the README shows it, for the tests and the bench: a
+ * The application's tracing set-up as docs/profiler.md shows it, for the tests and the bench: a
  * tracer provider with `vigilSpanProcessor()` and the pg instrumentation. Import it before
  * anything that loads pg (`support/postgres.ts` does): pg requires its pool when it loads,
  * and only a pool required after the instrumentation is instrumented.

@@ -1,6 +1,6 @@
 /**
  * The example's PostgreSQL, when DATABASE_URL names one, with the OpenTelemetry set-up of
- * the README's "Seeing the application": each statement lands in the report of the request
+ * "Seeing the application" in docs/profiler.md: each statement lands in the report of the request
  * that ran it (the Database panel). It needs `npm install pg @opentelemetry/sdk-trace-node
  * @opentelemetry/instrumentation @opentelemetry/instrumentation-pg`; without DATABASE_URL
  * none of them is loaded, and the example runs as it is.
