@@ -147,11 +147,11 @@ describe("the example's native routes get the debug kernel", () => {
     assert.deepEqual(problem.exception, { ...problem.exception, class: 'SchemaValidationHttpError', file: declared.file, line: declared.line });
   });
 
-  it("answers /robots.txt with the seed's 404", async () => {
+  it("answers /robots.txt with the seed's 404, as JSON for */* (the plugin's errorFormat default)", async () => {
     const answer = await get({ path: '/robots.txt', headers: { accept: '*/*', 'user-agent': 'seed/1.0' } });
     assert.equal(answer.status, 404);
-    assert.equal(answer.headers['content-type'], 'text/html; charset=UTF-8');
+    assert.equal(answer.headers['content-type'], 'application/problem+json');
     assert.equal(debugMessage(answer), `No route found for "GET ${service.url}/robots.txt"`);
-    assert.match(answer.body, /<title>Error 404 Not Found<\/title>/);
+    assert.equal((JSON.parse(answer.body) as { status: number }).status, 404);
   });
 });
