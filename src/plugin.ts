@@ -77,6 +77,8 @@ export interface VigilOptions {
   errorFormat?: 'html' | 'json';
   /** Production JSON errors as problem+json (`problem`, the default) or in Fastify's shape, `{statusCode, error, message}` (`fastify`). */
   errorShape?: 'problem' | 'fastify';
+  /** Logs where the profiler is and where it stores reports once the application listens (debug mode); default true. */
+  announceProfiler?: boolean;
   /** The report counters of the processes serving beside this one (WORKERS above 1), for the profiler's pages. */
   peerCounters?: ProfilerOptions['peers'];
 }
@@ -220,7 +222,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       registerRoutes(scope, declared.definitions, routeLimits.execute);
     });
     const store = options.reportStore ? 'the reportStore given' : config.profilerStore.scheme === 'sqlite' ? config.profilerStore.file : config.profilerStore.location;
-    warnAtStart(app, { earlier, replaced: () => replaced, profiler, store });
+    warnAtStart(app, { earlier, replaced: () => replaced, announce: profiler !== undefined && options.announceProfiler !== false, store });
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
     await Promise.allSettled([limits?.close(), profiler?.close()]);
@@ -233,7 +235,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
  * silent traps, as warnings naming vigil: routes added before it, a root error handler
  * set after it.
  */
-function warnAtStart(app: FastifyInstance, { earlier, replaced, profiler, store }: { earlier: readonly string[]; replaced: () => boolean; profiler: Profiler | undefined; store: string }): void {
+function warnAtStart(app: FastifyInstance, { earlier, replaced, announce, store }: { earlier: readonly string[]; replaced: () => boolean; announce: boolean; store: string }): void {
   app.addHook('onReady', (done) => {
     if (earlier.length > 0) {
       app.log.warn(`routes added before vigil was registered: ${earlier.join(', ')}; vigil does not know them (a wrong method on them is a 404, not a 405): register vigil first`);
@@ -245,7 +247,7 @@ function warnAtStart(app: FastifyInstance, { earlier, replaced, profiler, store 
     }
     done();
   });
-  if (profiler === undefined) return;
+  if (!announce) return;
   app.addHook('onListen', (done) => {
     const address = app.server.address();
     const scheme = app.initialConfig.https ? 'https' : 'http';

@@ -113,6 +113,13 @@ describe('the packed package installs into a project of its own, typed and runna
     assert.match(output, /^vigil: the kernel's command line\./);
   });
 
+  it("lists the example's routes with vigil debug:router --app, without listening", () => {
+    const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')), LOG_LEVEL: 'warn' };
+    const output = execFileSync(process.execPath, [join(project, 'node_modules/vigil/bin/vigil.js'), 'debug:router', '--app', 'dist/app.js'], { cwd: project, env, encoding: 'utf8', timeout: 20_000 });
+    assert.match(output, /^POST \/users\s+POST\s+\/users\s+-\s+no$/m);
+    assert.match(output, /^GET \/users\/:id\(\^\\d\+\$\)\s+GET\s/m);
+  });
+
   it('is imported from plain JavaScript, without tsx', () => {
     const script = "import('vigil').then((m) => console.log([typeof m.vigil, typeof m.vigilFastifyOptions, typeof m.createKernel, typeof m.ERROR_CODES].join(',')))";
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
@@ -179,6 +186,7 @@ describe("the example's native routes get the debug kernel", () => {
     assert.equal(api.status, 404);
     assert.equal(api.headers['content-type'], 'application/problem+json');
     assert.equal(debugMessage(api), `No route found for "GET ${service.url}/robots.txt"`);
+    assert.equal((JSON.parse(api.body) as { status: number }).status, 404);
     const answer = await get({ path: '/robots.txt', headers: { accept: 'text/html', 'user-agent': 'seed/1.0' } });
     assert.equal(answer.status, 404);
     assert.equal(answer.headers['content-type'], 'text/html; charset=UTF-8');

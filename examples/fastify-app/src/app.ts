@@ -74,3 +74,6 @@ export async function buildApp(config: Config = loadConfig(), { database, upstre
 
   return app;
 }
+
+// What `vigil debug:router --app dist/app.js` builds (made ready, never listening) to list the routes.
+export default buildApp;
