@@ -1,40 +1,46 @@
-/** The store's side of its write thread (`sqlite-write-thread.ts`): starts it, sends it commands, and hands each reply to its caller. */
+/**
+ * The store's side of its threads, the write thread (`sqlite-write-thread.ts`) and the read
+ * thread (`sqlite-read-thread.ts`): starts one, sends it commands, and hands each reply to its caller.
+ */
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { WriteCommand, WriteReply, WriteThreadData } from './sqlite-write-thread.js';
+import type { ReadCommand, ReadThreadData } from './sqlite-read-thread.js';
+import type { WriteCommand, WriteThreadData } from './sqlite-write-thread.js';
 
 export type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-// The thread's module sits beside this one, as .ts under tsx and as .js once compiled.
-const WRITE_THREAD = new URL(`./sqlite-write-thread${extname(import.meta.url)}`, import.meta.url);
+/** What a thread answers: a result, or a failure with its code (`SQLITE_FULL`, FILE_LOST...) when it has one. */
+export type ThreadReply = { id: number; result: unknown } | { id: number; error: string; code: string | undefined };
 
-/** The thread holds a batch at a time: a small heap keeps the process's footprint down. */
-const WRITE_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
+// The threads' modules sit beside this one, as .ts under tsx and as .js once compiled.
+const threadModule = (name: string) => new URL(`./${name}${extname(import.meta.url)}`, import.meta.url);
+
+/** A thread holds a batch, or a page of results, at a time: a small heap keeps the process's footprint down. */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
 
 /**
  * A worker thread on Node 20 does not inherit the `--import tsx` loader, so under tsx the
  * thread starts from a line of script that loads its TypeScript module through tsx's API.
  */
-function startWriteThread(workerData: WriteThreadData): Worker {
-  if (!WRITE_THREAD.pathname.endsWith('.ts')) return new Worker(WRITE_THREAD, { workerData, resourceLimits: WRITE_THREAD_LIMITS });
+function startThread(module: URL, workerData: unknown): Worker {
+  if (!module.pathname.endsWith('.ts')) return new Worker(module, { workerData, resourceLimits: THREAD_LIMITS });
   const tsxApi = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(WRITE_THREAD.href)}, ${JSON.stringify(WRITE_THREAD.href)}))`;
-  return new Worker(boot, { eval: true, workerData, resourceLimits: WRITE_THREAD_LIMITS });
+  const boot = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(module.href)}, ${JSON.stringify(module.href)}))`;
+  return new Worker(boot, { eval: true, workerData, resourceLimits: THREAD_LIMITS });
 }
 
-
-/** Distributes commands to the write thread and its replies back to the callers. */
-export class WriteThread {
+/** Distributes commands to a thread and its replies back to the callers. */
+class StoreThread<Command extends { id: number; kind: string }> {
   private readonly worker: Worker;
   private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   private nextId = 1;
   private failure: Error | undefined;
   private readonly exited: Promise<void>;
 
-  constructor(data: WriteThreadData) {
-    this.worker = startWriteThread(data);
+  constructor(module: URL, data: unknown, name: string) {
+    this.worker = startThread(module, data);
     // The thread lives until close(), which every owner of a store calls.
-    this.worker.on('message', (reply: WriteReply) => {
+    this.worker.on('message', (reply: ThreadReply) => {
       const caller = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
       if ('error' in reply) caller?.reject(Object.assign(new Error(reply.error), { code: reply.code }));
@@ -42,22 +48,22 @@ export class WriteThread {
     });
     this.worker.on('error', (error) => this.fail(error));
     this.exited = new Promise((resolve) => this.worker.once('exit', () => {
-      this.fail(new Error('The report store\'s write thread has stopped'));
+      this.fail(new Error(`The report store's ${name} thread has stopped`));
       resolve();
     }));
   }
 
-  send<T>(command: WithoutId<WriteCommand>): Promise<T> {
+  send<T>(command: WithoutId<Command>): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ ...command, id } as WriteCommand);
+      this.worker.postMessage({ ...command, id });
     });
   }
 
   async close(): Promise<void> {
-    await this.send({ kind: 'close' }).catch(() => undefined);
+    await this.send({ kind: 'close' } as WithoutId<Command>).catch(() => undefined);
     await this.exited;
   }
 
@@ -65,5 +71,17 @@ export class WriteThread {
     this.failure ??= error;
     for (const caller of this.waiting.values()) caller.reject(error);
     this.waiting.clear();
+  }
+}
+
+export class WriteThread extends StoreThread<WriteCommand> {
+  constructor(data: WriteThreadData) {
+    super(threadModule('sqlite-write-thread'), data, 'write');
+  }
+}
+
+export class ReadThread extends StoreThread<ReadCommand> {
+  constructor(data: ReadThreadData) {
+    super(threadModule('sqlite-read-thread'), data, 'read');
   }
 }
