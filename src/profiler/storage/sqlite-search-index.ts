@@ -2,12 +2,14 @@
  * The SQLite store's search indexes, and how the write side keeps them. Exact filters
  * (status, method) have a B-tree each, with the id, so the newest first is a walk of it;
  * the time and the token have theirs since version 1. The part-of filters (URL, IP) have
- * a trigram table each (FTS5, case-sensitive, as the search is): contentless, holding
- * only which report has which three characters, rows named by the report's id.
+ * a trigram table each (FTS5, case-sensitive, as the search is), over the reports' own
+ * columns (external content): it holds only which report has which three characters.
  *
  * The writer indexes a batch in its own transaction, with one statement per table (FTS5
  * writes its pending terms at the end of each statement: a statement per report would cost
- * several times more), and removes the reports it deletes from the tables by id.
+ * several times more), and takes the reports it deletes out of the tables first, giving
+ * FTS5 their values (a `delete` by rowid alone, in a contentless table, costs more than
+ * the insert). A report not indexed yet (below the backfill's mark) is not taken out.
  *
  * A file of an older version gets the tables at open, empty, with `search_backfill` naming
  * the id below which reports are not indexed yet; the write thread then builds the B-trees
@@ -16,7 +18,7 @@
  */
 import type Database from 'better-sqlite3';
 
-const TRIGRAMS = "content='', contentless_delete=1, tokenize='trigram case_sensitive 1', detail=none";
+const TRIGRAMS = "content='reports', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none";
 
 export const SEARCH_TABLES = `
 CREATE VIRTUAL TABLE IF NOT EXISTS reports_url_search USING fts5(url, ${TRIGRAMS});
@@ -67,8 +69,9 @@ export function prepareSearchIndex(db: Database.Database): SearchIndexWrites {
   const indexUrl = db.prepare('INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id > ?');
   const indexIp = db.prepare('INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id > ?');
   const ids = 'SELECT value FROM json_each(?)';
-  const unindexUrl = db.prepare(`DELETE FROM reports_url_search WHERE rowid IN (${ids})`);
-  const unindexIp = db.prepare(`DELETE FROM reports_ip_search WHERE rowid IN (${ids})`);
+  const indexed = `id IN (${ids}) AND id >= coalesce((SELECT below FROM search_backfill WHERE id = 1), 0)`;
+  const unindexUrl = db.prepare(`INSERT INTO reports_url_search (reports_url_search, rowid, url) SELECT 'delete', id, url FROM reports WHERE ${indexed}`);
+  const unindexIp = db.prepare(`INSERT INTO reports_ip_search (reports_ip_search, rowid, ip) SELECT 'delete', id, ip FROM reports WHERE ${indexed}`);
   const deleteRows = db.prepare(`DELETE FROM reports WHERE id IN (${ids})`);
 
   const backfill = db.prepare('SELECT below FROM search_backfill WHERE id = 1').pluck();
@@ -108,7 +111,6 @@ export function prepareSearchIndex(db: Database.Database): SearchIndexWrites {
     deleteReports(list) {
       if (list.length === 0) return 0;
       const json = JSON.stringify(list);
-      // A report below the backfill's mark has no rows there: deleting a row that is not there is harmless in a contentless table.
       unindexUrl.run(json);
       unindexIp.run(json);
       return deleteRows.run(json).changes;
