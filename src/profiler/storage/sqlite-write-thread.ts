@@ -12,7 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { settleDiskUse } from './sqlite-disk.js';
+import { freePagesStep, settleDiskUse } from './sqlite-disk.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
 import { prepareWrites, type LeaseRequest, type ReportRow, type SqliteWrites, type TraceRow } from './sqlite-writes.js';
@@ -42,11 +42,11 @@ let connection: { db: Database.Database; writes: SqliteWrites; watch: FileWatch 
 let gone: { code: string; message: string } | undefined;
 
 /** Reports a purge deletes per transaction. */
-const PURGE_CHUNK = 5000;
+const PURGE_CHUNK = 1000;
 
 type PurgeCommand = Extract<WriteCommand, { kind: 'purge' }>;
-/** Purges under way, the first one chunk by chunk, and what each has deleted so far. */
-const purges: Array<{ command: PurgeCommand; deleted: number }> = [];
+/** Purges under way, the first one chunk by chunk, what each has deleted so far, and whether it is giving pages back. */
+const purges: Array<{ command: PurgeCommand; deleted: number; freeing?: boolean }> = [];
 /** The search indexes of an older file are being filled (`sqlite-search-index.ts`). */
 let filling = false;
 let scheduled = false;
@@ -77,13 +77,15 @@ function nextChunk(): void {
   if (purge) {
     const { id, before, keep, lease } = purge.command;
     try {
-      const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
-      if (deleted === undefined || deleted === 0) {
-        purges.shift();
-        const result = deleted === undefined ? deleted : connection ? settled(connection.db, purge.deleted) : purge.deleted;
-        parentPort!.postMessage({ id, result } satisfies WriteReply);
+      if (purge.freeing) {
+        // Then the WAL is emptied, and the purge answered with its count whatever happens: the deletions are committed.
+        if (!freeingPages() && connection) finish(purges.shift()!, settled(connection.db, purge.deleted));
+        else if (!connection) finish(purges.shift()!, purge.deleted);
       } else {
-        purge.deleted += deleted;
+        const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
+        if (deleted === undefined) finish(purges.shift()!, undefined);
+        else if (deleted === 0) purge.freeing = true;
+        else purge.deleted += deleted;
         // The lease is taken (or found held) by the first chunk; the others go on under it.
         if (purge.command.lease) purge.command = { ...purge.command, lease: undefined };
       }
@@ -100,6 +102,19 @@ function nextChunk(): void {
     }
   }
   schedule();
+}
+
+/** One step of giving pages back; false when done, or when it cannot be done now (a full disk: the next retention run tries again). */
+function freeingPages(): boolean {
+  try {
+    return guarded((db) => freePagesStep(db));
+  } catch {
+    return false;
+  }
+}
+
+function finish({ command }: { command: PurgeCommand }, result: number | undefined): void {
+  parentPort!.postMessage({ id: command.id, result } satisfies WriteReply);
 }
 
 /** Gives disk space back after deletions. If that cannot happen now (a full disk), the next retention run tries again. */
