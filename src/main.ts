@@ -1,8 +1,7 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { ReportStoreError } from './profiler/storage/report-store.js';
-import { RouteDefinitionError } from './routing/routes.js';
+import { loadConfig, type Config } from './config.js';
 import type { PrimaryLink } from './server/cluster-worker.js';
+import { startFailureLine } from './server/start-failure.js';
 
 const HELP = `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
 
@@ -62,8 +61,9 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0);
 }
 
+let config: Config | undefined;
 try {
-  const config = loadConfig();
+  config = loadConfig();
   const mode = `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}`;
   if (config.workers === 1) await serve(config, mode);
   else {
@@ -73,13 +73,7 @@ try {
     else await serve(config, mode, new (await import('./server/cluster-worker.js')).PrimaryLink());
   }
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof RouteDefinitionError || error instanceof ReportStoreError) {
-    process.stderr.write(`vigil: cannot start: ${error.message}\n`);
-  } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' || (error as NodeJS.ErrnoException).code === 'EACCES') {
-    process.stderr.write(`vigil: cannot start: ${(error as Error).message} (set HOST or PORT)\n`);
-  } else {
-    process.stderr.write(`vigil: cannot start: ${(error as Error).stack ?? String(error)}\n`);
-  }
+  process.stderr.write(`vigil: cannot start: ${startFailureLine(error, config)}\n`);
   process.exit(1);
 }
 

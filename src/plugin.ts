@@ -32,6 +32,7 @@ import { REQUEST_STATE, stateOf } from './http/request-state.js';
 import { urlHost } from './http/request-url.js';
 import { installRequestHooks } from './kernel-hooks.js';
 import { Limits } from './limits/limits.js';
+import { forwardedLoopbackWarning } from './profiler/access.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
 import { logTapOf } from './profiler/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
@@ -202,6 +203,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       cors: new CorsPolicy(config.cors),
       corsEnabled: options.cors === true,
       profiler,
+      watchForwarded: profiler && config.trustedProxies.length === 0 ? forwardedLoopbackWarning((message) => app.log.warn(message)) : undefined,
       routes: table,
       limits: routeLimits.requestHooks,
       respond(error, request, reply) {
