@@ -12,7 +12,7 @@ import type { ReportSearch, ReportSummary } from '../report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
 import { searchStatement, SUMMARY_COLUMNS } from './sqlite-search.js';
-import type { ThreadReply } from './sqlite-thread-client.js';
+import type { WriteReply } from './sqlite-write-thread.js';
 
 export interface ReadThreadData {
   file: string;
@@ -106,10 +106,10 @@ parentPort!.on('message', (command: ReadCommand) => {
     } else {
       result = apply(command);
     }
-    parentPort!.postMessage({ id: command.id, result } satisfies ThreadReply);
+    parentPort!.postMessage({ id: command.id, result } satisfies WriteReply);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    parentPort!.postMessage({ id: command.id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined } satisfies ThreadReply);
+    parentPort!.postMessage({ id: command.id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined } satisfies WriteReply);
   }
   if (command.kind === 'close') parentPort!.close();
 });

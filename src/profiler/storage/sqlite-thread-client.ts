@@ -5,12 +5,12 @@
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ReadCommand, ReadThreadData } from './sqlite-read-thread.js';
-import type { WriteCommand, WriteThreadData } from './sqlite-write-thread.js';
+import type { WriteCommand, WriteReply, WriteThreadData } from './sqlite-write-thread.js';
 
 export type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-/** What a thread answers: a result, or a failure with its code (`SQLITE_FULL`, FILE_LOST...) when it has one. */
-export type ThreadReply = { id: number; result: unknown } | { id: number; error: string; code: string | undefined };
+/** What either thread answers: a result, or a failure with its code (`SQLITE_FULL`, FILE_LOST...) when it has one. */
+type ThreadReply = WriteReply;
 
 // The threads' modules sit beside this one, as .ts under tsx and as .js once compiled.
 const threadModule = (name: string) => new URL(`./${name}${extname(import.meta.url)}`, import.meta.url);
