@@ -176,7 +176,9 @@ describe('a long search runs off the thread that answers requests', () => {
       assert.equal(found.status, 200);
       assert.deepEqual(JSON.parse(found.body), []);
       const worst = delay.max / 1e6;
-      assert.ok(worst < 50, `the event loop was held ${worst.toFixed(0)} ms during a search of ${searchMs.toFixed(0)} ms; requests took up to ${Math.max(...requests).toFixed(0)} ms`);
+      // A search on this thread holds it for all of the search. On a loaded machine the
+      // scheduler alone can hold a thread some tens of milliseconds: a third of the search is allowed then.
+      assert.ok(worst < Math.max(50, searchMs / 3), `the event loop was held ${worst.toFixed(0)} ms during a search of ${searchMs.toFixed(0)} ms; requests took up to ${Math.max(...requests).toFixed(0)} ms`);
     } finally {
       await service.stop();
       rmSync(varDir, { recursive: true, force: true });
