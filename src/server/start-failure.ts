@@ -14,7 +14,9 @@ const VERBS: Record<string, string> = { mkdir: 'create', open: 'open', write: 'w
 
 /** The line after "vigil: cannot start: ", for an error that stopped the start. */
 export function startFailureLine(error: unknown, settings: Settings | undefined): string {
-  if (error instanceof ConfigError || error instanceof RouteDefinitionError || error instanceof ReportStoreError) return error.message;
+  if (error instanceof ConfigError || error instanceof RouteDefinitionError) return error.message;
+  // A store under VAR_DIR (the default place) is that setting's; any other is PROFILER_DSN's.
+  if (error instanceof ReportStoreError) return `${settingOf(error.location, settings) ?? 'PROFILER_DSN'}: ${error.message}`;
   const failure = error as NodeJS.ErrnoException & { hostname?: string };
   if (failure?.syscall === 'listen' || failure?.code === 'EADDRINUSE') return `${failure.message} (set HOST or PORT)`;
   if (failure?.syscall === 'getaddrinfo') return `HOST: ${failure.hostname ?? settings?.host} cannot be resolved (${failure.code})`;

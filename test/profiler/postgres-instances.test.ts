@@ -191,7 +191,7 @@ describe('a PROFILER_DSN or a login that cannot work stops the start with one li
     const dsn = (await server.database('login')).replace(encodeURIComponent(PG_PASSWORD), 'wrong-s3cret');
     const { code, stderr } = await runMain({ PROFILER_DSN: dsn, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-login-')) });
     assert.equal(code, 1);
-    assert.match(stderr, /^vigil: cannot start: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"\n$/);
+    assert.match(stderr, /^vigil: cannot start: PROFILER_DSN: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"\n$/);
     assert.doesNotMatch(stderr, /wrong-s3cret/);
   });
 });

@@ -209,7 +209,7 @@ describe('a store that cannot be opened stops the start with a message naming it
     mkdirSync(join(varDir, 'profiler.sqlite'));
     const { code, stderr } = await runMain({ VAR_DIR: varDir });
     assert.equal(code, 1);
-    assert.ok(stderr.startsWith(`vigil: cannot start: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
+    assert.ok(stderr.startsWith(`vigil: cannot start: VAR_DIR: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
     assert.doesNotMatch(stderr, /\n    at /, 'a message, not a stack');
   });
 });
