@@ -61,6 +61,9 @@ export class SqliteReportStore implements ReportStore {
   /** Touches nothing: the file is checked and opened by {@link open}. */
   constructor(readonly file: string, private readonly options: SqliteStoreOptions = {}) {}
 
+  /** A lease waits behind the batch the write thread is writing (see ReportStore). */
+  readonly leaseWaitMs = 1000;
+
   get location(): string {
     return this.file;
   }
