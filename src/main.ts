@@ -65,12 +65,12 @@ let config: Config | undefined;
 try {
   config = loadConfig();
   const mode = `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}`;
-  if (config.workers === 1) await serve(config, mode);
+  if (config.workers === 1) await serve(config);
   else {
     // Loaded only with WORKERS above 1: a single process serves as it always did.
     const { default: cluster } = await import('node:cluster');
     if (cluster.isPrimary) (await import('./server/cluster-primary.js')).runPrimary(config, mode);
-    else await serve(config, mode, new (await import('./server/cluster-worker.js')).PrimaryLink());
+    else await serve(config, new (await import('./server/cluster-worker.js')).PrimaryLink());
   }
 } catch (error) {
   process.stderr.write(`vigil: cannot start: ${startFailureLine(error, config)}\n`);
@@ -81,7 +81,7 @@ try {
  * Serves from this process: alone (WORKERS=1), or as one of the primary's workers, which
  * then tells the primary it listens and stops when the primary says so.
  */
-async function serve(config: Config, mode: string, primary?: PrimaryLink): Promise<void> {
+async function serve(config: Config, primary?: PrimaryLink): Promise<void> {
   // Loaded here: a primary (WORKERS above 1) never loads the kernel.
   const [{ createKernel }, { startService }, { startupBanner }] = await Promise.all([import('./app.js'), import('./server/start.js'), import('./server/startup-banner.js')]);
   const service = await startService(config, createKernel, primary ? { peerCounters: primary.peerCounters } : {});
