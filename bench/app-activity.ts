@@ -8,17 +8,16 @@
  *
  *   npm run bench -- --only i [--rounds 3] [--requests 1500]
  */
+// First: the tracing set-up is in place before pg is loaded (pg's pool is instrumented too).
+import { provider, stopInstrumenting } from '../test/support/tracing.js';
 import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import Fastify from 'fastify';
-import { loadConfig, vigil, vigilFastifyOptions, vigilSpanProcessor } from '../src/index.js';
+import { loadConfig, vigil, vigilFastifyOptions } from '../src/index.js';
 import { startPostgres } from '../test/support/postgres.js';
 
 export interface AppActivityResult {
@@ -40,12 +39,11 @@ parentPort.on('message', async ({ url, requests }) => {
 });`;
 
 export async function runAppActivity({ rounds = 3, requests = 1500 } = {}): Promise<AppActivityResult> {
-  const provider = new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] });
-  provider.register();
-  const stopInstrumenting = registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation()] });
   const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
   const postgres = await startPostgres();
   const pool = new pg.Pool({ connectionString: await postgres.database('bench'), max: 8 });
+  // pg's pool.end() resolves before its clients' sockets close: the server's shutdown at the end can reach one.
+  pool.on('error', () => undefined);
   const worker = new Worker(CLIENT, { eval: true });
   const upstream = await new Promise<number>((resolve) => worker.once('message', (message: { upstream: number }) => resolve(message.upstream)));
   const ask = (url: string) =>

@@ -31,6 +31,11 @@ export interface LoadOptions {
   seconds: number;
   connections: number;
   headers: Record<string, string>;
+  /**
+   * Paths each connection asks in turn, instead of the URL's own (autocannon; wrk asks the
+   * URL's path only).
+   */
+  paths?: readonly string[] | undefined;
 }
 
 let wrkAvailable: boolean | undefined;
@@ -74,8 +79,9 @@ function toMs([, value, unit]: RegExpExecArray): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
 }
 
-async function loadWithAutocannon(url: string, { seconds, connections, headers }: LoadOptions): Promise<LoadResult> {
-  const result = await autocannon({ url, connections, duration: seconds, headers, tlsOptions: { rejectUnauthorized: false } } as autocannon.Options);
+async function loadWithAutocannon(url: string, { seconds, connections, headers, paths }: LoadOptions): Promise<LoadResult> {
+  const requests = paths?.map((path) => ({ method: 'GET' as const, path }));
+  const result = await autocannon({ url, connections, duration: seconds, headers, ...(requests ? { requests } : {}), tlsOptions: { rejectUnauthorized: false } } as autocannon.Options);
   return {
     rps: result.requests.average,
     p50Ms: result.latency.p50,

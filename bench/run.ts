@@ -8,10 +8,13 @@
  *   npm run bench                 ~4 minutes: 5 rounds of 5 s per target
  *   npm run bench -- --quick      under three minutes: 2 rounds of 4 s
  *   npm run bench -- --soak       also 1 million requests at (d), then its RSS
- *   npm run bench -- --readme     also writes the table into README.md
+ *   npm run bench -- --readme     also writes the table into bench/README.md, between its markers
+ *   npm run bench -- --only j,k   only those targets (a letter takes its bare and debug twins)
  *   npm run bench -- --only i     (i) alone: the cost of capturing the application's activity
  *
  * Then (g): /hello alone and beside hostile JSON bodies (bench/body-stall.ts).
+ * (j) and (k): application routes in production, standalone and as a plugin in
+ * `examples/fastify-app`, each against the same routes in bare Fastify, and (j) in debug.
  */
 import { request } from 'node:https';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,6 +64,10 @@ interface TargetSpec {
   env?: Record<string, string>;
   /** Processes serving (WORKERS): the main threads' busy share is per process. */
   workers?: number;
+  /** The paths each connection asks in turn (default: /robots.txt, the seed's 404). */
+  paths?: readonly string[];
+  /** The environment known only once the targets before it started (their certificate). */
+  lateEnv?: () => Record<string, string>;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
@@ -68,6 +75,11 @@ const vigilEnv = (appEnv: 'dev' | 'prod', dir: string = appEnv) => ({ APP_ENV: a
 
 /** vigil as deployed: compiled by `npm run build` (tsx's loader thread would add its own heap). */
 const VIGIL = 'dist/src/main.js';
+/** (j)'s routes, as ROUTES for vigil standalone. */
+const APP_ROUTES = join(ROOT, 'dist/bench/targets/app-routes.js');
+const J_PATHS = ['/hello', '/status'];
+const K_PATHS = ['/hello', '/users/1'];
+const prodTls = () => ({ TLS_KEY: join(work, 'prod-j', 'tls', 'localhost.key'), TLS_CERT: join(work, 'prod-j', 'tls', 'localhost.crt') });
 
 const specs: TargetSpec[] = [
   { id: 'a', label: 'node:http 404 (HTTP)', script: 'bench/targets/node-http.ts' },
@@ -91,7 +103,33 @@ const specs: TargetSpec[] = [
     script: 'bench/floor-404.ts',
     env: { REPLAY: join(work, 'replay.json'), BATCH: '1', FASTIFY: 'vigil', VAR_DIR: join(work, 'floor') },
   },
+  // Application routes: vigil standalone in production (ROUTES, as `npm start`) against bare Fastify with its certificate.
+  { id: 'j', label: 'vigil production, /hello and /status, standalone (HTTPS)', script: VIGIL, env: { ...vigilEnv('prod', 'prod-j'), ROUTES: APP_ROUTES }, paths: J_PATHS },
+  { id: 'jb', label: 'bare Fastify, the same routes, same certificate (HTTPS)', script: 'bench/targets/fastify-routes.ts', env: { ROUTES_OF: 'j' }, lateEnv: prodTls, paths: J_PATHS },
+  {
+    id: 'jd',
+    label: 'vigil debug, the same routes, reports stored (HTTPS)',
+    script: VIGIL,
+    env: { ...vigilEnv('dev', 'dev-j'), ROUTES: APP_ROUTES, PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' },
+    paths: J_PATHS,
+  },
+  // vigil as a plugin in an application: examples/fastify-app (plain HTTP, as it serves), against its routes in bare Fastify.
+  {
+    id: 'k',
+    label: 'examples/fastify-app with vigil, production, /hello and /users/1 (HTTP)',
+    script: 'bench/targets/fastify-app.ts',
+    env: { APP_ENV: 'prod', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', VAR_DIR: join(work, 'app-k') },
+    paths: K_PATHS,
+  },
+  { id: 'kb', label: 'bare Fastify, the same routes (HTTP)', script: 'bench/targets/fastify-routes.ts', env: { ROUTES_OF: 'k' }, paths: K_PATHS },
 ];
+
+/** `--only j,k`: the targets whose id starts with one of the letters (`j` takes `jb` and `jd`). */
+const only = flags.only?.split(',').map((letter) => letter.trim()).filter(Boolean);
+const selected = only ? specs.filter((spec) => only.includes(spec.id[0]!)) : specs;
+const has = (id: string) => selected.some((spec) => spec.id === id);
+/** (c) and (h) replay (d)'s answer: (d) is started to capture it even when not measured. */
+const needsReplay = has('c') || has('h');
 
 interface TargetResult {
   label: string;
@@ -138,25 +176,28 @@ async function main(): Promise<void> {
   process.stdout.write(`vigil bench: ${rounds} rounds x ${seconds} s per target, ${connections} connections, ${tool}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}\n`);
   const running = new Map<string, RunningTarget>();
   try {
-    const vigilDev = await startTarget(VIGIL, specs[3]!.env);
-    running.set('d', vigilDev);
-    const tls = { key: readFileSync(join(work, 'dev', 'tls', 'localhost.key'), 'utf8'), cert: readFileSync(join(work, 'dev', 'tls', 'localhost.crt'), 'utf8') };
-    const captured = await capture(vigilDev.url, tls.cert);
-    writeFileSync(join(work, 'replay.json'), JSON.stringify({ ...captured, ...tls }));
-    for (const spec of specs) if (!running.has(spec.id)) running.set(spec.id, await startTarget(spec.script, spec.env));
+    if (needsReplay) {
+      const vigilDev = await startTarget(VIGIL, specs[3]!.env);
+      running.set('d', vigilDev);
+      const tls = { key: readFileSync(join(work, 'dev', 'tls', 'localhost.key'), 'utf8'), cert: readFileSync(join(work, 'dev', 'tls', 'localhost.crt'), 'utf8') };
+      const captured = await capture(vigilDev.url, tls.cert);
+      writeFileSync(join(work, 'replay.json'), JSON.stringify({ ...captured, ...tls }));
+    }
+    for (const spec of selected) if (!running.has(spec.id)) running.set(spec.id, await startTarget(spec.script, { ...spec.env, ...spec.lateEnv?.() }));
 
     const results = new Map<string, TargetResult>(
-      specs.map((spec) => [spec.id, { label: spec.label, runs: [], rps: 0, p50Ms: 0, p99Ms: 0, rssMb: 0, requests: 0, cpuUs: { main: 0, all: 0, root: 0, generator: 0 }, mainBusy: 0 }]),
+      selected.map((spec) => [spec.id, { label: spec.label, runs: [], rps: 0, p50Ms: 0, p99Ms: 0, rssMb: 0, requests: 0, cpuUs: { main: 0, all: 0, root: 0, generator: 0 }, mainBusy: 0 }]),
     );
-    const cpu = new Map(specs.map((spec) => [spec.id, { main: 0, all: 0, root: 0, generator: 0, requests: 0, ms: 0 }]));
-    const urlOf = (id: string) => `${running.get(id)!.url}/robots.txt`;
-    for (const spec of specs) results.get(spec.id)!.requests += (await load(urlOf(spec.id), { seconds: 1, connections, headers: SEED_HEADERS })).requests; // warm-up
+    const cpu = new Map(selected.map((spec) => [spec.id, { main: 0, all: 0, root: 0, generator: 0, requests: 0, ms: 0 }]));
+    const loadOf = (spec: TargetSpec, loadSeconds: number) =>
+      spec.paths ? load(running.get(spec.id)!.url, { seconds: loadSeconds, connections, headers: SEED_HEADERS, paths: spec.paths }) : load(`${running.get(spec.id)!.url}/robots.txt`, { seconds: loadSeconds, connections, headers: SEED_HEADERS });
+    for (const spec of selected) results.get(spec.id)!.requests += (await loadOf(spec, 1)).requests; // warm-up
     for (let round = 1; round <= rounds; round++) {
-      for (const spec of round % 2 ? specs : [...specs].reverse()) {
+      for (const spec of round % 2 ? selected : [...selected].reverse()) {
         const before = running.get(spec.id)!.cpuMs();
         const generatorBefore = loadGeneratorCpuMs();
         const started = performance.now();
-        const result = await load(urlOf(spec.id), { seconds, connections, headers: SEED_HEADERS });
+        const result = await loadOf(spec, seconds);
         const used = cpu.get(spec.id)!;
         const after = running.get(spec.id)!.cpuMs();
         used.generator += loadGeneratorCpuMs() - generatorBefore;
@@ -184,11 +225,11 @@ async function main(): Promise<void> {
 
     // Every request (d) and (f) answered must have its report: stop each (it flushes) and count.
     const reports = {
-      d: await storedReports(specs.find((spec) => spec.id === 'd')!, vigilDev, results.get('d')!.requests + 1),
-      f: await storedReports(specs.find((spec) => spec.id === 'f')!, running.get('f')!, results.get('f')!.requests),
+      d: has('d') ? await storedReports(specs.find((spec) => spec.id === 'd')!, running.get('d')!, results.get('d')!.requests + 1) : undefined,
+      f: has('f') ? await storedReports(specs.find((spec) => spec.id === 'f')!, running.get('f')!, results.get('f')!.requests) : undefined,
     };
 
-    const stall = await measureBodyStall();
+    const stall = !only || only.includes('g') ? await measureBodyStall() : undefined;
     const soak = flags.soak ? await runSoak() : undefined;
     report(results, reports, stall, soak, tool);
   } finally {
@@ -248,25 +289,41 @@ interface Reports {
   dropped: number;
 }
 
-function report(results: Map<string, TargetResult>, reports: { d: Reports; f: Reports }, stall: BodyStallResult, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
+function report(results: Map<string, TargetResult>, reports: { d: Reports | undefined; f: Reports | undefined }, stall: BodyStallResult | undefined, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
   const r = (id: string) => results.get(id)!;
-  const ratios = {
-    'd/c': r('d').rps / r('c').rps,
-    'e/c': r('e').rps / r('c').rps,
-    'e/b': r('e').rps / r('b').rps,
-    'p99 d/c': r('d').p99Ms / r('c').p99Ms,
-    'f/d': r('f').rps / r('d').rps,
-    'h/c': r('h').rps / r('c').rps,
+  // A ratio of two targets, when both ran.
+  const ratio = (x: string, y: string, of: (t: TargetResult) => number = (t) => t.rps) => (results.has(x) && results.has(y) ? of(r(x)) / of(r(y)) : undefined);
+  const ratios: Record<string, number | undefined> = {
+    'd/c': ratio('d', 'c'),
+    'e/c': ratio('e', 'c'),
+    'e/b': ratio('e', 'b'),
+    'p99 d/c': ratio('d', 'c', (t) => t.p99Ms),
+    'f/d': ratio('f', 'd'),
+    'h/c': ratio('h', 'c'),
+    'j/bare': ratio('j', 'jb'),
+    'k/bare': ratio('k', 'kb'),
+    'jd/bare': ratio('jd', 'jb'),
+    'jd/h': ratio('jd', 'h'),
+    'CPU j/bare': ratio('j', 'jb', (t) => t.cpuUs.main),
+    'CPU k/bare': ratio('k', 'kb', (t) => t.cpuUs.main),
   };
-  const noneDropped = ({ answered, stored, dropped }: Reports) => ({ met: dropped === 0 && stored >= answered, measured: `${stored} stored / ${answered} answered, ${dropped} dropped` });
+  const shown = (name: string) => (ratios[name] === undefined ? 'not run' : ratios[name]!.toFixed(2));
+  const atLeast = (name: string, bound: number) => ({ met: ratios[name] === undefined ? undefined : ratios[name]! >= bound, measured: shown(name) });
+  const noneDropped = (counted: Reports | undefined) =>
+    counted ? { met: counted.dropped === 0 && counted.stored >= counted.answered, measured: `${counted.stored} stored / ${counted.answered} answered, ${counted.dropped} dropped` } : { met: undefined, measured: 'not run' };
+  const cpuBeside = (x: string, y: string) => (results.has(x) && results.has(y) ? ` (main thread ${r(x).cpuUs.main.toFixed(1)} against ${r(y).cpuUs.main.toFixed(1)} µs/req)` : '');
   const targets = [
-    { name: 'd/c >= 0.5', met: ratios['d/c'] >= 0.5, measured: ratios['d/c'].toFixed(2) },
-    { name: 'e/c >= 0.9', met: ratios['e/c'] >= 0.9, measured: ratios['e/c'].toFixed(2) },
-    { name: 'p99 (d) <= 2 x p99 (c)', met: ratios['p99 d/c'] <= 2, measured: `${ratios['p99 d/c'].toFixed(2)} x` },
-    { name: '/hello waits at most ~100 ms beside hostile JSON bodies (g)', met: stall.withBodies.maxMs <= 100, measured: `max ${stall.withBodies.maxMs.toFixed(0)} ms (alone: ${stall.alone.maxMs.toFixed(0)} ms)` },
+    { name: 'd/c >= 0.5', ...atLeast('d/c', 0.5) },
+    { name: 'e/c >= 0.9', ...atLeast('e/c', 0.9) },
+    { name: 'p99 (d) <= 2 x p99 (c)', met: ratios['p99 d/c'] === undefined ? undefined : ratios['p99 d/c']! <= 2, measured: `${shown('p99 d/c')} x` },
+    stall
+      ? { name: '/hello waits at most ~100 ms beside hostile JSON bodies (g)', met: stall.withBodies.maxMs <= 100, measured: `max ${stall.withBodies.maxMs.toFixed(0)} ms (alone: ${stall.alone.maxMs.toFixed(0)} ms)` }
+      : { name: '/hello waits at most ~100 ms beside hostile JSON bodies (g)', met: undefined, measured: 'not run' },
     { name: 'no report dropped (d)', ...noneDropped(reports.d) },
-    { name: '(f)/(d) >= 1.35', met: ratios['f/d'] >= 1.35, measured: ratios['f/d'].toFixed(2) },
+    { name: '(f)/(d) >= 1.35', ...atLeast('f/d', 1.35) },
     { name: 'no report dropped (f)', ...noneDropped(reports.f) },
+    { name: '(j)/bare >= 0.9', ...atLeast('j/bare', 0.9), measured: `${shown('j/bare')}${cpuBeside('j', 'jb')}` },
+    { name: '(k)/bare >= 0.9', ...atLeast('k/bare', 0.9), measured: `${shown('k/bare')}${cpuBeside('k', 'kb')}` },
     soak
       ? { name: 'RSS (d) < 200 MB after 1M requests', met: soak.rssMb < 200, measured: `${soak.rssMb.toFixed(0)} MB after ${soak.requests}` }
       : { name: 'RSS (d) < 200 MB after 1M requests', met: undefined, measured: 'not run (use --soak)' },
@@ -279,18 +336,23 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports; f: Re
         `| (${id}) ${t.label} | ${t.rps.toFixed(0)} | ${t.p50Ms.toFixed(2)} | ${t.p99Ms.toFixed(2)} | ${t.rssMb.toFixed(0)} | ${t.cpuUs.main.toFixed(1)} | ${t.cpuUs.all.toFixed(1)} | ${(t.mainBusy * 100).toFixed(0)} % | ${t.cpuUs.generator.toFixed(1)} |`,
     ),
     '',
-    `Ratios: d/c ${ratios['d/c'].toFixed(2)}, e/c ${ratios['e/c'].toFixed(2)}, e/b ${ratios['e/b'].toFixed(2)}, p99 d/c ${ratios['p99 d/c'].toFixed(2)}, f/d ${ratios['f/d'].toFixed(2)}, h/c ${ratios['h/c'].toFixed(2)}.`,
-    limits(r('c'), r('d')),
-    floorLimits(ratios['h/c'], r('h')),
-    workersLimits(r('d'), r('f')),
-    `Reports in (d): ${reports.d.stored} stored for ${reports.d.answered} requests answered, ${reports.d.dropped} dropped. In (f): ${reports.f.stored} stored for ${reports.f.answered}, ${reports.f.dropped} dropped.`,
-    '',
-    '| (g) vigil production, GET /hello | req/s | p50 ms | p99 ms | max ms |',
-    '|---|---:|---:|---:|---:|',
-    ...([['alone', stall.alone], ['beside hostile JSON bodies', stall.withBodies]] as const).map(
-      ([name, r]) => `| ${name} | ${r.rps.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.maxMs.toFixed(0)} |`,
-    ),
-    `Hostile bodies sent beside the load, by status: ${Object.entries(stall.bodies).map(([status, count]) => `${status}: ${count}`).join(', ')}; peak RSS ${stall.peakRssMb.toFixed(0)} MB.`,
+    `Ratios: ${Object.keys(ratios).filter((name) => ratios[name] !== undefined).map((name) => `${name} ${shown(name)}`).join(', ')}.`,
+    ...(results.has('c') && results.has('d') ? [limits(r('c'), r('d'))] : []),
+    ...(results.has('c') && results.has('h') ? [floorLimits(ratios['h/c']!, r('h'))] : []),
+    ...(results.has('d') && results.has('f') ? [workersLimits(r('d'), r('f'))] : []),
+    ...(results.has('jd') ? [debugRouteCost(r('jd'), r('jb'), results.get('h'))] : []),
+    ...(reports.d || reports.f ? [`Reports in (d): ${reports.d ? `${reports.d.stored} stored for ${reports.d.answered} requests answered, ${reports.d.dropped} dropped` : 'not run'}. In (f): ${reports.f ? `${reports.f.stored} stored for ${reports.f.answered}, ${reports.f.dropped} dropped` : 'not run'}.`] : []),
+    ...(stall
+      ? [
+          '',
+          '| (g) vigil production, GET /hello | req/s | p50 ms | p99 ms | max ms |',
+          '|---|---:|---:|---:|---:|',
+          ...([['alone', stall.alone], ['beside hostile JSON bodies', stall.withBodies]] as const).map(
+            ([name, g]) => `| ${name} | ${g.rps.toFixed(0)} | ${g.p50Ms.toFixed(2)} | ${g.p99Ms.toFixed(2)} | ${g.maxMs.toFixed(0)} |`,
+          ),
+          `Hostile bodies sent beside the load, by status: ${Object.entries(stall.bodies).map(([status, count]) => `${status}: ${count}`).join(', ')}; peak RSS ${stall.peakRssMb.toFixed(0)} MB.`,
+        ]
+      : []),
     '',
     '| target | met | measured |',
     '|---|---|---|',
@@ -299,12 +361,21 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports; f: Re
   const table = lines.join('\n');
   process.stdout.write(`\n${table}\n`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const environment = { node: process.version, cores: cpus().length, cpu: cpus()[0]?.model, loader: tool, rounds, seconds, connections };
+  const environment = { node: process.version, cores: cpus().length, cpu: cpus()[0]?.model, loader: tool, rounds, seconds, connections, only: only ?? null };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${stamp}.json`);
   writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), environment, results: Object.fromEntries(results), ratios, reports, stall, soak, targets }, null, 2)}\n`);
   process.stdout.write(`\nWritten to ${file}\n`);
-  if (flags.readme) writeReadmeTable(`${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`);
+  if (flags.readme) writeBenchReadmeTable(`${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`);
+}
+
+/**
+ * Debug mode on an application route, a figure to watch: (jd) against bare Fastify on the
+ * same routes, and its main thread against the floor's (h), a stored debug 404 with none of the rules.
+ */
+function debugRouteCost(jd: TargetResult, bare: TargetResult, h: TargetResult | undefined): string {
+  const floor = h ? `; the floor (h) spends ${h.cpuUs.main.toFixed(1)} µs (jd/h ${(jd.rps / h.rps).toFixed(2)} in req/s)` : '; the floor (h) not run';
+  return `Debug on application routes (jd): ${(jd.rps / bare.rps).toFixed(2)} of bare Fastify, main thread ${jd.cpuUs.main.toFixed(1)} µs/req against bare ${bare.cpuUs.main.toFixed(1)}${floor}.`;
 }
 
 /**
@@ -345,14 +416,14 @@ function workersLimits(d: TargetResult, f: TargetResult): string {
   );
 }
 
-function writeReadmeTable(table: string): void {
-  const file = join(ROOT, 'README.md');
+function writeBenchReadmeTable(table: string): void {
+  const file = join(ROOT, 'bench/README.md');
   const readme = readFileSync(file, 'utf8');
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
-  if (!readme.includes(start) || !readme.includes(end)) throw new Error('README.md has no bench markers');
+  if (!readme.includes(start) || !readme.includes(end)) throw new Error('bench/README.md has no bench markers');
   writeFileSync(file, `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`);
-  process.stdout.write('README.md table updated\n');
+  process.stdout.write('bench/README.md table updated\n');
 }
 
 await main();

@@ -26,6 +26,8 @@ export interface RequestHookParts {
   corsEnabled?: boolean;
   /** Debug mode only. */
   profiler: Profiler | undefined;
+  /** Without TRUSTED_PROXIES: warns of a proxy on loopback (profiler/access.ts). */
+  watchForwarded?: ((request: FastifyRequest) => void) | undefined;
   /** Every route the application has, native or declared; whether a plugin answers every OPTIONS (`@fastify/cors`). */
   routes: MatcherSource & { readonly ownsPreflights?: boolean };
   /** The limits' hooks for routed requests, in their order. */
@@ -35,7 +37,7 @@ export interface RequestHookParts {
 }
 
 /** The hooks, first to last; a hook that answers or fails ends the request's way here. */
-export function requestHooks({ serverHost, trustedHosts, cors, corsEnabled = true, profiler, routes, limits, respond }: RequestHookParts): onRequestHookHandler[] {
+export function requestHooks({ serverHost, trustedHosts, cors, corsEnabled = true, profiler, watchForwarded, routes, limits, respond }: RequestHookParts): onRequestHookHandler[] {
   // A plugin that owns `OPTIONS *` owns the cross-origin policy: the kernel neither answers nor adds.
   const exempt = (request: FastifyRequest) => routes.ownsPreflights === true || (profiler?.serves(request) ?? false);
   const hooks: Array<onRequestHookHandler | undefined> = [
@@ -50,7 +52,7 @@ export function requestHooks({ serverHost, trustedHosts, cors, corsEnabled = tru
     // cors/: preflights answered on any path; CORS headers on the rest (not the profiler's pages).
     corsEnabled ? corsHook(cors, { exempt }) : undefined,
     // profiler/: its pages for the clients it admits; others get the ordinary 404.
-    profiler && profilerAccessHook(profiler),
+    profiler && profilerAccessHook(profiler, watchForwarded),
     // routing/: 404, 405 or 301 for what the router did not match, before the body is read;
     // the errors go to the pipeline from here, not through Fastify's error handling.
     unmatchedHook(routes, respond),

@@ -1,8 +1,7 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
-import { ConfigError, loadConfig, SETTING_GROUPS, SETTINGS, type Config, type Setting } from './config.js';
-import { ReportStoreError } from './profiler/storage/report-store.js';
-import { RouteDefinitionError } from './routing/routes.js';
+import { loadConfig, SETTING_GROUPS, SETTINGS, type Config, type Setting } from './config.js';
 import type { PrimaryLink } from './server/cluster-worker.js';
+import { startFailureLine } from './server/start-failure.js';
 
 const help = () => `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
 
@@ -19,24 +18,19 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0);
 }
 
+let config: Config | undefined;
 try {
-  const config = loadConfig();
+  config = loadConfig();
   const mode = `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}`;
-  if (config.workers === 1) await serve(config, mode);
+  if (config.workers === 1) await serve(config);
   else {
     // Loaded only with WORKERS above 1: a single process serves as it always did.
     const { default: cluster } = await import('node:cluster');
     if (cluster.isPrimary) (await import('./server/cluster-primary.js')).runPrimary(config, mode);
-    else await serve(config, mode, new (await import('./server/cluster-worker.js')).PrimaryLink());
+    else await serve(config, new (await import('./server/cluster-worker.js')).PrimaryLink());
   }
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof RouteDefinitionError || error instanceof ReportStoreError) {
-    process.stderr.write(`vigil: cannot start: ${error.message}\n`);
-  } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' || (error as NodeJS.ErrnoException).code === 'EACCES') {
-    process.stderr.write(`vigil: cannot start: ${(error as Error).message} (set HOST or PORT)\n`);
-  } else {
-    process.stderr.write(`vigil: cannot start: ${(error as Error).stack ?? String(error)}\n`);
-  }
+  process.stderr.write(`vigil: cannot start: ${startFailureLine(error, config)}\n`);
   process.exit(1);
 }
 
@@ -44,7 +38,7 @@ try {
  * Serves from this process: alone (WORKERS=1), or as one of the primary's workers, which
  * then tells the primary it listens and stops when the primary says so.
  */
-async function serve(config: Config, mode: string, primary?: PrimaryLink): Promise<void> {
+async function serve(config: Config, primary?: PrimaryLink): Promise<void> {
   // Loaded here: a primary (WORKERS above 1) never loads the kernel.
   const [{ createKernel }, { startService }, { startupBanner }] = await Promise.all([import('./app.js'), import('./server/start.js'), import('./server/startup-banner.js')]);
   const service = await startService(config, createKernel, primary ? { peerCounters: primary.peerCounters } : {});

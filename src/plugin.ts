@@ -32,6 +32,7 @@ import { REQUEST_STATE, stateOf } from './http/request-state.js';
 import { urlHost } from './http/request-url.js';
 import { installRequestHooks } from './kernel-hooks.js';
 import { Limits } from './limits/limits.js';
+import { forwardedLoopbackWarning } from './profiler/access.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
 import { logTapOf } from './profiler/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
@@ -76,6 +77,8 @@ export interface VigilOptions {
   errorFormat?: 'html' | 'json';
   /** Production JSON errors as problem+json (`problem`, the default) or in Fastify's shape, `{statusCode, error, message}` (`fastify`). */
   errorShape?: 'problem' | 'fastify';
+  /** Logs where the profiler is and where it stores reports once the application listens (debug mode); default true. */
+  announceProfiler?: boolean;
   /** The report counters of the processes serving beside this one (WORKERS above 1), for the profiler's pages. */
   peerCounters?: ProfilerOptions['peers'];
 }
@@ -148,7 +151,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
-    // A full disk, or a file deleted under the service, is said here; the service goes on.
+    // A full disk, a file deleted under the service, or search indexes being built, is said here; the service goes on.
     const notify = (message: string) => app.log.warn(message);
     profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify }), {
       collectors: [...defaultCollectors({
@@ -202,6 +205,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       cors: new CorsPolicy(config.cors),
       corsEnabled: options.cors === true,
       profiler,
+      watchForwarded: profiler && config.trustedProxies.length === 0 ? forwardedLoopbackWarning((message) => app.log.warn(message)) : undefined,
       routes: table,
       limits: routeLimits.requestHooks,
       respond(error, request, reply) {
@@ -218,7 +222,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       registerRoutes(scope, declared.definitions, routeLimits.execute);
     });
     const store = options.reportStore ? 'the reportStore given' : config.profilerStore.scheme === 'sqlite' ? config.profilerStore.file : config.profilerStore.location;
-    warnAtStart(app, { earlier, replaced: () => replaced, profiler, store });
+    warnAtStart(app, { earlier, replaced: () => replaced, announce: profiler !== undefined && options.announceProfiler !== false, store });
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
     await Promise.allSettled([limits?.close(), profiler?.close()]);
@@ -231,7 +235,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
  * silent traps, as warnings naming vigil: routes added before it, a root error handler
  * set after it.
  */
-function warnAtStart(app: FastifyInstance, { earlier, replaced, profiler, store }: { earlier: readonly string[]; replaced: () => boolean; profiler: Profiler | undefined; store: string }): void {
+function warnAtStart(app: FastifyInstance, { earlier, replaced, announce, store }: { earlier: readonly string[]; replaced: () => boolean; announce: boolean; store: string }): void {
   app.addHook('onReady', (done) => {
     if (earlier.length > 0) {
       app.log.warn(`routes added before vigil was registered: ${earlier.join(', ')}; vigil does not know them (a wrong method on them is a 404, not a 405): register vigil first`);
@@ -243,7 +247,7 @@ function warnAtStart(app: FastifyInstance, { earlier, replaced, profiler, store 
     }
     done();
   });
-  if (profiler === undefined) return;
+  if (!announce) return;
   app.addHook('onListen', (done) => {
     const address = app.server.address();
     const scheme = app.initialConfig.https ? 'https' : 'http';

@@ -20,7 +20,7 @@ const NAMED_ONLY = [join(ROOT, 'test', 'deploy')];
  * slow clients, a server coming back) leave no core idle. Three once failed the 20,000-token
  * PostgreSQL test on a saturated machine: its requests, through `inject`, held the event
  * loop for seconds, and a token lease's answer waited unread behind its own timeouts;
- * `askInTurn` now yields between requests, as a socket's request does (README, Tests).
+ * `askInTurn` now yields between requests, as a socket's request does (CONTRIBUTING.md, Tests).
  */
 const CONCURRENCY = 3;
 /** The time assumed for a file `support/file-durations.ts` does not list. */

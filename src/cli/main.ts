@@ -4,6 +4,7 @@
  */
 import { ConfigError, environment, loadConfig, type Env } from '../config.js';
 import { ReportStoreError } from '../profiler/storage/report-store.js';
+import { AppModuleError } from './app-module.js';
 import { UsageError, type Command, type Output } from './command.js';
 import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
 import { debugRouterCommand, routerMatchCommand } from './route-commands.js';
@@ -62,6 +63,10 @@ export async function run(argv: string[], { cwd = process.cwd(), env = environme
       const message = (error as Error).message.replace(/(?<![.!?])$/, suggestion ? '.' : '');
       output.err(`vigil ${name}: ${message}${suggestion}\n\n${error instanceof ConfigError ? '' : command.help}`);
       return 2;
+    }
+    if (error instanceof AppModuleError) {
+      output.err(`vigil ${name}: ${error.message}\n`);
+      return 1;
     }
     if (error instanceof ReportStoreError) {
       const hint = error.damaged ? '\nStarting the service moves a damaged store aside (nothing is deleted) and creates a new one.' : '';

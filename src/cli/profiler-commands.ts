@@ -85,7 +85,7 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
   async run(args, config, output) {
     const { values } = parseArgs({ args, options: { ...FILTER_OPTIONS, json: { type: 'boolean' } }, strict: true, allowPositionals: false });
     const { json, 'status-code': statusCode, ...rest } = values;
-    let filters;
+    let filters: ReturnType<typeof parseSearchFilters>;
     try {
       filters = parseSearchFilters({ ...rest, status_code: statusCode } as SearchInput, (field) => `--${field.replace('_', '-')}`);
     } catch (error) {

@@ -1,4 +1,5 @@
 /** A stored report as plain text for the terminal (`vigil profiler:show`): the same panels as the page, condensed. */
+import { databaseText, httpClientText, type DatabaseSection, type HttpClientSection } from '../profiler/activity/sections.js';
 import type { ExceptionSection } from '../profiler/collectors/exception.js';
 import type { LogsSection } from '../profiler/collectors/logs.js';
 import { memoryCollector } from '../profiler/collectors/memory.js';
@@ -8,10 +9,12 @@ import type { ResponseSection } from '../profiler/collectors/response.js';
 import type { RoutingSection } from '../profiler/collectors/routing.js';
 import { formatMs, formatTime } from '../profiler/format.js';
 import { titleOf } from '../profiler/pages/panels/collector-panel.js';
+import { databasePanel } from '../profiler/pages/panels/database-panel.js';
+import { httpClientPanel } from '../profiler/pages/panels/http-client-panel.js';
 import type { Report } from '../profiler/report.js';
 import type { Collector } from '../profiler/request-profile.js';
 
-const BUILT_IN = new Set(['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs']);
+const BUILT_IN = new Set(['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs', 'database', 'httpClient']);
 
 function headerLines(headers: Record<string, string | string[]> | undefined): string[] {
   return Object.entries(headers ?? {}).flatMap(([name, value]) => [value].flat().map((line) => `  ${name}: ${line}`));
@@ -23,7 +26,13 @@ function section<T>(report: Report, name: string): T | undefined {
 }
 
 /** Sections of collectors that are units (their text comes with them), in the order they print. */
-const BUILT_IN_UNITS: ReadonlyArray<Pick<Collector, 'name' | 'panel' | 'text'>> = [performanceView, memoryCollector];
+const BUILT_IN_UNITS: ReadonlyArray<Pick<Collector, 'name' | 'panel' | 'text'>> = [
+  performanceView,
+  memoryCollector,
+  // The application's activity, without its collectors: creating them subscribes channels.
+  { name: 'database', panel: databasePanel, text: (section) => databaseText(section as DatabaseSection) },
+  { name: 'httpClient', panel: httpClientPanel, text: (section) => httpClientText(section as HttpClientSection) },
+];
 
 /**
  * `collectors`: the ones the service registers besides the built-in ones (a routes

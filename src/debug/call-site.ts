@@ -3,26 +3,30 @@
  * project's own source outside the kernel, source-mapped. Used where a library calls back
  * into vigil (a diagnostics channel, a span processor) to say which line of the
  * application started the work. Only V8's call sites are read; each generated position is
- * mapped once.
+ * mapped once. Capturing a stack is the cost: callers say how deep to look, and hide their
+ * own frames.
  */
 import { findSourceMap, type SourceMapping } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { frameOrigin, type StackFrame } from './stack-trace.js';
 
-/** Deep enough to get from a library's internals (undici's fetch, an instrumentation) back to the caller. */
-const STACK_DEPTH = 40;
+/** Deep enough to get from a library's internals (undici's fetch) back to the caller. */
+export const DEEP_STACK = 40;
 const CACHE_SIZE = 2000;
 /** Mapped frames by generated position; null: not the application's. */
 const mapped = new Map<string, StackFrame | null>();
 
-function captureSites(): NodeJS.CallSite[] {
+/** A function on the stack: V8's `constructorOpt`. */
+type Caller = (...args: never[]) => unknown;
+
+function captureSites(depth: number, above: Caller): NodeJS.CallSite[] {
   const savedPrepare = Error.prepareStackTrace;
   const savedLimit = Error.stackTraceLimit;
   try {
     Error.prepareStackTrace = (_error, sites) => sites;
-    Error.stackTraceLimit = STACK_DEPTH;
+    Error.stackTraceLimit = depth;
     const holder: { stack?: unknown } = {};
-    Error.captureStackTrace(holder, captureSites);
+    Error.captureStackTrace(holder, above);
     return Array.isArray(holder.stack) ? (holder.stack as NodeJS.CallSite[]) : [];
   } finally {
     Error.prepareStackTrace = savedPrepare;
@@ -30,9 +34,18 @@ function captureSites(): NodeJS.CallSite[] {
   }
 }
 
-/** The application's frame nearest the top of the current stack, or undefined (a call made from a library's callback). */
-export function applicationCallSite(): StackFrame | undefined {
-  for (const site of captureSites()) {
+/**
+ * The application's frame nearest the top of the current stack: undefined for a call made
+ * from a library's callback, or deeper than `depth`; `complete` when the whole stack was
+ * looked at. Frames from `above` up (the caller's own) are neither captured nor counted.
+ */
+export function applicationCallSite(depth = DEEP_STACK, above: Caller = applicationCallSite): { frame: StackFrame | undefined; complete: boolean } {
+  const sites = captureSites(depth, above);
+  return { frame: firstApplicationFrame(sites), complete: sites.length < depth };
+}
+
+function firstApplicationFrame(sites: NodeJS.CallSite[]): StackFrame | undefined {
+  for (const site of sites) {
     const file = site.getFileName();
     // Node's internals and dependencies are never the application's: skipped before any mapping.
     if (!file || file.startsWith('node:') || file.includes('/node_modules/')) continue;

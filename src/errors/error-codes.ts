@@ -1,7 +1,7 @@
 /**
  * Every error code the kernel raises, with its HTTP status and what it means, in the
  * manner of Fastify's `lib/errors.js`. A throw site names its code from here (the type
- * admits no other) and takes its status from it; README's "Error codes" table lists the
+ * admits no other) and takes its status from it; the table of docs/error-codes.md lists the
  * same entries, in this order (`test/structure/error-codes.test.ts` compares them).
  *
  * @example

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { exceptionHeaders } from '../debug/exception-headers.js';
 import { framesOf, raiseSiteIn } from '../debug/stack-trace.js';
+import { admitInlineStyleIn } from '../http/content-security-policy.js';
 import { requestUrlWithQuery } from '../http/request-url.js';
 import type { EditorLinkFormat } from './editor-link.js';
 import { relatedErrors } from './error-chain.js';
@@ -14,7 +15,7 @@ import type { ErrorView } from './error-view.js';
 import { describeError, reasonPhrase } from './http-errors.js';
 import { negotiateErrorFormat, type ErrorFormat } from './negotiate.js';
 import { DebugPageTemplates } from './page-template.js';
-import { renderDebugHtml, renderProductionHtml } from './render-html.js';
+import { PAGE_STYLE_SOURCE, renderDebugHtml, renderProductionHtml } from './render-html.js';
 import { renderProblemJson, renderProblemXml } from './render-problem.js';
 import { renderText } from './render-text.js';
 
@@ -102,6 +103,8 @@ export function createErrorResponder({ debug: debugMode, editor, debugFor, defau
     }
     reply.header('content-type', fastifyShape && format === 'json' ? FASTIFY_JSON : CONTENT_TYPES[format]);
     reply.header('cache-control', 'no-cache, private');
+    // The application's policy (helmet's, set before the handler ran) admits the page's style.
+    if (format === 'html') admitInlineStyleIn(reply, PAGE_STYLE_SOURCE);
     const vary = reply.getHeader('vary');
     reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));

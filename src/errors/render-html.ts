@@ -4,6 +4,7 @@
  * production page showing nothing internal. Both are self-contained and follow the
  * reader's light or dark preference.
  */
+import { createHash } from 'node:crypto';
 import type { EditorLinkFormat } from './editor-link.js';
 import type { RelatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
@@ -11,7 +12,7 @@ import { html, raw, type SafeHtml } from '../utils/html.js';
 import { fileLine, renderRelated, renderTrace } from './render-trace.js';
 import { relatedView, siteLink, traceLines, type TraceLine } from './trace-lines.js';
 
-const STYLE = raw(`<style>
+const STYLE_TEXT = `
 :root{color-scheme:light dark;--bg:#f7f7f9;--fg:#1d1f23;--muted:#5f6670;--card:#fff;--line:#dde0e5;--accent:#b42318;--hl:#fff3c4}
 @media(prefers-color-scheme:dark){:root{--bg:#15171b;--fg:#e6e8eb;--muted:#9aa3ad;--card:#1e2126;--line:#30343b;--accent:#ff7a6b;--hl:#3d3520}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,sans-serif}
@@ -28,7 +29,11 @@ li.folded>details>ol{padding:0 8px}pre{margin:0;padding:8px 0;overflow-x:auto;bo
 pre span{display:block;padding:0 12px}pre span.hl{background:var(--hl)}pre i{color:var(--muted);font-style:normal;display:inline-block;width:4em}
 section.related{margin:28px 0 0;padding:0 0 0 16px;border-left:3px solid var(--accent)}section.related section.related{margin-top:16px}
 section.related .message{font-size:16px;margin:0 0 6px}.site,.common,.muted{margin:0 0 10px}
-</style>`);
+`;
+const STYLE = raw(`<style>${STYLE_TEXT}</style>`);
+
+/** The pages' one `<style>` element as a CSP source: the same on every page, so admitted by its hash (no nonce breaks the pages' caching). */
+export const PAGE_STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE_TEXT).digest('base64')}'`;
 
 const traceCache = new WeakMap<readonly TraceLine[], SafeHtml>();
 

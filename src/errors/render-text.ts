@@ -17,7 +17,7 @@ function relatedLines(related: RelatedErrors, indent: string): string[] {
   const lines: string[] = [];
   const members = related.members ?? [];
   const total = members.length + (related.membersOmitted ?? 0);
-  members.forEach((member, index) => lines.push(...errorLines(member, `Error ${index + 1} of ${total}`, indent)));
+  for (const [index, member] of members.entries()) lines.push(...errorLines(member, `Error ${index + 1} of ${total}`, indent));
   if (related.membersOmitted) lines.push(`${indent}${related.membersOmitted} more errors not shown`);
   if (related.cause) lines.push(...errorLines(related.cause, 'Caused by', indent));
   if (related.truncated) lines.push(`${indent}(deeper causes not shown)`);

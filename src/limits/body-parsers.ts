@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ByteSize } from '../config.js';
 import { BadRequestHttpError } from '../errors/http-errors.js';
-import { parsedBodyLimit } from './body-limit.js';
+import { fastifyBodyLimit, parsedBodyLimit } from './body-limit.js';
 import { readBody } from './body-reader.js';
 import type { BodyPace } from './body-timeout.js';
 import { parseForm } from './form-fields.js';
@@ -39,7 +39,7 @@ export function installBodyParsers(scope: FastifyInstance, settings: BodyParserS
   scope.addContentTypeParser('application/json', json);
   scope.addContentTypeParser('application/x-www-form-urlencoded', form);
   scope.addContentTypeParser('text/plain', plain);
-  yieldToApplicationParsers(scope, KERNEL_TYPES);
+  yieldToApplicationParsers(scope, KERNEL_TYPES, fastifyBodyLimit(parsed.size));
 }
 
 const KERNEL_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'text/plain'];
@@ -49,8 +49,12 @@ const KERNEL_TYPES = ['application/json', 'application/x-www-form-urlencoded', '
  * of its own replaces Fastify's JSON and text ones (`@fastify/formbody` registered after
  * vigil, no FST_ERR_CTP_ALREADY_PRESENT). A second parser of the application's for a type it
  * already has is refused by Fastify as usual.
+ *
+ * A parser the application adds that reads the body whole (`parseAs`) without a `bodyLimit`
+ * of its own gets `parsedLimit`, not Fastify's server-wide `bodyLimit`: that one is
+ * POST_MAX_SIZE, the bound of uploads, which stream to disk.
  */
-function yieldToApplicationParsers(root: FastifyInstance, types: readonly string[]): void {
+function yieldToApplicationParsers(root: FastifyInstance, types: readonly string[], parsedLimit: number): void {
   const claimed = new WeakMap<object, Set<string>>();
   const claimedAbove = (instance: object, type: string): boolean => {
     for (let at: object | null = instance; at !== null; at = Object.getPrototypeOf(at)) if (claimed.get(at)?.has(type)) return true;
@@ -64,6 +68,10 @@ function yieldToApplicationParsers(root: FastifyInstance, types: readonly string
       let own = claimed.get(this);
       if (own === undefined) claimed.set(this, (own = new Set()));
       own.add(type);
+    }
+    const [options, ...parser] = rest;
+    if (typeof options === 'object' && options !== null && (options as { parseAs?: unknown }).parseAs !== undefined && !(options as { bodyLimit?: unknown }).bodyLimit) {
+      return (add as (...args: unknown[]) => FastifyInstance).call(this, contentType, { ...options, bodyLimit: parsedLimit }, ...parser);
     }
     return (add as (...args: unknown[]) => FastifyInstance).call(this, contentType, ...rest);
   } as FastifyInstance['addContentTypeParser'];

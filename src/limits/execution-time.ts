@@ -3,11 +3,14 @@
  * AbortSignal fires and the client gets the 500 at once; whatever the handler does after
  * is ignored. The heap guard can stop a handler the same way.
  *
- * A handler that never yields (a busy loop) holds the event loop, and so this timer, and
+ * The deadline is checked by one sweep for every handler (RunningHandlers), so a handler is
+ * stopped up to one step late (a twentieth of the limit, at most a second).
+ *
+ * A handler that never yields (a busy loop) holds the event loop, and so the sweep, and
  * every other request: such handlers belong in an isolated route.
  */
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
-import type { HeapGuard } from './heap-guard.js';
 import { ExecutionTimeExceededError } from './limit-errors.js';
 
 /** A handler's run as the deadline sees it: how to run it, and how to tell it that it was stopped. */
@@ -16,23 +19,84 @@ export interface TimedRun {
   abort(reason: Error): void;
 }
 
-export function runInProcess(invocation: TimedRun, seconds: number, guard: HeapGuard): Promise<unknown> {
+type Stop = (reason: Error) => void;
+
+interface Running {
+  stop: Stop;
+  /** `performance.now()` milliseconds. */
+  deadline: number;
+}
+
+/** The sweep's step: a twentieth of the limit, at least 10 ms, at most a second. */
+export function sweepStepMs(seconds: number): number {
+  return Math.min(1000, Math.max(10, (seconds * 1000) / 20));
+}
+
+/**
+ * The handlers running in this process, oldest first. One interval, armed while any runs,
+ * stops those past MAX_EXECUTION_TIME: every handler has the same limit, so the oldest are
+ * the first due, and a request costs an entry in a set rather than a timer of its own. A
+ * handler is stopped within one step after its deadline. The heap guard stops them all.
+ */
+export class RunningHandlers {
+  private readonly running = new Set<Running>();
+  private readonly ms: number;
+  private sweep: NodeJS.Timeout | undefined;
+
+  /** `seconds`: MAX_EXECUTION_TIME; 0 for none (the heap guard still sees the handlers). */
+  constructor(private readonly seconds: number) {
+    this.ms = seconds > 0 ? seconds * 1000 : Infinity;
+  }
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  add(stop: Stop): Running {
+    const entry = { stop, deadline: performance.now() + this.ms };
+    this.running.add(entry);
+    if (this.sweep === undefined && this.ms !== Infinity) this.sweep = setInterval(() => this.stopOverdue(), sweepStepMs(this.seconds));
+    return entry;
+  }
+
+  delete(entry: Running): void {
+    this.running.delete(entry);
+  }
+
+  stopAll(reason: Error): void {
+    for (const entry of [...this.running]) entry.stop(reason);
+  }
+
+  close(): void {
+    clearInterval(this.sweep);
+    this.sweep = undefined;
+  }
+
+  private stopOverdue(): void {
+    if (this.running.size === 0) return this.close();
+    const now = performance.now();
+    // Oldest first: the first one not yet due ends the sweep. A stop removes its entry.
+    for (const entry of this.running) {
+      if (entry.deadline > now) break;
+      entry.stop(new ExecutionTimeExceededError(this.seconds));
+    }
+  }
+}
+
+export function runInProcess(invocation: TimedRun, handlers: RunningHandlers): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (): boolean => {
       if (settled) return false;
       settled = true;
-      if (timer !== undefined) clearTimeout(timer);
-      unwatch();
+      handlers.delete(entry);
       return true;
     };
-    const stop = (reason: Error) => {
+    const entry = handlers.add((reason: Error) => {
       if (!finish()) return;
       invocation.abort(reason);
       reject(reason);
-    };
-    const timer = seconds > 0 ? setTimeout(() => stop(new ExecutionTimeExceededError(seconds)), seconds * 1000) : undefined;
-    const unwatch = guard.watch(stop);
+    });
     invocation.runHere().then(
       (value) => finish() && resolve(value),
       (error: unknown) => finish() && reject(error),
@@ -46,10 +110,10 @@ export function runInProcess(invocation: TimedRun, seconds: number, guard: HeapG
  * answers through `reply` and returns nothing gives nothing to race, and runs as Fastify
  * runs it. A native handler has no signal to fire: whatever it does after the 500 is ignored.
  */
-export function withDeadline(handler: RouteHandlerMethod, seconds: number, guard: HeapGuard): RouteHandlerMethod {
+export function withDeadline(handler: RouteHandlerMethod, handlers: RunningHandlers): RouteHandlerMethod {
   return function deadlined(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     const result: unknown = handler.call(this, request, reply);
     if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') return result;
-    return runInProcess({ runHere: () => Promise.resolve(result), abort: () => undefined }, seconds, guard);
+    return runInProcess({ runHere: () => Promise.resolve(result), abort: () => undefined }, handlers);
   } as RouteHandlerMethod;
 }

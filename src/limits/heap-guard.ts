@@ -9,10 +9,13 @@
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyBaseLogger } from 'fastify';
+import type { RunningHandlers } from './execution-time.js';
 import { HeapGuardHttpError, MemoryExhaustedError } from './limit-errors.js';
 
 export interface HeapGuardOptions {
   log: FastifyBaseLogger;
+  /** The in-process handlers, stopped when the guard trips. */
+  running: Pick<RunningHandlers, 'size' | 'stopAll'>;
   /** Share of the heap limit at which the guard trips. */
   high?: number;
   /** Share of the heap limit under which it lets work in again. */
@@ -20,12 +23,9 @@ export interface HeapGuardOptions {
   intervalMs?: number;
 }
 
-type Stop = (reason: Error) => void;
-
 export class HeapGuard {
   private readonly high: number;
   private readonly low: number;
-  private readonly running = new Set<Stop>();
   private tripped = false;
   private lastCollection = 0;
   private readonly timer: NodeJS.Timeout;
@@ -46,12 +46,6 @@ export class HeapGuard {
     }
   }
 
-  /** Registers a running in-process handler; the returned function unregisters it. */
-  watch(stop: Stop): () => void {
-    this.running.add(stop);
-    return () => this.running.delete(stop);
-  }
-
   close(): void {
     clearInterval(this.timer);
   }
@@ -60,9 +54,8 @@ export class HeapGuard {
     const { used, limit } = heapUse();
     if (!this.tripped && used >= limit * this.high) {
       this.tripped = true;
-      this.options.log.warn(`heap guard: ${mb(used)} of ${mb(limit)} in use; stopping ${this.running.size} in-process handler(s) and refusing new requests`);
-      const reason = new MemoryExhaustedError(limit);
-      for (const stop of [...this.running]) stop(reason);
+      this.options.log.warn(`heap guard: ${mb(used)} of ${mb(limit)} in use; stopping ${this.options.running.size} in-process handler(s) and refusing new requests`);
+      this.options.running.stopAll(new MemoryExhaustedError(limit));
       this.collectGarbage();
     } else if (this.tripped && used < limit * this.low) {
       this.tripped = false;

@@ -11,7 +11,7 @@ import { routesApiDefinitionOf, type Invocation, type RouteExecutor } from '../r
 import { RouteDefinitionError, type RouteDefinition } from '../routing/routes.js';
 import { bodyLimitHook } from './body-limit.js';
 import { installBodyParsers } from './body-parsers.js';
-import { runInProcess, withDeadline } from './execution-time.js';
+import { RunningHandlers, runInProcess, withDeadline } from './execution-time.js';
 import { HeapGuard } from './heap-guard.js';
 import type { IsolatedInput } from './isolation/protocol.js';
 import { WorkerPool } from './isolation/worker-pool.js';
@@ -36,6 +36,7 @@ export class Limits {
   private constructor(
     private readonly settings: LimitSettings,
     private readonly guard: HeapGuard,
+    private readonly handlers: RunningHandlers,
     private readonly pool: WorkerPool | undefined,
   ) {}
 
@@ -57,7 +58,8 @@ export class Limits {
         throw new RouteDefinitionError(`isolated routes cannot run: ${(error as Error).message}`);
       }
     }
-    return new Limits(settings, new HeapGuard({ log }), pool);
+    const handlers = new RunningHandlers(settings.maxExecutionTime);
+    return new Limits(settings, new HeapGuard({ log, running: handlers }), handlers, pool);
   }
 
   /**
@@ -89,13 +91,13 @@ export class Limits {
   }
 
   readonly execute: RouteExecutor = (invocation) =>
-    invocation.definition.isolated ? this.runIsolated(invocation) : runInProcess(invocation, this.settings.maxExecutionTime, this.guard);
+    invocation.definition.isolated ? this.runIsolated(invocation) : runInProcess(invocation, this.handlers);
 
   /** Fastify's `onRoute` hook: a native route's handler runs under MAX_EXECUTION_TIME (routes API ones have the executor). */
   readonly adoptRoute = (options: RouteOptions): void => {
     const seconds = this.settings.maxExecutionTime;
     if (seconds <= 0 || routesApiDefinitionOf(options.config as Record<symbol, unknown> | undefined)) return;
-    options.handler = withDeadline(options.handler, seconds, this.guard);
+    options.handler = withDeadline(options.handler, this.handlers);
   };
 
   /** Readies the answer to an error: a body cut short (too large, stalled) closes its connection with care. */
@@ -106,6 +108,7 @@ export class Limits {
 
   async close(): Promise<void> {
     this.guard.close();
+    this.handlers.close();
     await this.pool?.close();
   }
 

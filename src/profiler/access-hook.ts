@@ -8,8 +8,10 @@ import { HttpError } from '../errors/http-errors.js';
 import { noRouteError } from '../routing/unmatched-hook.js';
 import type { Profiler } from './profiler.js';
 
-export function profilerAccessHook(profiler: Pick<Profiler, 'refuses' | 'access'>): onRequestHookHandler {
+/** `watchForwarded`: sees every request, to warn of a proxy the kernel does not trust (access.ts). */
+export function profilerAccessHook(profiler: Pick<Profiler, 'refuses' | 'access'>, watchForwarded?: (request: FastifyRequest) => void): onRequestHookHandler {
   return function profilerAccess(request, _reply, done) {
+    watchForwarded?.(request);
     const refused = profiler.refuses(request);
     if (refused !== undefined) return done(refused === 'client' ? noRouteError(request) : hostRefusal(profiler, request));
     done();

@@ -147,6 +147,32 @@ function contains(list: BlockList, ip: string): boolean {
   return family !== 0 && list.check(ip, family === 6 ? 'ipv6' : 'ipv4');
 }
 
+/** What the forwarding check reads of a request. */
+export interface ForwardedRequest {
+  ip: string;
+  headers: Record<string, string | string[] | undefined>;
+  socket: { remoteAddress?: string | undefined };
+}
+
+/**
+ * Warns once when a loopback peer forwards for others while no proxy is trusted: behind a
+ * proxy on the same machine every client then counts as loopback, and loopback opens the
+ * profiler. `request.ip` equal to the peer means no proxy setting believed the headers.
+ */
+export function forwardedLoopbackWarning(warn: (message: string) => void): (request: ForwardedRequest) => void {
+  const loopback = new ProfilerAccess();
+  let warned = false;
+  return (request) => {
+    if (warned || (request.headers['x-forwarded-for'] === undefined && request.headers.forwarded === undefined)) return;
+    const peer = request.socket.remoteAddress;
+    if (peer === undefined || request.ip !== peer || !loopback.allows(peer)) return;
+    warned = true;
+    warn(
+      `A request from loopback (${peer}) carries X-Forwarded-For or Forwarded, but TRUSTED_PROXIES is empty: every client of a proxy on this machine counts as loopback and may open /_profiler. Set TRUSTED_PROXIES to the proxy's address`,
+    );
+  };
+}
+
 /**
  * Sent with every profiler page, errors included. The pages need no script at all, and
  * their only styles are inline `<style>` blocks (the error pages' too).

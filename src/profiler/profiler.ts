@@ -145,6 +145,7 @@ export class Profiler {
     this.tokens = new TokenSource((count) => this.store.leaseTokens(count), {
       // A store that cannot be reached may take seconds to say so: it is retried in the background.
       backOff: (error) => error instanceof ReportStoreUnavailableError,
+      ...(this.store.leaseWaitMs === undefined ? {} : { waitMs: this.store.leaseWaitMs }),
       onLeaseFailed: (error) => failures.failed(TOKEN_LEASE_FAILED, describeFailure(error)),
       onLeaseStalled: (waitMs) =>
         failures.failed(TOKEN_LEASE_FAILED, `the report store ${this.store.location} did not answer within ${waitMs} ms; requests go without a token until it does`),

@@ -122,8 +122,8 @@ function pairCut(text: string, at: number, length: number, isSecret: SecretRule,
 function isParameterStart(text: string, start: number): boolean {
   const before = text.charCodeAt(start - 1);
   if (before === 0x3f || before === 0x26) return true;
-  const escape = start >= 3 && text.charCodeAt(start - 3) === 0x25 ? text.slice(start - 2, start).toUpperCase() : '';
-  return escape === '3F' || escape === '26';
+  const percentCode = start >= 3 && text.charCodeAt(start - 3) === 0x25 ? text.slice(start - 2, start).toUpperCase() : '';
+  return percentCode === '3F' || percentCode === '26';
 }
 
 /** Where the field name right before the `=` at `at` starts; `at` when there is none. */

@@ -7,10 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answeredByPipeline } from '../errors/error-handler.js';
+import { admitInlineStyleIn } from '../http/content-security-policy.js';
 import { routeOf } from '../routing/route-table.js';
 import type { LogTap } from './log-tap.js';
 import { activityFacts } from './activity/toolbar-facts.js';
-import { admitStyleNonce, hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
+import { hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
 
 /** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
@@ -38,9 +39,7 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined,
     );
     const withBar = insertBeforeBodyEnd(page, bar);
     if (withBar === undefined) return done(null, payload);
-    const policy = reply.getHeader('content-security-policy');
-    if (typeof policy === 'string') reply.header('content-security-policy', admitStyleNonce(policy, nonce));
-    else if (Array.isArray(policy)) reply.header('content-security-policy', policy.map((one) => admitStyleNonce(String(one), nonce)));
+    admitInlineStyleIn(reply, `'nonce-${nonce}'`);
     if (reply.hasHeader('content-length')) reply.header('content-length', Buffer.byteLength(withBar));
     done(null, withBar);
   });

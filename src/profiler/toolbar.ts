@@ -6,6 +6,7 @@
  * Content-Security-Policy is made to admit (in style-src-elem), so that a strict policy still
  * lets it show. A page with a policy in its markup gets no bar.
  */
+import { admitInlineStyle } from '../http/content-security-policy.js';
 import { escapeHtml } from '../utils/html.js';
 import { formatBytes, formatMs } from './format.js';
 
@@ -61,39 +62,9 @@ export function insertBeforeBodyEnd(page: string, bar: string): string | undefin
   return at === -1 ? undefined : page.slice(0, at) + bar + page.slice(at);
 }
 
-/**
- * A Content-Security-Policy header that admits the toolbar's `<style>` element. Each policy
- * of a comma-joined list is enforced, so each one is given the nonce. The nonce goes to
- * style-src-elem only, which governs style elements and nothing else: in default-src it would
- * also admit a script carrying it. A policy without style-src-elem gets one with the sources
- * of the directive style elements fell back to (style-src, else default-src), so the page's
- * own stylesheets are governed as before. A policy that governs no styles, or whose directive
- * admits inline styles by 'unsafe-inline' alone (a nonce there would turn it off), is left alone.
- */
+/** A Content-Security-Policy header that admits the toolbar's `<style>` element by its nonce (see `admitInlineStyle`). */
 export function admitStyleNonce(header: string, nonce: string): string {
-  const policies = header.split(',');
-  const admitted = policies.map((policy) => admitInPolicy(policy, nonce));
-  if (admitted.every((policy) => policy === undefined)) return header;
-  return admitted
-    .map((policy, index) => policy ?? policies[index]!.trim())
-    .filter((policy) => policy.length > 0)
-    .join(', ');
-}
-
-/** One policy with the nonce admitted, or undefined when it admits the bar as it is. */
-function admitInPolicy(policy: string, nonce: string): string | undefined {
-  const directives = policy.split(';').map((part) => part.trim()).filter((part) => part.length > 0);
-  const names = directives.map((directive) => directive.split(/\s+/)[0]!.toLowerCase());
-  const index = ['style-src-elem', 'style-src', 'default-src'].map((name) => names.indexOf(name)).find((found) => found !== -1);
-  if (index === undefined) return undefined;
-  const [name, ...sources] = directives[index]!.split(/\s+/);
-  const lower = sources.map((source) => source.toLowerCase());
-  const hasNonceOrHash = lower.some((source) => /^'(nonce|sha256|sha384|sha512)-/.test(source));
-  if (lower.includes("'unsafe-inline'") && !hasNonceOrHash) return undefined;
-  const admitted = [...sources.filter((source) => source.toLowerCase() !== "'none'"), `'nonce-${nonce}'`].join(' ');
-  if (names[index] === 'style-src-elem') directives[index] = `${name} ${admitted}`;
-  else directives.push(`style-src-elem ${admitted}`);
-  return directives.join('; ');
+  return admitInlineStyle(header, `'nonce-${nonce}'`);
 }
 
 /**

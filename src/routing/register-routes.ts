@@ -88,19 +88,38 @@ export function handlerSite(definition: Pick<RouteDefinition, 'name' | 'declared
 }
 
 function contextFor(request: FastifyRequest, reply: FastifyReply, signal: RequestSignal): RouteContext {
-  return {
-    params: request.params as Record<string, string>,
-    query: request.query as RouteContext['query'],
-    body: request.body,
-    files: request.vigil?.uploadedFiles ?? [],
-    request,
-    reply,
-    log: request.log,
-    span,
-    get signal() {
-      return signal.signal;
-    },
-  };
+  return new HandlerContext(request, reply, signal);
+}
+
+/**
+ * A handler's context, a class so that `signal` is a getter on its prototype: an object
+ * literal with a getter gets a map of its own per request, which only a full collection frees.
+ */
+class HandlerContext implements RouteContext {
+  readonly params: Record<string, string>;
+  readonly query: RouteContext['query'];
+  readonly body: unknown;
+  readonly files: RouteContext['files'];
+  readonly log: RouteContext['log'];
+  readonly span = span;
+  readonly #signal: RequestSignal;
+
+  constructor(
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    signal: RequestSignal,
+  ) {
+    this.params = request.params as Record<string, string>;
+    this.query = request.query as RouteContext['query'];
+    this.body = request.body;
+    this.files = request.vigil?.uploadedFiles ?? [];
+    this.log = request.log;
+    this.#signal = signal;
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal.signal;
+  }
 }
 
 /**

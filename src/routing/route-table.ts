@@ -21,6 +21,8 @@ import { RouteDefinitionError } from './routes.js';
 export interface KnownRoute extends MatchableRoute {
   /** True for a route of the routes API (`defineRoutes`); false for a native Fastify route. */
   routesApi: boolean;
+  /** True for a routes API route that runs in a worker process. */
+  isolated: boolean;
   /** Where the application declared a route with a schema: its validation errors are raised there. */
   declaredAt: readonly StackFrame[];
 }
@@ -71,7 +73,7 @@ export class RouteTable {
 function describe(options: RouteOptions, methods: string[], config: Record<string | symbol, unknown>): KnownRoute {
   const definition = routesApiDefinitionOf(config);
   if (definition) {
-    return { name: definition.name, path: definition.path, methods: definition.methods, requirements: definition.requirements, routesApi: true, declaredAt: definition.declaredAt ? [definition.declaredAt] : [] };
+    return { name: definition.name, path: definition.path, methods: definition.methods, requirements: definition.requirements, routesApi: true, isolated: definition.isolated, declaredAt: definition.declaredAt ? [definition.declaredAt] : [] };
   }
   const name = `${methods.join('|')} ${options.url}`;
   if (config.isolated === true) {
@@ -85,6 +87,7 @@ function describe(options: RouteOptions, methods: string[], config: Record<strin
     methods,
     shapes: fastifyPathShapes(options.url),
     routesApi: false,
+    isolated: false,
     declaredAt: options.schema === undefined ? [] : captureDeclaration(),
   };
 }

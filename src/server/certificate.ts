@@ -3,9 +3,10 @@
  * localhost, 127.0.0.1 and ::1, created on first start under VAR_DIR and reused while valid;
  * instances starting together on one VAR_DIR end up with the same one.
  */
-import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
+import { createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { ConfigError, type Config } from '../config.js';
 
 export interface TlsMaterial {
@@ -17,6 +18,8 @@ export interface TlsMaterial {
   created: boolean;
   /** Why a created certificate could not be written (a full disk): it is then kept in memory for this run only. */
   unsaved?: string;
+  /** Said at start: the operator's certificate is out of its dates. */
+  warning?: string;
 }
 
 const DEV_HOSTS = { dns: ['localhost'], ips: ['127.0.0.1', '::1'] };
@@ -24,7 +27,10 @@ const VALIDITY_DAYS = 365;
 
 export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' | 'varDir'>): Promise<TlsMaterial> {
   if (config.tlsCert && config.tlsKey) {
-    return { cert: readPem(config.tlsCert, 'TLS_CERT'), key: readPem(config.tlsKey, 'TLS_KEY'), certFile: config.tlsCert, created: false };
+    const cert = readPem(config.tlsCert, 'TLS_CERT');
+    const key = readPem(config.tlsKey, 'TLS_KEY');
+    const warning = checkOperatorMaterial(cert, key, config.tlsCert, config.tlsKey);
+    return { cert, key, certFile: config.tlsCert, created: false, ...(warning ? { warning } : {}) };
   }
   const dir = join(config.varDir, 'tls');
   const certFile = join(dir, CERT_FILE);
@@ -144,6 +150,45 @@ function readPem(file: string, variable: string): string {
   } catch (error) {
     throw new ConfigError(variable, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+}
+
+/**
+ * Refuses what TLS could not use, naming the setting; a certificate out of its dates only
+ * gets a warning (returned): a clock that is off must not stop the service.
+ */
+function checkOperatorMaterial(certPem: string, keyPem: string, certFile: string, keyFile: string): string | undefined {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(certPem);
+  } catch (error) {
+    throw new ConfigError('TLS_CERT', `${certFile} is not a PEM certificate (${opensslReason(error)})`);
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(keyPem);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' || keyPem.includes('ENCRYPTED')) {
+      throw new ConfigError('TLS_KEY', `${keyFile} is encrypted: vigil needs the key without a passphrase (openssl pkey -in encrypted.key -out plain.key)`);
+    }
+    throw new ConfigError('TLS_KEY', `${keyFile} is not a PEM private key (${opensslReason(error)})`);
+  }
+  if (key.type !== 'private' || !cert.checkPrivateKey(key)) throw new ConfigError('TLS_KEY', `${keyFile} is not the key of TLS_CERT ${certFile}`);
+  try {
+    createSecureContext({ cert: certPem, key: keyPem });
+  } catch (error) {
+    throw new ConfigError('TLS_CERT', `${certFile} with TLS_KEY ${keyFile} cannot be used for TLS (${opensslReason(error)})`);
+  }
+  const now = Date.now();
+  const refused = 'clients that check certificates will refuse this service';
+  if (new Date(cert.validTo).getTime() < now) return `TLS_CERT ${certFile} expired on ${cert.validTo}: ${refused}`;
+  if (new Date(cert.validFrom).getTime() > now) return `TLS_CERT ${certFile} is not valid before ${cert.validFrom}: ${refused}`;
+  return undefined;
+}
+
+/** "no start line" from "error:0480006C:PEM routines::no start line". */
+function opensslReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^error:[0-9A-F]+:[^:]*::/, '');
 }
 
 /** Valid for at least another day and still naming every development host. */

@@ -18,6 +18,7 @@ export class Shutdown {
   /** Resolves once the service is closed and its queued reports are written. */
   close(): Promise<void> {
     if (this.closing) return this.closing;
+    this.connections.closeUnused();
     const deadline = setTimeout(() => this.cut(`SHUTDOWN_TIMEOUT (${this.timeoutMs / 1000}s) passed`), this.timeoutMs);
     // Fastify closes the idle connections, waits for the others, then runs the close hooks
     // (the profiler writes its queue there): cutting the connections lets it go on.

@@ -69,5 +69,6 @@ export async function startService<Kernel extends { app: FastifyInstance }>(conf
   const url = `${scheme}://${host}${port === defaultPort ? '' : `:${port}`}`;
   if (tls?.unsaved) kernel.app.log.warn(`The self-signed certificate for localhost could not be written to ${tls.certFile} (${tls.unsaved}): it is kept in memory for this run`);
   else if (tls?.created) kernel.app.log.info(`Created a self-signed certificate for localhost: ${tls.certFile}`);
+  if (tls?.warning) kernel.app.log.warn(tls.warning);
   return { kernel, url, stop: () => shutdown.close(), cutNow: (reason) => shutdown.cut(reason, ' at once') };
 }

@@ -2,9 +2,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { runVigil, runVigilBin, type Run } from '../support/command-line.js';
+import { builtFile } from '../support/kernel-build.js';
+import { ROOT } from '../support/root.js';
 
 
 const varDir = mkdtempSync(join(tmpdir(), 'vigil-routes-cli-'));
@@ -79,6 +81,54 @@ describe('vigil router:match tells which route answers, or why each does not', (
     const { code, stderr } = await vigil(['router:match', 'hello']);
     assert.equal(code, 2);
     assert.match(stderr, /^vigil router:match: the path must start with "\/": "hello"/);
+  });
+});
+
+describe('--app reads the routes of an application that registers vigil, without listening', () => {
+  // The module path as an operator types it: relative to the working directory (the repository).
+  const app = relative(ROOT, builtFile('test/fixtures/plugin-app.ts')!);
+
+  it('lists its native routes and its routes API routes, not the profiler\'s, and exits', async () => {
+    const { code, stdout, stderr } = await vigil(['debug:router', '--app', app], { ROUTES: '' });
+    assert.equal(code, 0, stderr);
+    const lines = stdout.split('\n');
+    assert.match(lines[1]!, /^Name\s+Method\s+Path\s+Requirements\s+Isolated$/);
+    assert.ok(lines.some((line) => /^PUT \/items\/\{id\}\s+PUT\s+\/items\/\{id\}\s+id: \\d\+\s+no$/.test(line)), stdout);
+    assert.ok(lines.some((line) => /^GET \/hello\s+GET\s+\/hello\s+-\s+no$/.test(line)), stdout);
+    assert.ok(lines.some((line) => /^GET \/users\/:id\(\^\\d\+\$\)\s+GET\s+\/users\/:id\(\^\\d\+\$\)\s/.test(line)), stdout);
+    assert.ok(!stdout.includes('_profiler'), stdout);
+  });
+
+  it('prints them as JSON with --json', async () => {
+    const { code, stdout } = await vigil(['debug:router', '--app', app, '--json'], { ROUTES: '' });
+    assert.equal(code, 0);
+    const routes = JSON.parse(stdout) as Array<{ name: string }>;
+    assert.deepEqual(routes.map((route) => route.name).sort(), ['GET /hello', 'GET /users/:id(^\\d+$)', 'PUT /items/{id}']);
+  });
+
+  it('tells which route answers, or what the application answers', async () => {
+    const [matched, wrongMethod] = await Promise.all([
+      vigil(['router:match', '--app', app, '/users/12'], { ROUTES: '' }),
+      vigil(['router:match', '--app', app, '/hello', '--method', 'POST'], { ROUTES: '' }),
+    ]);
+    assert.equal(matched.code, 0, matched.stderr);
+    assert.match(matched.stdout, /^\[OK\] Route "GET \/users\/:id\(\^\\d\+\$\)" matches GET \/users\/12/m);
+    assert.equal(wrongMethod.code, 1, wrongMethod.stderr);
+    assert.match(wrongMethod.stdout, /^None matches: the service answers 405 Method Not Allowed \(Allow: GET\)\.$/m);
+  });
+
+  it('refuses, in a line saying what to do, a module without vigil or without a default export', async () => {
+    const [plain, none, missing] = await Promise.all([
+      vigil(['debug:router', '--app', relative(ROOT, builtFile('test/fixtures/plain-fastify-app.ts')!)], { ROUTES: '' }),
+      vigil(['debug:router', '--app', relative(ROOT, builtFile('test/fixtures/secret-corpus.ts')!)], { ROUTES: '' }),
+      vigil(['debug:router', '--app', 'no/such/app.js'], { ROUTES: '' }),
+    ]);
+    assert.equal(plain.code, 1);
+    assert.match(plain.stderr, /^vigil debug:router: .*plain-fastify-app\.js builds a Fastify application without vigil: register it .*\n$/);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /^vigil debug:router: .*secret-corpus\.js must export as default a function that builds the Fastify application .*\n$/);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^vigil debug:router: cannot load .*no\/such\/app\.js: the file does not exist\n$/);
   });
 });
 

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { type Service } from '../support/service.js';
+import type { Service } from '../support/service.js';
 
 let service: Service;
 let pages: Server;

@@ -59,7 +59,7 @@ export interface CheckContext {
   canary: string;
 }
 
-/** Report bounds as the README documents them (Report size): strings cut at 8,192 characters plus the cut marker. */
+/** Report bounds as docs/profiler.md documents them (Report size): strings cut at 8,192 characters plus the cut marker. */
 export const REPORT_STRING_MAX = 8_192 + 64;
 /** A report's sections (64 KiB), its URL (8 KiB) and its stack trace (64 KiB), as JSON. */
 export const REPORT_JSON_MAX = 144 * 1024;
@@ -122,7 +122,7 @@ export function checkAnswer(fuzzCase: Pick<FuzzCase, 'serverErrors'> & Partial<P
     if (pattern.test(whole)) add('leaks', `the answer holds ${pattern.source}`);
   }
   if (whole.includes(context.canary)) add('leaks', 'the answer holds the service\'s environment (/proc/self/environ)');
-  for (const file of framesNamed(answer, type, body)) {
+  for (const file of framesNamed(answer, type)) {
     // Frames without a file (`<anonymous>`, `node:internal/...`) name nothing to read.
     if (file.startsWith('/') && !context.roots.some((root) => file.startsWith(`${root}/`))) add('leaks', `a stack frame names ${file}, outside the project`);
   }
@@ -161,7 +161,7 @@ function isProfilerPage(answer: ParsedResponse): boolean {
 }
 
 /** Files named by the debug headers and by a problem+json trace. */
-function framesNamed(answer: ParsedResponse, type: string, body: string): string[] {
+function framesNamed(answer: ParsedResponse, type: string): string[] {
   const files: string[] = [];
   const site = header(answer, 'x-debug-exception-file');
   if (site !== undefined) files.push(safeDecode(site.slice(0, site.lastIndexOf(':'))));

@@ -190,8 +190,8 @@ class ReferenceMatcher {
       const params: Array<{ name: string; requirement: string | undefined }> = [];
       for (const part of shape) {
         if (typeof part === 'string') {
-          source += escape(part);
-          loose += escape(part);
+          source += escapeRegex(part);
+          loose += escapeRegex(part);
           continue;
         }
         const group = `(?<p${params.length}>`;
@@ -236,7 +236,7 @@ function apiShape(path: string, requirements: Readonly<Record<string, string>>):
   return parts;
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function decode(path: string): string {
   try {

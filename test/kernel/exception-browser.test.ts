@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { type Service } from '../support/service.js';
+import type { Service } from '../support/service.js';
 
 let service: Service;
 let browser: Browser;

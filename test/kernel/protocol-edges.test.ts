@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { type Service } from '../support/service.js';
+import type { Service } from '../support/service.js';
 import { rawExchange, rawHeader, statusLine } from '../support/raw-tls.js';
 
 const services: Record<'debug' | 'prod', Service> = {} as Record<'debug' | 'prod', Service>;

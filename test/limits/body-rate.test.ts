@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { openRaw, rawHeader, statusLine, type RawConnection } from '../support/raw-tls.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { type Service } from '../support/service.js';
+import type { Service } from '../support/service.js';
 import { multipartBody } from '../support/streaming.js';
 
 let service: Service;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -22,6 +23,9 @@ let project: string;
 let compiled: { code: number; output: string };
 let child: ChildProcess | undefined;
 let service: { url: string; ca: undefined };
+/** The example's UPSTREAM_URL: a local server, so that its outgoing call needs no network. */
+let upstream: Server;
+let upstreamUrl: string;
 
 /** The example's sources and tsconfig, as they are now. */
 function exampleHash(): string {
@@ -52,7 +56,7 @@ function start(): Promise<string> {
   const varDir = mkdtempSync(join(tmpdir(), 'vigil-example-'));
   child = spawn(process.execPath, ['--enable-source-maps', 'dist/server.js'], {
     cwd: project,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', UPSTREAM_URL: `${upstreamUrl}/prices` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -84,11 +88,15 @@ before(async () => {
     if (compiled.code === 0) writeFileSync(stamp, compiled.output);
   }
   assert.equal(compiled.code, 0, `tsc --strict refused the example:\n${compiled.output}`);
+  upstream = createServer((_request, response) => response.end('{"price":42}'));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
   service = { url: await start(), ca: undefined };
 });
 
 after(() => {
   child?.kill('SIGTERM');
+  upstream?.close();
 });
 
 const get = (request: Ask): Promise<Answer> => ask(service, request);
@@ -103,6 +111,13 @@ describe('the packed package installs into a project of its own, typed and runna
     const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')) };
     const output = execFileSync(process.execPath, [join(project, 'node_modules/vigil/bin/vigil.js'), '--help'], { cwd: project, env, encoding: 'utf8' });
     assert.match(output, /^vigil: the kernel's command line\./);
+  });
+
+  it("lists the example's routes with vigil debug:router --app, without listening", () => {
+    const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')), LOG_LEVEL: 'warn' };
+    const output = execFileSync(process.execPath, [join(project, 'node_modules/vigil/bin/vigil.js'), 'debug:router', '--app', 'dist/app.js'], { cwd: project, env, encoding: 'utf8', timeout: 20_000 });
+    assert.match(output, /^POST \/users\s+POST\s+\/users\s+-\s+no$/m);
+    assert.match(output, /^GET \/users\/:id\(\^\\d\+\$\)\s+GET\s/m);
   });
 
   it('is imported from plain JavaScript, without tsx', () => {
@@ -147,8 +162,32 @@ describe("the example's native routes get the debug kernel", () => {
     assert.deepEqual(problem.exception, { ...problem.exception, class: 'SchemaValidationHttpError', file: declared.file, line: declared.line });
   });
 
-  it("answers /robots.txt with the seed's 404", async () => {
-    const answer = await get({ path: '/robots.txt', headers: { accept: '*/*', 'user-agent': 'seed/1.0' } });
+  it("keeps the example's outgoing fetch in the report of the request that made it", async () => {
+    const answer = await get({ path: '/upstream' });
+    assert.equal(answer.status, 200, answer.body);
+    assert.deepEqual(JSON.parse(answer.body), { price: 42 });
+    const report = await get({ path: `/_profiler/${tokenOf(answer)}`, headers: { accept: 'application/json' } });
+    const calls = (JSON.parse(report.body) as { collectors: { httpClient: { calls: Array<{ url: string; status: number; site: string }> } } }).collectors.httpClient.calls;
+    assert.deepEqual(
+      calls.map((call) => [call.url, call.status]),
+      [[`${upstreamUrl}/prices`, 200]],
+    );
+    assert.match(calls[0]!.site, /^src\/app\.ts:\d+$/);
+  });
+
+  it('lists users without PostgreSQL: the database set-up waits for DATABASE_URL', async () => {
+    const answer = await get({ path: '/users' });
+    assert.equal(answer.status, 200, answer.body);
+    assert.ok(Array.isArray(JSON.parse(answer.body)));
+  });
+
+  it("answers /robots.txt with a 404: JSON under */* (the plugin's default), the page for a browser", async () => {
+    const api = await get({ path: '/robots.txt', headers: { accept: '*/*', 'user-agent': 'seed/1.0' } });
+    assert.equal(api.status, 404);
+    assert.equal(api.headers['content-type'], 'application/problem+json');
+    assert.equal(debugMessage(api), `No route found for "GET ${service.url}/robots.txt"`);
+    assert.equal((JSON.parse(api.body) as { status: number }).status, 404);
+    const answer = await get({ path: '/robots.txt', headers: { accept: 'text/html', 'user-agent': 'seed/1.0' } });
     assert.equal(answer.status, 404);
     assert.equal(answer.headers['content-type'], 'text/html; charset=UTF-8');
     assert.equal(debugMessage(answer), `No route found for "GET ${service.url}/robots.txt"`);

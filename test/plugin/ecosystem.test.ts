@@ -1,5 +1,5 @@
 /**
- * vigil beside the Fastify ecosystem: each plugin of the README's compatibility matrix,
+ * vigil beside the Fastify ecosystem: each plugin of docs/plugin.md's compatibility matrix,
  * installed from npm, registered beside vigil in a real application, over real sockets.
  * The application's plugins keep their word: `@fastify/cors`'s policy, `formbody`'s and
  * `multipart`'s parsers, an API's JSON errors, the application's logger.
@@ -48,7 +48,7 @@ interface AppSetup {
 const apps: FastifyInstance[] = [];
 after(() => Promise.all(apps.map((app) => app.close())));
 
-/** An application as its README would have it: vigil, the plugin under test, a few routes. */
+/** An application as docs/plugin.md would have it: vigil, the plugin under test, a few routes. */
 async function startApp({ env = {}, options = {}, before, plugins }: AppSetup = {}): Promise<App> {
   const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-ecosystem-')), ...env });
   const lines: string[] = [];
@@ -131,6 +131,26 @@ describe('@fastify/formbody and @fastify/multipart: the application parsers win'
     const answer = await get(app, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { body: { parsedBy: 'formbody', text: 'a=1' } });
+  });
+
+  it("limits the application's parsers to Fastify's 1 MiB, or PARSED_BODY_MAX_SIZE, not POST_MAX_SIZE", async () => {
+    const form = (size: number) => ({ method: 'POST', path: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: `a=${'x'.repeat(size - 2)}` });
+    const [fastifyDefault, set] = await Promise.all([
+      startApp({ plugins: (instance) => instance.register(formbody) }),
+      startApp({ env: { PARSED_BODY_MAX_SIZE: '3M' }, plugins: (instance) => instance.register(formbody) }),
+    ]);
+    const refused = await get(fastifyDefault, form(2 * 1024 * 1024));
+    assert.equal(refused.status, 413, refused.body.slice(0, 200));
+    assert.equal(refused.headers['content-type'], 'application/problem+json', 'through vigil\'s pipeline');
+    assert.equal((await get(fastifyDefault, form(512 * 1024))).status, 200);
+    assert.equal((await get(set, form(2 * 1024 * 1024))).status, 200);
+    assert.equal((await get(set, form(4 * 1024 * 1024))).status, 413);
+  });
+
+  it("keeps a limit the application gives its parser", async () => {
+    const app = await startApp({ plugins: (instance) => instance.register(formbody, { bodyLimit: 3 * 1024 * 1024 }) });
+    const answer = await get(app, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `a=${'x'.repeat(2 * 1024 * 1024)}` });
+    assert.equal(answer.status, 200);
   });
 
   it("lets the application's JSON parser replace vigil's", async () => {

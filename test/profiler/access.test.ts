@@ -109,3 +109,27 @@ describe('the socket address decides when no proxy is trusted', () => {
     }
   });
 });
+
+// Issue 27, item 7: behind a proxy on this machine with no TRUSTED_PROXIES, every client is loopback.
+describe('a loopback peer forwarding for others while no proxy is trusted is warned about, once', () => {
+  const WARNING = /"msg":"A request from loopback \(\S+\) carries X-Forwarded-For or Forwarded, but TRUSTED_PROXIES is empty: every client of a proxy on this machine counts as loopback and may open \/_profiler\. Set TRUSTED_PROXIES to the proxy's address"/g;
+  const running: Service[] = [];
+  after(() => Promise.all(running.map((service) => service.stop())));
+
+  it('warns at the first forwarded request, and only once', async () => {
+    const service = await startInProcess({ TLS: '0', LOG_LEVEL: 'warn' });
+    running.push(service);
+    await ask(service, { path: '/hello' });
+    assert.doesNotMatch(service.output(), WARNING);
+    await ask(service, { path: '/hello', headers: { 'x-forwarded-for': OUTSIDER } });
+    await ask(service, { path: '/_profiler', headers: { forwarded: `for=${OUTSIDER}` } });
+    assert.equal(service.output().match(WARNING)?.length, 1, service.output());
+  });
+
+  it('says nothing when TRUSTED_PROXIES names the proxy', async () => {
+    const service = await startInProcess({ TLS: '0', LOG_LEVEL: 'warn', TRUSTED_PROXIES: '127.0.0.1,::1' });
+    running.push(service);
+    await ask(service, { path: '/hello', headers: { 'x-forwarded-for': OUTSIDER } });
+    assert.doesNotMatch(service.output(), WARNING);
+  });
+});

@@ -4,6 +4,8 @@
  * `@opentelemetry/instrumentation-pg` and `vigilSpanProcessor()`), each under the request
  * that made it and no other; outside debug mode nothing subscribes.
  */
+// First: the tracing set-up is in place before pg is loaded, as docs/profiler.md says.
+import { provider, stopInstrumenting } from '../support/tracing.js';
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -15,25 +17,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { loadConfig, vigil, vigilFastifyOptions, vigilSpanProcessor } from '../../src/index.js';
+import { reportAsText } from '../../src/cli/report-text.js';
+import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
 import type { Report } from '../../src/profiler/report.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { sharedCertificate } from '../support/certificate.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
+import { runVigil } from '../support/command-line.js';
 import { ask } from '../support/service.js';
 import { tokenOf } from '../support/answers.js';
 
 const HTTP_CHANNELS = ['undici:request:create', 'undici:request:headers', 'undici:request:trailers', 'undici:request:error', 'http.client.request.start', 'http.client.response.finish', 'http.client.request.error'];
 
-// The application's tracing set-up, as the README shows it: before pg is loaded.
-const provider = new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] });
-provider.register();
-const instrumentations = registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation()] });
 const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
 
 interface Call {
@@ -68,6 +65,7 @@ const asked: string[] = [];
 interface App {
   app: FastifyInstance;
   url: string;
+  varDir: string;
   ca: undefined;
   report(token: string): Promise<Report>;
 }
@@ -125,7 +123,8 @@ function route(app: FastifyInstance): void {
 }
 
 async function startApp(env: Record<string, string> = {}): Promise<App> {
-  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-activity-')), ...env });
+  const varDir = mkdtempSync(join(tmpdir(), 'vigil-activity-'));
+  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', VAR_DIR: varDir, ...env });
   const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
   await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
   route(app);
@@ -135,6 +134,7 @@ async function startApp(env: Record<string, string> = {}): Promise<App> {
   return {
     app,
     url: `http://127.0.0.1:${port}`,
+    varDir,
     ca: undefined,
     async report(token) {
       const profiler = app.vigil.profiler!;
@@ -169,6 +169,8 @@ const answerUpstream = (request: { url?: string }, response: { writeHead(status:
 before(async () => {
   postgres = await startPostgres();
   pool = new pg.Pool({ connectionString: await postgres.database('activity'), max: 4 });
+  // pg's pool.end() resolves before its clients' sockets close: the server's shutdown in `after` can reach one.
+  pool.on('error', () => undefined);
   upstream = createHttpServer(answerUpstream);
   upstreamUrl = `http://127.0.0.1:${await listen(upstream)}`;
   const { TLS_KEY, TLS_CERT } = await sharedCertificate();
@@ -182,7 +184,7 @@ after(async () => {
   secureUpstream?.close();
   upstream?.closeAllConnections();
   secureUpstream?.closeAllConnections();
-  instrumentations();
+  stopInstrumenting();
   await provider.shutdown();
 });
 
@@ -225,6 +227,8 @@ describe('the application, seen from a debug report', () => {
       const { report } = await reportOf('/db/repeat');
       assert.equal(database(report).statements.length, 12);
       assert.equal(database(report).texts.length, 1);
+      // pg's pool runs each statement from its own callback: the site is still the route's line.
+      for (const statement of database(report).statements) assert.match(statement.site ?? 'unknown', /test\/profiler\/app-activity\.test\.ts:\d+/);
       const page = (await ask(debug, { path: `/_profiler/${report.token}?panel=database` })).body;
       assert.match(page, /12 identical/);
       assert.match(page, /SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1/);
@@ -303,6 +307,29 @@ describe('the application, seen from a debug report', () => {
       const answer = await ask(debug, { path: '/html' });
       assert.match(answer.body, /title="Database queries"[^>]*>1 query in /);
       assert.match(answer.body, /title="HTTP calls"[^>]*>1 call in /);
+    });
+  });
+
+  describe('vigil profiler:show prints the HTTP calls and the statements', () => {
+    it('prints the Database section with its "12 identical" group and each statement\'s line', async () => {
+      const { report } = await reportOf('/db/repeat');
+      const text = reportAsText(report);
+      assert.match(text, /\nDatabase\n  12 queries in [\d.]+ ms\n    12 identical: SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1\n/);
+      assert.match(text, /\n    [\d.]+ ms SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1 {2}test\/profiler\/app-activity\.test\.ts:\d+\n/);
+      assert.doesNotMatch(text, /"texts"/);
+    });
+
+    it('prints the HTTP client section, and both sections with --json', async () => {
+      const { report } = await reportOf(`/fetch?to=${encodeURIComponent(`${upstreamUrl}/for-cli?token=abc123`)}`);
+      const text = reportAsText(report);
+      assert.match(text, new RegExp(`\\nHTTP client\\n  1 HTTP call in [\\d.]+ ms\\n    GET ${upstreamUrl}/for-cli\\?token=\\[redacted\\] 200 [\\d.]+ ms {2}test/profiler/app-activity\\.test\\.ts:\\d+\\n`));
+      const shown = await runVigil(['profiler:show', report.token, '--json'], { VAR_DIR: debug.varDir });
+      assert.equal(shown.code, 0, shown.stderr);
+      const json = JSON.parse(shown.stdout) as Report;
+      assert.equal(calls(json)[0]!.url, `${upstreamUrl}/for-cli?token=[redacted]`);
+      const repeated = await reportOf('/db/repeat');
+      const shownDb = JSON.parse((await runVigil(['profiler:show', repeated.report.token, '--json'], { VAR_DIR: debug.varDir })).stdout) as Report;
+      assert.equal(database(shownDb).statements.length, 12);
     });
   });
 

@@ -72,10 +72,12 @@ describe('two kernels writing one PostgreSQL store never hand out the same token
       const logged = kernels.flatMap((kernel) => kernel.logLines).join('');
       assert.ok(untokened < 400, `${untokened} requests have no token; the kernels logged:\n${logged}`);
       if (untokened > 0) assert.match(logged, /did not answer within 100 ms/, 'a request without a token is said');
-      const duplicates = tokens.length - new Set(tokens).size;
+      const issued = tokens.filter((token) => /^[0-9a-f]{6}$/.test(token));
+      const duplicates = issued.length - new Set(issued).size;
       assert.equal(duplicates, 0, `${duplicates} tokens were handed out twice`);
       for (const kernel of kernels) await kernel.profiler!.writer.flush();
-      assert.deepEqual(kernels.map((kernel) => kernel.profiler!.writer.dropped), [0, 0], 'no report was refused');
+      const dropped = kernels.reduce((sum, kernel) => sum + kernel.profiler!.writer.dropped, 0);
+      assert.equal(dropped, 20_000 - issued.length, 'only the requests without a token are counted as dropped');
       assert.equal(await storedCount(dsn), 20_000 - untokened);
       assert.equal(await kernels[1]!.profiler!.store.count(), 20_000 - untokened);
     } finally {
@@ -189,7 +191,7 @@ describe('a PROFILER_DSN or a login that cannot work stops the start with one li
     const dsn = (await server.database('login')).replace(encodeURIComponent(PG_PASSWORD), 'wrong-s3cret');
     const { code, stderr } = await runMain({ PROFILER_DSN: dsn, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-login-')) });
     assert.equal(code, 1);
-    assert.match(stderr, /^vigil: cannot start: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"\n$/);
+    assert.match(stderr, /^vigil: cannot start: PROFILER_DSN: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"\n$/);
     assert.doesNotMatch(stderr, /wrong-s3cret/);
   });
 });

@@ -221,18 +221,143 @@ describe('the PostgreSQL store keeps its database', () => {
   describe('the search is answered from the indexes', () => {
     const plan = async (where: string) => (await rows<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT token FROM vigil_reports r ${where}`)).map((line) => line['QUERY PLAN']).join('\n');
 
-    it('walks the primary key backwards for the newest first (arrival order), the token index for a prefix, the time index for a range', async () => {
-      // Plans are read with sequential scans priced out: the question is whether an index can serve.
+    it('walks the primary key, or the status or method index, backwards for the newest first (arrival order), the token index for a prefix, the time index for a range', async () => {
+      // Plans are read with sequential and bitmap scans priced out: the question is whether an index can serve without a sort.
       const name = new URL(dsn).pathname.slice(1);
       await rows(`ALTER DATABASE "${name}" SET enable_seqscan = off`);
+      await rows(`ALTER DATABASE "${name}" SET enable_bitmapscan = off`);
       try {
         const newest = await plan("WHERE r.url LIKE '%items%' ORDER BY r.id DESC LIMIT 100");
         assert.match(newest, /Index Scan Backward using vigil_reports_pkey/);
         assert.doesNotMatch(newest, /Sort/);
         assert.match(await plan("WHERE r.token LIKE 'ab%'"), /vigil_reports_by_token/);
         assert.match(await plan('WHERE r.time >= 1 AND r.time <= 2'), /vigil_reports_by_time/);
+        const byStatus = await plan('WHERE r.status = 404 ORDER BY r.id DESC LIMIT 100');
+        assert.match(byStatus, /Index Scan Backward using vigil_reports_by_status/);
+        assert.doesNotMatch(byStatus, /Sort/);
+        assert.match(await plan("WHERE r.method = 'GET' ORDER BY r.id DESC LIMIT 100"), /Index Scan Backward using vigil_reports_by_method/);
       } finally {
         await rows(`ALTER DATABASE "${name}" RESET enable_seqscan`);
+        await rows(`ALTER DATABASE "${name}" RESET enable_bitmapscan`);
+      }
+    });
+
+    it('answers the status and the method from a B-tree, and a part of the URL or IP from a trigram index, % and _ taken literally', async () => {
+      const name = new URL(dsn).pathname.slice(1);
+      await rows(`ALTER DATABASE "${name}" SET enable_seqscan = off`);
+      try {
+        assert.match(await plan('WHERE r.status = 404'), /vigil_reports_by_status/);
+        assert.match(await plan("WHERE r.method = 'GET'"), /vigil_reports_by_method/);
+        assert.match(await plan(String.raw`WHERE r.url LIKE '%100\%\_sure%'`), /Bitmap Index Scan on vigil_reports_by_url_part/);
+        assert.match(await plan("WHERE r.ip LIKE '%192.168%'"), /Bitmap Index Scan on vigil_reports_by_ip_part/);
+      } finally {
+        await rows(`ALTER DATABASE "${name}" RESET enable_seqscan`);
+      }
+    });
+  });
+
+  describe('a purge of many reports lets writers through between its chunks', () => {
+    it('stores a batch written while a purge runs before the purge is done', async () => {
+      const purging = postgresStore(dsn, { purgeChunk: 1000 });
+      await purging.open();
+      try {
+        await rows(`INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data)
+          SELECT lpad(to_hex(n), 6, '0'), ${T0} + n, 'GET', 'https://localhost/items/' || n, 404, '127.0.0.1', 1.5, '{}' FROM generate_series(1, 40000) AS n`);
+        await rows('UPDATE vigil_report_count SET reports = 40000');
+        const order: string[] = [];
+        const purge = purging.purge({ maxReports: 1, maxAgeMs: YEAR_MS }, { now: T0 }).then((deleted) => (order.push('purge'), deleted));
+        // The batch is sent once the purge holds the write lock.
+        for (let waited = 0; (await rows("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 2 AND granted")).length === 0; waited += 5) {
+          assert.ok(waited < 10_000, 'the purge takes the write lock');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await store.write(encoded([report('fffff0', { time: T0 + 50_000 })])).then(() => order.push('write'));
+        assert.equal(await purge, 40_000);
+        assert.deepEqual(order, ['write', 'purge']);
+        assert.deepEqual(await storedTokens(store), ['fffff0']);
+        assert.equal(await store.count(), 1);
+      } finally {
+        await purging.close();
+      }
+    });
+  });
+
+  describe('a store without its search indexes gets them at open, and keeps serving while a large one builds them', () => {
+    const SEARCH_INDEXES = ['vigil_reports_by_status', 'vigil_reports_by_method', 'vigil_reports_by_url_part', 'vigil_reports_by_ip_part'];
+    const presentIndexes = async (target: string) =>
+      (await server.query<{ name: string }>(target, "SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indisvalid AND c.relname LIKE 'vigil_reports_by_%'")).map((row) => row.name).sort();
+    /** A store as the version before made it: the same tables, only the first indexes, `count` reports. */
+    const previousStore = async (count: number) => {
+      const target = await server.database('previous');
+      const made = postgresStore(target);
+      await made.open();
+      await made.close();
+      for (const index of SEARCH_INDEXES) await server.query(target, `DROP INDEX ${index}`);
+      await server.query(target, `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data)
+        SELECT lpad(to_hex(n), 6, '0'), ${T0} + n, 'GET', 'https://localhost/items/' || n, 404, '10.0.' || (n % 250) || '.1', 1.5, '{}' FROM generate_series(1, $1::int) AS n`, [count]);
+      await server.query(target, 'UPDATE vigil_report_count SET reports = $1', [count]);
+      return target;
+    };
+
+    it('builds them at open in a small store, keeping its reports', async () => {
+      const target = await previousStore(500);
+      assert.deepEqual(await presentIndexes(target), ['vigil_reports_by_time', 'vigil_reports_by_token', 'vigil_reports_by_trace']);
+      const opened = postgresStore(target);
+      await opened.open();
+      try {
+        assert.deepEqual(await presentIndexes(target), [...SEARCH_INDEXES, 'vigil_reports_by_time', 'vigil_reports_by_token', 'vigil_reports_by_trace'].sort());
+        assert.equal(await opened.count(), 500);
+        const found = (await opened.search({ url: '/items/49' })).map((report) => report.token);
+        assert.deepEqual(found, ['0001f3', '0001f2', '0001f1', '0001f0', '0001ef', '0001ee', '0001ed', '0001ec', '0001eb', '0001ea', '000031'], '499 to 490, then 49');
+      } finally {
+        await opened.close();
+      }
+    });
+
+    it('serves a large store at once and builds them in the background, saying so', async () => {
+      const target = await previousStore(30_000);
+      const lines: string[] = [];
+      const opened = postgresStore(target, { notify: (line) => lines.push(line) });
+      await opened.open();
+      try {
+        assert.equal((await opened.search({ statusCode: 404, limit: 1 }))[0]!.token, (30_000).toString(16).padStart(6, '0'));
+        await opened.write(encoded([report('fffff0', { time: T0 + 40_000 })]));
+        for (let waited = 0; (await presentIndexes(target)).length < 7; waited += 100) {
+          assert.ok(waited < 60_000, `the indexes are built within a minute: ${(await presentIndexes(target)).join(', ')}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.equal(await opened.count(), 30_001);
+        assert.match(lines.join('\n'), /is building its search indexes/);
+        for (let waited = 0; !/has built its search indexes/.test(lines.join('\n')); waited += 50) {
+          assert.ok(waited < 10_000, lines.join('\n'));
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        await opened.close();
+      }
+    });
+
+    it('says in one line when pg_trgm cannot be created, and searches a part of the URL or IP by a scan', async () => {
+      const target = await server.database('plain');
+      const role = `plain_${Math.random().toString(36).slice(2, 8)}`;
+      await server.query(target, `CREATE ROLE ${role} LOGIN PASSWORD 'plain-pass'`);
+      await server.query(target, `GRANT CREATE ON SCHEMA public TO ${role}`);
+      const url = new URL(target);
+      url.username = role;
+      url.password = 'plain-pass';
+      const lines: string[] = [];
+      const opened = postgresStore(url.href, { notify: (line) => lines.push(line) });
+      await opened.open();
+      try {
+        assert.equal(lines.length, 1, lines.join('\n'));
+        assert.match(lines[0]!, /^The report store postgres:\/\/plain_\w+@127\.0\.0\.1:\d+\/plain_\w+ cannot create the pg_trgm extension \(.*permission denied.*\): searches by part of the URL or IP scan the reports$/);
+        await opened.write(encoded([report('00000a', { url: 'https://localhost/items/7', ip: '192.168.1.20' }), report('00000b', { time: T0 + 1 })]));
+        assert.deepEqual((await opened.search({ url: 'items/7', ip: '168.1' })).map((found) => found.token), ['00000a']);
+        assert.deepEqual((await presentIndexes(target)).filter((name) => name.endsWith('_part')), []);
+        assert.deepEqual((await presentIndexes(target)).filter((name) => name === 'vigil_reports_by_status'), ['vigil_reports_by_status']);
+      } finally {
+        await opened.close();
+        await server.query(target, `DROP OWNED BY ${role}`).catch(() => undefined);
       }
     });
   });

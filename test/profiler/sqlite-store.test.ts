@@ -146,7 +146,7 @@ describe('the SQLite store keeps its file', () => {
       store = sqliteStore(file);
       await store.open();
       assert.deepEqual(await storedTokens(store), ['123456', 'abcdef']);
-      assert.equal(inFile(file, (db) => db.pragma('user_version', { simple: true })), 3);
+      assert.equal(inFile(file, (db) => db.pragma('user_version', { simple: true })), 4);
       const tokens = await store.leaseTokens(1000);
       assert.ok(tokens.length > 0 && !tokens.includes('abcdef') && !tokens.includes('123456'));
     });
@@ -181,12 +181,19 @@ describe('the SQLite store keeps its file', () => {
       assert.equal((await store.write(batch(0, 50), 100)).deleted, 0);
       assert.equal((await store.write(batch(50, 50), 100)).deleted, 0);
       const filled = pageCount();
-      for (let from = 100; from < 1100; from += 50) {
-        assert.equal((await store.write(batch(from, 50), 100)).deleted, 50);
-        assert.deepEqual(await storedTokens(store), tokensOf(from - 50, 100), 'the oldest go');
-      }
+      const through = async (from: number, to: number) => {
+        for (; from < to; from += 50) {
+          assert.equal((await store.write(batch(from, 50), 100)).deleted, 50);
+          assert.deepEqual(await storedTokens(store), tokensOf(from - 50, 100), 'the oldest go');
+        }
+      };
+      // The trigram tables keep a few segments of deletions until FTS5 merges them: a bound, reached early.
+      await through(100, 1100);
+      const settled = pageCount();
+      assert.ok(settled <= filled + 32, `${settled} pages, ${filled} after the first 100 reports`);
       // 1000 more reports went through a file sized for 100: it has not grown for them.
-      assert.ok(pageCount() <= filled + 4, `${pageCount()} pages, ${filled} after the first 100 reports`);
+      await through(1100, 2100);
+      assert.ok(pageCount() <= settled + 4, `${pageCount()} pages, ${settled} after 1000 reports`);
     });
 
     it('keeps the newest of a batch larger than keep by itself', async () => {

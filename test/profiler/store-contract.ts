@@ -126,6 +126,19 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         assert.deepEqual(await tokens({ token: '%' }), []);
         assert.deepEqual(await tokens({ token: '_' }), []);
       });
+      it('takes % _ and \\ literally in a part of 3 characters or more (what a trigram index answers), and matches case exactly', async () => {
+        await store.write(encoded([
+          report('dddd01', { time: T0 + 4000, url: 'https://localhost/100%_sure\\x', ip: '10.0.0.1' }),
+          report('dddd02', { time: T0 + 5000, url: 'https://localhost/1000_sure', ip: '10.0.0.12' }),
+        ]));
+        assert.deepEqual(await tokens({ url: '100%_sure' }), ['dddd01']);
+        assert.deepEqual(await tokens({ url: '0%_s' }), ['dddd01']);
+        assert.deepEqual(await tokens({ url: 'sure\\x' }), ['dddd01']);
+        assert.deepEqual(await tokens({ url: '100_sure' }), []);
+        assert.deepEqual(await tokens({ url: 'ITEMS' }), []);
+        assert.deepEqual(await tokens({ ip: '10.0.0.1' }), ['dddd02', 'dddd01']);
+        assert.deepEqual(await tokens({ ip: '0.0.1', url: '_sure', method: 'get', statusCode: 404, token: 'DDDD' }), ['dddd02', 'dddd01']);
+      });
       it('finds nothing for a filter or a token holding a NUL character', async () => {
         assert.deepEqual(await tokens({ url: 'items\u0000' }), []);
         assert.deepEqual(await tokens({ token: 'aa\u0000' }), []);

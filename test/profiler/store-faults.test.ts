@@ -99,7 +99,7 @@ describe('a small disk: the store stays within the retention plus a constant, dr
         peak = Math.max(peak, storeBytes(disk.dir));
       }
       assert.equal(await droppedCount(service), 0);
-      // 200 reports of about 5.5 KB fill about 1.2 MiB of pages; the WAL (512 KiB and one batch) and the -shm add about 1.1 MiB (README).
+      // 200 reports of about 5.5 KB fill about 1.2 MiB of pages; the WAL (512 KiB and one batch) and the -shm add about 1.1 MiB (bench/NOTES.md).
       assert.ok(peak <= 2.75 * MiB, `the store's files peaked at ${peak} bytes`);
 
       // The disk fills up with something else: reports are dropped and counted, nothing crashes.
@@ -209,7 +209,7 @@ describe('a store that cannot be opened stops the start with a message naming it
     mkdirSync(join(varDir, 'profiler.sqlite'));
     const { code, stderr } = await runMain({ VAR_DIR: varDir });
     assert.equal(code, 1);
-    assert.ok(stderr.startsWith(`vigil: cannot start: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
+    assert.ok(stderr.startsWith(`vigil: cannot start: VAR_DIR: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
     assert.doesNotMatch(stderr, /\n    at /, 'a message, not a stack');
   });
 });

@@ -83,3 +83,31 @@ describe('a second signal closes what is open at once, after writing the reports
     assert.ok((await tokensStoredBy(target)).includes(String(hello.headers['x-debug-token'])));
   });
 });
+
+// Issue 27, item 8: Node does not count a connection that never sent a request as idle.
+describe('connections that never sent a request are closed when the stop begins', () => {
+  it('does not wait SHUTDOWN_TIMEOUT for a preconnected idle TLS connection', BOUND, async () => {
+    const target = await service({ SHUTDOWN_TIMEOUT: '300s' });
+    const preconnected = await openRaw(target);
+    connections.push(preconnected);
+    target.signal('SIGTERM');
+    // A generous bound: before the change the process waited the whole SHUTDOWN_TIMEOUT.
+    const outcome = await Promise.race([target.exited, sleep(10_000).then(() => 'still running after 10 s')]);
+    assert.deepEqual(outcome, { code: 0, signal: null });
+    await preconnected.closed;
+    assert.doesNotMatch(target.output(), /SHUTDOWN_TIMEOUT \(300s\) passed/);
+  });
+
+  it('still lets a request in flight finish, then exits', BOUND, async () => {
+    const target = await service({ SHUTDOWN_TIMEOUT: '300s' });
+    const preconnected = await openRaw(target);
+    connections.push(preconnected);
+    const slow = ask(target, { path: '/slow?ms=1500' });
+    await sleep(300);
+    target.signal('SIGTERM');
+    assert.equal((await slow).status, 200);
+    await preconnected.closed;
+    const outcome = await Promise.race([target.exited, sleep(10_000).then(() => 'still running 10 s after the request')]);
+    assert.deepEqual(outcome, { code: 0, signal: null });
+  });
+});

@@ -78,6 +78,7 @@ describe('at a terminal in debug mode, lines are pretty and each request has an 
     const service = await start(true);
     const output = service.output();
     assert.match(output, /vigil listening on https:\/\/localhost:\d+ \(dev, debug on\)\r?\n  routes: {3}\S*demo-routes\.js \(16 routes\)\r?\n  profiler: https:\/\/localhost:\d+\/_profiler \(reports in \S+profiler\.sqlite\)/);
+    assert.doesNotMatch(output, /the profiler at/, "the banner says where the profiler is, once: not the plugin's line too");
   });
 });
 

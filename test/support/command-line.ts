@@ -14,9 +14,9 @@ export interface Run {
  * Runs `node <args>` from the repository with only PATH and `env` in its environment; a
  * process that hangs is a failure too: it is stopped after 20 s and seen as exit code null.
  */
-export function runNode(args: readonly string[], env: Record<string, string>): Promise<Run> {
+export function runNode(args: readonly string[], env: Record<string, string>, user: { uid?: number; gid?: number } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, ...user });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));

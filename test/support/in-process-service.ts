@@ -47,6 +47,7 @@ export async function startInProcess(env: Record<string, string> = {}, options: 
     output: () => output,
     stop: () => (stopped ??= running.stop()),
     signal: () => noProcess('process to signal'),
+    signalGroup: () => noProcess('process group to signal'),
     get exited(): Service['exited'] {
       return noProcess('process to exit');
     },

@@ -30,6 +30,8 @@ export interface Service {
   stop(): Promise<void>;
   /** Sends a signal to the service process (SIGTERM, SIGINT). */
   signal(name: NodeJS.Signals): void;
+  /** Sends a signal to the service's whole process group (a terminal's Ctrl-C, systemd's stop); needs `processGroup`. */
+  signalGroup(name: NodeJS.Signals): void;
   /** Resolves when the process has exited, with its exit code, or the signal that ended it. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -42,6 +44,8 @@ export interface StartOptions {
    * its store or certificate. A soft limit, so that `prlimit` can lift it while it runs.
    */
   fileSizeLimitKiB?: number;
+  /** Start the service as the leader of a process group of its own, for `signalGroup`. */
+  processGroup?: boolean;
 }
 
 /**
@@ -66,6 +70,7 @@ export async function startService(env: Record<string, string> = {}, options: St
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...settings, ...routes },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.processGroup ?? false,
   });
   let output = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolvePromise) => {
@@ -98,6 +103,7 @@ export async function startService(env: Record<string, string> = {}, options: St
     output: () => output,
     stop: () => stopChild(child),
     signal: (name) => child.kill(name),
+    signalGroup: (name) => process.kill(-child.pid!, name),
     exited,
   };
 }
@@ -124,10 +130,13 @@ function kernelCommand(routes: string | undefined, mapRoutes: boolean): { comman
   return { command: ['--import', 'tsx', 'src/main.ts'], routes: {} };
 }
 
-/** Runs the kernel to its end (for starts that must fail); resolves with exit code and output. */
-export function runMain(env: Record<string, string>, args: string[] = []): Promise<Run> {
+/**
+ * Runs the kernel to its end (for starts that must fail); resolves with exit code and output.
+ * `user`: the uid and gid to run it as (root sees no permission denied).
+ */
+export function runMain(env: Record<string, string>, args: string[] = [], user: { uid?: number; gid?: number } = {}): Promise<Run> {
   const { command } = kernelCommand(env.ROUTES, false);
-  return runNode([...command, ...args], { HOST: 'localhost', PORT: '0', ...env });
+  return runNode([...command, ...args], { HOST: 'localhost', PORT: '0', ...env }, user);
 }
 
 export interface Answer {

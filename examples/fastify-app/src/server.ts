@@ -1,9 +1,13 @@
-/** Starts the example on HOST and PORT (vigil's settings, from the environment or .env). */
+/**
+ * Starts the example on HOST and PORT (vigil's settings, from the environment or .env);
+ * DATABASE_URL (optional) names its PostgreSQL, UPSTREAM_URL what `/upstream` fetches.
+ */
 import { loadConfig } from 'vigil';
 import { buildApp } from './app.js';
+import { openDatabase } from './database.js';
 
 const config = loadConfig();
-const app = await buildApp(config);
+const app = await buildApp(config, { database: openDatabase(process.env.DATABASE_URL), upstream: process.env.UPSTREAM_URL });
 const address = await app.listen({ host: config.host, port: config.port });
 process.stdout.write(`fastify-app listening on ${address}\n`);
 

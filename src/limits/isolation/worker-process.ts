@@ -23,6 +23,9 @@ const send = (message: FromWorker) => process.send!(message);
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 // The kernel is gone (or let this worker go): nothing left to do.
 process.on('disconnect', () => process.exit(0));
+// A terminal's Ctrl-C or systemd's stop signals the whole process group: the service drains
+// its requests, these included, and then its pool stops this worker.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
 installStackTraces();
 
 const module = (await import(pathToFileURL(routesModule!).href)) as { default?: unknown; routes?: unknown };

@@ -12,7 +12,7 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { callSite, currentActivity, type OutgoingCall, type RequestActivity } from './request-activity.js';
+import { callSite, currentActivity, fetchCallSite, type OutgoingCall, type RequestActivity } from './request-activity.js';
 
 interface Pending {
   activity: RequestActivity;
@@ -36,11 +36,11 @@ interface UndiciResponse {
   headers?: Array<Buffer | string>;
 }
 
-function begin(key: object, method: string, url: string, requestSize: number | null): void {
+function begin(key: object, method: string, url: string, requestSize: number | null, site: () => string | null): void {
   const activity = currentActivity();
   if (activity === undefined) return;
   const started = performance.now();
-  const call = activity.addCall({ method, url, start: activity.since(started), duration: null, status: null, requestSize, responseSize: null, error: null, site: callSite() });
+  const call = activity.addCall({ method, url, start: activity.since(started), duration: null, status: null, requestSize, responseSize: null, error: null, site: site() });
   if (call) pending.set(key, { activity, call, started });
 }
 
@@ -101,7 +101,7 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
   'undici:request:create': (message) => {
     const request = (message as { request: UndiciRequest }).request;
     const origin = String(request.origin ?? '').replace(/\/$/, '');
-    begin(request, request.method ?? 'GET', `${origin}${request.path ?? ''}`, request.contentLength ?? bodySize(request.body));
+    begin(request, request.method ?? 'GET', `${origin}${request.path ?? ''}`, request.contentLength ?? bodySize(request.body), fetchCallSite);
   },
   'undici:request:headers': (message) => {
     const { request, response } = message as { request: object; response: UndiciResponse };
@@ -115,7 +115,7 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
   'http.client.request.start': (message) => {
     const request = (message as { request: ClientRequest }).request;
     const host = request.getHeader('host') ?? request.host;
-    begin(request, request.method, `${request.protocol}//${String(host)}${request.path}`, contentLength(request.getHeader('content-length')));
+    begin(request, request.method, `${request.protocol}//${String(host)}${request.path}`, contentLength(request.getHeader('content-length')), callSite);
   },
   'http.client.response.finish': (message) => {
     const { request, response } = message as { request: ClientRequest; response: IncomingMessage };

@@ -6,7 +6,8 @@
  * code was running, and under no other. Bounded: what is over a bound is counted.
  */
 import { relative } from 'node:path';
-import { applicationCallSite } from '../../debug/call-site.js';
+import { applicationCallSite, DEEP_STACK } from '../../debug/call-site.js';
+import type { StackFrame } from '../../debug/stack-trace.js';
 import { projectRoot } from '../../debug/project-root.js';
 import { currentScope, type RequestScope } from '../../http/request-scope.js';
 import { cutString } from '../storage/report-bounds.js';
@@ -54,9 +55,8 @@ export class RequestActivity {
   /** The trace id of the first OpenTelemetry span the request's code started. */
   traceId: string | null = null;
   /**
-   * The application's line seen last: a library that runs a statement from a callback (a
-   * pool handing out a client) shows no application frame, and the line that asked the
-   * library for it (its pool's connect span) is the best guess.
+   * The application's line seen last by a database span: the best guess for a statement
+   * whose span shows no application frame and has no database parent to take one from.
    */
   lastSite: string | null = null;
 
@@ -105,10 +105,47 @@ export function currentActivity(): RequestActivity | undefined {
   return scope && activities.get(scope);
 }
 
+/**
+ * Frames looked at first for a span's site: an instrumentation calls the span processor a
+ * few frames below the application's call. A full stack without it is looked at again,
+ * deeper.
+ */
+const SPAN_STACK_DEPTH = 10;
+
+/** Sites by mapped frame: the same few lines make most calls. */
+const sites = new WeakMap<object, string>();
+
+/** The application's line behind a span being started: a short look first, a deep one when the stack goes on. */
+export function spanCallSite(): string | null {
+  const { frame, complete } = applicationCallSite(SPAN_STACK_DEPTH, spanCallSite);
+  if (frame !== undefined || complete) return siteOf(frame);
+  return siteOf(applicationCallSite(DEEP_STACK, spanCallSite).frame);
+}
+
+/** Frames looked at below `fetch`: the caller, or a wrapper library or two and then the caller. */
+const BELOW_FETCH_DEPTH = 8;
+
 /** The application's line that is running, as `path/from/root.ts:line`. */
 export function callSite(): string | null {
-  const frame = applicationCallSite();
-  return frame ? `${relative(projectRoot(), frame.file)}:${frame.line}` : null;
+  return siteOf(applicationCallSite(DEEP_STACK, callSite).frame);
+}
+
+/**
+ * The line that called `fetch`. undici's own frames, many, sit between its channel and
+ * the caller: the stack is taken from below the global `fetch` when it is on it, and whole
+ * otherwise (undici's own API).
+ */
+export function fetchCallSite(): string | null {
+  const fetch = globalThis.fetch as ((...args: never[]) => unknown) | undefined;
+  const frame = fetch ? applicationCallSite(BELOW_FETCH_DEPTH, fetch).frame : undefined;
+  return frame ? siteOf(frame) : callSite();
+}
+
+function siteOf(frame: StackFrame | undefined): string | null {
+  if (frame === undefined) return null;
+  let site = sites.get(frame);
+  if (site === undefined) sites.set(frame, (site = `${relative(projectRoot(), frame.file)}:${frame.line}`));
+  return site;
 }
 
 export function round(ms: number): number {

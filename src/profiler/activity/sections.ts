@@ -73,3 +73,26 @@ export function describeQueries(section: DatabaseSection): string {
   return `${count} ${count === 1 ? 'query' : 'queries'} in ${formatMs(totalQueryMs(section))}`;
 }
 
+
+/** The database section as the command line prints it: the count, the repeated groups, then each statement with its line. */
+export function databaseText(section: DatabaseSection): string[] {
+  const lines = [describeQueries(section)];
+  for (const group of repeatedGroups(section)) lines.push(`  ${group.count} identical: ${section.texts[group.text]}`);
+  for (const statement of section.statements) {
+    const slow = (statement.duration ?? 0) > section.slowMs ? ' (slow)' : '';
+    lines.push(`  ${formatMs(statement.duration)}${slow} ${section.texts[statement.text]}${siteSuffix(statement.site)}`);
+  }
+  return lines;
+}
+
+/** The HTTP client section as the command line prints it. */
+export function httpClientText(section: HttpClientSection): string[] {
+  return [
+    describeCalls(section.calls.length + section.omitted, totalDuration(section.calls)),
+    ...section.calls.map((call) => `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call.site)}`),
+  ];
+}
+
+function siteSuffix(site: string | null): string {
+  return site === null ? '' : `  ${site}`;
+}

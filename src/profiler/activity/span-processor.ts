@@ -17,7 +17,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { beginSpan, type SpanRecord } from '../../http/request-scope.js';
-import { callSite, currentActivity, round, type RequestActivity } from './request-activity.js';
+import { currentActivity, round, spanCallSite, type RequestActivity } from './request-activity.js';
 
 /** What vigil reads of a span: the fields of the SDK's `ReadableSpan` it needs. */
 export interface TraceSpan {
@@ -50,26 +50,51 @@ interface Open {
   site: string | null;
 }
 
+/** What a child needs of a span recorded earlier in the same request. */
+interface Known {
+  depth: number;
+  database: boolean;
+  site: string | null;
+}
+
+function isDatabaseSpan(span: TraceSpan): boolean {
+  return typeof (span.attributes['db.system.name'] ?? span.attributes['db.system']) === 'string';
+}
+
+/**
+ * The application's line behind a span. Only database spans are looked at (a stack is the
+ * cost): a statement a library runs from its own callback (pg's pool hands out a client,
+ * then runs the query) is a child of the span that the application's call opened, and
+ * takes its line.
+ */
+function siteOf(database: boolean, parent: Known | undefined, activity: RequestActivity): string | null {
+  if (!database) return null;
+  if (parent?.database && parent.site !== null) return parent.site;
+  const site = spanCallSite();
+  if (site !== null) activity.lastSite = site;
+  return site ?? parent?.site ?? activity.lastSite;
+}
+
 export function vigilSpanProcessor(): VigilSpanProcessor {
   const open = new WeakMap<TraceSpan, Open>();
-  /** Depth of each span still recorded, by span id, per request: children nest under it. */
-  const depths = new WeakMap<RequestActivity, Map<string, number>>();
+  /** Each span recorded, by span id, per request: children nest under it. */
+  const recorded = new WeakMap<RequestActivity, Map<string, Known>>();
   return {
     onStart(span) {
       const activity = currentActivity();
       if (activity === undefined) return;
       const { traceId, spanId } = span.spanContext();
       activity.traceId ??= traceId;
-      let known = depths.get(activity);
-      if (known === undefined) depths.set(activity, (known = new Map()));
-      const parent = span.parentSpanContext?.spanId ?? span.parentSpanId;
-      const parentDepth = parent === undefined ? undefined : known.get(parent);
-      const begun = beginSpan(span.name, parentDepth === undefined ? undefined : parentDepth + 1);
+      let known = recorded.get(activity);
+      if (known === undefined) recorded.set(activity, (known = new Map()));
+      const parentId = span.parentSpanContext?.spanId ?? span.parentSpanId;
+      const parent = parentId === undefined ? undefined : known.get(parentId);
+      const begun = beginSpan(span.name, parent === undefined ? undefined : parent.depth + 1);
       if (begun === undefined) return;
-      known.set(spanId, begun.depth);
-      const site = callSite();
-      if (site !== null) activity.lastSite = site;
-      open.set(span, { activity, record: begun.record, depth: begun.depth, started: performance.now(), site: site ?? activity.lastSite });
+      const database = isDatabaseSpan(span);
+      const site = siteOf(database, parent, activity);
+      known.set(spanId, { depth: begun.depth, database, site });
+      open.set(span, { activity, record: begun.record, depth: begun.depth, started: performance.now(), site });
     },
     onEnd(span) {
       const entry = open.get(span);
@@ -92,7 +117,8 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
         start: entry.activity.since(entry.started),
         duration,
         rows: typeof rows === 'number' ? rows : null,
-        site: entry.site,
+        // Database attributes set only after the start: the line seen last is the best guess.
+        site: entry.site ?? entry.activity.lastSite,
         error,
       });
     },

@@ -7,8 +7,7 @@
  */
 import { holdQueryChannels } from '../activity/query-channels.js';
 import { activityOf, watchActivity } from '../activity/request-activity.js';
-import { formatMs } from '../format.js';
-import { describeQueries, repeatedGroups, type DatabaseSection } from '../activity/sections.js';
+import { databaseText, type DatabaseSection } from '../activity/sections.js';
 import { databasePanel } from '../pages/panels/database-panel.js';
 import type { Collector } from '../request-profile.js';
 
@@ -32,14 +31,7 @@ export function databaseCollector(slowMs: number): Collector {
       });
       return { texts, statements, omitted: activity.statementsOmitted, slowMs };
     },
-    text(section) {
-      const lines = [describeQueries(section)];
-      for (const group of repeatedGroups(section)) lines.push(`  ${group.count} identical: ${section.texts[group.text]}`);
-      for (const statement of section.statements) {
-        lines.push(`  ${formatMs(statement.duration)}${(statement.duration ?? 0) > section.slowMs ? ' (slow)' : ''} ${section.texts[statement.text]}`);
-      }
-      return lines;
-    },
+    text: databaseText,
     close() {
       release?.();
       release = undefined;

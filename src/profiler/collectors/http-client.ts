@@ -5,8 +5,7 @@
  */
 import { holdHttpClientTap } from '../activity/http-client-tap.js';
 import { activityOf, watchActivity } from '../activity/request-activity.js';
-import { formatMs } from '../format.js';
-import { describeCalls, totalDuration, type HttpClientSection } from '../activity/sections.js';
+import { httpClientText, type HttpClientSection } from '../activity/sections.js';
 import { httpClientPanel } from '../pages/panels/http-client-panel.js';
 import type { Collector } from '../request-profile.js';
 
@@ -25,12 +24,7 @@ export function httpClientCollector(): Collector {
       // Copies: a call still running may end after its report was made.
       return { calls: activity.calls.map((call) => ({ ...call })), omitted: activity.callsOmitted };
     },
-    text(section) {
-      return [
-        describeCalls(section.calls.length + section.omitted, totalDuration(section.calls)),
-        ...section.calls.map((call) => `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}`),
-      ];
-    },
+    text: httpClientText,
     close() {
       release?.();
       release = undefined;

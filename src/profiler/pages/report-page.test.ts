@@ -30,7 +30,9 @@ const queries: Collector<{ count: number; slow: number }> = {
 };
 const plain: Collector = { name: 'plain', collect: () => ({}) };
 const builtIn = defaultCollectors({ matcher: () => undefined, logTap: new LogTap({ write: () => true }) });
-after(() => builtIn.forEach((collector) => collector.close?.()));
+after(() => {
+  for (const collector of builtIn) collector.close?.();
+});
 const collectors = [...builtIn, queries, plain] as Collector[];
 
 const menuEntry = (page: string, name: string) => new RegExp(`<a href="/_profiler/abc123\\?panel=${name}"[^>]*><span>([^<]*)</span><span class="count">(.*?)</span></a>`).exec(page);

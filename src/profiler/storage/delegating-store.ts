@@ -11,6 +11,9 @@ export class DelegatingStore implements ReportStore {
   get location(): string {
     return this.inner.location;
   }
+  get leaseWaitMs(): number | undefined {
+    return this.inner.leaseWaitMs;
+  }
   exists(): Promise<boolean> {
     return this.inner.exists();
   }

@@ -23,7 +23,8 @@ import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { loadPg } from './postgres-driver.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';
 import { prepareSchema, schemaExists } from './postgres-schema.js';
-import { clearReports, insertReports, purgeReports, releaseRetention, TokenLeases } from './postgres-writes.js';
+import { buildIndexesConcurrently, createIndexesNow, INDEX_AT_OPEN_LIMIT, missingIndexes, type Notify } from './postgres-search-indexes.js';
+import { clearReports, insertReports, PURGE_CHUNK, purgeReports, releaseRetention, TokenLeases } from './postgres-writes.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
 
@@ -32,6 +33,10 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** How long one statement may run on the server (5 s); the client gives up a second later. */
   statementTimeoutMs?: number;
+  /** Reports a purge deletes per transaction (5000). */
+  purgeChunk?: number;
+  /** Where the store says what it does at open: search indexes built in the background, or not possible. */
+  notify?: Notify;
 }
 
 const CONNECT_TIMEOUT_MS = 3000;
@@ -72,11 +77,17 @@ export class PostgresReportStore implements ReportStore {
   private readonly leases = new TokenLeases(newTokenKey);
   private readonly connectTimeoutMs: number;
   private readonly statementTimeoutMs: number;
+  private readonly notify: Notify;
+  private readonly purgeChunk: number;
+  /** The connection building the search indexes of a large store in the background, while it does. */
+  private indexer: pg.Client | undefined;
 
   /** Touches nothing: the server is first reached by {@link open} or {@link exists}. */
   constructor(private readonly dsn: PostgresDsn, options: PostgresStoreOptions = {}) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     this.statementTimeoutMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+    this.notify = options.notify ?? (() => undefined);
+    this.purgeChunk = options.purgeChunk ?? PURGE_CHUNK;
   }
 
   get location(): string {
@@ -146,7 +157,8 @@ export class PostgresReportStore implements ReportStore {
 
   async purge({ maxReports, maxAgeMs }: Retention, { now = Date.now(), lease }: PurgeOptions = {}): Promise<number | undefined> {
     const request = lease && { holder: lease.holder, ms: lease.ms, now };
-    return this.transaction((client) => purgeReports(client, now - maxAgeMs, maxReports, request));
+    // Transactions of its own, one per chunk.
+    return this.run((client) => purgeReports(client, now - maxAgeMs, maxReports, request, this.purgeChunk));
   }
 
   async releaseRetention(holder: string): Promise<void> {
@@ -163,7 +175,10 @@ export class PostgresReportStore implements ReportStore {
     this.opened = false;
     this.pool = undefined;
     this.schema = undefined;
-    await pool?.end();
+    // The server finishes or drops a build under way; the next start completes it.
+    const indexer = this.indexer;
+    this.indexer = undefined;
+    await Promise.all([pool?.end(), indexer?.end().catch(() => undefined)]);
   }
 
   /** The pool, made at the first call that needs the server. */
@@ -194,11 +209,46 @@ export class PostgresReportStore implements ReportStore {
   }
 
   private prepared(): Promise<void> {
-    this.schema ??= this.withClient((client) => prepareSchema(client, newTokenKey)).catch((error: unknown) => {
+    this.schema ??= this.withClient(async (client) => {
+      await prepareSchema(client, newTokenKey);
+      await this.prepareIndexes(client);
+    }).catch((error: unknown) => {
       this.schema = undefined;
       throw error;
     });
     return this.schema;
+  }
+
+  /** The search indexes: built now in a small store, in the background in a large one (`postgres-search-indexes.ts`). */
+  private async prepareIndexes(client: pg.PoolClient): Promise<void> {
+    if ((await missingIndexes(client)).length === 0) return;
+    const { rows } = await client.query<{ reports: number }>('SELECT reports FROM vigil_report_count WHERE id = 1');
+    if ((rows[0]?.reports ?? 0) <= INDEX_AT_OPEN_LIMIT) return createIndexesNow(client, this.location, this.notify);
+    if (this.indexer) return;
+    void this.buildIndexesInBackground();
+  }
+
+  private async buildIndexesInBackground(): Promise<void> {
+    const driver = await loadPg();
+    const indexer = new driver.Client({
+      connectionString: this.dsn.url,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      // A build of millions of rows takes minutes; writes and reads go on meanwhile.
+      statement_timeout: 0,
+      keepAlive: true,
+      application_name: 'vigil-indexer',
+    });
+    indexer.on('error', () => undefined);
+    this.indexer = indexer;
+    try {
+      await indexer.connect();
+      await buildIndexesConcurrently(indexer, this.location, this.notify);
+    } catch (error) {
+      if (this.indexer === indexer) this.notify(`The report store ${this.location} could not build its search indexes (${describePgError(error)}): the next start tries again`);
+    } finally {
+      if (this.indexer === indexer) this.indexer = undefined;
+      await indexer.end().catch(() => undefined);
+    }
   }
 
   /**

@@ -173,19 +173,50 @@ export class TokenLeases {
   }
 }
 
+/** Reports a purge deletes per transaction: writers take the write lock between two. */
+export const PURGE_CHUNK = 5000;
+
+/** Of the oldest `limit` reports, those older than `before`: one chunk of the retention by age. */
+const DELETE_EXPIRED = 'DELETE FROM vigil_reports WHERE id IN (SELECT id FROM vigil_reports WHERE time < $1 ORDER BY time, id LIMIT $2)';
+
+async function inTransaction<T>(client: Client, use: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await use();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
 /**
  * Deletes reports older than `before` and beyond the newest `keep`; returns how many, or
- * undefined when `lease` is given and another holder has the retention.
+ * undefined when `lease` is given and another holder has the retention. It deletes
+ * `chunk` reports per transaction, each under the write lock, so that a purge of a million
+ * reports holds writers up for one chunk at a time, never for the whole purge.
  */
-export async function purgeReports(client: Client, before: number, keep: number, lease: LeaseRequest | undefined): Promise<number | undefined> {
-  if (lease && (await client.query(TAKE_LEASE, [lease.holder, lease.now + lease.ms, lease.now])).rowCount === 0) return undefined;
-  await lockWrites(client);
-  const expired = (await client.query('DELETE FROM vigil_reports WHERE time < $1', [before])).rowCount ?? 0;
-  const surplus = (await storedCount(client)) - expired - keep;
-  const deleted = expired + (surplus > 0 ? await deleteOldest(client, surplus) : 0);
+export async function purgeReports(client: Client, before: number, keep: number, lease: LeaseRequest | undefined, chunk = PURGE_CHUNK): Promise<number | undefined> {
+  if (lease && (await inTransaction(client, () => client.query(TAKE_LEASE, [lease.holder, lease.now + lease.ms, lease.now]))).rowCount === 0) return undefined;
+  let deleted = 0;
+  for (;;) {
+    const step = await inTransaction(client, async () => {
+      await lockWrites(client);
+      const expired = (await client.query(DELETE_EXPIRED, [before, chunk])).rowCount ?? 0;
+      const surplus = (await storedCount(client)) - expired - keep;
+      const beyond = expired < chunk && surplus > 0 ? await deleteOldest(client, Math.min(surplus, chunk - expired)) : 0;
+      if (expired + beyond > 0) await client.query(ADD_TO_COUNT, [-(expired + beyond)]);
+      return expired + beyond;
+    });
+    deleted += step;
+    if (step < chunk) break;
+  }
   if (deleted > 0) {
-    await client.query(ADD_TO_COUNT, [-deleted]);
-    await client.query(DELETE_ORPHAN_TRACES);
+    await inTransaction(client, async () => {
+      await lockWrites(client);
+      await client.query(DELETE_ORPHAN_TRACES);
+    });
   }
   return deleted;
 }

@@ -33,6 +33,12 @@ export interface PurgeOptions {
 export interface ReportStore {
   /** Where the store is, for messages (a file path, a URL without its password). */
   readonly location: string;
+  /**
+   * How long a request may wait for a token lease (default 100 ms). A store on a server that
+   * may hang answers fast or not at all; the SQLite store answers from its own write thread,
+   * behind the batch it is writing, so it may take longer without being out of reach.
+   */
+  readonly leaseWaitMs?: number;
   /** True when the store was created already: the command line reads without creating one. */
   exists(): Promise<boolean>;
   /**

@@ -26,6 +26,22 @@ export function boundDiskUse(db: Database.Database): void {
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
 }
 
+/** Free pages given back per step after a large purge: the file is moved a few megabytes at a time. */
+const VACUUM_STEP_PAGES = 2048;
+
+/**
+ * After a retention run, one step of giving free pages back: true while more are to be
+ * given. Between steps the write thread applies other commands.
+ */
+export function freePagesStep(db: Database.Database): boolean {
+  const free = db.pragma('freelist_count', { simple: true }) as number;
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  if (!(free > FREE_PAGES_KEPT && free > pages / 4)) return false;
+  db.pragma(`incremental_vacuum(${VACUUM_STEP_PAGES})`);
+  // An older file (no auto_vacuum) keeps its free pages: nothing was given back.
+  return (db.pragma('freelist_count', { simple: true }) as number) < free;
+}
+
 /**
  * After a retention run or a clear: gives free pages back (files created with
  * `auto_vacuum = INCREMENTAL`; older files keep theirs for reuse), then copies the WAL into

@@ -25,6 +25,19 @@ export function openDatabase(file: string): Database.Database {
   return db;
 }
 
+/** A read-only connection to an open store's file, for the read thread: the write side made its schema. */
+export function openReadConnection(file: string): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    // A writer checkpointing, or another process recovering the WAL, is waited for.
+    db.pragma('busy_timeout = 5000');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
 /**
  * Reports hold what clients sent: the store is its owner's alone, whatever the umask. Its
  * directory is created 0700 and the file 0600; SQLite gives its -wal and -shm files the

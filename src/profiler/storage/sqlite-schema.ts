@@ -10,12 +10,15 @@
  * Version 1 kept whole reports in token order (WITHOUT ROWID): each insert landed on a
  * random page of a table of 5 KB rows, four times slower. Its reports are moved on open.
  * Version 2 had no counter: its tokens were drawn at random, and a lease skips those still stored.
+ * Version 3 had no search indexes: it gets them at open (`sqlite-search-index.ts`), the
+ * trigram tables empty and filled in the background, newest reports first.
  */
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { TOKEN_KEY_BYTES } from '../../debug/token-permutation.js';
+import { SEARCH_BTREES, SEARCH_PROBES, SEARCH_TABLES, startIndexing } from './sqlite-search-index.js';
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const CREATE = `
 CREATE TABLE IF NOT EXISTS reports (
@@ -33,6 +36,7 @@ CREATE TABLE IF NOT EXISTS reports (
 CREATE UNIQUE INDEX IF NOT EXISTS reports_by_token ON reports (token);
 CREATE INDEX IF NOT EXISTS reports_by_time ON reports (time);
 CREATE INDEX IF NOT EXISTS reports_by_trace ON reports (trace) WHERE trace IS NOT NULL;
+${SEARCH_TABLES}
 CREATE TABLE IF NOT EXISTS traces (
   hash TEXT PRIMARY KEY,
   json TEXT NOT NULL
@@ -57,6 +61,7 @@ const PROBES = [
   'SELECT hash, json FROM traces LIMIT 0',
   'SELECT id, next, key FROM token_counter LIMIT 0',
   'SELECT id, holder, expires FROM retention_lease LIMIT 0',
+  ...SEARCH_PROBES,
 ];
 
 /** The counter's row, with a new key, unless the file has one. */
@@ -100,6 +105,9 @@ export function prepareSchema(db: Database.Database): void {
     db.exec(CREATE);
     // Version 1 reports keep their trace inline, in `data`; reading them needs nothing more.
     if (version1) db.exec(`INSERT INTO reports (${V1_COLUMNS}) SELECT ${V1_COLUMNS} FROM reports_v1 ORDER BY time; DROP TABLE reports_v1;`);
+    // The reports of an older file are indexed later, on the write thread; a new file's B-trees are made now, empty.
+    if (existing === undefined) db.exec(SEARCH_BTREES);
+    else startIndexing(db);
     db.prepare(CREATE_COUNTER).run(newTokenKey());
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

@@ -3,25 +3,22 @@
  * server to run; several processes may write the same file. The file's layout is in
  * `sqlite-schema.ts`: reports in arrival order, each stack trace stored once, the token
  * counter and the retention lease. Reports arrive encoded (`report-encoding.ts`) and are
- * written by a thread of their own (`sqlite-write-thread.ts`), in batched transactions, so
- * that writing never holds up the thread that answers requests; reads use this thread's
- * own connection. The file is checked when the store opens (`sqlite-check.ts`); a full disk
+ * written by a thread of their own (`sqlite-write-thread.ts`), in batched transactions, and
+ * read by another (`sqlite-read-thread.ts`), with its own connection, so that neither a
+ * write nor a search holds up the thread that answers requests. The file is checked when the store opens (`sqlite-check.ts`); a full disk
  * then, or a file lost or damaged later, is recovered from without a restart (`sqlite-faults.ts`).
  */
 import { existsSync } from 'node:fs';
-import type Database from 'better-sqlite3';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import { Backoff } from '../../utils/backoff.js';
 import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
 import { moveAside, openCheckedDatabase, type MovedAside } from './sqlite-check.js';
-import { FILE_DAMAGED, FILE_LOST, FileWatch, fileIdentity, isNoRoom, sameFile, type FileIdentity } from './sqlite-faults.js';
+import { FILE_DAMAGED, FILE_LOST, fileIdentity, isNoRoom, sameFile, type FileIdentity } from './sqlite-faults.js';
+import type { ReadCommand, ReportRow as StoredRow } from './sqlite-read-thread.js';
+import { ReadThread, WriteThread, type WithoutId } from './sqlite-thread-client.js';
 import type { WriteCommand } from './sqlite-write-thread.js';
-import { WriteThread, type WithoutId } from './sqlite-write-client.js';
 import type { ReportRow, RowsOutcome, TraceRow } from './sqlite-writes.js';
-
-const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
-type Row = ReportSummary & { data: string; traceJson: string | null };
 
 export interface SqliteStoreOptions {
   /**
@@ -41,15 +38,12 @@ export interface SqliteStoreOptions {
   maxPageCount?: number;
 }
 
-/** The connection and thread of an open store. */
+/** The threads of an open store. */
 interface Opened {
-  db: Database.Database;
   writer: WriteThread;
-  readRow: Database.Statement;
+  reader: ReadThread;
   /** The file they opened, to tell it from one put at the same path since. */
   identity: FileIdentity | undefined;
-  /** Whether a failed read left the file damaged. */
-  watch: FileWatch;
 }
 
 const REOPEN_FIRST_MS = 1000;
@@ -66,6 +60,9 @@ export class SqliteReportStore implements ReportStore {
 
   /** Touches nothing: the file is checked and opened by {@link open}. */
   constructor(readonly file: string, private readonly options: SqliteStoreOptions = {}) {}
+
+  /** A lease waits behind the batch the write thread is writing (see ReportStore). */
+  readonly leaseWaitMs = 1000;
 
   get location(): string {
     return this.file;
@@ -106,13 +103,12 @@ export class SqliteReportStore implements ReportStore {
       await writer.send({ kind: 'open' });
     } catch (error) {
       await writer.close();
-      db.close();
       throw new ReportStoreError(this.file, `the report store ${this.file} cannot be opened: ${(error as Error).message}`, { cause: error });
+    } finally {
+      // Held until the write thread has the file open, so that the file stays as checked.
+      db.close();
     }
-    const readRow = db.prepare(
-      `SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`,
-    );
-    return { db, readRow, writer, identity, watch: new FileWatch(this.file) };
+    return { writer, reader: new ReadThread({ file: this.file }), identity };
   }
 
   /**
@@ -149,43 +145,31 @@ export class SqliteReportStore implements ReportStore {
    * store opens the file at its path again (a damaged one moved aside first) and sends the
    * command once more: a batch committed to a file no longer there is written to the new one.
    */
-  private async command<T>(command: WithoutId<WriteCommand>): Promise<T> {
+  private command<T>(command: WithoutId<WriteCommand>): Promise<T> {
+    return this.sent((opened) => opened.writer.send<T>(command));
+  }
+
+  /** Sends a read to the read thread, which recovers from a lost or damaged file as a write does, and reads the new store. */
+  private reading<T>(command: WithoutId<ReadCommand>): Promise<T> {
+    return this.sent((opened) => opened.reader.send<T>(command));
+  }
+
+  private async sent<T>(send: (opened: Opened) => Promise<T>): Promise<T> {
     const opened = await this.ready();
     try {
-      return await opened.writer.send<T>(command);
+      return await send(opened);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code !== FILE_LOST && code !== FILE_DAMAGED) throw error;
       if (this.opened === opened) this.opening ??= this.recover(opened, code, (error as Error).message).finally(() => (this.opening = undefined));
-      return (await this.ready()).writer.send<T>(command);
-    }
-  }
-
-  /**
-   * Reads through this thread's connection. A read that finds the file damaged (SQLite's
-   * quick check fails after the error) recovers as a write would, and reads the new store.
-   */
-  private async reading<T>(read: (opened: Opened) => T): Promise<T> {
-    const opened = await this.ready();
-    try {
-      return read(opened);
-    } catch (error) {
-      const damage = opened.watch.damageAfter(opened.db, error);
-      if (damage === undefined) throw error;
-      if (this.opened === opened) this.opening ??= this.recover(opened, FILE_DAMAGED, damage).finally(() => (this.opening = undefined));
-      return read(await this.ready());
+      return send(await this.ready());
     }
   }
 
   /** Gives up the connections to a lost or damaged file, moves a damaged one aside, and opens the store again. */
   private async recover(lost: Opened, code: string, reason: string): Promise<void> {
     this.opened = undefined;
-    await lost.writer.close();
-    try {
-      lost.db.close();
-    } catch {
-      // Its last checkpoint may fail on damaged pages: the connection is given up all the same.
-    }
+    await closeThreads(lost);
     if (code === FILE_DAMAGED) {
       if (!this.options.onDamaged) throw new ReportStoreError(this.file, `the report store ${this.file} is damaged (${reason})`, { damaged: true });
       // Another process may have moved it aside and created a new one already: that one is left alone.
@@ -209,27 +193,16 @@ export class SqliteReportStore implements ReportStore {
   }
 
   async read(token: string): Promise<Report | undefined> {
-    const row = await this.reading((opened) => opened.readRow.get(token) as Row | undefined);
+    const row = await this.reading<StoredRow | undefined>({ kind: 'read', token });
     return row && decodeReport(row, row.data, row.traceJson);
   }
 
   async search(filters: ReportSearch): Promise<ReportSummary[]> {
-    const where: string[] = [];
-    const values: Array<string | number> = [];
-    if (filters.ip) (where.push('instr(ip, ?) > 0'), values.push(filters.ip));
-    if (filters.method) (where.push('method = ?'), values.push(filters.method.toUpperCase()));
-    if (filters.statusCode !== undefined) (where.push('status = ?'), values.push(filters.statusCode));
-    if (filters.url) (where.push('instr(url, ?) > 0'), values.push(filters.url));
-    if (filters.token) (where.push('substr(token, 1, ?) = ?'), values.push(filters.token.length, filters.token.toLowerCase()));
-    if (filters.start !== undefined) (where.push('time >= ?'), values.push(filters.start));
-    if (filters.end !== undefined) (where.push('time <= ?'), values.push(filters.end));
-    // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    return this.reading((opened) => opened.db.prepare(sql).all(...values, filters.limit ?? 100) as ReportSummary[]);
+    return this.reading<ReportSummary[]>({ kind: 'search', filters });
   }
 
   async count(): Promise<number> {
-    return this.reading((opened) => opened.db.prepare('SELECT count(*) FROM reports').pluck().get() as number);
+    return this.reading<number>({ kind: 'count' });
   }
 
   async leaseTokens(count: number): Promise<string[]> {
@@ -257,9 +230,14 @@ export class SqliteReportStore implements ReportStore {
     const opened = this.opened;
     if (!opened) return;
     this.opened = undefined;
-    await opened.writer.close();
-    opened.db.close();
+    await closeThreads(opened);
   }
+}
+
+/** The reader first: the writer's connection, closed last, checkpoints the WAL and removes it. */
+async function closeThreads({ reader, writer }: Opened): Promise<void> {
+  await reader.close();
+  await writer.close();
 }
 
 /** SQLite's code first (`SQLITE_FULL: database or disk is full`), or Node's (`EFBIG: file too large`). */

@@ -5,10 +5,14 @@
  * one that the file is sound (`sqlite-faults.ts`): if not, it closes the connection and
  * answers this and every later command with FILE_LOST or FILE_DAMAGED, for the store to
  * open the file again.
+ *
+ * A purge is applied a chunk at a time, and the background fill of an older file's search
+ * indexes a step at a time, between commands: a batch that arrives meanwhile waits for one
+ * chunk at most.
  */
 import type Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { settleDiskUse } from './sqlite-disk.js';
+import { freePagesStep, settleDiskUse } from './sqlite-disk.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
 import { prepareWrites, type LeaseRequest, type ReportRow, type SqliteWrites, type TraceRow } from './sqlite-writes.js';
@@ -37,6 +41,16 @@ let connection: { db: Database.Database; writes: SqliteWrites; watch: FileWatch 
 /** The file was lost or damaged: every command is answered with this. */
 let gone: { code: string; message: string } | undefined;
 
+/** Reports a purge deletes per transaction. */
+const PURGE_CHUNK = 1000;
+
+type PurgeCommand = Extract<WriteCommand, { kind: 'purge' }>;
+/** Purges under way, the first one chunk by chunk, what each has deleted so far, and whether it is giving pages back. */
+const purges: Array<{ command: PurgeCommand; deleted: number; freeing?: boolean }> = [];
+/** The search indexes of an older file are being filled (`sqlite-search-index.ts`). */
+let filling = false;
+let scheduled = false;
+
 function open(): void {
   const db = openDatabase(file);
   try {
@@ -46,6 +60,61 @@ function open(): void {
     db.close();
     throw error;
   }
+  filling = true;
+  schedule();
+}
+
+/** The next chunk of background work, after the commands that arrived meanwhile. */
+function schedule(): void {
+  if (scheduled || (purges.length === 0 && !filling)) return;
+  scheduled = true;
+  setImmediate(nextChunk);
+}
+
+function nextChunk(): void {
+  scheduled = false;
+  const purge = purges[0];
+  if (purge) {
+    const { id, before, keep, lease } = purge.command;
+    try {
+      if (purge.freeing) {
+        // Then the WAL is emptied, and the purge answered with its count whatever happens: the deletions are committed.
+        if (!freeingPages() && connection) finish(purges.shift()!, settled(connection.db, purge.deleted));
+        else if (!connection) finish(purges.shift()!, purge.deleted);
+      } else {
+        const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
+        if (deleted === undefined) finish(purges.shift()!, undefined);
+        else if (deleted === 0) purge.freeing = true;
+        else purge.deleted += deleted;
+        // The lease is taken (or found held) by the first chunk; the others go on under it.
+        if (purge.command.lease) purge.command = { ...purge.command, lease: undefined };
+      }
+    } catch (error) {
+      purges.shift();
+      parentPort!.postMessage(failure(id, error));
+    }
+  } else if (filling) {
+    try {
+      filling = guarded((_, writes) => writes.search.fillStep());
+    } catch {
+      // Tried again at the next open; meanwhile part-of searches scan.
+      filling = false;
+    }
+  }
+  schedule();
+}
+
+/** One step of giving pages back; false when done, or when it cannot be done now (a full disk: the next retention run tries again). */
+function freeingPages(): boolean {
+  try {
+    return guarded((db) => freePagesStep(db));
+  } catch {
+    return false;
+  }
+}
+
+function finish({ command }: { command: PurgeCommand }, result: number | undefined): void {
+  parentPort!.postMessage({ id: command.id, result } satisfies WriteReply);
 }
 
 /** Gives disk space back after deletions. If that cannot happen now (a full disk), the next retention run tries again. */
@@ -61,17 +130,34 @@ function settled<T>(db: Database.Database, deleted: T): T {
 function apply(command: WriteCommand): unknown {
   if (command.kind === 'open') return void open();
   if (command.kind === 'close') {
+    // Purges under way end here: what they deleted so far is committed.
+    for (const { command, deleted } of purges.splice(0)) parentPort!.postMessage({ id: command.id, result: deleted } satisfies WriteReply);
+    filling = false;
     // Closing the connection checkpoints the WAL.
     connection?.db.close();
     connection = undefined;
     return null;
   }
+  if (command.kind === 'purge') {
+    purges.push({ command, deleted: 0 });
+    schedule();
+    return PENDING;
+  }
+  const result = guarded((db, writes) => applyTo(db, writes, command));
+  // The next batch reads its pages from the file again (the OS keeps them at hand), not from this
+  // connection's cache, which would hide pages damaged on disk until a write failed elsewhere.
+  if (command.kind === 'insert') connection?.db.pragma('shrink_memory');
+  return result;
+}
+
+/** Applies `write` to the open file; a file found lost or damaged after it is given up. */
+function guarded<T>(write: (db: Database.Database, writes: SqliteWrites) => T): T {
   if (gone) throw Object.assign(new Error(gone.message), { code: gone.code });
   if (!connection) throw new Error('the write connection is not open');
   const { db, writes, watch } = connection;
-  let result: unknown;
+  let result: T;
   try {
-    result = applyTo(db, writes, command);
+    result = write(db, writes);
   } catch (error) {
     const lost = watch.lost();
     const damage = lost === undefined ? watch.damageAfter(db, error) : undefined;
@@ -82,9 +168,6 @@ function apply(command: WriteCommand): unknown {
   // Checked after the commit: a batch that went to a file no longer at the path is not reported written.
   const lost = watch.lost();
   if (lost !== undefined) give(FILE_LOST, lost);
-  // The next batch reads its pages from the file again (the OS keeps them at hand), not from this
-  // connection's cache, which would hide pages damaged on disk until a write failed elsewhere.
-  if (command.kind === 'insert') db.pragma('shrink_memory');
   return result;
 }
 
@@ -100,17 +183,12 @@ function give(code: string, message: string): never {
   throw Object.assign(new Error(message), { code });
 }
 
-function applyTo(db: Database.Database, writes: SqliteWrites, command: Exclude<WriteCommand, { kind: 'open' | 'close' }>): unknown {
+function applyTo(db: Database.Database, writes: SqliteWrites, command: Exclude<WriteCommand, { kind: 'open' | 'close' | 'purge' }>): unknown {
   switch (command.kind) {
     case 'insert':
       return writes.insert(command.rows, command.traces, command.keep);
     case 'lease':
       return writes.leaseTokens(command.count);
-    case 'purge': {
-      const deleted = writes.purge(command.before, command.keep, command.lease);
-      // Skipped (another process has the retention): nothing was deleted, nothing to give back.
-      return deleted === undefined ? deleted : settled(db, deleted);
-    }
     case 'release-retention':
       return writes.releaseRetention(command.holder);
     case 'clear':
@@ -118,13 +196,21 @@ function applyTo(db: Database.Database, writes: SqliteWrites, command: Exclude<W
   }
 }
 
+/** A command answered later, by the chunks that carry it out. */
+const PENDING = Symbol('pending');
+
+/** A failure carries SQLite's code when it has one. */
+function failure(id: number, error: unknown): WriteReply {
+  const code = (error as { code?: unknown }).code;
+  return { id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined };
+}
+
 parentPort!.on('message', (command: WriteCommand) => {
   try {
     const result = apply(command);
-    parentPort!.postMessage({ id: command.id, result } satisfies WriteReply);
+    if (result !== PENDING) parentPort!.postMessage({ id: command.id, result } satisfies WriteReply);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    parentPort!.postMessage({ id: command.id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined } satisfies WriteReply);
+    parentPort!.postMessage(failure(command.id, error));
   }
   // With its port closed the thread has nothing left to do and ends.
   if (command.kind === 'close') parentPort!.close();

@@ -8,12 +8,16 @@
  * An insert given a number of reports to keep deletes the oldest beyond it in its own
  * transaction, before inserting: the new reports take the pages of the deleted ones, so the
  * file does not grow past what the retention needs, however many reports arrive between
- * two retention runs.
+ * two retention runs. Every insert and delete keeps the search indexes (`sqlite-search-index.ts`).
+ *
+ * A purge runs in chunks, each its own transaction: between two, the write thread applies
+ * the batches that came meanwhile, and other processes get the write lock.
  */
 import type Database from 'better-sqlite3';
 import { TokenPermutation } from '../../debug/token-permutation.js';
 import type { EncodedTrace } from './report-encoding.js';
 import { CREATE_COUNTER, newTokenKey } from './sqlite-schema.js';
+import { prepareSearchIndex, type SearchIndexWrites } from './sqlite-search-index.js';
 
 /** A report as stored: its summary columns, its sections as JSON, and its trace's hash. */
 export type ReportRow = [token: string, time: number, method: string, url: string, status: number, ip: string, duration: number, data: string, trace: string | null];
@@ -41,10 +45,13 @@ export interface SqliteWrites {
   /** `count` tokens of the counter, less those a stored report holds. */
   leaseTokens(count: number): string[];
   /**
-   * Deletes reports older than `before` and beyond the newest `keep`; returns how many, or
-   * undefined when `lease` is given and another holder has the retention.
+   * Deletes up to `chunk` reports older than `before` or beyond the newest `keep`; returns
+   * how many, or undefined when `lease` is given and another holder has the retention.
+   * Called again until it deletes none.
    */
-  purge(before: number, keep: number, lease: LeaseRequest | undefined): number | undefined;
+  purgeChunk(before: number, keep: number, lease: LeaseRequest | undefined, chunk: number): number | undefined;
+  /** The search indexes, for the background fill of an older file. */
+  readonly search: SearchIndexWrites;
   releaseRetention(holder: string): void;
   clear(): number;
 }
@@ -61,7 +68,8 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
   );
   const insertTrace = db.prepare('INSERT INTO traces (hash, json) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING');
   // The oldest in arrival order (rowid), not by time: a clock stepped back must not make the new ones look old.
-  const oldest = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY id LIMIT ?)');
+  const oldest = db.prepare('SELECT id FROM reports ORDER BY id LIMIT ?').pluck();
+  const search = prepareSearchIndex(db);
   const orphanTraces = db.prepare('DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)');
   const reports = reportCount(db);
 
@@ -70,13 +78,14 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
     const makeRoom = (incoming: number) => {
       const surplus = keep === undefined ? 0 : reports.current() + incoming - keep;
       if (surplus <= 0) return;
-      const deleted = oldest.run(surplus).changes;
+      const deleted = search.deleteReports(oldest.all(surplus) as number[]);
       reports.changed(-deleted);
       outcome.deleted += deleted;
     };
     // Before the inserts, so that they reuse the pages this frees.
     makeRoom(rows.length);
     for (const trace of traces) insertTrace.run(trace.hash, trace.json);
+    const after = search.newestId();
     for (const row of rows) {
       try {
         if (insertReport.run(...row).changes === 0) outcome.rejected.push(row[0]);
@@ -88,6 +97,7 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
         outcome.failed.push({ token: row[0], message: (error as Error).message });
       }
     }
+    search.indexAfter(after);
     // A batch larger than `keep` by itself.
     makeRoom(0);
     if (outcome.deleted > 0) orphanTraces.run();
@@ -120,16 +130,22 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
     'INSERT INTO retention_lease (id, holder, expires) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires',
   );
   const giveLeaseUp = db.prepare('UPDATE retention_lease SET expires = 0 WHERE id = 1 AND holder = ?');
-  const expired = db.prepare('DELETE FROM reports WHERE time < ?');
-  // The newest `keep` in arrival order are skipped, whatever the clock said when they came.
-  const surplus = db.prepare('DELETE FROM reports WHERE id IN (SELECT id FROM reports ORDER BY id DESC LIMIT -1 OFFSET ?)');
-  const purge = db.transaction((before: number, keep: number, lease: LeaseRequest | undefined): number | undefined => {
+  const expired = db.prepare('SELECT id FROM reports WHERE time < ? LIMIT ?').pluck();
+  const purgeChunk = db.transaction((before: number, keep: number, lease: LeaseRequest | undefined, chunk: number): number | undefined => {
     if (lease) {
       const current = readLease.get() as { holder: string; expires: number } | undefined;
       if (current && current.holder !== lease.holder && current.expires > lease.now) return undefined;
       takeLease.run(lease.holder, lease.now + lease.ms);
     }
-    const deleted = expired.run(before).changes + surplus.run(keep).changes;
+    let deleted = search.deleteReports(expired.all(before, chunk) as number[]);
+    reports.changed(-deleted);
+    // The newest `keep` in arrival order are kept, whatever the clock said when they came.
+    const surplus = Math.min(chunk - deleted, reports.current() - keep);
+    if (surplus > 0) {
+      const beyond = search.deleteReports(oldest.all(surplus) as number[]);
+      reports.changed(-beyond);
+      deleted += beyond;
+    }
     if (deleted > 0) orphanTraces.run();
     return deleted;
   });
@@ -137,6 +153,7 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
   const deleteAll = db.prepare('DELETE FROM reports');
   const deleteTraces = db.prepare('DELETE FROM traces');
   const clear = db.transaction((): number => {
+    search.clear();
     const deleted = deleteAll.run().changes;
     deleteTraces.run();
     return deleted;
@@ -164,7 +181,8 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
     // another process writes meanwhile, so the store never holds more than `keep`.
     insert: forgetting(insert.immediate),
     leaseTokens: (count) => leaseTokens.immediate(count),
-    purge: recounting(purge.immediate),
+    purgeChunk: forgetting(purgeChunk.immediate),
+    search,
     releaseRetention: (holder) => void giveLeaseUp.run(holder),
     clear: recounting(clear),
   };

@@ -1,0 +1,117 @@
+/**
+ * The PostgreSQL store's search indexes, added to a store of any age when it opens: a
+ * B-tree for each exact filter (status, method: each with the time, so the newest first is
+ * a walk of that index), and a trigram index (`pg_trgm`, GIN) for each part-of filter
+ * (URL, IP), which answers `LIKE '%part%'` with the escapes taken literally. The token
+ * prefix and the time range have theirs since version 1 (`postgres-schema.ts`).
+ *
+ * A small store gets them at once, in one transaction under the schema lock. A larger one
+ * keeps serving while they are built (`CREATE INDEX CONCURRENTLY`, on a connection of its
+ * own, by one instance at a time): until an index is valid, the planner does not use it
+ * and that filter is a scan, as before. A build cut short (the instance stopped) leaves an
+ * invalid index, which the next start drops and builds again.
+ *
+ * When `pg_trgm` cannot be created (the role may not, the server lacks it), the store says
+ * so in one line and the part-of filters stay scans.
+ */
+import type pg from 'pg';
+import { LOCK_CLASS, SCHEMA_LOCK } from './postgres-schema.js';
+
+/** Advisory lock (LOCK_CLASS, INDEX_LOCK): one instance builds the indexes of a large store at a time. */
+const INDEX_LOCK = 3;
+
+/** Up to this many reports, the indexes are built at open, within the statement timeout. */
+export const INDEX_AT_OPEN_LIMIT = 20_000;
+
+interface SearchIndex {
+  name: string;
+  /** What follows `ON vigil_reports`. */
+  on: string;
+  trigram: boolean;
+}
+
+export const SEARCH_INDEXES: readonly SearchIndex[] = [
+  { name: 'vigil_reports_by_status', on: '(status, id)', trigram: false },
+  { name: 'vigil_reports_by_method', on: '(method, id)', trigram: false },
+  { name: 'vigil_reports_by_url_part', on: 'USING gin (url gin_trgm_ops)', trigram: true },
+  { name: 'vigil_reports_by_ip_part', on: 'USING gin (ip gin_trgm_ops)', trigram: true },
+];
+
+/** Where the store says what it does: the service logs it as a warning. */
+export type Notify = (message: string) => void;
+
+type Client = pg.ClientBase;
+
+/** The indexes not there or not valid (a concurrent build cut short), and whether each exists. */
+export async function missingIndexes(client: Client): Promise<Array<SearchIndex & { exists: boolean }>> {
+  const { rows } = await client.query<{ name: string; valid: boolean | null }>(
+    'SELECT n.name, i.indisvalid AS valid FROM unnest($1::text[]) AS n(name) LEFT JOIN pg_index i ON i.indexrelid = to_regclass(n.name)',
+    [SEARCH_INDEXES.map((index) => index.name)],
+  );
+  const state = new Map(rows.map((row) => [row.name, row.valid]));
+  return SEARCH_INDEXES.filter((index) => state.get(index.name) !== true).map((index) => ({ ...index, exists: state.get(index.name) === false }));
+}
+
+/** Creates `pg_trgm` unless it is there; resolves with why it cannot be, or undefined. Inside a transaction, under a savepoint. */
+async function trigramProblem(client: Client, inTransaction: boolean): Promise<string | undefined> {
+  const { rows } = await client.query<{ present: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_opclass WHERE opcname = 'gin_trgm_ops' AND pg_opclass_is_visible(oid)) AS present");
+  if (rows[0]!.present) return undefined;
+  if (inTransaction) await client.query('SAVEPOINT trigram');
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    return undefined;
+  } catch (error) {
+    if (inTransaction) await client.query('ROLLBACK TO SAVEPOINT trigram');
+    return (error as Error).message;
+  }
+}
+
+function scanNotice(location: string, problem: string): string {
+  return `The report store ${location} cannot create the pg_trgm extension (${problem}): searches by part of the URL or IP scan the reports`;
+}
+
+/** Builds the missing indexes of a small store, in one transaction under the schema lock. */
+export async function createIndexesNow(client: Client, location: string, notify: Notify): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, SCHEMA_LOCK]);
+    const missing = await missingIndexes(client);
+    const problem = missing.some((index) => index.trigram) ? await trigramProblem(client, true) : undefined;
+    if (problem !== undefined) notify(scanNotice(location, problem));
+    for (const index of missing) {
+      if (index.trigram && problem !== undefined) continue;
+      if (index.exists) await client.query(`DROP INDEX ${index.name}`);
+      await client.query(`CREATE INDEX ${index.name} ON vigil_reports ${index.on}`);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Builds the missing indexes while the store serves, on a connection of its own without a
+ * statement timeout; returns at once if another instance is building them.
+ */
+export async function buildIndexesConcurrently(client: Client, location: string, notify: Notify): Promise<void> {
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [LOCK_CLASS, INDEX_LOCK]);
+  if (!rows[0]!.locked) return;
+  try {
+    const missing = await missingIndexes(client);
+    if (missing.length === 0) return;
+    const problem = missing.some((index) => index.trigram) ? await trigramProblem(client, false) : undefined;
+    if (problem !== undefined) notify(scanNotice(location, problem));
+    const building = missing.filter((index) => !index.trigram || problem === undefined);
+    if (building.length === 0) return;
+    const started = Date.now();
+    notify(`The report store ${location} is building its search indexes (${building.map((index) => index.name).join(', ')}); searches by those fields scan until each is done`);
+    for (const index of building) {
+      if (index.exists) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
+      await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index.name} ON vigil_reports ${index.on}`);
+    }
+    notify(`The report store ${location} has built its search indexes in ${Math.round((Date.now() - started) / 1000)} s`);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, INDEX_LOCK]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The report store's read thread: owns a read-only connection to the store's file (WAL lets
+ * it read while the write thread writes) and answers the profiler's reads: a report, a
+ * search, the count. The thread that answers requests only posts and awaits, however long
+ * a search takes. When the path no longer names the file it reads, or a failed read finds
+ * the file damaged (`sqlite-faults.ts`), it answers with FILE_LOST or FILE_DAMAGED, for the
+ * store to open the file again, with a new read thread.
+ */
+import type Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ReportSearch, ReportSummary } from '../report.js';
+import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
+import { openReadConnection } from './sqlite-open.js';
+import { searchStatement, SUMMARY_COLUMNS } from './sqlite-search.js';
+import type { WriteReply } from './sqlite-write-thread.js';
+
+export interface ReadThreadData {
+  file: string;
+}
+
+export type ReadCommand =
+  | { id: number; kind: 'read'; token: string }
+  | { id: number; kind: 'search'; filters: ReportSearch }
+  | { id: number; kind: 'count' }
+  | { id: number; kind: 'close' };
+
+/** A stored report as read: its summary, its sections as JSON, its trace's JSON. */
+export type ReportRow = ReportSummary & { data: string; traceJson: string | null };
+
+const { file } = workerData as ReadThreadData;
+
+interface Connection {
+  db: Database.Database;
+  watch: FileWatch;
+  readRow: Database.Statement;
+  /** The trigram tables hold every report (no background fill under way). */
+  indexed: Database.Statement;
+  count: Database.Statement;
+  /** Search statements by their SQL: a few combinations of filters. */
+  searches: Map<string, Database.Statement>;
+}
+
+let connection: Connection | undefined;
+/** The file was lost or damaged: every command is answered with this. */
+let gone: { code: string; message: string } | undefined;
+
+function open(): Connection {
+  const db = openReadConnection(file);
+  try {
+    return {
+      db,
+      watch: new FileWatch(file),
+      readRow: db.prepare(`SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`),
+      indexed: db.prepare('SELECT NOT EXISTS (SELECT 1 FROM search_backfill)').pluck(),
+      count: db.prepare('SELECT count(*) FROM reports').pluck(),
+      searches: new Map(),
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function search(c: Connection, filters: ReportSearch): ReportSummary[] {
+  const { sql, values } = searchStatement(filters, c.indexed.get() === 1);
+  let statement = c.searches.get(sql);
+  if (!statement) c.searches.set(sql, (statement = c.db.prepare(sql)));
+  return statement.all(...values) as ReportSummary[];
+}
+
+function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
+  if (gone) throw Object.assign(new Error(gone.message), { code: gone.code });
+  const c = (connection ??= open());
+  // Reads of a file deleted or replaced would go on answering from it: the store opens the new one.
+  const lost = c.watch.lost();
+  if (lost !== undefined) give(FILE_LOST, lost);
+  try {
+    if (command.kind === 'read') return c.readRow.get(command.token);
+    if (command.kind === 'search') return search(c, command.filters);
+    return c.count.get();
+  } catch (error) {
+    const damage = c.watch.damageAfter(c.db, error);
+    if (damage !== undefined) give(FILE_DAMAGED, damage);
+    throw error;
+  }
+}
+
+/** Closes the connection to a lost or damaged file: from now on every command is answered with `code`. */
+function give(code: string, message: string): never {
+  gone = { code, message };
+  try {
+    connection?.db.close();
+  } catch {
+    // A damaged file may fail even its close; the connection is given up either way.
+  }
+  connection = undefined;
+  throw Object.assign(new Error(message), { code });
+}
+
+parentPort!.on('message', (command: ReadCommand) => {
+  try {
+    let result: unknown = null;
+    if (command.kind === 'close') {
+      connection?.db.close();
+      connection = undefined;
+    } else {
+      result = apply(command);
+    }
+    parentPort!.postMessage({ id: command.id, result } satisfies WriteReply);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    parentPort!.postMessage({ id: command.id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined } satisfies WriteReply);
+  }
+  if (command.kind === 'close') parentPort!.close();
+});

@@ -1,0 +1,64 @@
+/**
+ * The SQLite store's search as one statement, with the semantics the README gives: `ip` and
+ * `url` match a part, case and `%`, `_`, `\` as they are (`instr`), `method` and the status
+ * exactly, `token` a prefix, `start` and `end` inclusive, newest (highest id) first.
+ *
+ * A part of three characters or more is looked up in its trigram table (`sqlite-search-index.ts`),
+ * which gives the reports holding its trigrams, newest first; `instr` keeps those that hold
+ * the part itself. A shorter part, or any part while the tables of an older file are still
+ * being filled, reads the reports newest first until the limit is reached.
+ */
+import type { ReportSearch } from '../report.js';
+
+export const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
+
+/** The trigram query for `part`: enough of its trigrams to cover it, each quoted; undefined when no trigram answers it. */
+export function trigramQuery(part: string): string | undefined {
+  const chars = [...part];
+  if (chars.length < 3 || part.includes('\u0000')) return undefined;
+  const trigrams: string[] = [];
+  for (let i = 0; i + 3 <= chars.length; i += 3) trigrams.push(chars.slice(i, i + 3).join(''));
+  if (chars.length % 3 !== 0) trigrams.push(chars.slice(-3).join(''));
+  return trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
+}
+
+/** Above any character a token holds: the end of a token prefix's range. */
+const PAST_PREFIX = '\uffff';
+
+/**
+ * The statement and its values. `indexed`: the trigram tables hold every report. The part
+ * looked up in a trigram table drives the statement (URL before IP); every other filter is
+ * checked on the reports it gives.
+ */
+export function searchStatement(filters: ReportSearch, indexed: boolean): { sql: string; values: Array<string | number> } {
+  const where: string[] = [];
+  const values: Array<string | number> = [];
+  let driver: { table: string; query: string } | undefined;
+  for (const field of ['url', 'ip'] as const) {
+    const part = filters[field];
+    if (!part) continue;
+    const query = indexed && !driver ? trigramQuery(part) : undefined;
+    if (query !== undefined) driver = { table: `reports_${field}_search`, query };
+    where.push(`instr(r.${field}, ?) > 0`);
+    values.push(part);
+  }
+  if (filters.method) (where.push('r.method = ?'), values.push(filters.method.toUpperCase()));
+  if (filters.statusCode !== undefined) (where.push('r.status = ?'), values.push(filters.statusCode));
+  if (filters.token) {
+    const prefix = filters.token.toLowerCase();
+    // A range on the token index, and the prefix itself.
+    where.push('r.token >= ? AND r.token < ? AND substr(r.token, 1, ?) = ?');
+    values.push(prefix, prefix + PAST_PREFIX, prefix.length, prefix);
+  }
+  if (filters.start !== undefined) (where.push('r.time >= ?'), values.push(filters.start));
+  if (filters.end !== undefined) (where.push('r.time <= ?'), values.push(filters.end));
+  const columns = SUMMARY_COLUMNS.split(', ').map((column) => `r.${column}`).join(', ');
+  const limit = filters.limit ?? 100;
+  if (!driver) {
+    // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
+    return { sql: `SELECT ${columns} FROM reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ?`, values: [...values, limit] };
+  }
+  // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the limit stops it.
+  const sql = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
+  return { sql, values: [driver.query, ...values, limit] };
+}
