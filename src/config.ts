@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { formatBytes } from './utils/bytes.js';
 
 export type AppEnv = 'dev' | 'prod';
 
@@ -147,58 +148,272 @@ export function environment(cwd = process.cwd(), env: Env = process.env): Env {
   return { ...fromFile, ...env };
 }
 
+/** How a setting is read: `env` holds its value, or its default when the environment gives none. */
+export interface SettingContext {
+  cwd: string;
+  /** No value in the environment: the setting has its default (or none). */
+  fromDefault: boolean;
+}
+
+/** One setting: the table below is where each is declared, for `loadConfig`, `--help` and `docs/configuration.md`. */
+export interface Setting<T> {
+  group: SettingGroup;
+  /** The default as it would be written in the environment; the parser reads it like a given value. */
+  default?: string;
+  /** The default in words where it is no value of its own (derived from other settings); otherwise none. */
+  defaultText?: string;
+  /** The value that lifts the limit, and what it then means (`0: no limit`). */
+  off?: string;
+  /** One line: what the setting does. */
+  description: string;
+  parse(env: Env, name: string, context: SettingContext): T;
+}
+
+export type SettingGroup = keyof typeof SETTING_GROUPS;
+
+/** The headings settings are listed under, in order. */
+export const SETTING_GROUPS = {
+  service: 'The service',
+  profiler: 'The profiler',
+  cors: 'Cross-origin requests (CORS)',
+  limits: 'Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G)',
+  connections: 'Connections (durations: seconds, or 90s, 30m, 2h)',
+} as const;
+
+const setting = <T>(declared: Setting<T>): Setting<T> => declared;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Every setting, in the order `--help` and the docs list them (and `loadConfig` reads them). */
+export const SETTINGS = {
+  APP_ENV: setting({ group: 'service', default: 'dev', description: 'dev or prod', parse: (env, name) => oneOf(env, name, ['dev', 'prod'] as const) }),
+  APP_DEBUG: setting({
+    group: 'service',
+    defaultText: '1 in dev, 0 in prod',
+    description: 'debug headers, debug error pages and the profiler, for the clients that may open the profiler',
+    parse: (env, name) => (raw(env, name) === undefined ? undefined : flag(env, name)),
+  }),
+  WORKERS: setting({
+    group: 'service',
+    default: '1',
+    description: 'processes serving the port, 1 to 256, or auto (one per core); above 1 a primary starts, replaces and stops them',
+    parse: (env, name) => workerCount(env, name),
+  }),
+  HOST: setting({ group: 'service', default: 'localhost', description: 'address to listen on; localhost listens on 127.0.0.1 and ::1', parse: (env, name) => hostName(env, name) }),
+  PORT: setting({ group: 'service', default: '8443', description: 'port to listen on; 0 takes any free port', parse: (env, name) => integer(env, name, 0, 65535) }),
+  TLS: setting({ group: 'service', default: '1', description: '0 serves plain HTTP, behind a TLS-terminating proxy', parse: (env, name) => flag(env, name) }),
+  TLS_CERT: setting({
+    group: 'service',
+    description: 'PEM certificate, with TLS_KEY; without them a self-signed localhost certificate is made in VAR_DIR/tls/',
+    parse: (env, name, { cwd }) => path(env, name, cwd),
+  }),
+  TLS_KEY: setting({ group: 'service', description: 'PEM private key of TLS_CERT', parse: (env, name, { cwd }) => path(env, name, cwd) }),
+  VAR_DIR: setting({
+    group: 'service',
+    defaultText: 'var/',
+    description: 'directory of the development certificate and of the SQLite report store',
+    parse: (env, name, { cwd }) => path(env, name, cwd),
+  }),
+  ROUTES: setting({ group: 'service', description: 'a module that declares routes, e.g. examples/demo-routes.ts', parse: (env, name, { cwd }) => path(env, name, cwd) }),
+  TRUSTED_PROXIES: setting({ group: 'service', description: 'comma-separated IPs or CIDRs whose X-Forwarded-* headers are believed', parse: (env, name) => ipList(env, name) }),
+  TRUSTED_HOSTS: setting({
+    group: 'service',
+    defaultText: 'any host',
+    description: 'comma-separated regular expressions of the hosts answered; any other gets a 400, which stops DNS rebinding',
+    parse: (env, name) => regexList(env, name, 'i'),
+  }),
+  LOG_LEVEL: setting({ group: 'service', default: 'info', description: LOG_LEVELS.join(', '), parse: (env, name) => oneOf(env, name, LOG_LEVELS) }),
+  VIGIL_IDE: setting({
+    group: 'service',
+    defaultText: 'no links',
+    description: 'editor that debug pages link files to: vscode, cursor, idea, phpstorm, ... or a format like myide://open?file=%f&line=%l',
+    parse: (env, name) => editorLinkFormat(env, name),
+  }),
+  PROFILER_DSN: setting({
+    group: 'profiler',
+    defaultText: 'sqlite:VAR_DIR/profiler.sqlite',
+    description: 'where reports are stored: sqlite:<path>, or postgres://user:password@host:port/database shared by several machines',
+    parse: (env, name, { cwd }) => storeDsn(env, name, cwd),
+  }),
+  PROFILER_POOL_SIZE: setting({ group: 'profiler', default: '4', description: 'connections to PostgreSQL per process at most, 1 to 100', parse: (env, name) => integer(env, name, 1, 100) }),
+  PROFILER_MAX_REPORTS: setting({
+    group: 'profiler',
+    default: '10000',
+    description: 'reports kept at most, 1 to 5000000; the oldest are deleted first',
+    // Tokens repeat only after 2^24 (16.7 million) are issued: retention must keep far fewer.
+    parse: (env, name) => integer(env, name, 1, 5_000_000),
+  }),
+  PROFILER_MAX_AGE: setting({ group: 'profiler', default: '2d', description: 'how long reports are kept: seconds, or 90s, 30m, 48h, 2d', parse: (env, name) => duration(env, name) }),
+  PROFILER_ALLOW: setting({ group: 'profiler', description: 'comma-separated IPs or CIDRs besides loopback that may open the profiler', parse: (env, name) => ipList(env, name) }),
+  PROFILER_REDACT: setting({
+    group: 'profiler',
+    description: 'comma-separated header, query and form field names redacted in reports, besides the credential-like ones',
+    parse: (env, name) => nameList(env, name),
+  }),
+  PROFILER_TOOLBAR: setting({ group: 'profiler', default: '1', description: "0 leaves the debug toolbar off the application's HTML pages", parse: (env, name) => flag(env, name) }),
+  PROFILER_CAPTURE_APP: setting({
+    group: 'profiler',
+    default: '1',
+    description: "0 leaves the application's outgoing HTTP calls and database statements out of reports",
+    parse: (env, name) => flag(env, name),
+  }),
+  PROFILER_SLOW_QUERY: setting({
+    group: 'profiler',
+    default: '100',
+    description: 'milliseconds (0 to 3600000) above which a database statement is flagged slow',
+    parse: (env, name) => integer(env, name, 0, 3_600_000),
+  }),
+  CORS_ALLOW_ORIGIN: setting({
+    group: 'cors',
+    default: DEFAULT_CORS_ALLOW_ORIGIN,
+    description: 'regular expression of the origins browsers may call from, case-insensitive',
+    parse: (env, name) => regex(env, name, 'i'),
+  }),
+  CORS_ALLOW_METHODS: setting({
+    group: 'cors',
+    default: 'GET, OPTIONS, POST, PUT, PATCH, DELETE',
+    description: 'methods a cross-origin request may use',
+    parse: (env, name) => list(env, name, /^[A-Za-z]+$/).map((method) => method.toUpperCase()),
+  }),
+  CORS_ALLOW_HEADERS: setting({
+    group: 'cors',
+    default: 'content-type, authorization',
+    description: 'request headers a preflight may ask for',
+    parse: (env, name) => list(env, name, HEADER_NAME).map((header) => header.toLowerCase()),
+  }),
+  CORS_EXPOSE_HEADERS: setting({ group: 'cors', default: 'link', description: 'response headers a cross-origin page may read', parse: (env, name) => list(env, name, HEADER_NAME) }),
+  CORS_MAX_AGE: setting({ group: 'cors', default: '3600', description: 'seconds a browser may keep a preflight answer', parse: (env, name) => integer(env, name, 0, 2_147_483_647) }),
+  POST_MAX_SIZE: setting({
+    group: 'limits',
+    default: '100M',
+    off: '0: no limit',
+    description: 'largest request body',
+    parse: (env, name, { fromDefault }) => byteSize(env, name, { unlimited: '0' }, fromDefault),
+  }),
+  PARSED_BODY_MAX_SIZE: setting({
+    group: 'limits',
+    default: '512K',
+    off: '0: POST_MAX_SIZE only',
+    description: 'largest JSON, form or text body, held in memory',
+    parse: (env, name, { fromDefault }) => byteSize(env, name, { unlimited: '0' }, fromDefault),
+  }),
+  UPLOAD_MAX_FILESIZE: setting({
+    group: 'limits',
+    default: '100M',
+    description: 'largest file in a multipart upload',
+    parse: (env, name, { fromDefault }) => byteSize(env, name, { min: 1 }, fromDefault),
+  }),
+  MAX_EXECUTION_TIME: setting({
+    group: 'limits',
+    default: '660',
+    off: '0: no limit',
+    description: 'seconds a handler may run',
+    parse: (env, name) => integer(env, name, 0, MAX_TIMER_SECONDS),
+  }),
+  MEMORY_LIMIT: setting({
+    group: 'limits',
+    default: '512M',
+    off: '-1: no limit',
+    description: 'memory of one isolated request',
+    parse: (env, name, { fromDefault }) => byteSize(env, name, { unlimited: '-1', min: 1024 * 1024 }, fromDefault),
+  }),
+  ISOLATED_WORKERS: setting({
+    group: 'limits',
+    defaultText: 'CPU count, at most 8, shared out between the WORKERS',
+    description: 'worker processes for isolated routes, 1 to 64, in each of the WORKERS',
+    parse: (env, name) => (raw(env, name) === undefined ? undefined : integer(env, name, 1, 64)),
+  }),
+  BODY_TIMEOUT: setting({
+    group: 'limits',
+    default: '60s',
+    off: '0: no limit',
+    description: 'a body that sends no byte for this long gets 408',
+    parse: (env, name) => timeout(env, name, { none: true }),
+  }),
+  BODY_MIN_RATE: setting({
+    group: 'limits',
+    default: '500',
+    off: '0: no limit',
+    description: 'bytes/s a body must average after its first 10s, or it gets 408',
+    parse: (env, name) => integer(env, name, 0, 1024 * 1024 * 1024),
+  }),
+  HANDSHAKE_TIMEOUT: setting({ group: 'connections', default: '10s', description: 'time a TLS handshake may take', parse: (env, name) => timeout(env, name) }),
+  MAX_CONNECTIONS: setting({
+    group: 'connections',
+    default: '10000',
+    off: '0: no limit',
+    description: 'open connections at most, per worker; more are closed at once',
+    parse: (env, name) => integer(env, name, 0, 1_000_000) || Infinity,
+  }),
+  SHUTDOWN_TIMEOUT: setting({
+    group: 'connections',
+    default: '30s',
+    description: 'time requests in flight get after SIGTERM/SIGINT; a second signal cuts them at once',
+    parse: (env, name) => timeout(env, name),
+  }),
+};
+
+export type SettingName = keyof typeof SETTINGS;
+type SettingValues = { [Name in SettingName]: (typeof SETTINGS)[Name] extends Setting<infer T> ? T : never };
+
+/** Each setting parsed, in the table's order: the environment's value, else its default. */
+function readSettings(env: Env, cwd: string): SettingValues {
+  const values: Record<string, unknown> = {};
+  for (const [name, declared] of Object.entries(SETTINGS) as Array<[string, Setting<unknown>]>) {
+    const fromDefault = raw(env, name) === undefined;
+    values[name] = declared.parse(fromDefault && declared.default !== undefined ? { [name]: declared.default } : env, name, { cwd, fromDefault });
+  }
+  return values as SettingValues;
+}
+
 export function loadConfig(env: Env = environment(), cwd = process.cwd()): Config {
-  const appEnv = oneOf(env, 'APP_ENV', ['dev', 'prod'] as const, 'dev');
-  const debug = flag(env, 'APP_DEBUG', appEnv === 'dev');
-  const tlsCert = path(env, 'TLS_CERT', cwd);
-  const tlsKey = path(env, 'TLS_KEY', cwd);
+  const settings = readSettings(env, cwd);
+  const { TLS_CERT: tlsCert, TLS_KEY: tlsKey, WORKERS: workers } = settings;
   if ((tlsCert === undefined) !== (tlsKey === undefined)) {
     throw new ConfigError(tlsCert ? 'TLS_KEY' : 'TLS_CERT', 'TLS_CERT and TLS_KEY must be set together');
   }
-  const varDir = path(env, 'VAR_DIR', cwd) ?? resolve(cwd, 'var');
-  const workers = workerCount(env, 'WORKERS');
+  const varDir = settings.VAR_DIR ?? resolve(cwd, 'var');
+  const store = settings.PROFILER_DSN ?? { scheme: 'sqlite', file: resolve(varDir, 'profiler.sqlite') };
   return {
-    appEnv,
-    debug,
-    host: hostName(env, 'HOST', 'localhost'),
-    port: integer(env, 'PORT', 8443, 0, 65535),
-    tls: flag(env, 'TLS', true),
+    appEnv: settings.APP_ENV,
+    debug: settings.APP_DEBUG ?? settings.APP_ENV === 'dev',
+    host: settings.HOST,
+    port: settings.PORT,
+    tls: settings.TLS,
     varDir,
-    routes: path(env, 'ROUTES', cwd),
+    routes: settings.ROUTES,
     tlsCert,
     tlsKey,
-    trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
-    trustedHosts: regexList(env, 'TRUSTED_HOSTS', 'i'),
-    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    profilerStore: storeDsn(env, 'PROFILER_DSN', cwd, `sqlite:${resolve(varDir, 'profiler.sqlite')}`, integer(env, 'PROFILER_POOL_SIZE', 4, 1, 100)),
-    // Tokens repeat only after 2^24 (16.7 million) are issued: retention must keep far fewer.
-    profilerMaxReports: integer(env, 'PROFILER_MAX_REPORTS', 10_000, 1, 5_000_000),
-    profilerMaxAgeMs: duration(env, 'PROFILER_MAX_AGE', 2 * DAY_MS),
-    profilerAllow: ipList(env, 'PROFILER_ALLOW'),
-    profilerRedact: nameList(env, 'PROFILER_REDACT'),
-    profilerToolbar: flag(env, 'PROFILER_TOOLBAR', true),
-    profilerCaptureApp: flag(env, 'PROFILER_CAPTURE_APP', true),
-    profilerSlowQueryMs: integer(env, 'PROFILER_SLOW_QUERY', 100, 0, 3_600_000),
-    ide: editorLinkFormat(env, 'VIGIL_IDE'),
+    trustedProxies: settings.TRUSTED_PROXIES,
+    trustedHosts: settings.TRUSTED_HOSTS,
+    logLevel: settings.LOG_LEVEL,
+    profilerStore: store.scheme === 'postgres' ? { ...store, poolSize: settings.PROFILER_POOL_SIZE } : store,
+    profilerMaxReports: settings.PROFILER_MAX_REPORTS,
+    profilerMaxAgeMs: settings.PROFILER_MAX_AGE,
+    profilerAllow: settings.PROFILER_ALLOW,
+    profilerRedact: settings.PROFILER_REDACT,
+    profilerToolbar: settings.PROFILER_TOOLBAR,
+    profilerCaptureApp: settings.PROFILER_CAPTURE_APP,
+    profilerSlowQueryMs: settings.PROFILER_SLOW_QUERY,
+    ide: settings.VIGIL_IDE,
     cors: {
-      allowOrigin: regex(env, 'CORS_ALLOW_ORIGIN', DEFAULT_CORS_ALLOW_ORIGIN, 'i'),
-      allowMethods: list(env, 'CORS_ALLOW_METHODS', 'GET, OPTIONS, POST, PUT, PATCH, DELETE', /^[A-Za-z]+$/).map((m) => m.toUpperCase()),
-      allowHeaders: list(env, 'CORS_ALLOW_HEADERS', 'content-type, authorization', HEADER_NAME).map((h) => h.toLowerCase()),
-      exposeHeaders: list(env, 'CORS_EXPOSE_HEADERS', 'link', HEADER_NAME),
-      maxAge: integer(env, 'CORS_MAX_AGE', 3600, 0, 2_147_483_647),
+      allowOrigin: settings.CORS_ALLOW_ORIGIN,
+      allowMethods: settings.CORS_ALLOW_METHODS,
+      allowHeaders: settings.CORS_ALLOW_HEADERS,
+      exposeHeaders: settings.CORS_EXPOSE_HEADERS,
+      maxAge: settings.CORS_MAX_AGE,
     },
-    postMaxSize: byteSize(env, 'POST_MAX_SIZE', '100M', { unlimited: '0' }),
-    uploadMaxFilesize: byteSize(env, 'UPLOAD_MAX_FILESIZE', '100M', { min: 1 }),
-    maxExecutionTime: integer(env, 'MAX_EXECUTION_TIME', 660, 0, MAX_TIMER_SECONDS),
-    memoryLimit: byteSize(env, 'MEMORY_LIMIT', '512M', { unlimited: '-1', min: 1024 * 1024 }),
+    postMaxSize: settings.POST_MAX_SIZE,
+    uploadMaxFilesize: settings.UPLOAD_MAX_FILESIZE,
+    maxExecutionTime: settings.MAX_EXECUTION_TIME,
+    memoryLimit: settings.MEMORY_LIMIT,
     // Each of the WORKERS has its own pool: by default they share the cores (at most 8) between them.
-    isolatedWorkers: integer(env, 'ISOLATED_WORKERS', Math.ceil(Math.min(availableParallelism(), 8) / workers), 1, 64),
-    parsedBodyMaxSize: byteSize(env, 'PARSED_BODY_MAX_SIZE', '512K', { unlimited: '0' }),
-    bodyTimeoutMs: timeout(env, 'BODY_TIMEOUT', 60_000, { none: true }),
-    bodyMinRate: integer(env, 'BODY_MIN_RATE', 500, 0, 1024 * 1024 * 1024),
-    handshakeTimeoutMs: timeout(env, 'HANDSHAKE_TIMEOUT', 10_000),
-    maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 0, 1_000_000) || Infinity,
-    shutdownTimeoutMs: timeout(env, 'SHUTDOWN_TIMEOUT', 30_000),
+    isolatedWorkers: settings.ISOLATED_WORKERS ?? Math.ceil(Math.min(availableParallelism(), 8) / workers),
+    parsedBodyMaxSize: settings.PARSED_BODY_MAX_SIZE,
+    bodyTimeoutMs: settings.BODY_TIMEOUT,
+    bodyMinRate: settings.BODY_MIN_RATE,
+    handshakeTimeoutMs: settings.HANDSHAKE_TIMEOUT,
+    maxConnections: settings.MAX_CONNECTIONS,
+    shutdownTimeoutMs: settings.SHUTDOWN_TIMEOUT,
     workers,
   };
 }
@@ -208,8 +423,7 @@ const MAX_WORKERS = 256;
 
 /** A whole number of processes from 1, or `auto`: one per core the process may use. */
 function workerCount(env: Env, name: string): number {
-  const value = raw(env, name);
-  if (value === undefined) return 1;
+  const value = given(env, name);
   if (value.toLowerCase() === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_WORKERS) {
     throw new ConfigError(name, `"${value}" is not a whole number from 1 to ${MAX_WORKERS}, or auto (one per core)`);
@@ -227,14 +441,13 @@ const UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 **
  * (powers of 1024, either case), e.g. `100M`. `unlimited` is the value that disables the
  * limit where PHP has one (`0` for post_max_size, `-1` for memory_limit).
  */
-export function byteSize(env: Env, name: string, fallback: string, rule: { unlimited?: string; min?: number }): ByteSize {
-  const given = raw(env, name);
-  if (given === undefined) {
-    const size = byteSize({ [name]: fallback }, name, fallback, rule);
-    defaultSizes.add(size);
-    return size;
-  }
-  const text = given;
+export function byteSize(env: Env, name: string, rule: { unlimited?: string; min?: number }, fromDefault = false): ByteSize {
+  const size = byteSizeOf(name, given(env, name), rule);
+  if (fromDefault) defaultSizes.add(size);
+  return size;
+}
+
+function byteSizeOf(name: string, text: string, rule: { unlimited?: string; min?: number }): ByteSize {
   if (rule.unlimited !== undefined && text === rule.unlimited) return { bytes: Infinity, text };
   const match = /^(\d+)([KMG]?)$/i.exec(text);
   const bytes = match ? Number(match[1]) * UNITS[match[2]!.toUpperCase()]! : NaN;
@@ -247,35 +460,33 @@ export function byteSize(env: Env, name: string, fallback: string, rule: { unlim
   return { bytes, text };
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 ** 2 && bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2}M`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024}K`;
-  return `${bytes} byte${bytes === 1 ? '' : 's'}`;
-}
-
 function raw(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === '' ? undefined : value;
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+/** The value of a setting that has a default: the table puts the default in `env` when the environment gives none. */
+function given(env: Env, name: string): string {
   const value = raw(env, name);
-  if (value === undefined) return fallback;
+  if (value === undefined) throw new Error(`${name} has neither a value nor a default`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T {
+  const value = given(env, name);
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new ConfigError(name, `"${value}" is not one of ${allowed.join(', ')}`);
 }
 
-export function flag(env: Env, name: string, fallback: boolean): boolean {
-  const value = raw(env, name)?.toLowerCase();
-  if (value === undefined) return fallback;
+export function flag(env: Env, name: string): boolean {
+  const value = given(env, name).toLowerCase();
   if (['1', 'true', 'on', 'yes'].includes(value)) return true;
   if (['0', 'false', 'off', 'no'].includes(value)) return false;
   throw new ConfigError(name, `"${env[name]}" is not a boolean (use 1 or 0)`);
 }
 
-export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
+export function integer(env: Env, name: string, min: number, max: number): number {
+  const value = given(env, name);
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new ConfigError(name, `"${value}" is not a whole number from ${min} to ${max}`);
   }
@@ -284,12 +495,15 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-function regex(env: Env, name: string, fallback: string, flags: string): RegExp {
-  const value = raw(env, name) ?? fallback;
+function regex(env: Env, name: string, flags: string): RegExp {
+  return compiled(name, given(env, name), flags);
+}
+
+function compiled(name: string, source: string, flags: string): RegExp {
   try {
-    return new RegExp(value, flags);
+    return new RegExp(source, flags);
   } catch (error) {
-    throw new ConfigError(name, `"${value}" is not a valid regular expression: ${(error as Error).message}`);
+    throw new ConfigError(name, `"${source}" is not a valid regular expression: ${(error as Error).message}`);
   }
 }
 
@@ -300,17 +514,13 @@ function regexList(env: Env, name: string, flags: string): RegExp[] {
   return value.split(',').map((entry) => {
     const item = entry.trim();
     if (item === '') throw new ConfigError(name, `"${value}" has an empty item`);
-    try {
-      return new RegExp(item, flags);
-    } catch (error) {
-      throw new ConfigError(name, `"${item}" is not a valid regular expression: ${(error as Error).message}`);
-    }
+    return compiled(name, item, flags);
   });
 }
 
 /** A comma-separated list whose every item matches `item`. */
-function list(env: Env, name: string, fallback: string, item: RegExp): string[] {
-  const value = raw(env, name) ?? fallback;
+function list(env: Env, name: string, item: RegExp): string[] {
+  const value = given(env, name);
   const items = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
   const bad = items.find((entry) => !item.test(entry));
   if (bad !== undefined) throw new ConfigError(name, `"${bad}" is not a valid list item`);
@@ -322,8 +532,8 @@ function path(env: Env, name: string, cwd: string): string | undefined {
   return value === undefined ? undefined : resolve(cwd, value);
 }
 
-function hostName(env: Env, name: string, fallback: string): string {
-  const value = raw(env, name) ?? fallback;
+function hostName(env: Env, name: string): string {
+  const value = given(env, name);
   if (isIP(value) || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)) return value;
   throw new ConfigError(name, `"${value}" is not a host name or IP address`);
 }
@@ -342,9 +552,8 @@ function durationMs(value: string): number {
 }
 
 /** A whole number of seconds, or a whole number with a unit: `90s`, `30m`, `48h`, `2d`. Returns milliseconds. */
-export function duration(env: Env, name: string, fallbackMs: number): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallbackMs;
+export function duration(env: Env, name: string): number {
+  const value = given(env, name);
   const ms = durationMs(value);
   if (!(ms >= 1000 && ms <= MAX_DURATION_MS)) {
     throw new ConfigError(name, `"${value}" is not a duration from 1s to 3650d ${DURATION_SYNTAX}`);
@@ -353,9 +562,8 @@ export function duration(env: Env, name: string, fallbackMs: number): number {
 }
 
 /** A duration a timer waits, from 1s to 24d, in milliseconds; with `none`, `0` turns the timer off. */
-export function timeout(env: Env, name: string, fallbackMs: number, rule: { none?: boolean } = {}): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallbackMs;
+export function timeout(env: Env, name: string, rule: { none?: boolean } = {}): number {
+  const value = given(env, name);
   if (rule.none && value === '0') return 0;
   const ms = durationMs(value);
   if (!(ms >= 1000 && ms <= MAX_TIMEOUT_MS)) {
@@ -371,8 +579,9 @@ const SUPPORTED_STORES = `the supported schemes are sqlite:<path> (a SQLite file
  * `sqlite:<path>`, the path resolved against `cwd`, or a `postgres://` (`postgresql://`)
  * URL. A refusal repeats no value but a plain path: any other may hold a password.
  */
-function storeDsn(env: Env, name: string, cwd: string, fallback: string, poolSize: number): StoreDsn {
-  const value = raw(env, name) ?? fallback;
+function storeDsn(env: Env, name: string, cwd: string): SqliteDsn | Omit<PostgresDsn, 'poolSize'> | undefined {
+  const value = raw(env, name);
+  if (value === undefined) return undefined;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
   if (scheme === undefined) {
     // Only a plain path is repeated: anything else may be a mistyped URL with its password.
@@ -380,14 +589,14 @@ function storeDsn(env: Env, name: string, cwd: string, fallback: string, poolSiz
     throw new ConfigError(name, `${shown} has no scheme; ${SUPPORTED_STORES}`);
   }
   const lowerScheme = scheme.toLowerCase();
-  if (lowerScheme === 'postgres' || lowerScheme === 'postgresql') return postgresDsn(name, value, poolSize);
+  if (lowerScheme === 'postgres' || lowerScheme === 'postgresql') return postgresDsn(name, value);
   if (lowerScheme !== 'sqlite') throw new ConfigError(name, `the scheme "${scheme}:" is not supported; ${SUPPORTED_STORES}`);
   const file = value.slice(scheme.length + 1);
   if (file.trim() === '') throw new ConfigError(name, 'sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
   return { scheme: 'sqlite', file: resolve(cwd, file) };
 }
 
-function postgresDsn(name: string, value: string, poolSize: number): PostgresDsn {
+function postgresDsn(name: string, value: string): Omit<PostgresDsn, 'poolSize'> {
   const invalid = (problem: string) => new ConfigError(name, `${problem}; the form is ${POSTGRES_FORM}`);
   let url: URL;
   let database: string;
@@ -400,7 +609,7 @@ function postgresDsn(name: string, value: string, poolSize: number): PostgresDsn
   if (url.hostname === '') throw invalid('the PostgreSQL URL has no host');
   if (database === '') throw invalid('the PostgreSQL URL names no database');
   const user = url.username === '' ? '' : `${url.username}@`;
-  return { scheme: 'postgres', url: value, location: `${url.protocol}//${user}${url.host}${url.pathname}`, poolSize };
+  return { scheme: 'postgres', url: value, location: `${url.protocol}//${user}${url.host}${url.pathname}` };
 }
 
 /** Symfony's `framework.ide` names, and the editors it lacks (cursor, idea, webstorm). */

@@ -1,63 +1,20 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, SETTING_GROUPS, SETTINGS, type Config, type Setting } from './config.js';
 import type { PrimaryLink } from './server/cluster-worker.js';
 import { startFailureLine } from './server/start-failure.js';
 
-const HELP = `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
+const help = () => `vigil: an HTTPS service kernel with debug error pages and a stored report for every request.
 
 Usage: npm start            (or: node --import tsx src/main.ts)
 
-Settings come from the environment or a .env file:
-  APP_ENV           dev (default) or prod
-  APP_DEBUG         1 or 0; defaults to 1 in dev, 0 in prod
-  WORKERS           processes serving the port (1); auto: one per core. Above 1, a primary
-                    process starts them, replaces any that dies and stops them on SIGTERM
-  HOST, PORT        where to listen (localhost, 8443)
-  TLS               0 to serve plain HTTP behind a TLS-terminating proxy (default 1)
-  TLS_CERT, TLS_KEY PEM files; without them a self-signed localhost certificate is created in VAR_DIR
-  VAR_DIR           certificate and report store (var/)
-  PROFILER_DSN      where reports are stored: sqlite:<path> (sqlite:VAR_DIR/profiler.sqlite), or
-                    postgres://user:password@host:port/database, shared by instances on several machines
-  PROFILER_POOL_SIZE  connections to PostgreSQL per process at most (4)
-  ROUTES            a module declaring routes, e.g. examples/demo-routes.ts
-  TRUSTED_PROXIES   IPs or CIDRs whose X-Forwarded-* headers are believed
-  TRUSTED_HOSTS     regular expressions of the hosts answered; others get a 400 (default: any)
-  LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
-  CORS_ALLOW_ORIGIN regular expression of the origins browsers may call from (localhost, 127.0.0.1)
-  CORS_ALLOW_METHODS, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE
-  PROFILER_MAX_REPORTS  debug reports kept at most, the newest (10000; 1 to 5000000)
-  PROFILER_MAX_AGE      how long reports are kept: seconds, or 90s, 30m, 48h, 2d (2d)
-  PROFILER_ALLOW        IPs or CIDRs besides loopback that may open /_profiler
-  PROFILER_REDACT       header and query names to redact in reports, besides the credentials
-  PROFILER_TOOLBAR      0 to leave the debug toolbar off the application's HTML pages (1)
-  PROFILER_CAPTURE_APP  0 to leave the application's HTTP calls and database statements out of reports (1)
-  PROFILER_SLOW_QUERY   milliseconds above which a database statement is flagged slow (100)
-  VIGIL_IDE         editor for source links on debug pages: vscode, cursor, idea, phpstorm, webstorm,
-                    sublime, textmate, emacs, macvim, atom, or a format like myide://open?file=%f&line=%l
-                    (none: files are plain text)
-
-Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G):
-  POST_MAX_SIZE       largest request body (100M; 0: no limit)
-  UPLOAD_MAX_FILESIZE largest uploaded file (100M)
-  MAX_EXECUTION_TIME  seconds a handler may run (660; 0: no limit)
-  MEMORY_LIMIT        memory of one isolated request (512M; -1: no limit)
-  ISOLATED_WORKERS    worker processes for isolated routes, in each of the WORKERS
-                      (CPU count, at most 8, shared out between the WORKERS)
-  PARSED_BODY_MAX_SIZE largest JSON, form or text body, held in memory (512K; 0: POST_MAX_SIZE only)
-  BODY_TIMEOUT        a body that sends no byte for this long gets 408 (60s; 0: no limit)
-  BODY_MIN_RATE       bytes/s a body must average after its first 10s, or it gets 408 (500; 0: no limit)
-
-Connections (durations: seconds, or 90s, 30m, 2h):
-  HANDSHAKE_TIMEOUT   time a TLS handshake may take (10s)
-  MAX_CONNECTIONS     open connections at most, per worker; more are closed at once (10000; 0: no limit)
-  SHUTDOWN_TIMEOUT    after SIGTERM/SIGINT, time requests in flight get before their connections are cut (30s);
-                      a second signal cuts at once
-
+Settings come from the environment or a .env file (real environment variables win);
+defaults in parentheses. The reference: docs/configuration.md
+${settingsHelp()}
 Reports from the command line: npm run vigil -- --help
 `;
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  process.stdout.write(HELP);
+  process.stdout.write(help());
   process.exit(0);
 }
 
@@ -123,4 +80,33 @@ async function serve(config: Config, primary?: PrimaryLink): Promise<void> {
   // systemd's stop): the two are one stop, and only a second signal or the primary's cut cuts.
   primary?.onStop(stop);
   primary?.onCut(cutNow);
+}
+
+/** The settings table as --help lists it: a heading per group, a line per setting, wrapped at 120 columns. */
+function settingsHelp(): string {
+  const settings = Object.entries(SETTINGS) as Array<[string, Setting<unknown>]>;
+  const column = Math.max(...settings.map(([name]) => name.length)) + 4;
+  let text = '';
+  for (const [group, heading] of Object.entries(SETTING_GROUPS)) {
+    text += `\n${heading}:\n`;
+    for (const [name, declared] of settings.filter(([, each]) => each.group === group)) {
+      const fallback = [declared.default ?? declared.defaultText, declared.off].filter(Boolean).join('; ');
+      // The default is one unit: a line breaks before it, not inside it.
+      const unit = fallback ? ` (${fallback})`.replace(/(?!^) /g, '\u00a0') : '';
+      text += wrap(`  ${name.padEnd(column - 2)}${declared.description}${unit}`, column).replace(/\u00a0/g, ' ');
+    }
+  }
+  return text;
+}
+
+function wrap(line: string, indent: number): string {
+  const lines: string[] = [];
+  let rest = line;
+  while (rest.length > 120) {
+    const cut = rest.lastIndexOf(' ', 120);
+    if (cut <= indent) break;
+    lines.push(rest.slice(0, cut));
+    rest = ' '.repeat(indent) + rest.slice(cut + 1);
+  }
+  return `${[...lines, rest].join('\n')}\n`;
 }

@@ -37,4 +37,4 @@ export type { Profiler } from './profiler/profiler.js';
 export type { RequestState } from './http/request-state.js';
 export type { CollectorPanel, PanelBadge, PanelView } from './profiler/pages/panels/panel.js';
 export { renderValue } from './profiler/pages/panels/generic-panel.js';
-export { html, type SafeHtml } from './errors/html.js';
+export { html, type SafeHtml } from './utils/html.js';

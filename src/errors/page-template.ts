@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { StackFrame } from '../debug/stack-trace.js';
 import type { ErrorView } from './error-view.js';
-import { escapeHtml } from './html.js';
+import { escapeHtml } from '../utils/html.js';
 import { hasRelated, renderDebugHtml, type DebugHtmlOptions } from './render-html.js';
 
 /** The view's fields a template leaves open, in the order of their markers. */

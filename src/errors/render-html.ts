@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { EditorLinkFormat } from './editor-link.js';
 import type { RelatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
-import { html, raw, type SafeHtml } from './html.js';
+import { html, raw, type SafeHtml } from '../utils/html.js';
 import { fileLine, renderRelated, renderTrace } from './render-trace.js';
 import { relatedView, siteLink, traceLines, type TraceLine } from './trace-lines.js';
 

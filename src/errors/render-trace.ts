@@ -6,7 +6,7 @@
  */
 import type { FrameOrigin } from '../debug/stack-trace.js';
 import { MAX_CHAIN_DEPTH, MAX_RELATED_ERRORS } from './error-chain.js';
-import { html, raw, type SafeHtml } from './html.js';
+import { html, raw, type SafeHtml } from '../utils/html.js';
 import type { RelatedErrorsView, RelatedErrorView, TraceLine } from './trace-lines.js';
 
 /** A frame as stored by older reports too, which had no origin or link. */

@@ -7,7 +7,7 @@ import type { StackFrame } from '../debug/stack-trace.js';
 import { loadConfig } from '../config.js';
 import type { ChainedError } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
-import { escapeHtml, html, raw } from './html.js';
+import { escapeHtml, html, raw } from '../utils/html.js';
 import { renderDebugHtml, renderProductionHtml } from './render-html.js';
 import { escapeXml, renderProblemJson, renderProblemXml } from './render-problem.js';
 import { renderText } from './render-text.js';

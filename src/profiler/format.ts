@@ -1,5 +1,8 @@
 /** How times, durations and sizes read in the profiler's pages and on the command line. */
 
+// Sizes read as everywhere else in the project.
+export { formatBytes } from '../utils/bytes.js';
+
 /** `2026-01-02 10:30:15.123 UTC`: reports are shown, and searched, in UTC. */
 export function formatTime(epochMs: number): string {
   return new Date(epochMs).toISOString().replace('T', ' ').replace('Z', ' UTC');
@@ -8,15 +11,6 @@ export function formatTime(epochMs: number): string {
 export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return 'n/a';
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
-}
-
-export function formatBytes(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined) return 'n/a';
-  const sign = bytes < 0 ? '-' : '';
-  const size = Math.abs(bytes);
-  if (size < 1024) return `${sign}${size} B`;
-  if (size < 1024 * 1024) return `${sign}${(size / 1024).toFixed(1)} KiB`;
-  return `${sign}${(size / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 /** `2 days`, `36 hours`, `90 seconds`: the largest unit that divides the duration. */

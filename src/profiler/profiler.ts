@@ -17,9 +17,10 @@ import { TokenSource } from '../debug/token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
 import { routeOf } from '../routing/route-table.js';
+import { describeFailure } from '../utils/describe-failure.js';
 import { PAGE_SECURITY_HEADERS, ProfilerAccess, type AccessSettings } from './access.js';
 import type { Report } from './report.js';
-import { PacedFailureLog } from './failure-pacing.js';
+import { PacedFailureLog } from '../utils/failure-log.js';
 import { ReadTimeStore } from './read-time-store.js';
 import { Redactor } from './redact.js';
 import { ReportWriter, type ReportWriterOptions } from './report-writer.js';
@@ -397,12 +398,6 @@ export class Profiler {
 function proceed(request: FastifyRequest, profile: RequestProfile, done: () => void): void {
   if (request.is404) return done();
   runInScope(profile.scope, done);
-}
-
-/** SQLite's code first (`SQLITE_FULL: database or disk is full`), as the writer logs its failures. */
-function describeFailure(error: Error): string {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
 }
 
 function isCollectorError(section: unknown): boolean {

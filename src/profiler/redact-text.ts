@@ -11,6 +11,7 @@
  * `"`, `&`, `#`, `<`, `>` or `…` (a cut marker): characters a URL cannot hold unencoded,
  * so a secret's value is never cut short by a character it may hold.
  */
+import { safeDecode } from '../utils/safe-decode.js';
 import { secretValueStretches } from './secret-values.js';
 
 /** `parameter`: the name is a request parameter's, after `?` or `&` in a URL. */
@@ -182,13 +183,4 @@ function userinfoEnd(text: string, start: number, json: boolean): number {
     if (code === 0x2f || code === 0x3f || endsValue(code) || (json && code === 0x5c)) return -1;
   }
   return -1;
-}
-
-function safeDecode(text: string): string {
-  if (!text.includes('%') && !text.includes('+')) return text;
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
 }

@@ -11,6 +11,7 @@
  * Text is everywhere: the report encoder applies {@link Redactor.json} to each report's
  * JSON as a whole, so that no place a URL lands in is missed.
  */
+import { safeDecode } from '../utils/safe-decode.js';
 import { redactJson, redactText } from './redact-text.js';
 import { isCardNumber } from './secret-values.js';
 
@@ -220,12 +221,4 @@ function copyOf(value: object): object {
  */
 function ownCopy(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
 }

@@ -21,7 +21,10 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { Backoff, PacedFailureLog } from './failure-pacing.js';
+import { Backoff } from '../utils/backoff.js';
+import { describeFailure } from '../utils/describe-failure.js';
+import { PacedFailureLog } from '../utils/failure-log.js';
+import { Throttle } from '../utils/throttle.js';
 import type { Redactor } from './redact.js';
 import type { Report } from './report.js';
 import { decodeReport, encodeReport, type EncodedReport } from './storage/report-encoding.js';
@@ -79,13 +82,6 @@ const WRITE_FAILED = 'report store write failed';
 const REPORTS_REFUSED = 'report store refused reports';
 const RETENTION_FAILED = 'retention run failed';
 
-/** SQLite's code first (`SQLITE_FULL: database or disk is full`): the kind of trouble at a glance. */
-function describe(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  return typeof code === 'string' ? `${code}: ${message}` : message;
-}
-
 export class ReportWriter {
   private readonly queue: WriteQueue;
   private timer: NodeJS.Timeout | undefined;
@@ -108,10 +104,8 @@ export class ReportWriter {
   /** Reports in the store as far as this writer knows; read again after each purge. */
   private storedCount = 0;
   private lastPurge = 0;
-  private dropsLogged = 0;
-  private lastDropWarning = 0;
   private lastDropReason = '';
-  private dropWarningTimer: NodeJS.Timeout | undefined;
+  private readonly dropWarnings = new Throttle(() => this.warnDropped(), DROP_WARNING_INTERVAL_MS);
   private purgeTimer: NodeJS.Timeout | undefined;
   private readonly failures: PacedFailureLog;
   private writeFailing = false;
@@ -227,8 +221,7 @@ export class ReportWriter {
     // run does not wait for the lease. Then the lease is given up, for another process to take.
     await this.enforceRetention(true);
     if (this.options.retention) await this.store.releaseRetention(this.holder).catch(() => undefined);
-    clearTimeout(this.dropWarningTimer);
-    if (this.droppedCount > this.dropsLogged) this.warnDropped();
+    this.dropWarnings.flush();
     this.failures.flush();
   }
 
@@ -257,7 +250,7 @@ export class ReportWriter {
         // A stored report is never overwritten: the newcomer is counted, never written over it.
         if (rejected.length > 0) this.discard(rejected.length, 'their tokens were already stored');
         if (failed.length > 0) {
-          this.failures.failed(REPORTS_REFUSED, `${failed.length} of ${batch.length}, the first: ${describe(failed[0]!.error)}`);
+          this.failures.failed(REPORTS_REFUSED, `${failed.length} of ${batch.length}, the first: ${describeFailure(failed[0]!.error)}`);
           this.discard(failed.length, 'the store refused them');
         }
       } catch (error) {
@@ -268,7 +261,7 @@ export class ReportWriter {
           return;
         }
         this.writeFailing = true;
-        this.failures.failed(WRITE_FAILED, describe(error));
+        this.failures.failed(WRITE_FAILED, describeFailure(error));
         this.queue.release(batch);
         this.discard(batch.length, 'the store failed');
         continue;
@@ -309,7 +302,7 @@ export class ReportWriter {
       this.failures.succeeded(RETENTION_FAILED);
     } catch (error) {
       const waitMs = this.retentionBackoff.failed(Date.now());
-      this.failures.failed(RETENTION_FAILED, `${describe(error)} (next run in ${waitMs / 1000} s)`);
+      this.failures.failed(RETENTION_FAILED, `${describeFailure(error)} (next run in ${waitMs / 1000} s)`);
     }
   }
 
@@ -342,17 +335,11 @@ export class ReportWriter {
   discard(count: number, why: string): void {
     this.droppedCount += count;
     this.lastDropReason = why;
-    const sinceWarning = Date.now() - this.lastDropWarning;
-    if (sinceWarning >= DROP_WARNING_INTERVAL_MS) this.warnDropped();
     // Drops within the interval are reported together once it is over.
-    else this.dropWarningTimer ??= setTimeout(() => this.warnDropped(), DROP_WARNING_INTERVAL_MS - sinceWarning).unref();
+    this.dropWarnings.call();
   }
 
   private warnDropped(): void {
-    clearTimeout(this.dropWarningTimer);
-    this.dropWarningTimer = undefined;
-    this.lastDropWarning = Date.now();
-    this.dropsLogged = this.droppedCount;
     this.options.log.warn({ dropped: this.droppedCount }, `Debug reports dropped because ${this.lastDropReason}: ${this.droppedCount} since start`);
   }
 }

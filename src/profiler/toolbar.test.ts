@@ -10,7 +10,7 @@ describe('renderToolbar', () => {
     assert.match(bar, /<span title="Status" class="vt-ok">200<\/span>/);
     assert.match(bar, /<span title="Route">&lt;b&gt;&quot;x&quot;&lt;\/b&gt;<\/span>/);
     assert.match(bar, /<span title="Time until the response was sent">3\.29 ms<\/span>/);
-    assert.match(bar, /<span title="Memory of the process \(RSS\)">85\.0 MiB<\/span>/);
+    assert.match(bar, /<span title="Memory of the process \(RSS\)">85 MiB<\/span>/);
     assert.match(bar, /<span title="Log lines">1 log<\/span>/);
     assert.match(bar, /<a href="https:\/\/localhost:8443\/_profiler\/a1b2c3">report a1b2c3<\/a>/);
     assert.match(bar, /<style nonce="n0nce">#vigil-toolbar\{/);

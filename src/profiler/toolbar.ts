@@ -6,8 +6,8 @@
  * Content-Security-Policy is made to admit (in style-src-elem), so that a strict policy still
  * lets it show. A page with a policy in its markup gets no bar.
  */
-import { escapeHtml } from '../errors/html.js';
 import { admitInlineStyle } from '../http/content-security-policy.js';
+import { escapeHtml } from '../utils/html.js';
 import { formatBytes, formatMs } from './format.js';
 
 export interface ToolbarFacts {

@@ -4,6 +4,7 @@
  * could not take goes back to the head, in order; every report stays readable by its token
  * until it leaves (stored or dropped).
  */
+import { formatBytes } from '../utils/bytes.js';
 import type { EncodedReport } from './storage/report-encoding.js';
 
 export interface WriteQueueBounds {
@@ -20,12 +21,6 @@ export interface WriteQueueBounds {
 /** The bytes a report adds to a transaction, near enough (its trace is stored once per batch at most). */
 export function sizeOf(report: EncodedReport): number {
   return report.data.length + report.url.length;
-}
-
-/** `250` as `250 bytes`, `65536` as `64 KiB`, `67108864` as `64 MiB`. */
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }
 
 export class WriteQueue {

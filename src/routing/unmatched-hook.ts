@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ErrorResponder } from '../errors/error-handler.js';
 import { HttpError } from '../errors/http-errors.js';
-import { html } from '../errors/html.js';
+import { html } from '../utils/html.js';
 import { requestTarget, requestUrl } from '../http/request-url.js';
 import type { RouteMatcher } from './route-matcher.js';
 import { noRouteFound, resolveUnmatched, type ReusedTraces, type UnmatchedOutcome } from './unmatched.js';

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Server, Socket } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import type { FastifyBaseLogger } from 'fastify';
+import { Throttle } from '../utils/throttle.js';
 
 /** How often, at most, refused connections are logged. */
 const REFUSAL_LOG_MS = 1000;
@@ -18,7 +19,7 @@ export class OpenConnections {
   private readonly unused = new Set<Socket>();
   private stopping = false;
   private refused = 0;
-  private refusalLog: NodeJS.Timeout | undefined;
+  private readonly refusalLog = new Throttle(() => this.logRefusals(), REFUSAL_LOG_MS);
 
   constructor(server: Server, private readonly maxConnections: number, private readonly log: FastifyBaseLogger) {
     // Every TCP connection, the ones still in their TLS handshake included.
@@ -56,18 +57,12 @@ export class OpenConnections {
 
   private countRefusal(): void {
     this.refused++;
-    if (!this.refusalLog) this.logRefusals();
+    this.refusalLog.call();
   }
 
-  /** Logs the refusals counted so far, then waits a second before the next line. */
+  /** Logs the refusals counted since the last line. */
   private logRefusals(): void {
-    if (this.refused === 0) {
-      this.refusalLog = undefined;
-      return;
-    }
     this.log.warn(`Refused ${this.refused} connection${this.refused === 1 ? '' : 's'}: MAX_CONNECTIONS (${this.maxConnections}) are open`);
     this.refused = 0;
-    this.refusalLog = setTimeout(() => this.logRefusals(), REFUSAL_LOG_MS);
-    this.refusalLog.unref();
   }
 }

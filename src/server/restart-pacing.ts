@@ -10,6 +10,8 @@
  *   pacing.exited(undefined); // -> 200
  *   pacing.exited(60_000);    // -> 100 (it had served a minute)
  */
+import { Backoff } from '../utils/backoff.js';
+
 export interface RestartPacingOptions {
   firstMs?: number;
   maxMs?: number;
@@ -18,22 +20,17 @@ export interface RestartPacingOptions {
 }
 
 export class RestartPacing {
-  private quickExits = 0;
-  private readonly firstMs: number;
-  private readonly maxMs: number;
+  private readonly backoff: Backoff;
   private readonly stableMs: number;
 
   constructor(options: RestartPacingOptions = {}) {
-    this.firstMs = options.firstMs ?? 100;
-    this.maxMs = options.maxMs ?? 10_000;
+    this.backoff = new Backoff(options.firstMs ?? 100, options.maxMs ?? 10_000);
     this.stableMs = options.stableMs ?? 30_000;
   }
 
   /** A worker exited after serving `servedMs` (undefined: it never listened); returns the wait before its replacement. */
   exited(servedMs: number | undefined): number {
-    if (servedMs !== undefined && servedMs >= this.stableMs) this.quickExits = 0;
-    const delay = Math.min(this.firstMs * 2 ** Math.min(this.quickExits, 30), this.maxMs);
-    this.quickExits++;
-    return delay;
+    if (servedMs !== undefined && servedMs >= this.stableMs) this.backoff.succeeded();
+    return this.backoff.failed(0);
   }
 }

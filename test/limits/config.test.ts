@@ -38,7 +38,7 @@ describe('sizes use php.ini syntax', () => {
     ['POST_MAX_SIZE', '-1', /^POST_MAX_SIZE: "-1" is not a size/],
     ['UPLOAD_MAX_FILESIZE', '0', /^UPLOAD_MAX_FILESIZE: "0" is below the minimum of 1 byte$/],
     ['UPLOAD_MAX_FILESIZE', '1.5M', /^UPLOAD_MAX_FILESIZE: "1.5M" is not a size/],
-    ['MEMORY_LIMIT', '512K', /^MEMORY_LIMIT: "512K" is below the minimum of 1M, or -1 for no limit$/],
+    ['MEMORY_LIMIT', '512K', /^MEMORY_LIMIT: "512K" is below the minimum of 1 MiB, or -1 for no limit$/],
     ['MEMORY_LIMIT', 'lots', /^MEMORY_LIMIT: "lots" is not a size/],
     ['MAX_EXECUTION_TIME', '1.5', /^MAX_EXECUTION_TIME: "1.5" is not a whole number from 0 to 2147483$/],
     ['MAX_EXECUTION_TIME', '-1', /^MAX_EXECUTION_TIME: "-1" is not a whole number/],

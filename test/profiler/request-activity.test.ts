@@ -115,7 +115,7 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
     assert.deepEqual(report.collectors.request.body, { type: 'multipart', value: { title: 'Quarterly', password: '[redacted]' } });
     assert.ok(!json.includes('TOP-SECRET-CONTENT') && !json.includes('pa55word'));
     const page = (await ask(service, { path: `/_profiler/${token}?panel=request` })).body;
-    assert.match(page, /<table id="uploaded-files">.*<td>q3\.csv<\/td><td>report<\/td><td>text\/csv<\/td><td>18 B<\/td>/s);
+    assert.match(page, /<table id="uploaded-files">.*<td>q3\.csv<\/td><td>report<\/td><td>text\/csv<\/td><td>18 bytes<\/td>/s);
     assert.match(page, /<h3>Body \(multipart\)<\/h3>/);
   });
 
@@ -160,7 +160,7 @@ describe('the response panel previews a textual body up to 4 KiB, redacted; othe
     const streamed = await reportOf(await ask(service, { path: '/stream' }));
     assert.deepEqual(streamed.report.collectors.response.preview, { kind: 'streamed', size: null });
     const page = (await ask(service, { path: `/_profiler/${binary.token}?panel=response` })).body;
-    assert.match(page, /A binary body \(image\/png, 8 B\): not shown\./);
+    assert.match(page, /A binary body \(image\/png, 8 bytes\): not shown\./);
   });
 });
 

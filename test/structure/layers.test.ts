@@ -17,6 +17,8 @@ const SRC = join(ROOT, 'src');
  * floor or of one above.
  */
 const FLOORS: readonly (readonly string[])[] = [
+  // the ground: small helpers every floor may use (the html tag, byte sizes, backoff, throttled logs)
+  ['utils'],
   // leaves: settings, debug helpers, what a request is (its URL, its date, its state)
   ['config.ts', 'debug', 'http'],
   // error classes, codes, negotiation and the one error handler

@@ -14,7 +14,7 @@ import { join, relative, resolve } from 'node:path';
 import { ROOT } from './root.js';
 
 const BUILD_DIR = join(ROOT, '.test-build');
-const SOURCE_DIRS = ['src', 'examples', 'test'];
+const SOURCE_DIRS = ['src', 'examples', 'scripts', 'test'];
 /** Builds older than this are removed when a new one is made: no test run lasts that long. */
 const STALE_BUILD_MS = 60 * 60 * 1000;
 

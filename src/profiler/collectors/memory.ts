@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
-import { html } from '../../errors/html.js';
+import { html } from '../../utils/html.js';
 import { formatBytes } from '../format.js';
 import { keyValueTable } from '../pages/layout.js';
 import { defineCollector } from '../request-profile.js';

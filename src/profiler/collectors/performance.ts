@@ -13,7 +13,7 @@ import type { RequestScope, SpanRecord } from '../../http/request-scope.js';
 import { activityOf } from '../activity/request-activity.js';
 import type { Report } from '../report.js';
 import type { HttpClientSection } from '../activity/sections.js';
-import { html } from '../../errors/html.js';
+import { html } from '../../utils/html.js';
 import { formatMs } from '../format.js';
 import { keyValueTable } from '../pages/layout.js';
 import { renderWaterfall, type WaterfallCall } from '../pages/panels/waterfall.js';

@@ -3,7 +3,7 @@
  * inline (light and dark, following the reader's preference), no script, no external
  * asset; plus the small formatters the pages share.
  */
-import { html, raw, type SafeHtml } from '../../errors/html.js';
+import { html, raw, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 
 export { formatBytes, formatMs, formatTime } from '../format.js';

@@ -1,5 +1,5 @@
 /** The pages that list reports: the newest ones (`/_profiler`) and search results, each with the search form. */
-import { html, type SafeHtml } from '../../errors/html.js';
+import { html, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 import type { ProfilerStats } from '../profiler.js';
 import type { ReportSearch, ReportSummary } from '../report.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { html } from '../../errors/html.js';
+import { html } from '../../utils/html.js';
 import type { Report } from '../report.js';
 import { defaultCollectors } from '../collectors/index.js';
 import { LogTap } from '../log-tap.js';
@@ -74,7 +74,7 @@ describe('the built-in memory and performance collectors are units too', () => {
     const withMemory = { ...report, collectors: { memory: { start: null, end: { heapUsed: 1048576, heapTotal: 2097152, external: 0, rss: 4194304 }, heapDelta: null, peakRss: 4194304 } } };
     const page = renderReportPage(withMemory, 'memory', { query: {} }, builtIn);
     assert.equal(menuEntry(page, 'memory')?.[1], 'Memory');
-    assert.equal(menuEntry(page, 'memory')?.[2], '1.0 MiB');
+    assert.equal(menuEntry(page, 'memory')?.[2], '1 MiB');
     assert.match(page, /data-panel="memory"><h2>Memory<\/h2>/);
   });
 });

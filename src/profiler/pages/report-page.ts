@@ -3,7 +3,7 @@
  * the chosen panel (`?panel=`). Without a choice, the exception panel when there is an
  * exception, otherwise the request panel. Each panel is its own page: no script needed.
  */
-import { html, raw, type SafeHtml } from '../../errors/html.js';
+import { html, raw, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 import type { Report } from '../report.js';
 import type { Collector } from '../request-profile.js';

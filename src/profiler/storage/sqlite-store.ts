@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
-import { Backoff } from '../failure-pacing.js';
+import { Backoff } from '../../utils/backoff.js';
 import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
 import { moveAside, openCheckedDatabase, type MovedAside } from './sqlite-check.js';
 import { FILE_DAMAGED, FILE_LOST, fileIdentity, isNoRoom, sameFile, type FileIdentity } from './sqlite-faults.js';

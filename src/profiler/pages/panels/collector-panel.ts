@@ -3,7 +3,7 @@
  * (`Collector.panel`), otherwise a title made from its name and its section as tables.
  * The heading is always the title, so that menu and panel agree.
  */
-import { html, SafeHtml } from '../../../errors/html.js';
+import { html, SafeHtml } from '../../../utils/html.js';
 import type { Collector } from '../../request-profile.js';
 import { formatNumber, renderValue } from './generic-panel.js';
 import type { Panel, PanelBadge } from './panel.js';

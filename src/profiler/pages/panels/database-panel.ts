@@ -3,7 +3,7 @@
  * and call site; identical statements grouped with their count (the N+1 signal, as in
  * Symfony's Doctrine panel); statements slower than PROFILER_SLOW_QUERY flagged.
  */
-import { html } from '../../../errors/html.js';
+import { html } from '../../../utils/html.js';
 import { describeQueries, REPEATED_WARNING, repeatedGroups, totalQueryMs, type DatabaseSection } from '../../activity/sections.js';
 import { formatMs, keyValueTable } from '../layout.js';
 import { definePanel } from './panel.js';

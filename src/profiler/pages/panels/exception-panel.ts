@@ -1,5 +1,5 @@
 /** The exception panel: what was raised, where, the trace with the project's own source, and its causes. */
-import { html } from '../../../errors/html.js';
+import { html } from '../../../utils/html.js';
 import { fileLine, renderRelated, renderTrace } from '../../../errors/render-trace.js';
 import type { ExceptionSection } from '../../collectors/exception.js';
 import { keyValueTable } from '../layout.js';

@@ -1,5 +1,5 @@
 /** The HTTP client panel: each call the application made, in order, with its answer or its error. */
-import { html } from '../../../errors/html.js';
+import { html } from '../../../utils/html.js';
 import { describeCalls, totalDuration, type HttpClientSection } from '../../activity/sections.js';
 import { formatBytes, formatMs } from '../layout.js';
 import { definePanel } from './panel.js';

@@ -1,5 +1,5 @@
 /** The logs panel: the lines written while the request ran, in order, each with the logger that wrote it. */
-import { html } from '../../../errors/html.js';
+import { html } from '../../../utils/html.js';
 import type { LogsSection } from '../../collectors/logs.js';
 import { formatTime } from '../layout.js';
 import { definePanel } from './panel.js';

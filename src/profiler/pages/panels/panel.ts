@@ -1,5 +1,5 @@
 /** What a report panel is: a menu entry with a short badge, and the panel's body. */
-import type { SafeHtml } from '../../../errors/html.js';
+import type { SafeHtml } from '../../../utils/html.js';
 import type { Report } from '../../report.js';
 
 /** What the page was asked for besides the panel: its query parameters (`?threshold=1`). */

@@ -33,7 +33,7 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
     ).value;
     assert.match(page, /<h3>Body \(form\)<\/h3><table class="kv"><tbody><tr><th>name<\/th><td><code>Ann<\/code><\/td><\/tr>/);
     assert.match(page, /<table class="kv" id="cookies"><tbody><tr><th>theme<\/th><td><code>&lt;dark&gt;<\/code><\/td><\/tr><\/tbody><\/table>/);
-    assert.match(page, /<table id="uploaded-files"><thead><tr><th>Name<\/th><th>Field<\/th><th>Type<\/th><th>Size<\/th><\/tr><\/thead><tbody><tr><td>a\.csv<\/td><td>doc<\/td><td>text\/csv<\/td><td>2\.0 KiB<\/td><\/tr>/);
+    assert.match(page, /<table id="uploaded-files"><thead><tr><th>Name<\/th><th>Field<\/th><th>Type<\/th><th>Size<\/th><\/tr><\/thead><tbody><tr><td>a\.csv<\/td><td>doc<\/td><td>text\/csv<\/td><td>2 KiB<\/td><\/tr>/);
   });
 
   it('shows a text body as text, and says when there is no body, cookie or file', () => {

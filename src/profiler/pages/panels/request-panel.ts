@@ -1,5 +1,5 @@
 /** The request panel: what the client sent, its parsed body, cookies and uploaded files included. */
-import { html, type SafeHtml } from '../../../errors/html.js';
+import { html, type SafeHtml } from '../../../utils/html.js';
 import type { RequestSection } from '../../collectors/request.js';
 import { formatBytes, keyValueTable } from '../layout.js';
 import { renderValue } from './generic-panel.js';

@@ -1,6 +1,6 @@
 /** The response panel: what the client got (a preview of a textual body), or that it left before getting it. */
 import { STATUS_CODES } from 'node:http';
-import { html, type SafeHtml } from '../../../errors/html.js';
+import { html, type SafeHtml } from '../../../utils/html.js';
 import type { ResponseSection } from '../../collectors/response.js';
 import { formatBytes, keyValueTable, statusBadge } from '../layout.js';
 import { headerTable } from './headers.js';

@@ -2,7 +2,7 @@
  * The routing panel: the route that answered, or the closest routes and why they missed,
  * derived when the report is read (and said so when the routes changed since the request).
  */
-import { html } from '../../../errors/html.js';
+import { html } from '../../../utils/html.js';
 import type { RoutingSection } from '../../collectors/routing.js';
 import { keyValueTable } from '../layout.js';
 import { definePanel } from './panel.js';

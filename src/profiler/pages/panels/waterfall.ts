@@ -4,7 +4,7 @@
  * script). A threshold hides the shorter spans as Symfony's timeline does (`?threshold=1`,
  * in ms); the stages always show.
  */
-import { html, type SafeHtml } from '../../../errors/html.js';
+import { html, type SafeHtml } from '../../../utils/html.js';
 import type { SpanRecord } from '../../../http/request-scope.js';
 import { formatMs } from '../layout.js';
 import type { PanelView } from './panel.js';

@@ -1,8 +1,8 @@
 /**
- * Pacing for failures that repeat, such as a full disk under the report store: their log
- * lines are throttled to one per interval per kind of failure, with counts, and an operation
- * that keeps failing is retried with an exponential backoff. Pure logic: callers pass the
- * clock, and schedule `due()` themselves.
+ * Log lines for failures that repeat, such as a full disk under the report store: one per
+ * interval per kind of failure, with counts, and a line when the operation works again.
+ * {@link ThrottledFailures} is pure logic on a clock the caller passes; {@link PacedFailureLog}
+ * runs it on the real clock.
  *
  * @example
  *   const failures = new ThrottledFailures(1000);
@@ -120,31 +120,6 @@ export class ThrottledFailures {
     state.loggedAt = now;
     state.unlogged = 0;
     state.recovered = undefined;
-  }
-}
-
-/** The wait before retrying an operation that failed: doubles after each failure up to a cap, and starts again after a success. */
-export class Backoff {
-  private failures = 0;
-  private retryAt = -Infinity;
-
-  constructor(private readonly firstMs: number, private readonly maxMs: number) {}
-
-  ready(now: number): boolean {
-    return now >= this.retryAt;
-  }
-
-  /** Records a failure at `now`; returns how long to wait before the next attempt. */
-  failed(now: number): number {
-    const delay = Math.min(this.firstMs * 2 ** Math.min(this.failures, 30), this.maxMs);
-    this.failures++;
-    this.retryAt = now + delay;
-    return delay;
-  }
-
-  succeeded(): void {
-    this.failures = 0;
-    this.retryAt = -Infinity;
   }
 }
 

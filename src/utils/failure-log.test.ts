@@ -1,7 +1,7 @@
-/** Pacing of repeated failures: throttled log lines with counts, and an exponential backoff, on an injected clock. */
+/** Repeated failures are logged as throttled lines with counts, on an injected clock. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Backoff, ThrottledFailures, type FailureLine } from './failure-pacing.js';
+import { ThrottledFailures, type FailureLine } from './failure-log.js';
 
 const WRITE = 'report store write failed';
 const messages = (lines: FailureLine[]) => lines.map((line) => line.message);
@@ -73,20 +73,5 @@ describe('a failure that repeats is written at most once per interval per kind, 
     failures.record('retention run failed', FULL, 20);
     assert.deepEqual(messages(failures.drain(500)), [`${WRITE} 1 time in the last 0.5 s: ${FULL}`]);
     assert.deepEqual(messages(failures.drain(600)), []);
-  });
-});
-
-describe('a failing operation is retried with an exponential backoff, capped', () => {
-  it('doubles the wait after each failure up to the cap, and starts again after a success', () => {
-    const backoff = new Backoff(1000, 8000);
-    assert.equal(backoff.ready(0), true);
-    assert.equal(backoff.failed(0), 1000);
-    assert.equal(backoff.ready(999), false);
-    assert.equal(backoff.ready(1000), true);
-    assert.deepEqual([backoff.failed(1000), backoff.failed(3000), backoff.failed(7000), backoff.failed(15_000), backoff.failed(23_000)], [2000, 4000, 8000, 8000, 8000]);
-    assert.equal(backoff.ready(30_000), false);
-    backoff.succeeded();
-    assert.equal(backoff.ready(0), true);
-    assert.equal(backoff.failed(31_000), 1000);
   });
 });
