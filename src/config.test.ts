@@ -319,8 +319,8 @@ describe('php.ini\'s no-limit values: POST_MAX_SIZE=0, MEMORY_LIMIT=-1, MAX_EXEC
   it('keeps MEMORY_LIMIT at 1M or more', () => {
     assert.deepEqual(load({ MEMORY_LIMIT: '1M' }).memoryLimit, { bytes: 1_048_576, text: '1M' });
     assert.deepEqual(load({ MEMORY_LIMIT: '1048576' }).memoryLimit, { bytes: 1_048_576, text: '1048576' });
-    assert.equal(refusal({ MEMORY_LIMIT: '1023K' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "1023K" is below the minimum of 1M, or -1 for no limit');
-    assert.equal(refusal({ MEMORY_LIMIT: '0' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "0" is below the minimum of 1M, or -1 for no limit');
+    assert.equal(refusal({ MEMORY_LIMIT: '1023K' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "1023K" is below the minimum of 1 MiB, or -1 for no limit');
+    assert.equal(refusal({ MEMORY_LIMIT: '0' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "0" is below the minimum of 1 MiB, or -1 for no limit');
   });
 });
 
