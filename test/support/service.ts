@@ -41,6 +41,8 @@ export interface StartOptions {
   ownCertificate?: boolean;
   /** Start the service as the leader of a process group of its own, for `signalGroup`. */
   processGroup?: boolean;
+  /** The process's open-file limit (`ulimit -n`), to run it out of file descriptors. */
+  openFileLimit?: number;
 }
 
 /**
@@ -59,7 +61,8 @@ export async function serviceSettings(env: Record<string, string>, { ownCertific
 export async function startService(env: Record<string, string> = {}, options: StartOptions = {}): Promise<Service> {
   const { settings, varDir, certificateFile } = await serviceSettings(env, options);
   const { command, routes } = kernelCommand(env.ROUTES, true);
-  const child = spawn(process.execPath, command, {
+  const limited = options.openFileLimit === undefined ? [process.execPath, command] as const : ['/bin/sh', ['-c', `ulimit -n ${options.openFileLimit} && exec "$0" "$@"`, process.execPath, ...command]] as const;
+  const child = spawn(limited[0], limited[1], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...settings, ...routes },
     stdio: ['ignore', 'pipe', 'pipe'],
