@@ -90,3 +90,32 @@ describe('beyond MAX_CONNECTIONS new connections are refused, the open ones serv
     assert.equal(outcome, 'connected');
   });
 });
+
+// Issue 27, item 8: the system refuses connections past the open-file limit before Node sees them.
+describe('running out of file descriptors is logged, once a while', () => {
+  it('logs one line when connections reach the open-file limit, and keeps serving', BOUND, async () => {
+    const limited = await startService({ TLS: '0', LOG_LEVEL: 'warn' }, { openFileLimit: 120 });
+    const held: Socket[] = [];
+    try {
+      await Promise.all(
+        Array.from({ length: 150 }, () =>
+          new Promise<void>((resolve) => {
+            const socket = connectTcp({ host: 'localhost', port: limited.port }, () => resolve());
+            socket.on('error', () => resolve());
+            socket.on('close', () => resolve());
+            held.push(socket);
+          }),
+        ),
+      );
+      await sleep(1500);
+      const lines = limited.output().match(/Out of file descriptors[^"]*/g) ?? [];
+      assert.equal(lines.length, 1, limited.output());
+      assert.match(lines[0]!, /^Out of file descriptors \(\d+ open, ulimit -n 120\): new connections are refused by the system; raise the limit \(ulimit -n, systemd's LimitNOFILE\) or lower MAX_CONNECTIONS$/);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+    await sleep(200);
+    assert.equal((await ask(limited, { path: '/robots.txt' })).status, 404);
+    await limited.stop();
+  });
+});

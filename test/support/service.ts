@@ -46,6 +46,8 @@ export interface StartOptions {
   fileSizeLimitKiB?: number;
   /** Start the service as the leader of a process group of its own, for `signalGroup`. */
   processGroup?: boolean;
+  /** The process's open-file limit (`ulimit -n`), to run it out of file descriptors. */
+  openFileLimit?: number;
 }
 
 /**
@@ -64,7 +66,12 @@ export async function serviceSettings(env: Record<string, string>, { ownCertific
 export async function startService(env: Record<string, string> = {}, options: StartOptions = {}): Promise<Service> {
   const { settings, varDir, certificateFile } = await serviceSettings(env, options);
   const { command, routes } = kernelCommand(env.ROUTES, true);
-  const limited = options.fileSizeLimitKiB === undefined ? [] : ['bash', '-c', `ulimit -S -f ${options.fileSizeLimitKiB}; exec "$0" "$@"`];
+  // Limits a shell sets before it becomes the service: the file size (a full disk), open files.
+  const ulimits = [
+    ...(options.fileSizeLimitKiB === undefined ? [] : [`ulimit -S -f ${options.fileSizeLimitKiB}`]),
+    ...(options.openFileLimit === undefined ? [] : [`ulimit -n ${options.openFileLimit}`]),
+  ];
+  const limited = ulimits.length === 0 ? [] : ['bash', '-c', `${ulimits.join(' && ')} && exec "$0" "$@"`];
   const [program, ...args] = [...limited, process.execPath, ...command];
   const child = spawn(program!, args, {
     cwd: ROOT,
