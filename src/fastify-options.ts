@@ -21,7 +21,6 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from './config.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
-import { tapConsole } from './profiler/console-tap.js';
 import { linkLogTap, LogTap, type LineSink } from './profiler/log-tap.js';
 import type { VigilKernel } from './plugin.js';
 import { answerClientError, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
@@ -38,8 +37,6 @@ export function vigilFastifyOptions(config: Config, extras: VigilFastifyExtras &
 export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, https }: VigilFastifyExtras = {}): FastifyHttpOptions<HttpServer> | FastifyHttpsOptions<HttpsServer> {
   // In debug mode log lines pass through a tap that keeps each request's lines for its report.
   const tap = config.debug ? new LogTap(logOutput) : undefined;
-  // Console lines written while a request runs go to its report, as its logger's do.
-  if (tap) tapConsole();
   const logger = pino({ level: config.logLevel }, tap ?? logOutput);
   if (tap) linkLogTap(logger, tap);
   const fallback = createErrorResponder({ debug: config.debug, editor: config.ide });

@@ -26,13 +26,14 @@ import { loadConfig, type Config } from './config.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import { createErrorResponder } from './errors/error-handler.js';
-import { HttpError } from './errors/http-errors.js';
+import { traceClientErrors } from './errors/http-errors.js';
 import { httpDate } from './http/http-date.js';
 import { REQUEST_STATE, stateOf } from './http/request-state.js';
 import { urlHost } from './http/request-url.js';
 import { installRequestHooks } from './kernel-hooks.js';
 import { Limits } from './limits/limits.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
+import { tapConsole } from './profiler/console-tap.js';
 import { logTapOf } from './profiler/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
@@ -92,8 +93,12 @@ declare module 'fastify' {
 
 async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise<void> {
   const config = options.config ?? loadConfig();
-  installStackTraces();
-  HttpError.traceClientErrors = config.debug;
+  // Debug mode's process-wide taps (stack frames, client-error traces, console lines in reports),
+  // held while this instance is open; production installs none.
+  const releases = config.debug ? [installStackTraces(), traceClientErrors(), tapConsole()] : [];
+  const release = () => {
+    for (const release of releases) release();
+  };
   const respondWithError = createErrorResponder({ debug: config.debug, editor: config.ide });
   const serverHost = urlHost(config.host);
   const table = new RouteTable();
@@ -117,6 +122,8 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   handOffToKernel(app.server);
 
   if (config.debug) {
+    // The taps go with this instance: the last debug instance's close gives the globals back.
+    app.addHook('onClose', async () => release());
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
@@ -164,7 +171,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
         respondWithError(error, request, reply);
       },
     });
-    app.setNotFoundHandler(answerUnmatched(table));
+    app.setNotFoundHandler(answerUnmatched(table, config.debug));
     routeLimits.installParsers(app);
     // Routes API routes have their own scope: uploads' hooks never run for the application's routes.
     await app.register(async (scope) => {
@@ -174,6 +181,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
     await Promise.allSettled([limits?.close(), profiler?.close()]);
+    release();
     throw error;
   }
 }
