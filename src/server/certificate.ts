@@ -6,6 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type Config } from '../config.js';
+import { importOptional } from '../optional-package.js';
 
 export interface TlsMaterial {
   key: string;
@@ -31,7 +32,7 @@ export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' 
     if (stillValid(cert)) return { cert, key: readFileSync(keyFile, 'utf8'), certFile, created: false };
   }
   // Loaded only to make one: its X.509 library costs about 170 ms of CPU to load, at every start.
-  const { generate } = await import('selfsigned');
+  const { generate } = await importOptional('selfsigned', 'The development certificate', () => import('selfsigned'));
   const notBeforeDate = new Date(Date.now() - 60_000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,

@@ -17,8 +17,8 @@ const SRC = join(ROOT, 'src');
  * floor or of one above.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  // leaves: settings, debug helpers, what a request is (its URL, its date, its state)
-  ['config.ts', 'debug', 'http'],
+  // leaves: settings, debug helpers, what a request is (its URL, its date, its state), optional packages
+  ['config.ts', 'debug', 'http', 'optional-package.ts'],
   // error classes, codes, negotiation and the one error handler
   ['errors'],
   // the cross-origin policy and its hook (which raises the pipeline's errors)
