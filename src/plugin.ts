@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import Fastify from 'fastify';
- * import { loadConfig, vigil, vigilFastifyOptions } from 'vigil';
+ * import { loadConfig, vigil, vigilFastifyOptions } from 'fastify-vigil';
  *
  * const config = loadConfig();
  * const app = Fastify(vigilFastifyOptions(config));

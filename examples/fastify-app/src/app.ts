@@ -4,7 +4,7 @@
  * /_profiler, 404/405/301 and the limits.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { loadConfig, vigil, vigilFastifyOptions, type Config } from 'vigil';
+import { loadConfig, vigil, vigilFastifyOptions, type Config } from 'fastify-vigil';
 
 const newUser = {
   type: 'object',

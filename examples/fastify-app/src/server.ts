@@ -1,5 +1,5 @@
 /** Starts the example on HOST and PORT (vigil's settings, from the environment or .env). */
-import { loadConfig } from 'vigil';
+import { loadConfig } from 'fastify-vigil';
 import { buildApp } from './app.js';
 
 const config = loadConfig();
