@@ -23,7 +23,6 @@ import { createErrorResponder } from './errors/error-handler.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
 import { MAX_PARAM_LENGTH } from './routing/shape-match.js';
 import { ProfilerAccess } from './profiler/access.js';
-import { tapConsole } from './profiler/console-tap.js';
 import { linkLogTap, LogTap, type LineSink } from './profiler/log-tap.js';
 import type { VigilKernel } from './plugin.js';
 import { markPretty, prettyLogOutputSync } from './server/log-output.js';
@@ -84,8 +83,6 @@ const isLoggerInstance = (logger: object): logger is FastifyBaseLogger => typeof
  * lines for its report.
  */
 function applicationLogger(config: Config, given: VigilFastifyExtras['logger'], logOutput: LineSink | undefined): FastifyBaseLogger {
-  // Console lines written while a request runs go to its report, as its logger's do.
-  if (config.debug) tapConsole();
   if (given !== undefined && isLoggerInstance(given)) {
     if (config.debug) {
       // The instance keeps its destination; its lines go there through the tap.

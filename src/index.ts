@@ -1,7 +1,7 @@
 /**
  * What an application imports from vigil: the plugin for its own Fastify instance and the
  * construction options it needs, the standalone kernel, the settings, and all of
- * `vigil/routes` (`routes-api.ts`): the routes API, the errors and their codes, and the
+ * `fastify-vigil/routes` (`routes-api.ts`): the routes API, the errors and their codes, and the
  * collector interface.
  */
 export { vigil } from './plugin.js';

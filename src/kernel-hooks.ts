@@ -55,7 +55,7 @@ export function requestHooks({ serverHost, trustedHosts, cors, corsEnabled = tru
     profiler && profilerAccessHook(profiler, watchForwarded),
     // routing/: 404, 405 or 301 for what the router did not match, before the body is read;
     // the errors go to the pipeline from here, not through Fastify's error handling.
-    unmatchedHook(routes, respond),
+    unmatchedHook(routes, respond, profiler !== undefined),
     // limits/: routed requests only from here on: the heap guard, then the declared body size.
     ...limits,
   ];

@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import Fastify from 'fastify';
- * import { loadConfig, vigil, vigilFastifyOptions } from 'vigil';
+ * import { loadConfig, vigil, vigilFastifyOptions } from 'fastify-vigil';
  *
  * const config = loadConfig();
  * const app = Fastify(vigilFastifyOptions(config));
@@ -26,7 +26,7 @@ import { isDefaultSize, loadConfig, type Config } from './config.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import { createErrorResponder } from './errors/error-handler.js';
-import { HttpError } from './errors/http-errors.js';
+import { traceClientErrors } from './errors/http-errors.js';
 import { httpDate } from './http/http-date.js';
 import { REQUEST_STATE, stateOf } from './http/request-state.js';
 import { urlHost } from './http/request-url.js';
@@ -34,6 +34,7 @@ import { installRequestHooks } from './kernel-hooks.js';
 import { Limits } from './limits/limits.js';
 import { forwardedLoopbackWarning } from './profiler/access.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
+import { tapConsole } from './profiler/console-tap.js';
 import { logTapOf } from './profiler/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
@@ -111,8 +112,12 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   const config: Config = isDefaultSize(given.parsedBodyMaxSize) ? { ...given, parsedBodyMaxSize: FASTIFY_BODY_LIMIT } : given;
   // The routes added before vigil: it cannot know them (their wrong method is a 404).
   const earlier = routesListed(app.printRoutes({ commonPrefix: false }));
-  installStackTraces();
-  HttpError.traceClientErrors = config.debug;
+  // Debug mode's process-wide taps (stack frames, client-error traces, console lines in reports),
+  // held while this instance is open; production installs none.
+  const releases = config.debug ? [installStackTraces(), traceClientErrors(), tapConsole()] : [];
+  const release = () => {
+    for (const release of releases) release();
+  };
   let profiler: Profiler | undefined;
   // Debug output goes only to the clients that may open the profiler.
   const debugFor = (request: FastifyRequest) => profiler?.admits(request) ?? false;
@@ -148,6 +153,8 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   handOffToKernel(app.server);
 
   if (config.debug) {
+    // The taps go with this instance: the last debug instance's close gives the globals back.
+    app.addHook('onClose', async () => release());
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
       app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
@@ -214,7 +221,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
         respondWithError(error, request, reply);
       },
     });
-    app.setNotFoundHandler(answerUnmatched(table));
+    app.setNotFoundHandler(answerUnmatched(table, config.debug));
     routeLimits.installParsers(app);
     // Routes API routes have their own scope: uploads' hooks never run for the application's routes.
     await app.register(async (scope) => {
@@ -226,6 +233,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
     await Promise.allSettled([limits?.close(), profiler?.close()]);
+    release();
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * What a routes module imports: the routes API, the errors and their codes, and the
  * collector interface, without the kernel. The kernel's isolated workers import the
- * routes module: from `vigil/routes` it loads only this (about 25 ms of CPU to import),
+ * routes module: from `fastify-vigil/routes` it loads only this (about 25 ms of CPU to import),
  * where `vigil` brings Fastify and the whole kernel with it (about 340 ms). `vigil` exports
  * all of it too.
  */

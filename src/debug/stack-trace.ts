@@ -34,14 +34,65 @@ const framesByError = new WeakMap<object, readonly StackFrame[]>();
 const traceCache = new Map<string, MappedTrace>();
 const TRACE_CACHE_SIZE = 2000;
 
-/** Replaces Node's stack formatting with the cached, source-mapped one. Idempotent. */
-export function installStackTraces(): void {
-  if (Error.prepareStackTrace === prepareStackTrace) return;
-  process.setSourceMapsEnabled(true);
-  Error.prepareStackTrace = prepareStackTrace;
+type PrepareStackTrace = (error: Error, callSites: NodeJS.CallSite[]) => unknown;
+
+/** Instances that asked for frames and have not let go yet; the hook is in place while any has. */
+let holders = 0;
+/** The formatter found in place when the hook went in: Node's, or an APM's or source-map-support's. */
+let previous: PrepareStackTrace | undefined;
+let sourceMapsWere = false;
+/** The hook was removed while another formatter sat on top of it: it stays in that one's chain. */
+let buried = false;
+
+/**
+ * Records every error's frames, for as long as a holder keeps the returned release
+ * function unused: the first holder puts the hook in place, the last release takes it out
+ * and gives source maps back their setting. Stack texts stay what the formatter found in
+ * place makes of them; with Node's own, this module gives the same text, source-mapped
+ * from the cache.
+ */
+export function installStackTraces(): () => void {
+  if (holders++ === 0 && !buried) {
+    previous = Error.prepareStackTrace;
+    sourceMapsWere = process.sourceMapsEnabled;
+    process.setSourceMapsEnabled(true);
+    Error.prepareStackTrace = prepareStackTrace;
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--holders > 0) return;
+    if (Error.prepareStackTrace === prepareStackTrace) {
+      (Error as { prepareStackTrace?: PrepareStackTrace | undefined }).prepareStackTrace = previous;
+      process.setSourceMapsEnabled(sourceMapsWere);
+    } else {
+      // Another formatter went in after this one and calls it: it passes through from now on.
+      buried = true;
+    }
+  };
 }
 
-function prepareStackTrace(error: Error, callSites: NodeJS.CallSite[]): string {
+/** Node's own formatter, which this module's text reproduces (source-mapped, cached). */
+function isNodeDefault(format: PrepareStackTrace | undefined): boolean {
+  return format === undefined || format.name === 'ErrorPrepareStackTrace';
+}
+
+function prepareStackTrace(error: Error, callSites: NodeJS.CallSite[]): unknown {
+  if (holders === 0) return passOn(error, callSites);
+  const trace = mappedTrace(callSites);
+  if (typeof error === 'object' && error !== null) framesByError.set(error, trace.frames);
+  return isNodeDefault(previous) ? headline(error) + trace.text : previous!(error, callSites);
+}
+
+function passOn(error: Error, callSites: NodeJS.CallSite[]): unknown {
+  if (previous) return previous(error, callSites);
+  let text = headline(error);
+  for (const site of callSites) text += `\n    at ${String(site)}`;
+  return text;
+}
+
+function mappedTrace(callSites: NodeJS.CallSite[]): MappedTrace {
   let key = '';
   for (const site of callSites) {
     key += `${site.getFileName() ?? site.getEvalOrigin() ?? ''}:${site.getLineNumber()}:${site.getColumnNumber()}\n`;
@@ -52,8 +103,7 @@ function prepareStackTrace(error: Error, callSites: NodeJS.CallSite[]): string {
     if (traceCache.size >= TRACE_CACHE_SIZE) traceCache.clear();
     traceCache.set(key, trace);
   }
-  if (typeof error === 'object' && error !== null) framesByError.set(error, trace.frames);
-  return headline(error) + trace.text;
+  return trace;
 }
 
 function headline(error: unknown): string {
@@ -98,7 +148,21 @@ function toPath(file: string): string {
 
 /** The frames of an error, innermost first; none for an error whose call sites were never seen. */
 export function framesOf(error: Error): readonly StackFrame[] {
-  void error.stack; // formatting records the frames
+  if (holders > 0 || framesByError.has(error)) {
+    void error.stack; // formatting records the frames
+    return framesByError.get(error) ?? [];
+  }
+  // No hook in place (production): one put in for this formatting alone, the text left to the formatter in place.
+  const saved = Error.prepareStackTrace;
+  Error.prepareStackTrace = (formatted, callSites) => {
+    if (formatted === error) framesByError.set(error, mappedTrace(callSites).frames);
+    return saved ? saved(formatted, callSites) : passOn(formatted, callSites);
+  };
+  try {
+    void error.stack;
+  } finally {
+    Error.prepareStackTrace = saved;
+  }
   return framesByError.get(error) ?? [];
 }
 

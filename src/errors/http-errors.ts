@@ -18,12 +18,25 @@ export interface HttpErrorOptions {
 /** Marks the HttpErrors of every copy of the kernel: a routes module may load a copy of its own. */
 const HTTP_ERROR_BRAND = Symbol.for('vigil.HttpError');
 
+/** Debug instances open in the process: while any is, client errors capture their stack. */
+let clientTraceHolders = 0;
+
+/**
+ * Client errors (4xx) capture a stack trace from now until the returned release is called:
+ * a debug instance holds this while open, since its pages show the trace. Production shows
+ * none, and a capture costs several microseconds on every 404; a production instance's
+ * own 404s and 405s are raised without one even beside a debug instance.
+ */
+export function traceClientErrors(): () => void {
+  clientTraceHolders++;
+  let released = false;
+  return () => {
+    if (!released) clientTraceHolders--;
+    released = true;
+  };
+}
+
 export class HttpError extends Error {
-  /**
-   * Whether client errors (4xx) capture a stack trace. Debug pages show it; production
-   * never does, and a capture costs several microseconds on every 404.
-   */
-  static traceClientErrors = true;
 
   readonly status: number;
   readonly code: string;
@@ -41,7 +54,7 @@ export class HttpError extends Error {
     Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     Error.stackTraceLimit = limit;
-    if (options.capture !== false && (status >= 500 || HttpError.traceClientErrors)) Error.captureStackTrace(this, new.target);
+    if (options.capture !== false && (status >= 500 || clientTraceHolders > 0)) Error.captureStackTrace(this, new.target);
     this.name = new.target.name;
     this.status = status;
     this.code = code;

@@ -1,9 +1,8 @@
 /**
  * Keeps what a handler prints with `console` in its request's report (debug mode only):
- * each method is wrapped once per process, writes through to the real console as before,
- * and files the formatted line, its secrets redacted, under the profiled request whose
- * code called it. A call outside any profiled request costs one lookup more than the
- * console itself.
+ * each method is wrapped while a debug instance holds the tap, writes through to the real
+ * console as before, and files the formatted line under the profiled request whose code
+ * called it. A call outside any profiled request costs one lookup more than the console itself.
  */
 import { format } from 'node:util';
 import { currentScope } from '../http/request-scope.js';
@@ -12,24 +11,59 @@ import { currentScope } from '../http/request-scope.js';
 const LEVELS = { log: 'info', info: 'info', debug: 'debug', warn: 'warn', error: 'error', trace: 'trace' } as const;
 type Method = keyof typeof LEVELS;
 
-const TAPPED = Symbol.for('vigil.consoleTap');
+interface Tap {
+  holders: number;
+  originals: Map<Method, Console[Method]>;
+  wrappers: Map<Method, Console[Method]>;
+}
 
-/** Wraps the console's methods; later calls (a second kernel in the process) change nothing. */
-export function tapConsole(target: Console = console): void {
-  const marked = target as Console & { [TAPPED]?: true };
-  if (marked[TAPPED]) return;
-  marked[TAPPED] = true;
-  for (const method of Object.keys(LEVELS) as Method[]) {
-    const original = target[method];
-    const level = LEVELS[method];
-    const logger = `console.${method}`;
-    target[method] = function (this: unknown, ...args: unknown[]) {
-      const lines = currentScope()?.lines;
-      // Formatted now: an object printed may change after the call.
-      if (lines) lines.add(logger, keptText(args, lines.redact), level);
-      return original.apply(this, args);
-    };
+const taps = new WeakMap<Console, Tap>();
+
+/**
+ * Wraps the console's methods for a holder (a debug instance) until it calls the returned
+ * release: the first holder wraps them, the last release puts the originals back. A method
+ * another tool wrapped after this one stays in its chain and writes straight through.
+ */
+export function tapConsole(target: Console = console): () => void {
+  let tap = taps.get(target);
+  if (tap === undefined) {
+    tap = { holders: 0, originals: new Map(), wrappers: new Map() };
+    taps.set(target, tap);
   }
+  const held = tap;
+  if (held.holders++ === 0) {
+    for (const method of Object.keys(LEVELS) as Method[]) {
+      // A wrapper left in another tool's chain by an earlier release is live again.
+      if (held.wrappers.has(method) && target[method] !== held.wrappers.get(method)) continue;
+      const original = target[method];
+      held.originals.set(method, original);
+      const wrapper = wrap(held, original, method);
+      held.wrappers.set(method, wrapper);
+      target[method] = wrapper;
+    }
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--held.holders > 0) return;
+    for (const [method, wrapper] of held.wrappers) {
+      if (target[method] !== wrapper) continue;
+      target[method] = held.originals.get(method)!;
+      held.wrappers.delete(method);
+    }
+  };
+}
+
+function wrap(tap: Tap, original: Console[Method], method: Method): Console[Method] {
+  const level = LEVELS[method];
+  const logger = `console.${method}`;
+  return function (this: unknown, ...args: unknown[]) {
+    const lines = tap.holders > 0 ? currentScope()?.lines : undefined;
+    // Formatted now: an object printed may change after the call.
+    if (lines) lines.add(logger, keptText(args, lines.redact), level);
+    return original.apply(this, args);
+  };
 }
 
 /**

@@ -28,7 +28,8 @@ export type UnmatchedOutcome = { redirectTo: string } | { error: NotFoundHttpErr
  */
 export type ReusedTraces = Map<typeof NotFoundHttpError | typeof MethodNotAllowedHttpError, readonly StackFrame[]>;
 
-export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedRequest, reused?: ReusedTraces): UnmatchedOutcome {
+/** `capture`: false for an instance that shows no traces (production): its errors take none. */
+export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedRequest, reused?: ReusedTraces, capture = true): UnmatchedOutcome {
   const { method, path } = request;
   const allowed = matcher.allowedMethods(path);
   const answers = allowed.includes(method as HttpMethod) || (method === 'HEAD' && allowed.includes('GET'));
@@ -46,10 +47,10 @@ export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedReques
     const list = allowed.join(', ');
     const known = reused?.get(MethodNotAllowedHttpError);
     const message = `No route found for "${method} ${request.url}": Method Not Allowed (Allow: ${list})`;
-    return { error: withTrace(new MethodNotAllowedHttpError(allowed, message, { capture: known === undefined }), known, reused) };
+    return { error: withTrace(new MethodNotAllowedHttpError(allowed, message, { capture: capture && known === undefined }), known, reused) };
   }
   const known = reused?.get(NotFoundHttpError);
-  return { error: withTrace(noRouteFound(request, { capture: known === undefined }), known, reused) };
+  return { error: withTrace(noRouteFound(request, { capture: capture && known === undefined }), known, reused) };
 }
 
 /** The 404 of a request no route answers: `No route found for "GET <url>"`, with the Referer when sent. */

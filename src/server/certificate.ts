@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmdirSync,
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { ConfigError, type Config } from '../config.js';
+import { importOptional } from '../optional-package.js';
 
 export interface TlsMaterial {
   key: string;
@@ -57,7 +58,7 @@ interface Pair {
 
 async function generateDevCertificate(): Promise<Pair> {
   // Loaded only to make one: its X.509 library is slow to load, at every start.
-  const { generate } = await import('selfsigned');
+  const { generate } = await importOptional('selfsigned', 'The development certificate', () => import('selfsigned'));
   const notBeforeDate = new Date(Date.now() - 60_000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,

@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Config } from '../config.js';
+import { importOptional } from '../optional-package.js';
 
 export interface LogOutput {
   write(line: string): unknown;
@@ -17,7 +18,7 @@ export interface LogOutput {
  */
 export async function prettyLogOutput(config: Pick<Config, 'debug'>, stdout: { isTTY?: boolean; fd: number } = process.stdout): Promise<LogOutput | undefined> {
   if (!config.debug || !stdout.isTTY) return undefined;
-  const { default: pretty } = await import('pino-pretty');
+  const { default: pretty } = await importOptional('pino-pretty', 'Readable logs at a terminal', () => import('pino-pretty'));
   // In this thread, not a transport's: lines keep their order with what the kernel prints itself.
   const stream = pretty({ destination: stdout.fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId' });
   return { write: (line) => stream.write(terminalSafeJson(line)) };

@@ -109,7 +109,7 @@ describe('the packed package installs into a project of its own, typed and runna
   it('runs the vigil command from its build, with no tsx installed', () => {
     assert.equal(existsSync(join(project, 'node_modules/tsx')), false);
     const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')) };
-    const output = execFileSync(process.execPath, [join(project, 'node_modules/vigil/bin/vigil.js'), '--help'], { cwd: project, env, encoding: 'utf8' });
+    const output = execFileSync(process.execPath, [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), '--help'], { cwd: project, env, encoding: 'utf8' });
     assert.match(output, /^vigil: the kernel's command line\./);
   });
 
@@ -121,17 +121,17 @@ describe('the packed package installs into a project of its own, typed and runna
   });
 
   it('is imported from plain JavaScript, without tsx', () => {
-    const script = "import('vigil').then((m) => console.log([typeof m.vigil, typeof m.vigilFastifyOptions, typeof m.createKernel, typeof m.ERROR_CODES].join(',')))";
+    const script = "import('fastify-vigil').then((m) => console.log([typeof m.vigil, typeof m.vigilFastifyOptions, typeof m.createKernel, typeof m.ERROR_CODES].join(',')))";
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
     assert.equal(output.trim(), 'function,function,function,object');
   });
 
-  it('offers vigil/routes to routes modules: the routes API and the same error classes, without the kernel', () => {
+  it('offers fastify-vigil/routes to routes modules: the routes API and the same error classes, without the kernel', () => {
     const script =
-      "Promise.all([import('vigil/routes'), import('vigil')]).then(([r, v]) => console.log([typeof r.defineRoutes, typeof r.defineCollector, r.HttpError === v.HttpError, 'vigil' in r, 'createKernel' in r].join(',')))";
+      "Promise.all([import('fastify-vigil/routes'), import('fastify-vigil')]).then(([r, v]) => console.log([typeof r.defineRoutes, typeof r.defineCollector, r.HttpError === v.HttpError, 'vigil' in r, 'createKernel' in r].join(',')))";
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
     assert.equal(output.trim(), 'function,function,true,false,false');
-    assert.equal(existsSync(join(project, 'node_modules/vigil/dist/src/routes-api.d.ts')), true, 'vigil/routes has its types');
+    assert.equal(existsSync(join(project, 'node_modules/fastify-vigil/dist/src/routes-api.d.ts')), true, 'fastify-vigil/routes has its types');
   });
 });
 
@@ -192,5 +192,30 @@ describe("the example's native routes get the debug kernel", () => {
     assert.equal(answer.headers['content-type'], 'text/html; charset=UTF-8');
     assert.equal(debugMessage(answer), `No route found for "GET ${service.url}/robots.txt"`);
     assert.match(answer.body, /<title>Error 404 Not Found<\/title>/);
+  });
+});
+
+describe('the package is publishable, and lean for a plugin user', () => {
+  it('passes npm publish --dry-run', () => {
+    const { tarball } = installedPackage();
+    const output = execFileSync('npm', ['publish', '--dry-run', tarball], { cwd: mkdtempSync(join(tmpdir(), 'vigil-publish-')), encoding: 'utf8', stdio: 'pipe', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    assert.match(output, /fastify-vigil@\d+\.\d+\.\d+/);
+  });
+
+  it('installs no PostgreSQL driver, certificate generator or pretty printer', (t) => {
+    const listed = execFileSync('npm', ['ls', '--all', '--omit=dev'], { cwd: project, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    t.diagnostic(`a plugin user's install:\n${listed}`);
+    for (const name of ['pg', 'selfsigned', 'pino-pretty']) assert.equal(existsSync(join(project, 'node_modules', name)), false, `${name} is installed`);
+  });
+
+  it('names the package to install when a feature needs a missing one', () => {
+    const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')), PROFILER_DSN: 'postgres://vigil@127.0.0.1:1/vigil' };
+    let stderr = '';
+    try {
+      execFileSync(process.execPath, [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), 'profiler:list'], { cwd: project, env, encoding: 'utf8', stdio: 'pipe' });
+    } catch (error) {
+      stderr = String((error as { stderr?: string }).stderr);
+    }
+    assert.match(stderr, /the package "pg", which is not installed \(npm install pg\)/);
   });
 });

@@ -19,8 +19,8 @@ const SRC = join(ROOT, 'src');
 const FLOORS: readonly (readonly string[])[] = [
   // the ground: small helpers every floor may use (the html tag, byte sizes, backoff, throttled logs)
   ['utils'],
-  // leaves: settings, debug helpers, what a request is (its URL, its date, its state)
-  ['config.ts', 'debug', 'http'],
+  // leaves: settings, debug helpers, what a request is (its URL, its date, its state), optional packages
+  ['config.ts', 'debug', 'http', 'optional-package.ts'],
   // error classes, codes, negotiation and the one error handler
   ['errors'],
   // the cross-origin policy and its hook (which raises the pipeline's errors)

@@ -5,7 +5,7 @@
  * statements are in each request's report.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { loadConfig, vigil, vigilFastifyOptions, type Config } from 'vigil';
+import { loadConfig, vigil, vigilFastifyOptions, type Config } from 'fastify-vigil';
 import type { Database } from './database.js';
 
 const newUser = {

@@ -6,7 +6,7 @@
  * none of them is loaded, and the example runs as it is.
  */
 import { createRequire } from 'node:module';
-import { vigilSpanProcessor } from 'vigil';
+import { vigilSpanProcessor } from 'fastify-vigil';
 
 /** What the example uses of pg's `Pool`. */
 export interface Database {

@@ -2,7 +2,7 @@
  * Starts the example on HOST and PORT (vigil's settings, from the environment or .env);
  * DATABASE_URL (optional) names its PostgreSQL, UPSTREAM_URL what `/upstream` fetches.
  */
-import { loadConfig } from 'vigil';
+import { loadConfig } from 'fastify-vigil';
 import { buildApp } from './app.js';
 import { openDatabase } from './database.js';
 

@@ -10,7 +10,7 @@
  * @example
  * ```ts
  * import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
- * import { vigilSpanProcessor } from 'vigil';
+ * import { vigilSpanProcessor } from 'fastify-vigil';
  *
  * new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] }).register();
  * ```

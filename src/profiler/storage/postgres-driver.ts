@@ -3,11 +3,12 @@
  * keeps its reports in SQLite never loads it (about 35 ms of CPU at every start).
  */
 import type pg from 'pg';
+import { importOptional } from '../../optional-package.js';
 
 let driver: typeof pg | undefined;
 
 export async function loadPg(): Promise<typeof pg> {
-  driver ??= (await import('pg')).default;
+  driver ??= (await importOptional('pg', 'A PostgreSQL report store', () => import('pg'))).default;
   return driver;
 }
 

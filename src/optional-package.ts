@@ -1,0 +1,25 @@
+/**
+ * Packages vigil loads for one feature only, which a plugin user's install does not bring
+ * (optional peer dependencies): imported when the feature is first used, and when missing,
+ * named with the command that installs it.
+ *
+ * @example
+ * ```ts
+ * const { generate } = await importOptional('selfsigned', 'the development certificate', () => import('selfsigned'));
+ * ```
+ */
+
+/** `load` is the import itself, written out at the call site so that its specifier stays static. */
+export async function importOptional<T>(name: string, feature: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (!isMissing(error, name)) throw error;
+    throw new Error(`${feature} needs the package "${name}", which is not installed (npm install ${name})`, { cause: error });
+  }
+}
+
+function isMissing(error: unknown, name: string): boolean {
+  const { code, message } = (error ?? {}) as NodeJS.ErrnoException;
+  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && message.includes(`'${name}'`);
+}
