@@ -115,7 +115,7 @@ describe('the packed package installs into a project of its own, typed and runna
 
   it("lists the example's routes with vigil debug:router --app, without listening", () => {
     const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')), LOG_LEVEL: 'warn' };
-    const output = execFileSync(process.execPath, [join(project, 'node_modules/vigil/bin/vigil.js'), 'debug:router', '--app', 'dist/app.js'], { cwd: project, env, encoding: 'utf8', timeout: 20_000 });
+    const output = execFileSync(process.execPath, [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), 'debug:router', '--app', 'dist/app.js'], { cwd: project, env, encoding: 'utf8', timeout: 20_000 });
     assert.match(output, /^POST \/users\s+POST\s+\/users\s+-\s+no$/m);
     assert.match(output, /^GET \/users\/:id\(\^\\d\+\$\)\s+GET\s/m);
   });

@@ -9,6 +9,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { installStackTraces } from '../../debug/stack-trace.js';
+import { traceClientErrors } from '../../errors/http-errors.js';
 import { handlerSite } from '../../routing/register-routes.js';
 import { Routes, type IsolatedLog, type IsolatedRouteHandler, type RouteDefinition, type RoutesDeclaration } from '../../routing/routes.js';
 import { serializeError, type FromWorker, type ToWorker } from './protocol.js';
@@ -26,7 +27,10 @@ process.on('disconnect', () => process.exit(0));
 // A terminal's Ctrl-C or systemd's stop signals the whole process group: the service drains
 // its requests, these included, and then its pool stops this worker.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
+// This process is the kernel's own: a thrown error's frames (4xx too) go to the kernel, which
+// shows them in debug mode only.
 installStackTraces();
+traceClientErrors();
 
 const module = (await import(pathToFileURL(routesModule!).href)) as { default?: unknown; routes?: unknown };
 const declare = (module.default ?? module.routes) as RoutesDeclaration;
