@@ -87,5 +87,7 @@ function sourcesHash(): string {
     }
   };
   for (const entry of PACKED) visit(join(ROOT, entry));
+  // The copied binding is built for one Node ABI: another Node needs a project of its own.
+  hash.update(`node ABI ${process.versions.modules}\n`);
   return hash.digest('hex').slice(0, 16);
 }
