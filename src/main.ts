@@ -44,7 +44,7 @@ async function serve(config: Config, primary?: PrimaryLink): Promise<void> {
   const service = await startService(config, createKernel, primary ? { peerCounters: primary.peerCounters } : {});
   const { routes, profiler } = service.kernel;
   if (primary) {
-    if (profiler) primary.shareCounters(() => profiler.counters());
+    if (profiler) primary.shareCounters(() => profiler.counters(), (listener) => profiler.onCountersChange(listener));
     primary.announce(service.url);
   } else {
     const routeCount = routes.known.filter((route) => !route.name.startsWith('_profiler')).length;

@@ -298,6 +298,11 @@ export class Profiler {
     return collectors ? { ...report, collectors } : report;
   }
 
+  /** Calls `listener` whenever this process's writer counters change. */
+  onCountersChange(listener: () => void): void {
+    this.writer.onCountersChange = listener;
+  }
+
   /** This process's writer counters since start. */
   counters(): WriterCounters {
     return { queued: this.writer.queued, dropped: this.writer.dropped, purged: this.writer.purged };

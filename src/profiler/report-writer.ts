@@ -93,6 +93,8 @@ export class ReportWriter {
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly storeBackoff: Backoff;
   private droppedCount = 0;
+  /** Called when `queued`, `dropped` or `purged` changed, for another process to be told at once. */
+  onCountersChange: (() => void) | undefined;
   private writtenCount = 0;
   private purgedCount = 0;
   private skippedCount = 0;
@@ -179,6 +181,7 @@ export class ReportWriter {
     const tooLarge = this.queue.refusal(sizeOf(encoded));
     if (tooLarge) return this.discard(1, tooLarge);
     this.queue.push(encoded);
+    this.onCountersChange?.();
     // While the store cannot be reached, the retry timer writes the queue: no attempt per report.
     if (this.retryTimer) return;
     this.flushSoon(this.queue.batchReady ? 0 : this.flushDelayMs);
@@ -267,6 +270,7 @@ export class ReportWriter {
         continue;
       }
       this.queue.release(batch);
+      this.onCountersChange?.();
     }
     const retention = this.options.retention;
     if (!retention) return;
@@ -297,6 +301,7 @@ export class ReportWriter {
         return;
       }
       this.purgedCount += deleted;
+      this.onCountersChange?.();
       this.storedCount = await this.store.count();
       this.retentionBackoff.succeeded();
       this.failures.succeeded(RETENTION_FAILED);
@@ -335,6 +340,7 @@ export class ReportWriter {
   discard(count: number, why: string): void {
     this.droppedCount += count;
     this.lastDropReason = why;
+    this.onCountersChange?.();
     // Drops within the interval are reported together once it is over.
     this.dropWarnings.call();
   }

@@ -1,7 +1,7 @@
 /**
  * A worker's side of `WORKERS=N` (`cluster-primary.ts` is the other): tells the primary
  * when the service listens, stops or cuts when the primary says so, sends its report
- * counters when they change (at most every 250 ms) and keeps the others' totals for the
+ * counters when they change (once per turn of the event loop) and keeps the others' totals for the
  * profiler's pages.
  */
 import type { WriterCounters } from '../profiler/profiler.js';
@@ -39,15 +39,27 @@ export class PrimaryLink {
     if (this.early.cut !== undefined) handler(this.early.cut);
   }
 
-  /** Sends `read()` to the primary whenever it changed, checked every COUNTERS_INTERVAL_MS. */
-  shareCounters(read: () => WriterCounters): void {
+  /**
+   * Sends `read()` to the primary once per turn of the event loop in which `subscribe`'s
+   * listener was called, so that a worker killed at any moment has its queue counted as it
+   * was; and every COUNTERS_INTERVAL_MS when it changed, for changes nothing announced.
+   */
+  shareCounters(read: () => WriterCounters, subscribe: (listener: () => void) => void): void {
     let sent = NO_COUNTERS;
-    setInterval(() => {
+    let scheduled = false;
+    const sendChanged = () => {
+      scheduled = false;
       const now = read();
       if (sameCounters(now, sent)) return;
       sent = now;
       send({ vigil: 'counters', ...now });
-    }, COUNTERS_INTERVAL_MS).unref();
+    };
+    subscribe(() => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(sendChanged);
+    });
+    setInterval(sendChanged, COUNTERS_INTERVAL_MS).unref();
   }
 
   private received(message: ToWorker): void {
