@@ -74,23 +74,38 @@ export class HeapGuard {
 }
 
 /**
- * The old generation, which is what V8 dies of: its limit is the heap limit less the young
- * generation's reserve (three semi-spaces), and the young generation's use is left out.
+ * The old generation, which is what V8 dies of; the young generation's use is left out.
  */
 function heapUse(): { used: number; limit: number } {
   let used = 0;
   for (const space of getHeapSpaceStatistics()) if (!space.space_name.startsWith('new_')) used += space.space_used_size;
-  return { used, limit: getHeapStatistics().heap_size_limit - YOUNG_GENERATION_RESERVE };
+  return { used, limit: OLD_GENERATION_LIMIT };
 }
 
-/** Three semi-spaces of `--max-semi-space-size` (16 MB unless set), as V8 reserves them. */
-const YOUNG_GENERATION_RESERVE = 3 * semiSpaceMb() * 1024 * 1024;
-
-function semiSpaceMb(): number {
-  const flags = [...(process.env.NODE_OPTIONS?.split(/\s+/) ?? []), ...process.execArgv];
-  const flag = flags.findLast((argument) => /^--max[-_]semi[-_]space[-_]size=\d+$/.test(argument));
-  return flag ? Number(flag.split('=')[1]) : 16;
+/**
+ * `--max-old-space-size` when it is given. Otherwise the heap limit less the young
+ * generation's reserve: three semi-spaces of `--max-semi-space-size`, whose default V8 13
+ * (Node 24) raised from 16 MB to 64 MB.
+ */
+export function oldGenerationLimit(flags: readonly string[], heapSizeLimit: number, v8Version: string): number {
+  const megabytes = (name: string): number | undefined => {
+    const pattern = new RegExp(`^--${name.replaceAll('-', '[-_]')}=(\\d+)$`);
+    const flag = flags.findLast((argument) => pattern.test(argument));
+    return flag === undefined ? undefined : Number(pattern.exec(flag)![1]);
+  };
+  const oldSpace = megabytes('max-old-space-size');
+  if (oldSpace !== undefined) return oldSpace * MB;
+  const semiSpace = megabytes('max-semi-space-size') ?? (Number.parseInt(v8Version, 10) >= 13 ? 64 : 16);
+  return heapSizeLimit - 3 * semiSpace * MB;
 }
+
+const MB = 1024 * 1024;
+
+const OLD_GENERATION_LIMIT = oldGenerationLimit(
+  [...(process.env.NODE_OPTIONS?.split(/\s+/) ?? []), ...process.execArgv],
+  getHeapStatistics().heap_size_limit,
+  process.versions.v8,
+);
 
 function mb(bytes: number): string {
   return `${Math.round(bytes / 1024 / 1024)} MB`;
