@@ -1,9 +1,8 @@
 /**
  * What a routes module imports: the routes API, the errors and their codes, and the
  * collector interface, without the kernel. The kernel's isolated workers import the
- * routes module: from `fastify-vigil/routes` it loads only this (about 25 ms of CPU to import),
- * where `vigil` brings Fastify and the whole kernel with it (about 340 ms). `vigil` exports
- * all of it too.
+ * routes module: from `fastify-vigil/routes` it loads only this, where `vigil` brings Fastify
+ * and the whole kernel with it, at many times the import cost. `vigil` exports all of it too.
  */
 export { defineRoutes, Routes, RouteDefinitionError } from './routing/routes.js';
 export type {

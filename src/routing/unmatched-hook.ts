@@ -27,7 +27,8 @@ const REUSED_TRACE_DEPTH = 10;
  * The unmatched outcome's hook: the router's miss is answered here, before Fastify would
  * read (and limit) the body. It raises its 404 and 405 at fixed sites along a fixed path of
  * the kernel's hooks, so each kind's trace is captured once per hook (once per place in a
- * hook list) and later errors are given the same frames: a capture costs about 12 µs.
+ * hook list) and later errors are given the same frames, since a capture is costly on this
+ * hot path (bench/NOTES.md, section 1).
  *
  * `trace`: the instance shows traces (debug mode); in production its errors capture none.
  *

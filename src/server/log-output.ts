@@ -13,8 +13,8 @@ export interface LogOutput {
 
 /**
  * The pretty stream when `stdout` is a terminal and debug is on; undefined for pino's JSON on
- * stdout. pino-pretty is loaded only then: about 25 ms of CPU that a service writing to a
- * pipe or a file does not pay at start.
+ * stdout. pino-pretty is loaded only then: its start-up CPU is not paid by a service writing
+ * to a pipe or a file.
  */
 export async function prettyLogOutput(config: Pick<Config, 'debug'>, stdout: { isTTY?: boolean; fd: number } = process.stdout): Promise<LogOutput | undefined> {
   if (!config.debug || !stdout.isTTY) return undefined;

@@ -20,7 +20,7 @@ export interface MemorySample {
   rss: number;
 }
 
-/** Process figures that cost a system call (8 µs idle, ~80 µs under load, measured): read at most every 100 ms. */
+/** Process figures that cost a system call, dearer under load: read at most every 100 ms. */
 const PROCESS_READING_MS = 100;
 let readAt = -Infinity;
 let reading = { rss: 0, peakRss: 0 };

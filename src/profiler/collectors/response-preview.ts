@@ -4,7 +4,7 @@
  * credential-like JSON members redacted here and `name=value` secrets by the report's own
  * pass when it is encoded. A binary, streamed or compressed body is only described, as is
  * the kernel's own error page: the exception panel shows what it says, and copying it
- * into every 404's report cost that hot path 60 to 90 µs of CPU (measured).
+ * into every 404's report was the dearest step of that hot path (bench/NOTES.md, issue 16).
  */
 import { REDACTED, type Redactor } from '../redact.js';
 import { cutMarker } from '../storage/report-bounds.js';

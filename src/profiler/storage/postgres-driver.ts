@@ -1,6 +1,6 @@
 /**
  * node-postgres, loaded when a PostgreSQL store first connects: a kernel or a command that
- * keeps its reports in SQLite never loads it (about 35 ms of CPU at every start).
+ * keeps its reports in SQLite never loads it, nor pays its start-up CPU.
  */
 import type pg from 'pg';
 import { importOptional } from '../../optional-package.js';
