@@ -4,7 +4,7 @@
 export type SqlValue = null | number | bigint | string | Uint8Array;
 
 export interface SqliteStatement {
-  /** The first row, or undefined; after `pluck()`, its first column. */
+  /** The first row (an object without prototype under node:sqlite), or undefined; after `pluck()`, its first column. */
   get(...params: SqlValue[]): unknown;
   all(...params: SqlValue[]): unknown[];
   run(...params: SqlValue[]): { changes: number };
