@@ -16,7 +16,6 @@
  * bench/NOTES.md ("A floor for the debug 404", "The floor in vigil's Fastify").
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -37,10 +36,11 @@ mkdirSync(varDir, { recursive: true });
 // The page cut where the captured token stands; each request's token goes between the pieces.
 const pieces = replay.body.split(replay.headers['x-debug-token']!).map((piece) => Buffer.from(piece));
 
+// The store's SQLite driver (node:sqlite or better-sqlite3, as this Node has), loaded in the thread through tsx; reports wait in the port meanwhile.
 const writerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file);
+import(workerData.tsxApi).then(({ tsImport }) => tsImport(workerData.driver, workerData.driver)).then(({ openSqlite }) => {
+const db = openSqlite(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.exec('CREATE TABLE IF NOT EXISTS reports (token TEXT, url TEXT, status INTEGER, data TEXT)');
@@ -51,10 +51,11 @@ parentPort.on('message', (message) => {
   if (workerData.batched) return insertAll(message);
   waiting.push(message);
   if (waiting.length === 1) setImmediate(() => { const rows = waiting; waiting = []; insertAll(rows); });
+});
 });`;
 const writer = new Worker(writerSource, {
   eval: true,
-  workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file: join(varDir, `vigil-floor-${process.pid}.sqlite`), batched },
+  workerData: { tsxApi: import.meta.resolve('tsx/esm/api'), driver: new URL('../src/profiler/storage/sqlite-driver.ts', import.meta.url).href, file: join(varDir, `vigil-floor-${process.pid}.sqlite`), batched },
 });
 
 let counter = 0x100000;

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { debugMessage, exceptionFile, lineOf, tokenOf } from '../support/answers.js';
+import { loadNodeSqlite } from '../../src/profiler/storage/sqlite-node-driver.js';
 import { installedPackage } from '../support/package-build.js';
 import { ROOT } from '../support/root.js';
 import { ask, type Answer, type Ask } from '../support/service.js';
@@ -206,6 +207,11 @@ describe('the package is publishable, and lean for a plugin user', () => {
     const listed = execFileSync('npm', ['ls', '--all', '--omit=dev'], { cwd: project, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
     t.diagnostic(`a plugin user's install:\n${listed}`);
     for (const name of ['pg', 'selfsigned', 'pino-pretty']) assert.equal(existsSync(join(project, 'node_modules', name)), false, `${name} is installed`);
+  });
+
+  it('needs better-sqlite3 only on a Node without node:sqlite', () => {
+    // The example above keeps its reports in SQLite: on this Node it ran with what the project has.
+    assert.equal(existsSync(join(project, 'node_modules', 'better-sqlite3')), loadNodeSqlite() === undefined);
   });
 
   it('names the package to install when a feature needs a missing one', () => {

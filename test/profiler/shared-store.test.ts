@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import { TOKEN_PATTERN } from '../../src/debug/token.js';
 import { askInTurn, startKernel } from '../support/kernel.js';
+import { openSqlite } from '../../src/profiler/storage/sqlite-driver.js';
 
 /** Waits until `check` holds (retention runs on the writers' own schedule), or fails after 10 s. */
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
@@ -47,7 +47,7 @@ describe('two kernels writing one SQLite store never hand out the same token', (
 
 /** The store's retention lease row, read as another party would. */
 function retentionLease(file: string): { holder: string; expires: number } {
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     return db.prepare('SELECT holder, expires FROM retention_lease WHERE id = 1').get() as { holder: string; expires: number };
   } finally {

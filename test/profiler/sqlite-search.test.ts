@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { encodeReport, type EncodedReport } from '../../src/profiler/storage/report-encoding.js';
 import { startInProcess } from '../support/in-process-service.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { ask } from '../support/service.js';
 import { sqliteStore, storeOf } from '../support/stores.js';
+import { openSqlite, type SqliteDatabase } from '../../src/profiler/storage/sqlite-driver.js';
 
 const YEAR_MS = 365 * 86_400_000;
 const newFile = () => join(mkdtempSync(join(tmpdir(), 'vigil-search-')), 'profiler.sqlite');
@@ -39,7 +39,7 @@ const urlOf = (n: number) => `https://shop.example/api/orders/${n}/items`;
 /** A store file as version 3 left it, with `count` reports written straight into it. */
 function version3Store(count: number): string {
   const file = newFile();
-  const db = new Database(file);
+  const db = openSqlite(file);
   db.pragma('journal_mode = WAL');
   db.exec(VERSION_3);
   db.prepare('INSERT INTO token_counter (id, next, key) VALUES (1, 0, ?)').run(Buffer.alloc(32, 7));
@@ -52,8 +52,8 @@ function version3Store(count: number): string {
   return file;
 }
 
-function inFile<T>(file: string, read: (db: Database.Database) => T): T {
-  const db = new Database(file, { readonly: true });
+function inFile<T>(file: string, read: (db: SqliteDatabase) => T): T {
+  const db = openSqlite(file, { readonly: true });
   try {
     return read(db);
   } finally {

@@ -4,12 +4,12 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { TokenPermutation } from '../../src/debug/token-permutation.js';
 import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { sqliteStore, storedTokens } from '../support/stores.js';
 import { reportStoreContract } from './store-contract.js';
+import { openSqlite, type SqliteDatabase } from '../../src/profiler/storage/sqlite-driver.js';
 
 const newFile = (prefix = 'vigil-store-') => join(mkdtempSync(join(tmpdir(), prefix)), 'sub', 'profiler.sqlite');
 
@@ -19,8 +19,8 @@ reportStoreContract('the SQLite store', () => {
 });
 
 /** Reads the file directly, as a second party would. */
-function inFile<T>(file: string, read: (db: Database.Database) => T): T {
-  const db = new Database(file);
+function inFile<T>(file: string, read: (db: SqliteDatabase) => T): T {
+  const db = openSqlite(file);
   try {
     return read(db);
   } finally {
@@ -60,7 +60,7 @@ describe('the SQLite store keeps its file', () => {
   describe('the token counter and its key live in the file', () => {
     it('draws a 32-byte key when the file is created, and leases the permutation of the counter under it', async () => {
       const tokens = await store.leaseTokens(5);
-      const { key, next } = inFile(file, (db) => db.prepare('SELECT key, next FROM token_counter').get() as { key: Buffer; next: number });
+      const { key, next } = inFile(file, (db) => db.prepare('SELECT key, next FROM token_counter').get() as { key: Uint8Array; next: number });
       assert.equal(key.length, 32);
       assert.equal(next, 5);
       const permutation = new TokenPermutation(key);
@@ -90,7 +90,7 @@ describe('the SQLite store keeps its file', () => {
     const trace = [{ function: 'noRouteFound', file: '/srv/src/routing/unmatched.ts', line: 45, column: 10, own: true, excerpt: [{ number: 45, text: 'throw' }] }];
     const failing = (token: string) => report(token, { collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
     const traceRows = (file: string) => {
-      const db = new Database(file, { readonly: true });
+      const db = openSqlite(file, { readonly: true });
       try {
         return db.prepare('SELECT count(*) FROM traces').pluck().get() as number;
       } finally {
@@ -117,7 +117,7 @@ describe('the SQLite store keeps its file', () => {
   describe('a store written by version 1 (rows in token order) is moved to the current layout on open', () => {
     it('keeps every report, readable and in time order', async () => {
       const file = join(mkdtempSync(join(tmpdir(), 'vigil-v1-')), 'profiler.sqlite');
-      const v1 = new Database(file);
+      const v1 = openSqlite(file);
       v1.exec(`CREATE TABLE reports (token TEXT PRIMARY KEY, time INTEGER NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
         status INTEGER NOT NULL, ip TEXT NOT NULL, duration REAL NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
         CREATE INDEX reports_by_time ON reports (time);`);

@@ -6,15 +6,17 @@
  * project are kept per state of the sources (`vigil-package-<hash>/`): a run packs and
  * installs at most once, and a later run of the same sources not at all.
  *
- * The project installs with `--ignore-scripts` and gets the native SQLite binding this
- * checkout already built (the same better-sqlite3 version, the same Node): compiling it
- * again from source would take minutes, and it is not vigil's to test.
+ * The project installs with `--ignore-scripts`. On a Node with `node:sqlite` it needs no
+ * SQLite package; otherwise (Node 20) it installs better-sqlite3, an optional peer, and gets
+ * the native binding this checkout already built (the same version, the same Node):
+ * compiling it again from source would take minutes, and it is not vigil's to test.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { loadNodeSqlite } from '../../src/profiler/storage/sqlite-node-driver.js';
 import { ROOT } from './root.js';
 
 /** What `npm pack` reads: the sources it builds, the manifest, the files it ships. */
@@ -46,11 +48,14 @@ export function installedPackage(): InstalledPackage {
     const project = join(scratch, 'project');
     writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'vigil-consumer', private: true, type: 'module' }, null, 2)}\n`);
     // The versions this checkout runs with, so that the install finds them in npm's cache.
-    const pinned = ['fastify', '@types/node', 'better-sqlite3'].map((name) => `${name}@${installedVersion(ROOT, name)}`);
+    const needsBinding = loadNodeSqlite() === undefined;
+    const pinned = ['fastify', '@types/node', ...(needsBinding ? ['better-sqlite3'] : [])].map((name) => `${name}@${installedVersion(ROOT, name)}`);
     npm(['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', join(scratch, tarball), ...pinned], project);
-    const binding = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-    mkdirSync(join(project, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
-    copyFileSync(join(ROOT, binding), join(project, binding));
+    if (needsBinding) {
+      const binding = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+      mkdirSync(join(project, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
+      copyFileSync(join(ROOT, binding), join(project, binding));
+    }
     writeFileSync(join(project, 'installed'), '');
     try {
       renameSync(scratch, directory);
@@ -87,7 +92,7 @@ function sourcesHash(): string {
     }
   };
   for (const entry of PACKED) visit(join(ROOT, entry));
-  // The copied binding is built for one Node ABI: another Node needs a project of its own.
-  hash.update(`node ABI ${process.versions.modules}\n`);
+  // The copied binding is built for one Node ABI, and a Node with node:sqlite has none: another Node needs a project of its own.
+  hash.update(`node ABI ${process.versions.modules}, SQLite by ${loadNodeSqlite() === undefined ? 'better-sqlite3' : 'node:sqlite'}\n`);
   return hash.digest('hex').slice(0, 16);
 }

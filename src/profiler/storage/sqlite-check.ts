@@ -5,7 +5,7 @@
  * named in a {@link ReportStoreError}.
  */
 import { existsSync, renameSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase } from './sqlite-driver.js';
 import { ReportStoreError } from './report-store.js';
 import { fileIdentity, sameFile, type FileIdentity } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
@@ -26,10 +26,10 @@ function isDamage(error: unknown): boolean {
 
 /** What is wrong with an existing store file, or undefined when it is sound. */
 function damageOf(file: string): string | undefined {
-  let db: Database.Database | undefined;
+  let db: SqliteDatabase | undefined;
   try {
     // Read-only: the check never writes to the file it may have to keep as evidence.
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = openSqlite(file, { readonly: true, fileMustExist: true });
     const check = db.pragma('quick_check(1)', { simple: true });
     if (check !== 'ok') return String(check).replace(/\s+/g, ' ').trim();
     return schemaProblem(db);
@@ -55,7 +55,7 @@ export function moveAside(file: string, reason: string): string {
   return movedTo;
 }
 
-function open(file: string): Database.Database {
+function open(file: string): SqliteDatabase {
   try {
     return openDatabase(file);
   } catch (error) {
@@ -68,7 +68,7 @@ function open(file: string): Database.Database {
  * and replaced by a new store when `moveAsideDamaged`; otherwise it is left as it is and a
  * {@link ReportStoreError} names it.
  */
-export function openCheckedDatabase(file: string, moveAsideDamaged: boolean, knownSound?: FileIdentity): { db: Database.Database; movedAside: MovedAside | undefined } {
+export function openCheckedDatabase(file: string, moveAsideDamaged: boolean, knownSound?: FileIdentity): { db: SqliteDatabase; movedAside: MovedAside | undefined } {
   // A file checked already (opened again after a full disk) is not read whole again.
   const reason = existsSync(file) && !sameFile(fileIdentity(file), knownSound) ? damageOf(file) : undefined;
   if (reason === undefined) return { db: open(file), movedAside: undefined };

@@ -7,7 +7,7 @@
  * (`sqlite-writes.ts`), a checkpoint never grows the file for reports about to go: on a
  * full disk that checkpoint could not finish, and nothing more could be written.
  */
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-driver.js';
 
 /** WAL pages after which a commit copies the WAL into the database: 512 KiB of 4 KiB pages (SQLite's default is 1000). */
 export const WAL_CHECKPOINT_PAGES = 128;
@@ -21,7 +21,7 @@ export const WAL_SIZE_LIMIT = 512 * 1024;
 const FREE_PAGES_KEPT = 256;
 
 /** The bounds every connection to the store uses. */
-export function boundDiskUse(db: Database.Database): void {
+export function boundDiskUse(db: SqliteDatabase): void {
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
 }
@@ -33,7 +33,7 @@ const VACUUM_STEP_PAGES = 2048;
  * After a retention run, one step of giving free pages back: true while more are to be
  * given. Between steps the write thread applies other commands.
  */
-export function freePagesStep(db: Database.Database): boolean {
+export function freePagesStep(db: SqliteDatabase): boolean {
   const free = db.pragma('freelist_count', { simple: true }) as number;
   const pages = db.pragma('page_count', { simple: true }) as number;
   if (!(free > FREE_PAGES_KEPT && free > pages / 4)) return false;
@@ -47,7 +47,7 @@ export function freePagesStep(db: Database.Database): boolean {
  * `auto_vacuum = INCREMENTAL`; older files keep theirs for reuse), then copies the WAL into
  * the database and truncates it to nothing.
  */
-export function settleDiskUse(db: Database.Database): void {
+export function settleDiskUse(db: SqliteDatabase): void {
   const free = db.pragma('freelist_count', { simple: true }) as number;
   const pages = db.pragma('page_count', { simple: true }) as number;
   if (free > FREE_PAGES_KEPT && free > pages / 4) db.pragma('incremental_vacuum');

@@ -5,7 +5,7 @@
  * write thread notices the last two and the store (`sqlite-store.ts`) recovers from them.
  */
 import { statSync } from 'node:fs';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-driver.js';
 
 /** A write thread's reply code: the file at the store's path is no longer the one it wrote (deleted or replaced). */
 export const FILE_LOST = 'VIGIL_STORE_FILE_LOST';
@@ -72,7 +72,7 @@ export class FileWatch {
   }
 
   /** After `error`, what is wrong with the file's pages, or undefined when they are sound (or the error says nothing of them). */
-  damageAfter(db: Database.Database, error: unknown): string | undefined {
+  damageAfter(db: SqliteDatabase, error: unknown): string | undefined {
     const code = String((error as { code?: unknown }).code);
     if (!MAYBE_DAMAGED.test(code)) return undefined;
     if (code.startsWith('SQLITE_IOERR')) {

@@ -1,13 +1,13 @@
 /** Opens the report store's SQLite file with the settings every connection to it uses. */
 import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase } from './sqlite-driver.js';
 import { boundDiskUse } from './sqlite-disk.js';
 import { prepareSchema } from './sqlite-schema.js';
 
-export function openDatabase(file: string): Database.Database {
+export function openDatabase(file: string): SqliteDatabase {
   createPrivately(file);
-  const db = new Database(file);
+  const db = openSqlite(file);
   try {
     // Lets a new file give freed pages back (sqlite-disk.ts); it must precede WAL, which writes the header.
     db.pragma('auto_vacuum = INCREMENTAL');
@@ -26,8 +26,8 @@ export function openDatabase(file: string): Database.Database {
 }
 
 /** A read-only connection to an open store's file, for the read thread: the write side made its schema. */
-export function openReadConnection(file: string): Database.Database {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+export function openReadConnection(file: string): SqliteDatabase {
+  const db = openSqlite(file, { readonly: true, fileMustExist: true });
   try {
     // A writer checkpointing, or another process recovering the WAL, is waited for.
     db.pragma('busy_timeout = 5000');

@@ -6,7 +6,7 @@
  * the file damaged (`sqlite-faults.ts`), it answers with FILE_LOST or FILE_DAMAGED, for the
  * store to open the file again, with a new read thread.
  */
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ReportSearch, ReportSummary } from '../report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
@@ -30,14 +30,14 @@ export type ReportRow = ReportSummary & { data: string; traceJson: string | null
 const { file } = workerData as ReadThreadData;
 
 interface Connection {
-  db: Database.Database;
+  db: SqliteDatabase;
   watch: FileWatch;
-  readRow: Database.Statement;
+  readRow: SqliteStatement;
   /** The trigram tables hold every report (no background fill under way). */
-  indexed: Database.Statement;
-  count: Database.Statement;
+  indexed: SqliteStatement;
+  count: SqliteStatement;
   /** Search statements by their SQL: a few combinations of filters. */
-  searches: Map<string, Database.Statement>;
+  searches: Map<string, SqliteStatement>;
 }
 
 let connection: Connection | undefined;

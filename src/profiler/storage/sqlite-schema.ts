@@ -14,7 +14,7 @@
  * trigram tables empty and filled in the background, newest reports first.
  */
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-driver.js';
 import { TOKEN_KEY_BYTES } from '../../debug/token-permutation.js';
 import { SEARCH_BTREES, SEARCH_PROBES, SEARCH_TABLES, startIndexing } from './sqlite-search-index.js';
 
@@ -76,7 +76,7 @@ export function newTokenKey(): Buffer {
  * What is wrong with the layout of a file that claims the current version, or undefined.
  * Reading the schema parses all of it: a damaged schema throws SQLITE_CORRUPT here.
  */
-export function schemaProblem(db: Database.Database): string | undefined {
+export function schemaProblem(db: SqliteDatabase): string | undefined {
   db.prepare('SELECT type, name, sql FROM sqlite_master').all();
   if ((db.pragma('user_version', { simple: true }) as number) < SCHEMA_VERSION) return undefined;
   for (const probe of PROBES) {
@@ -94,7 +94,7 @@ export function schemaProblem(db: Database.Database): string | undefined {
  * oldest first). Immediate, and checked again inside: processes opening one new file at
  * once create it once, with one key.
  */
-export function prepareSchema(db: Database.Database): void {
+export function prepareSchema(db: SqliteDatabase): void {
   const current = () => db.pragma('user_version', { simple: true }) as number;
   if (current() >= SCHEMA_VERSION) return;
   db.transaction(() => {

@@ -16,7 +16,7 @@
  * and fills the tables in chunks, newest first, between other commands. Until it is done,
  * part-of searches scan (`sqlite-search.ts`).
  */
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-driver.js';
 
 const TRIGRAMS = "content='reports', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none";
 
@@ -42,7 +42,7 @@ export const SEARCH_PROBES = ['SELECT rowid FROM reports_url_search LIMIT 0', 'S
 const FILL_CHUNK = 5000;
 
 /** In the migrating transaction: an empty store gets its B-trees now; one with reports is indexed later. */
-export function startIndexing(db: Database.Database): void {
+export function startIndexing(db: SqliteDatabase): void {
   const newest = db.prepare('SELECT max(id) FROM reports').pluck().get() as number | null;
   if (newest === null) db.exec(SEARCH_BTREES);
   else db.prepare('INSERT INTO search_backfill (id, below) VALUES (1, ?) ON CONFLICT (id) DO NOTHING').run(newest + 1);
@@ -64,7 +64,7 @@ export interface SearchIndexWrites {
   fillStep(): boolean;
 }
 
-export function prepareSearchIndex(db: Database.Database): SearchIndexWrites {
+export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
   const newest = db.prepare('SELECT coalesce(max(id), 0) FROM reports').pluck();
   const indexUrl = db.prepare('INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id > ?');
   const indexIp = db.prepare('INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id > ?');

@@ -10,7 +10,7 @@
  * indexes a step at a time, between commands: a batch that arrives meanwhile waits for one
  * chunk at most.
  */
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { freePagesStep, settleDiskUse } from './sqlite-disk.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
@@ -37,7 +37,7 @@ export type WriteReply = { id: number; result: unknown } | { id: number; error: 
 
 const { file, maxPageCount } = workerData as WriteThreadData;
 /** Opened by the first command, so that a failure to open comes back as an answer with its code. */
-let connection: { db: Database.Database; writes: SqliteWrites; watch: FileWatch } | undefined;
+let connection: { db: SqliteDatabase; writes: SqliteWrites; watch: FileWatch } | undefined;
 /** The file was lost or damaged: every command is answered with this. */
 let gone: { code: string; message: string } | undefined;
 
@@ -118,7 +118,7 @@ function finish({ command }: { command: PurgeCommand }, result: number | undefin
 }
 
 /** Gives disk space back after deletions. If that cannot happen now (a full disk), the next retention run tries again. */
-function settled<T>(db: Database.Database, deleted: T): T {
+function settled<T>(db: SqliteDatabase, deleted: T): T {
   try {
     settleDiskUse(db);
   } catch {
@@ -151,7 +151,7 @@ function apply(command: WriteCommand): unknown {
 }
 
 /** Applies `write` to the open file; a file found lost or damaged after it is given up. */
-function guarded<T>(write: (db: Database.Database, writes: SqliteWrites) => T): T {
+function guarded<T>(write: (db: SqliteDatabase, writes: SqliteWrites) => T): T {
   if (gone) throw Object.assign(new Error(gone.message), { code: gone.code });
   if (!connection) throw new Error('the write connection is not open');
   const { db, writes, watch } = connection;
@@ -183,7 +183,7 @@ function give(code: string, message: string): never {
   throw Object.assign(new Error(message), { code });
 }
 
-function applyTo(db: Database.Database, writes: SqliteWrites, command: Exclude<WriteCommand, { kind: 'open' | 'close' | 'purge' }>): unknown {
+function applyTo(db: SqliteDatabase, writes: SqliteWrites, command: Exclude<WriteCommand, { kind: 'open' | 'close' | 'purge' }>): unknown {
   switch (command.kind) {
     case 'insert':
       return writes.insert(command.rows, command.traces, command.keep);

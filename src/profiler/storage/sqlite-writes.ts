@@ -13,7 +13,7 @@
  * A purge runs in chunks, each its own transaction: between two, the write thread applies
  * the batches that came meanwhile, and other processes get the write lock.
  */
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-driver.js';
 import { TokenPermutation } from '../../debug/token-permutation.js';
 import type { EncodedTrace } from './report-encoding.js';
 import { CREATE_COUNTER, newTokenKey } from './sqlite-schema.js';
@@ -61,7 +61,7 @@ function isReportError(error: unknown): boolean {
   return /^SQLITE_(TOOBIG|CONSTRAINT|MISMATCH)/.test(String((error as { code?: unknown }).code));
 }
 
-export function prepareWrites(db: Database.Database): SqliteWrites {
+export function prepareWrites(db: SqliteDatabase): SqliteWrites {
   const insertReport = db.prepare(
     `INSERT INTO reports (token, time, method, url, status, ip, duration, data, trace)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING`,
@@ -110,7 +110,8 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
   const storedTokens = db.prepare('SELECT token FROM reports WHERE token IN (SELECT value FROM json_each(?))').pluck();
   let permutation: { key: Buffer; of: TokenPermutation } | undefined;
   const leaseTokens = db.transaction((count: number): string[] => {
-    type Counter = { next: number; key: Buffer };
+    // A BLOB is a Uint8Array from node:sqlite, a Buffer from better-sqlite3.
+    type Counter = { next: number; key: Uint8Array };
     let counter = readCounter.get() as Counter | undefined;
     if (!counter) {
       // The row was deleted: a new key; the check below still keeps stored tokens out.
@@ -118,7 +119,7 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
       counter = readCounter.get() as Counter;
     }
     advanceCounter.run(count);
-    if (!permutation?.key.equals(counter.key)) permutation = { key: counter.key, of: new TokenPermutation(counter.key) };
+    if (!permutation?.key.equals(counter.key)) permutation = { key: Buffer.from(counter.key), of: new TokenPermutation(counter.key) };
     const tokens = Array.from({ length: count }, (_, i) => permutation!.of.token(counter.next + i));
     // 2^24 values on, the counter comes back to a token: a report that still holds it keeps it.
     const taken = new Set(storedTokens.all(JSON.stringify(tokens)) as string[]);
@@ -193,7 +194,7 @@ export function prepareWrites(db: Database.Database): SqliteWrites {
  * followed through this connection's own writes, and counted again once another connection
  * has written (`data_version` changes; the command line's purge, for one).
  */
-function reportCount(db: Database.Database) {
+function reportCount(db: SqliteDatabase) {
   const countAll = db.prepare('SELECT count(*) FROM reports').pluck();
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let known: { reports: number; version: number } | undefined;
