@@ -74,11 +74,12 @@ export class HeapGuard {
 }
 
 /**
- * The old generation, which is what V8 dies of; the young generation's use is left out.
+ * The old generation, which is what V8 dies of, with the young large objects that the next
+ * scavenge promotes into it whole; the semi-spaces' use is left out.
  */
 function heapUse(): { used: number; limit: number } {
   let used = 0;
-  for (const space of getHeapSpaceStatistics()) if (!space.space_name.startsWith('new_')) used += space.space_used_size;
+  for (const space of getHeapSpaceStatistics()) if (space.space_name !== 'new_space') used += space.space_used_size;
   return { used, limit: OLD_GENERATION_LIMIT };
 }
 
