@@ -2,7 +2,7 @@
  * The profiler: gives each request a token, marks the stages it goes through, lets
  * collectors fill its report, and hands the report to the writer once the response is
  * sent (Symfony's "terminate" stage). Only composed in debug mode. Tokens come from the
- * store in leased blocks (`debug/token.ts`), so that every process writing one store hands
+ * store in leased blocks (`token.ts`), so that every process writing one store hands
  * out different ones.
  *
  * The profiler's own pages are not profiled and carry no token, but only for clients it
@@ -13,7 +13,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, 
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { RequestScope, runInScope } from '../http/request-scope.js';
-import { TokenSource } from '../debug/token.js';
+import { TokenSource } from './token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
 import { routeOf } from '../routing/route-table.js';

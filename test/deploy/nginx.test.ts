@@ -10,7 +10,7 @@ import { Agent, get } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TOKEN_PATTERN } from '../../src/debug/token.js';
+import { TOKEN_PATTERN } from '../../src/profiler/token.js';
 import type { Report } from '../../src/profiler/report.js';
 import { debugMessage, tokenOf } from '../support/answers.js';
 import { ask, startService, type Service } from '../support/service.js';

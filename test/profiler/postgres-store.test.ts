@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, afterEach, describe, it } from 'node:test';
-import { TokenPermutation } from '../../src/debug/token-permutation.js';
+import { TokenPermutation } from '../../src/profiler/token-permutation.js';
 import { ReportStoreError, ReportStoreUnavailableError, type ReportStore } from '../../src/profiler/storage/report-store.js';
 import { PG_PASSWORD, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { encoded, report, T0 } from '../support/reports.js';

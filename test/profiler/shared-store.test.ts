@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TOKEN_PATTERN } from '../../src/debug/token.js';
+import { TOKEN_PATTERN } from '../../src/profiler/token.js';
 import { askInTurn, startKernel } from '../support/kernel.js';
 import { openSqlite } from '../../src/profiler/storage/sqlite-driver.js';
 

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TokenPermutation } from '../../src/debug/token-permutation.js';
+import { TokenPermutation } from '../../src/profiler/token-permutation.js';
 import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { sqliteStore, storedTokens } from '../support/stores.js';

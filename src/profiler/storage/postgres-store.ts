@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresDsn } from '../../config.js';
-import { TOKEN_KEY_BYTES } from '../../debug/token-permutation.js';
+import { TOKEN_KEY_BYTES } from '../token-permutation.js';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { loadPg } from './postgres-driver.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';

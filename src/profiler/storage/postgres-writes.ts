@@ -11,7 +11,7 @@
  * lock keeps two leases apart.
  */
 import type pg from 'pg';
-import { TokenPermutation } from '../../debug/token-permutation.js';
+import { TokenPermutation } from '../token-permutation.js';
 import { isReportDataError } from './postgres-errors.js';
 import { CREATE_COUNTER, LOCK_CLASS, WRITE_LOCK } from './postgres-schema.js';
 import type { EncodedReport } from './report-encoding.js';

@@ -68,7 +68,7 @@ export interface ReportStore {
   /**
    * Leases `count` tokens of the store's counter, in one transaction: no other lease, from
    * this process or another, gets the same counter values. Each token is the keyed
-   * permutation of its counter value (`debug/token-permutation.ts`); tokens that a stored
+   * permutation of its counter value (`token-permutation.ts`); tokens that a stored
    * report still holds are left out, so there may be fewer than `count`.
    */
   leaseTokens(count: number): Promise<string[]>;

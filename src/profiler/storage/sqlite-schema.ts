@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { SqliteDatabase } from './sqlite-driver.js';
-import { TOKEN_KEY_BYTES } from '../../debug/token-permutation.js';
+import { TOKEN_KEY_BYTES } from '../token-permutation.js';
 import { SEARCH_BTREES, SEARCH_PROBES, SEARCH_TABLES, startIndexing } from './sqlite-search-index.js';
 
 const SCHEMA_VERSION = 4;

@@ -14,7 +14,7 @@
  * the batches that came meanwhile, and other processes get the write lock.
  */
 import type { SqliteDatabase } from './sqlite-driver.js';
-import { TokenPermutation } from '../../debug/token-permutation.js';
+import { TokenPermutation } from '../token-permutation.js';
 import type { EncodedTrace } from './report-encoding.js';
 import { CREATE_COUNTER, newTokenKey } from './sqlite-schema.js';
 import { prepareSearchIndex, type SearchIndexWrites } from './sqlite-search-index.js';
