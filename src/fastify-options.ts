@@ -26,7 +26,7 @@ import { ProfilerAccess } from './profiler/access.js';
 import { linkLogTap, LogTap, type LineSink } from './profiler/log-tap.js';
 import type { VigilKernel } from './plugin.js';
 import { markPretty, prettyLogOutputSync } from './server/log-output.js';
-import { answerClientError, PARSER_MAX_HEADER_SIZE } from './server/malformed-request.js';
+import { answerClientError, PARSER_MAX_HEADER_SIZE } from './guards/malformed-request.js';
 
 export interface VigilFastifyExtras {
   /** Where log lines go (default: stdout, pretty at a terminal in debug mode). */

@@ -13,9 +13,9 @@ import { requestStateHook } from './http/request-state.js';
 import { profilerAccessHook } from './profiler/access-hook.js';
 import type { Profiler } from './profiler/profiler.js';
 import { unmatchedHook, type MatcherSource } from './routing/unmatched-hook.js';
-import { headHook } from './server/head-hook.js';
-import { hostHook } from './server/host-hook.js';
-import type { TrustedHosts } from './server/trusted-hosts.js';
+import { headHook } from './guards/head-hook.js';
+import { hostHook } from './guards/host-hook.js';
+import type { TrustedHosts } from './guards/trusted-hosts.js';
 
 export interface RequestHookParts {
   /** HOST as a URL writes it, for links of requests without a usable Host. */

@@ -52,7 +52,7 @@ import { installAccessLog } from './server/access-log.js';
 import { warnOfPublicDebug } from './server/debug-exposure.js';
 import { isPretty } from './server/log-output.js';
 import { handOffToKernel } from './server/node-handoffs.js';
-import { TrustedHosts } from './server/trusted-hosts.js';
+import { TrustedHosts } from './guards/trusted-hosts.js';
 
 export interface VigilOptions {
   /** The settings; read from the environment and `.env` (`loadConfig()`) when absent. */

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { RouteMatcher, type MatchableRoute } from '../routing/route-matcher.js';
 import { HTTP_METHODS, Routes, type RouteDefinition } from '../routing/routes.js';
 import { loadRoutesModule } from '../server/routes-module.js';
-import { hostName, TrustedHosts } from '../server/trusted-hosts.js';
+import { hostName, TrustedHosts } from '../guards/trusted-hosts.js';
 import { UsageError, type Command } from './command.js';
 import { APP_EXPORT, applicationRoutes } from './app-module.js';
 import { terminalSafe } from './report-text.js';

@@ -56,7 +56,7 @@ describe('headers over 16 KB are a 431', () => {
     assert.equal(rawHeader(raw, 'content-type'), 'text/plain; charset=UTF-8');
     assert.equal(rawHeader(raw, 'cache-control'), 'no-cache, private');
     assert.equal(decodeURIComponent(rawHeader(raw, 'x-debug-exception') ?? ''), 'The request line and headers are larger than 65536 bytes');
-    assert.match(rawHeader(raw, 'x-debug-exception-file') ?? '', /src%2Fserver%2Fmalformed-request\.ts:\d+$/);
+    assert.match(rawHeader(raw, 'x-debug-exception-file') ?? '', /src%2Fguards%2Fmalformed-request\.ts:\d+$/);
   });
 });
 

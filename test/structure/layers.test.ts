@@ -23,15 +23,16 @@ const FLOORS: readonly (readonly string[])[] = [
   ['config.ts', 'debug', 'http', 'optional-package.ts'],
   // error classes, codes, negotiation and the one error handler
   ['errors'],
-  // the cross-origin policy and its hook (which raises the pipeline's errors)
-  ['cors'],
+  // the per-request guards (the request head, Host, malformed requests) and the cross-origin
+  // policy: hooks that raise the pipeline's errors
+  ['guards', 'cors'],
   // the route table, the 404/405/301 decision
   ['routing'],
   // body, upload, execution-time and memory limits for routed requests
   ['limits'],
   // reports, collectors, storage, pages
   ['profiler'],
-  // listening, the request head and Host hooks, shutdown
+  // listening, workers, shutdown
   ['server'],
   // the composition: the plugin, the Fastify options, the standalone kernel
   ['composition'],
