@@ -8,7 +8,8 @@
  *
  * A purge is applied a chunk at a time, and the background fill of an older file's search
  * indexes a step at a time, between commands: a batch that arrives meanwhile waits for one
- * chunk at most.
+ * chunk at most. So is the indexing of the search tail (`sqlite-search-index.ts`): once no
+ * batch has come for a moment, or at once when the tail is longer than a bound.
  */
 import type Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -49,7 +50,16 @@ type PurgeCommand = Extract<WriteCommand, { kind: 'purge' }>;
 const purges: Array<{ command: PurgeCommand; deleted: number; freeing?: boolean }> = [];
 /** The search indexes of an older file are being filled (`sqlite-search-index.ts`). */
 let filling = false;
+/** The search tail is being indexed, a chunk at a time. */
+let indexingTail = false;
+/** Started by each batch: when it fires, no batch has come for that long and the tail is indexed. */
+let idleTimer: NodeJS.Timeout | undefined;
 let scheduled = false;
+
+/** No batch for this long, and the tail is indexed. */
+const TAIL_IDLE_MS = 50;
+/** A tail this long is indexed without waiting for a pause: searches read it row by row. */
+const TAIL_BOUND = 5000;
 
 function open(): void {
   const db = openDatabase(file);
@@ -61,12 +71,49 @@ function open(): void {
     throw error;
   }
   filling = true;
+  // A tail left by a process that stopped before indexing it.
+  waitForPause();
+}
+
+/** Indexes the tail once no batch has come for {@link TAIL_IDLE_MS}, or now when it has grown past its bound. */
+function afterBatch(): void {
+  if (indexingTail) return;
+  let length = 0;
+  try {
+    length = guarded((_, writes) => writes.search.tailLength());
+  } catch {
+    return;
+  }
+  if (length >= TAIL_BOUND) startIndexingTail();
+  else if (length > 0) waitForPause();
+}
+
+function waitForPause(): void {
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(startIndexingTail, TAIL_IDLE_MS);
+  // A pending pause never keeps the thread alive.
+  idleTimer.unref();
+}
+
+function indexWholeTail(): void {
+  clearTimeout(idleTimer);
+  indexingTail = false;
+  try {
+    while (guarded((_, writes) => writes.search.indexTail()) > 0);
+  } catch {
+    // Tried again after the next batch; meanwhile searches read the tail.
+  }
+}
+
+function startIndexingTail(): void {
+  clearTimeout(idleTimer);
+  indexingTail = true;
   schedule();
 }
 
 /** The next chunk of background work, after the commands that arrived meanwhile. */
 function schedule(): void {
-  if (scheduled || (purges.length === 0 && !filling)) return;
+  if (scheduled || (purges.length === 0 && !filling && !indexingTail)) return;
   scheduled = true;
   setImmediate(nextChunk);
 }
@@ -84,7 +131,11 @@ function nextChunk(): void {
       } else {
         const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
         if (deleted === undefined) finish(purges.shift()!, undefined);
-        else if (deleted === 0) purge.freeing = true;
+        else if (deleted === 0) {
+          // The tail is indexed before the WAL is emptied, so that the file is left settled.
+          indexWholeTail();
+          purge.freeing = true;
+        }
         else purge.deleted += deleted;
         // The lease is taken (or found held) by the first chunk; the others go on under it.
         if (purge.command.lease) purge.command = { ...purge.command, lease: undefined };
@@ -92,6 +143,16 @@ function nextChunk(): void {
     } catch (error) {
       purges.shift();
       parentPort!.postMessage(failure(id, error));
+    }
+  } else if (indexingTail) {
+    indexingTail = false;
+    try {
+      // Large chunks only: what is left, shorter than the bound, waits for the next pause.
+      const left = guarded((_, writes) => writes.search.indexTail());
+      if (left >= TAIL_BOUND) indexingTail = true;
+      else if (left > 0) waitForPause();
+    } catch {
+      // Tried again after the next batch; meanwhile searches read the tail.
     }
   } else if (filling) {
     try {
@@ -133,6 +194,8 @@ function apply(command: WriteCommand): unknown {
     // Purges under way end here: what they deleted so far is committed.
     for (const { command, deleted } of purges.splice(0)) parentPort!.postMessage({ id: command.id, result: deleted } satisfies WriteReply);
     filling = false;
+    indexingTail = false;
+    clearTimeout(idleTimer);
     // Closing the connection checkpoints the WAL.
     connection?.db.close();
     connection = undefined;
@@ -146,7 +209,10 @@ function apply(command: WriteCommand): unknown {
   const result = guarded((db, writes) => applyTo(db, writes, command));
   // The next batch reads its pages from the file again (the OS keeps them at hand), not from this
   // connection's cache, which would hide pages damaged on disk until a write failed elsewhere.
-  if (command.kind === 'insert') connection?.db.pragma('shrink_memory');
+  if (command.kind === 'insert') {
+    connection?.db.pragma('shrink_memory');
+    afterBatch();
+  }
   return result;
 }
 
