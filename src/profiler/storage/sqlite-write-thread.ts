@@ -1,5 +1,5 @@
 /**
- * The report store's write thread: owns the SQLite write connection and applies the
+ * The report store's write thread: checks the file (`sqlite-check.ts`), owns the SQLite write connection and applies the
  * batches, token leases, purges and clears the store sends it, one at a time, in order.
  * After each it checks that the path still names the file it writes, and after a failed
  * one that the file is sound (`sqlite-faults.ts`): if not, it closes the connection and
@@ -13,6 +13,7 @@
  */
 import type Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { damageOf } from './sqlite-check.js';
 import { freePagesStep, settleDiskUse } from './sqlite-disk.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
@@ -25,6 +26,7 @@ export interface WriteThreadData {
 }
 
 export type WriteCommand =
+  | { id: number; kind: 'check' }
   | { id: number; kind: 'open' }
   | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[]; keep: number | undefined }
   | { id: number; kind: 'lease'; count: number }
@@ -189,6 +191,8 @@ function settled<T>(db: Database.Database, deleted: T): T {
 }
 
 function apply(command: WriteCommand): unknown {
+  // What is wrong with the file, before it is opened: the check reads all of it, here rather than on the serving thread.
+  if (command.kind === 'check') return damageOf(file) ?? null;
   if (command.kind === 'open') return void open();
   if (command.kind === 'close') {
     // Purges under way end here: what they deleted so far is committed.
@@ -265,9 +269,9 @@ function applyTo(db: Database.Database, writes: SqliteWrites, command: Exclude<W
 /** A command answered later, by the chunks that carry it out. */
 const PENDING = Symbol('pending');
 
-/** A failure carries SQLite's code when it has one. */
+/** A failure carries SQLite's code when it has one, or its cause's (the check wraps SQLite's error). */
 function failure(id: number, error: unknown): WriteReply {
-  const code = (error as { code?: unknown }).code;
+  const code = (error as { code?: unknown }).code ?? ((error as { cause?: { code?: unknown } }).cause)?.code;
   return { id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined };
 }
 
