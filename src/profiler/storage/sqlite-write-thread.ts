@@ -49,7 +49,7 @@ const PURGE_CHUNK = 1000;
 
 type PurgeCommand = Extract<WriteCommand, { kind: 'purge' }>;
 /** Purges under way, the first one chunk by chunk, what each has deleted so far, and whether it is giving pages back. */
-const purges: Array<{ command: PurgeCommand; deleted: number; freeing?: boolean }> = [];
+const purges: Array<{ command: PurgeCommand; deleted: number; catchingUp?: boolean; freeing?: boolean }> = [];
 /** The search indexes of an older file are being filled (`sqlite-search-index.ts`). */
 let filling = false;
 /** The search tail is being indexed, a chunk at a time. */
@@ -97,13 +97,12 @@ function waitForPause(): void {
   idleTimer.unref();
 }
 
-function indexWholeTail(): void {
-  clearTimeout(idleTimer);
-  indexingTail = false;
+/** One chunk of the tail (or of deleted reports) into the trigram tables; what is left, 0 on a failure (tried again after the next batch). */
+function tailStep(): number {
   try {
-    while (guarded((_, writes) => writes.search.indexTail()) > 0);
+    return guarded((_, writes) => writes.search.indexTail());
   } catch {
-    // Tried again after the next batch; meanwhile searches read the tail.
+    return 0;
   }
 }
 
@@ -126,18 +125,20 @@ function nextChunk(): void {
   if (purge) {
     const { id, before, keep, lease } = purge.command;
     try {
-      if (purge.freeing) {
+      if (purge.catchingUp) {
+        // The tail and the deleted reports go through the trigram tables before the WAL is emptied, so that the file is left settled.
+        if (tailStep() === 0) {
+          purge.catchingUp = false;
+          purge.freeing = true;
+        }
+      } else if (purge.freeing) {
         // Then the WAL is emptied, and the purge answered with its count whatever happens: the deletions are committed.
         if (!freeingPages() && connection) finish(purges.shift()!, settled(connection.db, purge.deleted));
         else if (!connection) finish(purges.shift()!, purge.deleted);
       } else {
         const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
         if (deleted === undefined) finish(purges.shift()!, undefined);
-        else if (deleted === 0) {
-          // The tail is indexed before the WAL is emptied, so that the file is left settled.
-          indexWholeTail();
-          purge.freeing = true;
-        }
+        else if (deleted === 0) purge.catchingUp = true;
         else purge.deleted += deleted;
         // The lease is taken (or found held) by the first chunk; the others go on under it.
         if (purge.command.lease) purge.command = { ...purge.command, lease: undefined };
