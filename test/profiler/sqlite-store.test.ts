@@ -146,7 +146,7 @@ describe('the SQLite store keeps its file', () => {
       store = sqliteStore(file);
       await store.open();
       assert.deepEqual(await storedTokens(store), ['123456', 'abcdef']);
-      assert.equal(inFile(file, (db) => db.pragma('user_version', { simple: true })), 4);
+      assert.equal(inFile(file, (db) => db.pragma('user_version', { simple: true })), 5);
       const tokens = await store.leaseTokens(1000);
       assert.ok(tokens.length > 0 && !tokens.includes('abcdef') && !tokens.includes('123456'));
     });

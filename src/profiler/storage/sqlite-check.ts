@@ -1,14 +1,12 @@
 /**
- * Opens the report store's file after checking it: SQLite's quick check of every page and a
- * read of the whole schema. A damaged file is moved aside with its -wal and -shm (nothing is
- * deleted) and a new store created, or, where the caller cannot repair (the command line),
- * named in a {@link ReportStoreError}.
+ * The check of the report store's file before it is opened: SQLite's quick check of every
+ * page and a read of the whole schema. It reads the whole file, so the store runs it on its
+ * write thread. A damaged file is moved aside with its -wal and -shm (nothing is deleted)
+ * and a new store created, or, where the caller cannot repair, named in a {@link ReportStoreError}.
  */
 import { existsSync, renameSync } from 'node:fs';
 import { openSqlite, type SqliteDatabase } from './sqlite-driver.js';
 import { ReportStoreError } from './report-store.js';
-import { fileIdentity, sameFile, type FileIdentity } from './sqlite-faults.js';
-import { openDatabase } from './sqlite-open.js';
 import { schemaProblem } from './sqlite-schema.js';
 
 export interface MovedAside {
@@ -25,7 +23,7 @@ function isDamage(error: unknown): boolean {
 }
 
 /** What is wrong with an existing store file, or undefined when it is sound. */
-function damageOf(file: string): string | undefined {
+export function damageOf(file: string): string | undefined {
   let db: SqliteDatabase | undefined;
   try {
     // Read-only: the check never writes to the file it may have to keep as evidence.
@@ -53,26 +51,4 @@ export function moveAside(file: string, reason: string): string {
     throw new ReportStoreError(file, `the report store ${file} is damaged (${reason}) and could not be moved aside: ${(error as Error).message}`, { cause: error, damaged: true });
   }
   return movedTo;
-}
-
-function open(file: string): SqliteDatabase {
-  try {
-    return openDatabase(file);
-  } catch (error) {
-    throw new ReportStoreError(file, `the report store ${file} cannot be opened: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-/**
- * Opens `file` (creating it when absent) once it is found sound. A damaged file is moved aside
- * and replaced by a new store when `moveAsideDamaged`; otherwise it is left as it is and a
- * {@link ReportStoreError} names it.
- */
-export function openCheckedDatabase(file: string, moveAsideDamaged: boolean, knownSound?: FileIdentity): { db: SqliteDatabase; movedAside: MovedAside | undefined } {
-  // A file checked already (opened again after a full disk) is not read whole again.
-  const reason = existsSync(file) && !sameFile(fileIdentity(file), knownSound) ? damageOf(file) : undefined;
-  if (reason === undefined) return { db: open(file), movedAside: undefined };
-  if (!moveAsideDamaged) throw new ReportStoreError(file, `the report store ${file} is damaged (${reason})`, { damaged: true });
-  const movedTo = moveAside(file, reason);
-  return { db: open(file), movedAside: { file, movedTo, reason } };
 }

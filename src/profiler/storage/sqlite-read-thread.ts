@@ -33,8 +33,12 @@ interface Connection {
   db: SqliteDatabase;
   watch: FileWatch;
   readRow: SqliteStatement;
-  /** The trigram tables hold every report (no background fill under way). */
+  /** The trigram tables hold every report below the tail (no background fill under way). */
   indexed: SqliteStatement;
+  /** The mark above which reports are the search tail, not indexed yet. */
+  tail: SqliteStatement;
+  /** A search's statements, read in one snapshot. */
+  searching: (filters: ReportSearch) => ReportSummary[];
   count: SqliteStatement;
   /** Search statements by their SQL: a few combinations of filters. */
   searches: Map<string, SqliteStatement>;
@@ -47,14 +51,18 @@ let gone: { code: string; message: string } | undefined;
 function open(): Connection {
   const db = openReadConnection(file);
   try {
-    return {
+    const c: Connection = {
       db,
       watch: new FileWatch(file),
       readRow: db.prepare(`SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`),
       indexed: db.prepare('SELECT NOT EXISTS (SELECT 1 FROM search_backfill)').pluck(),
+      tail: db.prepare('SELECT after FROM search_tail WHERE id = 1'),
       count: db.prepare('SELECT count(*) FROM reports').pluck(),
       searches: new Map(),
+      searching: () => [],
     };
+    c.searching = db.transaction((filters: ReportSearch) => search(c, filters));
+    return c;
   } catch (error) {
     db.close();
     throw error;
@@ -62,10 +70,19 @@ function open(): Connection {
 }
 
 function search(c: Connection, filters: ReportSearch): ReportSummary[] {
-  const { sql, values } = searchStatement(filters, c.indexed.get() === 1);
-  let statement = c.searches.get(sql);
-  if (!statement) c.searches.set(sql, (statement = c.db.prepare(sql)));
-  return statement.all(...values) as ReportSummary[];
+  const plan = searchStatement(filters, c.indexed.get() === 1);
+  if (!plan.lookup) return statement(c, plan.scan).all(...plan.values, plan.limit) as ReportSummary[];
+  const after = (c.tail.get() as { after: number } | undefined)?.after ?? Number.MAX_SAFE_INTEGER;
+  const newest = statement(c, plan.scan).all(after, ...plan.values, plan.limit) as ReportSummary[];
+  if (newest.length >= plan.limit) return newest;
+  const indexed = statement(c, plan.lookup.sql).all(plan.lookup.match, after, ...plan.values, plan.limit - newest.length) as ReportSummary[];
+  return [...newest, ...indexed];
+}
+
+function statement(c: Connection, sql: string): SqliteStatement {
+  let prepared = c.searches.get(sql);
+  if (!prepared) c.searches.set(sql, (prepared = c.db.prepare(sql)));
+  return prepared;
 }
 
 function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
@@ -76,7 +93,8 @@ function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
   if (lost !== undefined) give(FILE_LOST, lost);
   try {
     if (command.kind === 'read') return c.readRow.get(command.token);
-    if (command.kind === 'search') return search(c, command.filters);
+    // One read transaction: the tail and the lookup see the same mark.
+    if (command.kind === 'search') return c.searching(command.filters);
     return c.count.get();
   } catch (error) {
     const damage = c.watch.damageAfter(c.db, error);

@@ -12,13 +12,15 @@
  * Version 2 had no counter: its tokens were drawn at random, and a lease skips those still stored.
  * Version 3 had no search indexes: it gets them at open (`sqlite-search-index.ts`), the
  * trigram tables empty and filled in the background, newest reports first.
+ * Version 4 indexed each batch as it was written: it gets the mark of the search tail
+ * (`search_tail`), its reports all taken as indexed.
  */
 import { randomBytes } from 'node:crypto';
 import type { SqliteDatabase } from './sqlite-driver.js';
 import { TOKEN_KEY_BYTES } from '../token-permutation.js';
-import { SEARCH_BTREES, SEARCH_PROBES, SEARCH_TABLES, startIndexing } from './sqlite-search-index.js';
+import { SEARCH_BTREES, SEARCH_PROBES, SEARCH_TABLES, startIndexing, startTail } from './sqlite-search-index.js';
 
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 const CREATE = `
 CREATE TABLE IF NOT EXISTS reports (
@@ -98,7 +100,8 @@ export function prepareSchema(db: SqliteDatabase): void {
   const current = () => db.pragma('user_version', { simple: true }) as number;
   if (current() >= SCHEMA_VERSION) return;
   db.transaction(() => {
-    if (current() >= SCHEMA_VERSION) return;
+    const version = current();
+    if (version >= SCHEMA_VERSION) return;
     const existing = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'reports'").pluck().get() as string | undefined;
     const version1 = existing !== undefined && /WITHOUT\s+ROWID/i.test(existing);
     if (version1) db.exec('ALTER TABLE reports RENAME TO reports_v1; DROP INDEX IF EXISTS reports_by_time;');
@@ -107,7 +110,8 @@ export function prepareSchema(db: SqliteDatabase): void {
     if (version1) db.exec(`INSERT INTO reports (${V1_COLUMNS}) SELECT ${V1_COLUMNS} FROM reports_v1 ORDER BY time; DROP TABLE reports_v1;`);
     // The reports of an older file are indexed later, on the write thread; a new file's B-trees are made now, empty.
     if (existing === undefined) db.exec(SEARCH_BTREES);
-    else startIndexing(db);
+    else if (version < 4) startIndexing(db);
+    startTail(db);
     db.prepare(CREATE_COUNTER).run(newTokenKey());
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

@@ -5,16 +5,23 @@
  * a trigram table each (FTS5, case-sensitive, as the search is), over the reports' own
  * columns (external content): it holds only which report has which three characters.
  *
- * The writer indexes a batch in its own transaction, with one statement per table (FTS5
- * writes its pending terms at the end of each statement: a statement per report would cost
- * several times more), and takes the reports it deletes out of the tables first, giving
- * FTS5 their values (a `delete` by rowid alone, in a contentless table, costs more than
- * the insert). A report not indexed yet (below the backfill's mark) is not taken out.
+ * A batch is not indexed as it is written: the reports above `search_tail.after` are the
+ * tail, which searches read row by row (`sqlite-search.ts`), so that a search finds a
+ * report as soon as it is stored. The write thread indexes the tail in large chunks, when
+ * no batch has come for a moment or when the tail grows past a bound: one statement per
+ * table for thousands of reports costs FTS5 far less than one per batch. The mark is kept
+ * at or below the newest id, so reports that take the ids of deleted ones are in the tail.
+ * A report a write deletes leaves its URL and IP in `search_deleted`, and the same chunks
+ * take them out of the trigram tables (FTS5 needs the values: a `delete` by rowid alone, in
+ * a contentless table, costs more than the insert), before any of the tail is indexed, so
+ * that an id used again is never indexed while its old terms are still there. Meanwhile the
+ * trigram tables may name a deleted report: searches join the reports, which drops it. A
+ * report of the tail, or not indexed yet by the backfill, is not in the tables.
  *
  * A file of an older version gets the tables at open, empty, with `search_backfill` naming
  * the id below which reports are not indexed yet; the write thread then builds the B-trees
  * and fills the tables in chunks, newest first, between other commands. Until it is done,
- * part-of searches scan (`sqlite-search.ts`).
+ * part-of searches scan.
  */
 import type { SqliteDatabase } from './sqlite-driver.js';
 
@@ -27,6 +34,15 @@ CREATE TABLE IF NOT EXISTS search_backfill (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   below INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS search_tail (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  after INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS search_deleted (
+  id INTEGER PRIMARY KEY,
+  url TEXT NOT NULL,
+  ip TEXT NOT NULL
+);
 `;
 
 const BTREES: ReadonlyArray<readonly [name: string, on: string]> = [
@@ -36,10 +52,18 @@ const BTREES: ReadonlyArray<readonly [name: string, on: string]> = [
 
 export const SEARCH_BTREES = BTREES.map(([name, on]) => `CREATE INDEX IF NOT EXISTS ${name} ON reports ${on};`).join('\n');
 
-export const SEARCH_PROBES = ['SELECT rowid FROM reports_url_search LIMIT 0', 'SELECT rowid FROM reports_ip_search LIMIT 0', 'SELECT id, below FROM search_backfill LIMIT 0'];
+export const SEARCH_PROBES = ['SELECT rowid FROM reports_url_search LIMIT 0', 'SELECT rowid FROM reports_ip_search LIMIT 0', 'SELECT id, below FROM search_backfill LIMIT 0', 'SELECT id, after FROM search_tail LIMIT 0', 'SELECT id, url, ip FROM search_deleted LIMIT 0'];
 
 /** Reports indexed by one step of the background fill: one short transaction. */
 const FILL_CHUNK = 5000;
+
+/** Reports indexed, or deleted reports taken out, by one step of the tail's indexing: one transaction. */
+const TAIL_CHUNK = 5000;
+
+/** In the migrating transaction: every report of a file is indexed, or left to the backfill; none is in the tail. */
+export function startTail(db: SqliteDatabase): void {
+  db.prepare('INSERT INTO search_tail (id, after) VALUES (1, (SELECT coalesce(max(id), 0) FROM reports)) ON CONFLICT (id) DO NOTHING').run();
+}
 
 /** In the migrating transaction: an empty store gets its B-trees now; one with reports is indexed later. */
 export function startIndexing(db: SqliteDatabase): void {
@@ -49,11 +73,13 @@ export function startIndexing(db: SqliteDatabase): void {
 }
 
 export interface SearchIndexWrites {
-  /** The id the next batch's reports come after. */
-  newestId(): number;
-  /** Indexes the reports above `after`: those the batch just inserted. */
-  indexAfter(after: number): void;
-  /** Deletes these reports, and their rows of the trigram tables. */
+  /** Before a batch: the mark comes down to the newest id, so the batch's reports are in the tail. */
+  keepTailAbove(): void;
+  /** How many ids the tail spans, and deleted reports wait to be taken out. */
+  tailLength(): number;
+  /** Takes a chunk of deleted reports out, or indexes a chunk of the tail, in its own transaction; returns what is left. */
+  indexTail(): number;
+  /** Deletes these reports; their rows of the trigram tables are taken out with the tail's next chunk. */
   deleteReports(ids: readonly number[]): number;
   /** Empties the trigram tables, with the reports. */
   clear(): void;
@@ -65,13 +91,19 @@ export interface SearchIndexWrites {
 }
 
 export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
-  const newest = db.prepare('SELECT coalesce(max(id), 0) FROM reports').pluck();
-  const indexUrl = db.prepare('INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id > ?');
-  const indexIp = db.prepare('INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id > ?');
+  const lowerTail = db.prepare('UPDATE search_tail SET after = (SELECT coalesce(max(id), 0) FROM reports) WHERE id = 1 AND after > (SELECT coalesce(max(id), 0) FROM reports)');
+  const tail = db.prepare('SELECT (SELECT after FROM search_tail WHERE id = 1) AS after, (SELECT coalesce(max(id), 0) FROM reports) AS newest');
+  const indexUrl = db.prepare('INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id > ? AND id <= ?');
+  const indexIp = db.prepare('INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id > ? AND id <= ?');
+  const raiseTail = db.prepare('UPDATE search_tail SET after = ? WHERE id = 1');
   const ids = 'SELECT value FROM json_each(?)';
-  const indexed = `id IN (${ids}) AND id >= coalesce((SELECT below FROM search_backfill WHERE id = 1), 0)`;
-  const unindexUrl = db.prepare(`INSERT INTO reports_url_search (reports_url_search, rowid, url) SELECT 'delete', id, url FROM reports WHERE ${indexed}`);
-  const unindexIp = db.prepare(`INSERT INTO reports_ip_search (reports_ip_search, rowid, ip) SELECT 'delete', id, ip FROM reports WHERE ${indexed}`);
+  const indexed = `id IN (${ids}) AND id >= coalesce((SELECT below FROM search_backfill WHERE id = 1), 0) AND id <= coalesce((SELECT after FROM search_tail WHERE id = 1), id)`;
+  const keepDeleted = db.prepare(`INSERT INTO search_deleted (id, url, ip) SELECT id, url, ip FROM reports WHERE ${indexed} ON CONFLICT (id) DO NOTHING`);
+  const deletedCount = db.prepare('SELECT count(*) AS n FROM search_deleted');
+  const deletedChunkEnd = db.prepare('SELECT max(id) AS last FROM (SELECT id FROM search_deleted ORDER BY id LIMIT ?)');
+  const unindexUrl = db.prepare("INSERT INTO reports_url_search (reports_url_search, rowid, url) SELECT 'delete', id, url FROM search_deleted WHERE id <= ?");
+  const unindexIp = db.prepare("INSERT INTO reports_ip_search (reports_ip_search, rowid, ip) SELECT 'delete', id, ip FROM search_deleted WHERE id <= ?");
+  const forgetDeleted = db.prepare('DELETE FROM search_deleted WHERE id <= ?');
   const deleteRows = db.prepare(`DELETE FROM reports WHERE id IN (${ids})`);
 
   const backfill = db.prepare('SELECT below FROM search_backfill WHERE id = 1').pluck();
@@ -102,21 +134,46 @@ export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
     return true;
   });
 
+  // No mark (a file that lacks its row): nothing is taken as the tail.
+  const tailNow = () => {
+    const { after, newest } = tail.get() as { after: number | null; newest: number };
+    return { after: after ?? newest, newest };
+  };
+  // Immediate, and read inside: processes sharing the file index each chunk once.
+  const indexTail = db.transaction((): number => {
+    const { last } = deletedChunkEnd.get(TAIL_CHUNK) as { last: number | null };
+    if (last !== null) {
+      unindexUrl.run(last);
+      unindexIp.run(last);
+      forgetDeleted.run(last);
+      return 1 + pending();
+    }
+    const { after, newest } = tailNow();
+    const upTo = Math.min(newest, after + TAIL_CHUNK);
+    if (upTo <= after) return 0;
+    indexUrl.run(after, upTo);
+    indexIp.run(after, upTo);
+    raiseTail.run(upTo);
+    return newest - upTo;
+  });
+
+  const pending = () => {
+    const { after, newest } = tailNow();
+    return newest - after + (deletedCount.get() as { n: number }).n;
+  };
+
   return {
-    newestId: () => newest.get() as number,
-    indexAfter(after) {
-      indexUrl.run(after);
-      indexIp.run(after);
-    },
+    keepTailAbove: () => void lowerTail.run(),
+    tailLength: pending,
+    indexTail: () => indexTail.immediate(),
     deleteReports(list) {
       if (list.length === 0) return 0;
       const json = JSON.stringify(list);
-      unindexUrl.run(json);
-      unindexIp.run(json);
+      keepDeleted.run(json);
       return deleteRows.run(json).changes;
     },
     clear() {
-      db.exec("INSERT INTO reports_url_search (reports_url_search) VALUES ('delete-all'); INSERT INTO reports_ip_search (reports_ip_search) VALUES ('delete-all'); DELETE FROM search_backfill;");
+      db.exec("INSERT INTO reports_url_search (reports_url_search) VALUES ('delete-all'); INSERT INTO reports_ip_search (reports_ip_search) VALUES ('delete-all'); DELETE FROM search_backfill; DELETE FROM search_deleted; UPDATE search_tail SET after = 0;");
     },
     fillStep: () => fillStep.immediate(),
   };

@@ -5,8 +5,9 @@
  *
  * A part of three characters or more is looked up in its trigram table (`sqlite-search-index.ts`),
  * which gives the reports holding its trigrams, newest first; `instr` keeps those that hold
- * the part itself. A shorter part, or any part while the tables of an older file are still
- * being filled, reads the reports newest first until the limit is reached.
+ * the part itself. The reports of the tail, not indexed yet, are read row by row before
+ * the lookup, as they are the newest. A shorter part, or any part while the tables of an
+ * older file are still being filled, reads the reports newest first until the limit is reached.
  */
 import type { ReportSearch } from '../report.js';
 
@@ -26,11 +27,23 @@ export function trigramQuery(part: string): string | undefined {
 const PAST_PREFIX = '\uffff';
 
 /**
- * The statement and its values. `indexed`: the trigram tables hold every report. The part
- * looked up in a trigram table drives the statement (URL before IP); every other filter is
- * checked on the reports it gives.
+ * How a search is read. Without `lookup`: `scan` with `values` and the limit. With it: `scan`
+ * reads the tail (the mark first, then `values` and the limit), and `lookup` the indexed
+ * reports up to the mark (`match`, the mark, `values`, the limit), both in one snapshot.
  */
-export function searchStatement(filters: ReportSearch, indexed: boolean): { sql: string; values: Array<string | number> } {
+export interface SearchPlan {
+  scan: string;
+  lookup?: { sql: string; match: string };
+  values: Array<string | number>;
+  limit: number;
+}
+
+/**
+ * The statements and their values. `indexed`: the trigram tables hold every report below
+ * the tail. The part looked up in a trigram table drives the lookup (URL before IP); every
+ * other filter is checked on the reports it gives.
+ */
+export function searchStatement(filters: ReportSearch, indexed: boolean): SearchPlan {
   const where: string[] = [];
   const values: Array<string | number> = [];
   let driver: { table: string; query: string } | undefined;
@@ -54,11 +67,10 @@ export function searchStatement(filters: ReportSearch, indexed: boolean): { sql:
   if (filters.end !== undefined) (where.push('r.time <= ?'), values.push(filters.end));
   const columns = SUMMARY_COLUMNS.split(', ').map((column) => `r.${column}`).join(', ');
   const limit = filters.limit ?? 100;
-  if (!driver) {
-    // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
-    return { sql: `SELECT ${columns} FROM reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ?`, values: [...values, limit] };
-  }
+  // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
+  const newestFirst = (conditions: string[]) => `SELECT ${columns} FROM reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ?`;
+  if (!driver) return { scan: newestFirst(where), values, limit };
   // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the limit stops it.
-  const sql = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
-  return { sql, values: [driver.query, ...values, limit] };
+  const lookup = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
+  return { scan: newestFirst(['r.id > ?', ...where]), lookup: { sql: lookup, match: driver.query }, values, limit };
 }

@@ -5,7 +5,7 @@
  * counter and the retention lease. Reports arrive encoded (`report-encoding.ts`) and are
  * written by a thread of their own (`sqlite-write-thread.ts`), in batched transactions, and
  * read by another (`sqlite-read-thread.ts`), with its own connection, so that neither a
- * write nor a search holds up the thread that answers requests. The file is checked when the store opens (`sqlite-check.ts`); a full disk
+ * write nor a search holds up the thread that answers requests. The file is checked on the write thread when the store opens (`sqlite-check.ts`); a full disk
  * then, or a file lost or damaged later, is recovered from without a restart (`sqlite-faults.ts`).
  */
 import { existsSync } from 'node:fs';
@@ -13,7 +13,7 @@ import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import { Backoff } from '../../utils/backoff.js';
 import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
-import { moveAside, openCheckedDatabase, type MovedAside } from './sqlite-check.js';
+import { moveAside, type MovedAside } from './sqlite-check.js';
 import { FILE_DAMAGED, FILE_LOST, fileIdentity, isNoRoom, sameFile, type FileIdentity } from './sqlite-faults.js';
 import type { ReadCommand, ReportRow as StoredRow } from './sqlite-read-thread.js';
 import { ReadThread, WriteThread, type WithoutId } from './sqlite-thread-client.js';
@@ -93,22 +93,33 @@ export class SqliteReportStore implements ReportStore {
   }
 
   private async openNow(): Promise<Opened> {
-    // Checked, opened (and its schema prepared) before the thread opens its own connection.
-    const { db, movedAside } = openCheckedDatabase(this.file, this.options.onDamaged !== undefined, this.sound);
-    if (movedAside) this.options.onDamaged!(movedAside);
-    const identity = fileIdentity(this.file);
-    this.sound = identity;
     const writer = new WriteThread({ file: this.file, maxPageCount: this.options.maxPageCount });
     try {
+      await this.check(writer);
       await writer.send({ kind: 'open' });
     } catch (error) {
       await writer.close();
+      if (error instanceof ReportStoreError) throw error;
       throw new ReportStoreError(this.file, `the report store ${this.file} cannot be opened: ${(error as Error).message}`, { cause: error });
-    } finally {
-      // Held until the write thread has the file open, so that the file stays as checked.
-      db.close();
     }
+    const identity = fileIdentity(this.file);
+    this.sound = identity;
     return { writer, reader: new ReadThread({ file: this.file }), identity };
+  }
+
+  /** Checks the file on the write thread (the check reads all of it); a damaged one is moved aside, or named. */
+  private async check(writer: WriteThread): Promise<void> {
+    // A file checked already (opened again after a full disk) is not read whole again.
+    if (!existsSync(this.file) || sameFile(fileIdentity(this.file), this.sound)) return;
+    let reason: string | null;
+    try {
+      reason = await writer.send<string | null>({ kind: 'check' });
+    } catch (error) {
+      throw new ReportStoreError(this.file, (error as Error).message, { cause: error });
+    }
+    if (reason === null) return;
+    if (!this.options.onDamaged) throw new ReportStoreError(this.file, `the report store ${this.file} is damaged (${reason})`, { damaged: true });
+    this.options.onDamaged({ file: this.file, movedTo: moveAside(this.file, reason), reason });
   }
 
   /**

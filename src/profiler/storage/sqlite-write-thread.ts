@@ -1,5 +1,5 @@
 /**
- * The report store's write thread: owns the SQLite write connection and applies the
+ * The report store's write thread: checks the file (`sqlite-check.ts`), owns the SQLite write connection and applies the
  * batches, token leases, purges and clears the store sends it, one at a time, in order.
  * After each it checks that the path still names the file it writes, and after a failed
  * one that the file is sound (`sqlite-faults.ts`): if not, it closes the connection and
@@ -8,10 +8,12 @@
  *
  * A purge is applied a chunk at a time, and the background fill of an older file's search
  * indexes a step at a time, between commands: a batch that arrives meanwhile waits for one
- * chunk at most.
+ * chunk at most. So is the indexing of the search tail (`sqlite-search-index.ts`): once no
+ * batch has come for a moment, or at once when the tail is longer than a bound.
  */
 import type { SqliteDatabase } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
+import { damageOf } from './sqlite-check.js';
 import { freePagesStep, settleDiskUse } from './sqlite-disk.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
@@ -24,6 +26,7 @@ export interface WriteThreadData {
 }
 
 export type WriteCommand =
+  | { id: number; kind: 'check' }
   | { id: number; kind: 'open' }
   | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[]; keep: number | undefined }
   | { id: number; kind: 'lease'; count: number }
@@ -46,10 +49,19 @@ const PURGE_CHUNK = 1000;
 
 type PurgeCommand = Extract<WriteCommand, { kind: 'purge' }>;
 /** Purges under way, the first one chunk by chunk, what each has deleted so far, and whether it is giving pages back. */
-const purges: Array<{ command: PurgeCommand; deleted: number; freeing?: boolean }> = [];
+const purges: Array<{ command: PurgeCommand; deleted: number; catchingUp?: boolean; freeing?: boolean }> = [];
 /** The search indexes of an older file are being filled (`sqlite-search-index.ts`). */
 let filling = false;
+/** The search tail is being indexed, a chunk at a time. */
+let indexingTail = false;
+/** Started by each batch: when it fires, no batch has come for that long and the tail is indexed. */
+let idleTimer: NodeJS.Timeout | undefined;
 let scheduled = false;
+
+/** No batch for this long, and the tail is indexed. */
+const TAIL_IDLE_MS = 50;
+/** A tail this long is indexed without waiting for a pause: searches read it row by row. */
+const TAIL_BOUND = 5000;
 
 function open(): void {
   const db = openDatabase(file);
@@ -61,12 +73,48 @@ function open(): void {
     throw error;
   }
   filling = true;
+  // A tail left by a process that stopped before indexing it.
+  waitForPause();
+}
+
+/** Indexes the tail once no batch has come for {@link TAIL_IDLE_MS}, or now when it has grown past its bound. */
+function afterBatch(): void {
+  if (indexingTail) return;
+  let length = 0;
+  try {
+    length = guarded((_, writes) => writes.search.tailLength());
+  } catch {
+    return;
+  }
+  if (length >= TAIL_BOUND) startIndexingTail();
+  else if (length > 0) waitForPause();
+}
+
+function waitForPause(): void {
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(startIndexingTail, TAIL_IDLE_MS);
+  // A pending pause never keeps the thread alive.
+  idleTimer.unref();
+}
+
+/** One chunk of the tail (or of deleted reports) into the trigram tables; what is left, 0 on a failure (tried again after the next batch). */
+function tailStep(): number {
+  try {
+    return guarded((_, writes) => writes.search.indexTail());
+  } catch {
+    return 0;
+  }
+}
+
+function startIndexingTail(): void {
+  clearTimeout(idleTimer);
+  indexingTail = true;
   schedule();
 }
 
 /** The next chunk of background work, after the commands that arrived meanwhile. */
 function schedule(): void {
-  if (scheduled || (purges.length === 0 && !filling)) return;
+  if (scheduled || (purges.length === 0 && !filling && !indexingTail)) return;
   scheduled = true;
   setImmediate(nextChunk);
 }
@@ -77,14 +125,20 @@ function nextChunk(): void {
   if (purge) {
     const { id, before, keep, lease } = purge.command;
     try {
-      if (purge.freeing) {
+      if (purge.catchingUp) {
+        // The tail and the deleted reports go through the trigram tables before the WAL is emptied, so that the file is left settled.
+        if (tailStep() === 0) {
+          purge.catchingUp = false;
+          purge.freeing = true;
+        }
+      } else if (purge.freeing) {
         // Then the WAL is emptied, and the purge answered with its count whatever happens: the deletions are committed.
         if (!freeingPages() && connection) finish(purges.shift()!, settled(connection.db, purge.deleted));
         else if (!connection) finish(purges.shift()!, purge.deleted);
       } else {
         const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
         if (deleted === undefined) finish(purges.shift()!, undefined);
-        else if (deleted === 0) purge.freeing = true;
+        else if (deleted === 0) purge.catchingUp = true;
         else purge.deleted += deleted;
         // The lease is taken (or found held) by the first chunk; the others go on under it.
         if (purge.command.lease) purge.command = { ...purge.command, lease: undefined };
@@ -92,6 +146,16 @@ function nextChunk(): void {
     } catch (error) {
       purges.shift();
       parentPort!.postMessage(failure(id, error));
+    }
+  } else if (indexingTail) {
+    indexingTail = false;
+    try {
+      // Large chunks only: what is left, shorter than the bound, waits for the next pause.
+      const left = guarded((_, writes) => writes.search.indexTail());
+      if (left >= TAIL_BOUND) indexingTail = true;
+      else if (left > 0) waitForPause();
+    } catch {
+      // Tried again after the next batch; meanwhile searches read the tail.
     }
   } else if (filling) {
     try {
@@ -128,11 +192,15 @@ function settled<T>(db: SqliteDatabase, deleted: T): T {
 }
 
 function apply(command: WriteCommand): unknown {
+  // What is wrong with the file, before it is opened: the check reads all of it, here rather than on the serving thread.
+  if (command.kind === 'check') return damageOf(file) ?? null;
   if (command.kind === 'open') return void open();
   if (command.kind === 'close') {
     // Purges under way end here: what they deleted so far is committed.
     for (const { command, deleted } of purges.splice(0)) parentPort!.postMessage({ id: command.id, result: deleted } satisfies WriteReply);
     filling = false;
+    indexingTail = false;
+    clearTimeout(idleTimer);
     // Closing the connection checkpoints the WAL.
     connection?.db.close();
     connection = undefined;
@@ -146,7 +214,10 @@ function apply(command: WriteCommand): unknown {
   const result = guarded((db, writes) => applyTo(db, writes, command));
   // The next batch reads its pages from the file again (the OS keeps them at hand), not from this
   // connection's cache, which would hide pages damaged on disk until a write failed elsewhere.
-  if (command.kind === 'insert') connection?.db.pragma('shrink_memory');
+  if (command.kind === 'insert') {
+    connection?.db.pragma('shrink_memory');
+    afterBatch();
+  }
   return result;
 }
 
@@ -199,9 +270,9 @@ function applyTo(db: SqliteDatabase, writes: SqliteWrites, command: Exclude<Writ
 /** A command answered later, by the chunks that carry it out. */
 const PENDING = Symbol('pending');
 
-/** A failure carries SQLite's code when it has one. */
+/** A failure carries SQLite's code when it has one, or its cause's (the check wraps SQLite's error). */
 function failure(id: number, error: unknown): WriteReply {
-  const code = (error as { code?: unknown }).code;
+  const code = (error as { code?: unknown }).code ?? ((error as { cause?: { code?: unknown } }).cause)?.code;
   return { id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined };
 }
 

@@ -8,7 +8,8 @@
  * An insert given a number of reports to keep deletes the oldest beyond it in its own
  * transaction, before inserting: the new reports take the pages of the deleted ones, so the
  * file does not grow past what the retention needs, however many reports arrive between
- * two retention runs. Every insert and delete keeps the search indexes (`sqlite-search-index.ts`).
+ * two retention runs. Inserts go to the search indexes' tail, deletes out of the indexes
+ * (`sqlite-search-index.ts`).
  *
  * A purge runs in chunks, each its own transaction: between two, the write thread applies
  * the batches that came meanwhile, and other processes get the write lock.
@@ -85,7 +86,7 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
     // Before the inserts, so that they reuse the pages this frees.
     makeRoom(rows.length);
     for (const trace of traces) insertTrace.run(trace.hash, trace.json);
-    const after = search.newestId();
+    search.keepTailAbove();
     for (const row of rows) {
       try {
         if (insertReport.run(...row).changes === 0) outcome.rejected.push(row[0]);
@@ -97,7 +98,6 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
         outcome.failed.push({ token: row[0], message: (error as Error).message });
       }
     }
-    search.indexAfter(after);
     // A batch larger than `keep` by itself.
     makeRoom(0);
     if (outcome.deleted > 0) orphanTraces.run();
