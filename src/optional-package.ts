@@ -2,14 +2,16 @@
  * Packages vigil loads for one feature only, which a plugin user's install does not bring
  * (optional peer dependencies): imported when the feature is first used, and when missing,
  * named with the command that installs it.
+ */
+
+/**
+ * `load` is the import itself, written out at the call site so that its specifier stays static.
  *
  * @example
  * ```ts
  * const { generate } = await importOptional('selfsigned', 'the development certificate', () => import('selfsigned'));
  * ```
  */
-
-/** `load` is the import itself, written out at the call site so that its specifier stays static. */
 export async function importOptional<T>(name: string, feature: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();

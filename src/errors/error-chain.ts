@@ -1,11 +1,7 @@
 /**
  * What an error leads to: its `cause` chain and an AggregateError's `errors`, each with its
- * class, message and raise site. Every read is guarded (a getter that throws, a Proxy, a
- * cause that is no Error), a value met twice is not followed again (a cause that points
- * back), and the walk stops at {@link MAX_CHAIN_DEPTH} levels and {@link MAX_RELATED_ERRORS}
- * errors, with at most {@link MAX_MEMBERS} members of one AggregateError.
- *
- * An error with neither costs two property checks: the common error page is not slowed.
+ * class, message and raise site, so that a debug page shows every error behind the one thrown,
+ * however odd or hostile the values it meets.
  */
 import { cutMessage } from '../debug/exception-headers.js';
 import { framesOf, raiseSiteIn, type StackFrame } from '../debug/stack-trace.js';
@@ -47,7 +43,14 @@ export interface ChainedError extends RelatedErrors {
 /** Causes and members taken elsewhere (a worker process's), by the error revived from them. */
 const adopted = new WeakMap<Error, RelatedErrors>();
 
-/** The causes and members of `error`, whose own frames are `frames`. */
+/**
+ * The causes and members of `error`, whose own frames are `frames`. Every read is guarded (a
+ * getter that throws, a Proxy, a cause that is no Error), a value met twice is not followed
+ * again (a cause that points back), and the walk stops at {@link MAX_CHAIN_DEPTH} levels and
+ * {@link MAX_RELATED_ERRORS} errors, with at most {@link MAX_MEMBERS} members of one
+ * AggregateError. An error with neither costs two property checks: the common error page is
+ * not slowed.
+ */
 export function relatedErrors(error: Error, frames: readonly StackFrame[] = framesOrNone(error)): RelatedErrors {
   const known = adopted.get(error);
   if (known) return known;

@@ -3,11 +3,6 @@
  * manner of Fastify's `lib/errors.js`. A throw site names its code from here (the type
  * admits no other) and takes its status from it; the table of docs/error-codes.md lists the
  * same entries, in this order (`test/structure/error-codes.test.ts` compares them).
- *
- * @example
- * ```ts
- * throw new HttpError('VIGIL_ERR_STOPPING', 'The service is stopping'); // a 503
- * ```
  */
 
 interface ErrorCodeEntry {
@@ -15,6 +10,14 @@ interface ErrorCodeEntry {
   readonly meaning: string;
 }
 
+/**
+ * Each code's status and meaning.
+ *
+ * @example
+ * ```ts
+ * throw new HttpError('VIGIL_ERR_STOPPING', 'The service is stopping'); // a 503
+ * ```
+ */
 export const ERROR_CODES = {
   // routing
   VIGIL_ERR_NOT_FOUND: { status: 404, meaning: 'No route matches the path (or the client may not open the profiler).' },

@@ -1,13 +1,7 @@
 /**
- * Debug HTML pages of one throw path as templates: the page of an error raised again and
- * again at one place (the kernel's 404 and 405, whose frames are reused) differs from one
- * request to the next only by its message, request line, token and report link. Such a
- * page is rendered once with markers in those places, cut into fixed UTF-8 parts, and
- * each later page is those parts with the request's values escaped between them: no page
- * string is built, flattened or encoded per request.
- *
- * A template is checked once against the renderer: it is kept only if it gives the very
- * bytes `renderDebugHtml` gives for values full of markup.
+ * Debug HTML pages of one throw path as templates, so that an error raised again and again
+ * at one place (the kernel's 404 and 405) costs no rendering per request: only the
+ * request's own values are escaped into fixed parts.
  */
 import { randomBytes } from 'node:crypto';
 import type { StackFrame } from '../debug/stack-trace.js';
@@ -39,6 +33,17 @@ interface Template {
   fixedBytes: number;
 }
 
+/**
+ * The templates, per throw path. The page of an error raised at one place (the kernel's 404
+ * and 405, whose frames are reused) differs from one request to the next only by its
+ * message, request line, token and report link. Such a page is rendered once with markers
+ * in those places, cut into fixed UTF-8 parts, and each later page is those parts with the
+ * request's values escaped between them: no page string is built, flattened or encoded per
+ * request.
+ *
+ * A template is checked once against the renderer: it is kept only if it gives the very
+ * bytes `renderDebugHtml` gives for values full of markup.
+ */
 export class DebugPageTemplates {
   /** Per frames array: a template per kind of page, or null for a kind that cannot be templated. */
   private readonly byFrames = new WeakMap<readonly StackFrame[], Map<string, Template | null>>();

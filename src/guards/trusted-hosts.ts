@@ -3,14 +3,15 @@
  * Host (or, from a trusted proxy, X-Forwarded-Host) matches none of the expressions is
  * refused, so that a name an attacker points at the service (DNS rebinding) cannot make a
  * browser treat the service, its debug pages and its profiler as that name's own.
- *
- * As Symfony does, the expressions are matched against the host without its port,
- * case-insensitively, anchored only where they say so (`^localhost$`).
  */
 import { hostName } from '../http/request-url.js';
 
 export { hostName };
 
+/**
+ * As Symfony does, the expressions are matched against the host without its port,
+ * case-insensitively, anchored only where they say so (`^localhost$`).
+ */
 export class TrustedHosts {
   constructor(private readonly patterns: readonly RegExp[]) {}
 

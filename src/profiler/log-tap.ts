@@ -1,11 +1,6 @@
 /**
  * The stream the kernel's pino logger writes to in debug mode: every line goes on to the
  * real output, and lines written while a request is profiled are also kept for its report.
- *
- * Fastify binds each request's logger to its id (`"reqId":"req-1f"`), so its lines are
- * matched to the request by that field. Lines without it (the app logger, `app.log`) and
- * the console's (see `console-tap.ts`) are filed under the request whose code wrote them,
- * found through its scope (`debug/request-scope.ts`). Nothing is parsed here.
  */
 import { currentScope, type ScopeLines } from '../http/request-scope.js';
 import { cutString } from './storage/report-bounds.js';
@@ -53,6 +48,12 @@ class RequestLines implements ScopeLines, TappedLines {
   }
 }
 
+/**
+ * Fastify binds each request's logger to its id (`"reqId":"req-1f"`), so its lines are
+ * matched to the request by that field. Lines without it (the app logger, `app.log`) and
+ * the console's (see `console-tap.ts`) are filed under the request whose code wrote them,
+ * found through its scope (`debug/request-scope.ts`). Nothing is parsed here.
+ */
 export class LogTap implements LineSink {
   private readonly watched = new Map<string, RequestLines>();
 

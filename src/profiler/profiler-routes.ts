@@ -1,10 +1,8 @@
 /**
  * The profiler's own routes, declared like any application's (so 404, 405 and `Allow`
- * work for them too): the newest reports, the search, one report, and the newest one. Each answers HTML,
- * or JSON when `Accept` prefers it. Access and security headers are the profiler's hook's job.
- * A store that cannot be reached (its database server is down) is answered 503 "Report
- * store unavailable" on every page, through the error pipeline, as soon as the store says
- * so: its every call is bounded by timeouts, so a page never hangs on it.
+ * work for them too): the newest reports, the search, one report, and the newest one. Each
+ * answers HTML, or JSON when `Accept` prefers it. Access and security headers are the
+ * profiler's hook's job.
  */
 import type { FastifyReply } from 'fastify';
 import { PROFILER_PATH } from '../debug/request-debug.js';
@@ -25,7 +23,10 @@ const UNAVAILABLE_RETRY_AFTER = 5;
 
 /**
  * A page's handler whose store calls, every one of them, answer 503 when the store cannot
- * be reached now (not only those a page remembered to guard).
+ * be reached now (not only those a page remembered to guard). A store that cannot be reached
+ * (its database server is down) is answered 503 "Report store unavailable" on every page,
+ * through the error pipeline, as soon as the store says so: its every call is bounded by
+ * timeouts, so a page never hangs on it.
  */
 function storePage<C>(handler: (context: C) => Promise<FastifyReply> | FastifyReply): (context: C) => Promise<FastifyReply> {
   return async (context) => {

@@ -1,15 +1,8 @@
 /**
- * Finds secrets inside text and replaces them: the values of `name=value` pairs whose name
- * is a secret (`?password=x` in a URL, `password%3Dx` in a percent-encoded header) and the
- * password of a URL's userinfo (`https://ann:x@host`), and values that are secrets by their
- * shape, whatever their name (`secret-values.ts`). Which names are secrets is the caller's
- * rule (see `Redactor`).
- *
- * JSON text is scanned as it stands, escapes respected, so that a whole report is redacted
- * in one pass over its JSON: `redactJson(JSON.stringify(v))` stores what redacting every
- * string of `v` with `redactText` would. A value ends at a control character, a space,
- * `"`, `&`, `#`, `<`, `>` or `…` (a cut marker): characters a URL cannot hold unencoded,
- * so a secret's value is never cut short by a character it may hold.
+ * Finds secrets inside text and replaces them, so that a report stores no password that a
+ * URL, a header or a message carried: the values of `name=value` pairs whose name is a
+ * secret, the password of a URL's userinfo, and values that are secrets by their shape,
+ * whatever their name (`secret-values.ts`). Which names are secrets is the caller's rule.
  */
 import { safeDecode } from '../utils/safe-decode.js';
 import { secretValueStretches } from './secret-values.js';
@@ -28,7 +21,11 @@ function isNameChar(code: number): boolean {
   );
 }
 
-/** Characters that end a value, as they stand. */
+/**
+ * Characters that end a value, as they stand: a control character, a space, `"`, `&`, `#`,
+ * `<`, `>` or `…` (a cut marker). A URL cannot hold them unencoded, so a secret's value is
+ * never cut short by a character it may hold.
+ */
 function endsValue(code: number): boolean {
   return code <= 0x20 || code === 0x26 || code === 0x23 || code === 0x22 || code === 0x3c || code === 0x3e || code === 0x2026;
 }
@@ -38,12 +35,21 @@ const ENCODED_ENDS = new Set(['26', '23', '22', '3C', '3E', '20', '09', '0A', '0
 /** Percent-encoded characters a name may hold (`%5B` is `[`); after an encoded `=`, any other ends the name before it. */
 const ENCODED_NAME_CHARS = new Set(['5B', '5D', '5F', '2D', '2E', '7E']);
 
-/** `text` with the values of secret `name=value` pairs and userinfo passwords replaced. */
+/**
+ * `text` with the values of secret `name=value` pairs (`?password=x` in a URL, `password%3Dx`
+ * in a percent-encoded header) and userinfo passwords (`https://ann:x@host`) replaced.
+ * Which names are secrets is `isSecret`'s say (see `Redactor`).
+ */
 export function redactText(text: string, isSecret: SecretRule, replacement: string): string {
   return redact(text, isSecret, replacement, false);
 }
 
-/** JSON text with the secrets inside its strings replaced, as {@link redactText} would in each. */
+/**
+ * JSON text with the secrets inside its strings replaced, as {@link redactText} would in each.
+ * The text is scanned as it stands, escapes respected, so that a whole report is redacted in
+ * one pass over its JSON: `redactJson(JSON.stringify(v))` stores what redacting every string
+ * of `v` with `redactText` would.
+ */
 export function redactJson(json: string, isSecret: SecretRule, replacement: string): string {
   return redact(json, isSecret, replacement, true);
 }

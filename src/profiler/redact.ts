@@ -1,15 +1,8 @@
 /**
- * Removes secrets before a report is stored. A name is a secret when it looks like a
- * credential (password, passwd, secret, token, api key, auth, session, cookie, signature
- * and their kin, in any case, with `-`, `_`, `.` or camelCase between words) or is one
- * of the names an operator adds (`PROFILER_REDACT`). Its value is replaced as a header,
- * as a query or form field, and as a `name=value` pair inside any text (a URL, a Referer,
- * a Location, a message built from them), percent-encoded or not.
- *
- * Names are known where a collector builds a section: it redacts headers, query and
- * fields with {@link Redactor.headers}, {@link queryParameters} and {@link Redactor.fields}.
- * Text is everywhere: the report encoder applies {@link Redactor.json} to each report's
- * JSON as a whole, so that no place a URL lands in is missed.
+ * Removes secrets before a report is stored, so that a profiler page never shows a
+ * credential: the value of every name that looks like one or that an operator adds
+ * (`PROFILER_REDACT`), as a header, as a query or form field, and as a `name=value` pair
+ * inside any text (a URL, a Referer, a Location, a message built from them).
  */
 import { safeDecode } from '../utils/safe-decode.js';
 import { redactJson, redactText } from './redact-text.js';
@@ -55,7 +48,11 @@ export function isParameterSecretName(name: string): boolean {
   return PARAMETER_SECRETS.has(name.toLowerCase());
 }
 
-/** True for a name that looks like a credential's (header, query or form field, JSON member). */
+/**
+ * True for a name that looks like a credential's (header, query or form field, JSON member):
+ * password, passwd, secret, token, api key, auth, session, cookie, signature and their kin,
+ * in any case, with `-`, `_`, `.` or camelCase between words.
+ */
 export function isCredentialName(name: string): boolean {
   const lower = name.toLowerCase();
   if (NOT_SECRET.has(lower)) return false;
@@ -68,6 +65,13 @@ const MAX_VERDICTS = 4096;
 /** Longest name whose verdict is remembered: a longer one is judged each time, so what a verdict keeps is bounded. */
 const MAX_REMEMBERED_NAME = 64;
 
+/**
+ * The redaction of one service: the credential-like names and the operator's own. Names are
+ * known where a collector builds a section: it redacts headers, query and fields with
+ * {@link Redactor.headers}, {@link queryParameters} and {@link Redactor.fields}. Text is
+ * everywhere: the report encoder applies {@link Redactor.json} to each report's JSON as a
+ * whole, so that no place a URL lands in is missed.
+ */
 export class Redactor {
   private readonly names: ReadonlySet<string>;
   private readonly verdicts = new Map<string, boolean>();

@@ -2,10 +2,6 @@
  * Reads the profiler's search filters (Symfony's field names: `ip`, `method`,
  * `status_code`, `url`, `token`, `start`, `end`, `limit`) from a query string or the
  * command line, and rejects what cannot be a filter with a 400 that says why.
- *
- * Times are epoch milliseconds or ISO 8601 dates (`2026-01-02`, `2026-01-02T10:30`,
- * with seconds and a zone optional); without a zone they are UTC, as the pages show them.
- * A bare date as `end` means the end of that day.
  */
 import { BadRequestHttpError } from '../errors/http-errors.js';
 import type { ReportSearch } from './report.js';
@@ -73,7 +69,11 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
 
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(Z|[+-]\d{2}:\d{2})?$/i;
 
-/** Epoch milliseconds of an epoch-milliseconds number or an ISO 8601 date or date-time; undefined when it is neither. */
+/**
+ * Epoch milliseconds of an epoch-milliseconds number or an ISO 8601 date or date-time; undefined when it is neither.
+ * Dates are `2026-01-02` or `2026-01-02T10:30`, with seconds and a zone optional; without a zone they are UTC, as
+ * the pages show them. With `endOfDay`, a bare date (the `end` filter) means the end of that day.
+ */
 export function parseTime(value: string, endOfDay: boolean): number | undefined {
   if (/^\d{1,15}$/.test(value)) return Number(value);
   const match = ISO_TIME.exec(value);

@@ -1,13 +1,8 @@
 /**
- * Finds secrets by their shape, whatever name they go under: JWTs, `Bearer` and `Basic`
- * credentials, card numbers that pass the Luhn check, private keys in PEM, and keys with
- * a well-known prefix (Google's AIza, AWS's AKIA, GitHub's ghp_, Stripe's sk_live_,
- * Slack's xoxb-, ...). It runs on every string a report stores, so each detector starts
- * from an anchor one regular expression finds (a few literals, no repetition) and scans
- * forward from it, never back over what it passed: the cost stays linear in the text.
- *
- * In JSON text (`json`), a secret is only looked for inside strings, and an escape such
- * as `\n` before it counts as the separator it stands for.
+ * Finds secrets by their shape, whatever name they go under, so that a secret under an
+ * innocent name is not stored either: JWTs, `Bearer` and `Basic` credentials, card numbers
+ * that pass the Luhn check, private keys in PEM, and keys with a well-known prefix (Google's
+ * AIza, AWS's AKIA, GitHub's ghp_, Stripe's sk_live_, Slack's xoxb-, ...).
  */
 
 /** A stretch of text to replace. */
@@ -73,7 +68,15 @@ const PREFIXED: ReadonlyArray<{ test: (anchor: string) => boolean; min: number; 
   { test: () => true, min: 10, accepts: isAlnum },
 ];
 
-/** The stretches of `text` that hold a secret by its shape, in no particular order. */
+/**
+ * The stretches of `text` that hold a secret by its shape, in no particular order. It runs
+ * on every string a report stores, so each detector starts from an anchor one regular
+ * expression finds (a few literals, no repetition) and scans forward from it, never back
+ * over what it passed: the cost stays linear in the text.
+ *
+ * In JSON text (`json`), a secret is only looked for inside strings, and an escape such
+ * as `\n` before it counts as the separator it stands for.
+ */
 export function secretValueStretches(text: string, json: boolean): Stretch[] {
   const found: Stretch[] = [];
   const pemEnds = { from: -1, at: -1 };

@@ -1,13 +1,6 @@
 /**
- * The keyed permutation that turns the store's token counter into tokens: a balanced
- * Feistel network over 24 bits (two 12-bit halves, four rounds) whose round functions are
- * tables drawn from the store's key. Every Feistel network is a bijection, whatever its
- * round functions: distinct counter values give distinct tokens, and consecutive ones give
- * tokens that look random.
- *
- * @example
- *   const permutation = new TokenPermutation(key); // key: 32 random bytes, kept with the store
- *   permutation.token(0); // -> e.g. '3f3902'; token(2 ** 24) is token(0) again
+ * The keyed permutation that turns the store's token counter into tokens, so that a plain
+ * counter gives tokens that are distinct and yet look random.
  */
 import { createCipheriv } from 'node:crypto';
 
@@ -21,6 +14,16 @@ const HALF_SIZE = 2 ** HALF_BITS;
 const HALF_MASK = HALF_SIZE - 1;
 const ROUNDS = 4;
 
+/**
+ * A balanced Feistel network over 24 bits (two 12-bit halves, four rounds) whose round
+ * functions are tables drawn from the store's key. Every Feistel network is a bijection,
+ * whatever its round functions: distinct counter values give distinct tokens, and
+ * consecutive ones give tokens that look random.
+ *
+ * @example
+ *   const permutation = new TokenPermutation(key); // key: 32 random bytes, kept with the store
+ *   permutation.token(0); // -> e.g. '3f3902'; token(2 ** 24) is token(0) again
+ */
 export class TokenPermutation {
   /** Round r maps a 12-bit half `h` to `tables[r * HALF_SIZE + h]`, a 12-bit value. */
   private readonly tables = new Uint16Array(ROUNDS * HALF_SIZE);

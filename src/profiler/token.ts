@@ -1,25 +1,7 @@
 /**
  * Debug tokens: 6 lower-case hex characters, unique among the reports a store keeps, across
- * every process that writes it.
- *
- * The store leases tokens in blocks (`ReportStore.leaseTokens`: a keyed permutation of a
- * counter the store keeps, see `token-permutation.ts`); a {@link TokenSource} hands them out
- * one by one and leases the next block when half of what it holds is used. So no process
- * remembers the tokens in use, and a request waits on the store only when none is at hand
- * (a burst outran a lease; the leases that follow are then larger), and then only for a
- * short bound (`waitMs`) counted from the lease's start: a server that hangs holds no
- * request longer than that, and once a lease is older, requests go without a token at
- * once (`onLeaseStalled` says so, once per lease). A lease that fails (a full disk) costs
- * the requests waiting for it their token, and the next request tries again. When the
- * store cannot be reached (a database server that is down: `backOff` says which failures),
- * the lease is tried again in the background after a delay that doubles with each failure
- * (100 ms, 200 ms... up to 1 s), so the tokens are back before the first request after the
- * store recovers asks for one.
- *
- * @example
- *   const tokens = new TokenSource((count) => store.leaseTokens(count));
- *   await tokens.fill();
- *   tokens.issue(); // -> '3fa41c', or undefined when none is at hand: then `await tokens.take()`
+ * every process that writes it. They are leased from the store in blocks, so that no process
+ * remembers the tokens in use and a request seldom waits on the store.
  */
 export const TOKEN_PATTERN = /^[0-9a-f]{6}$/;
 
@@ -58,6 +40,25 @@ function backgroundTimer(run: () => void, ms: number): () => void {
   return () => clearTimeout(timer);
 }
 
+/**
+ * Hands out the tokens the store leases (`ReportStore.leaseTokens`: a keyed permutation of a
+ * counter the store keeps, see `token-permutation.ts`) one by one, and leases the next block
+ * when half of what it holds is used. A request waits on the store only when none is at hand
+ * (a burst outran a lease; the leases that follow are then larger), and then only for a
+ * short bound (`waitMs`) counted from the lease's start: a server that hangs holds no
+ * request longer than that, and once a lease is older, requests go without a token at
+ * once (`onLeaseStalled` says so, once per lease). A lease that fails (a full disk) costs
+ * the requests waiting for it their token, and the next request tries again. When the
+ * store cannot be reached (a database server that is down: `backOff` says which failures),
+ * the lease is tried again in the background after a delay that doubles with each failure,
+ * up to a bound (`retryFirstMs`, `retryMaxMs`), so the tokens are back before the first
+ * request after the store recovers asks for one.
+ *
+ * @example
+ *   const tokens = new TokenSource((count) => store.leaseTokens(count));
+ *   await tokens.fill();
+ *   tokens.issue(); // -> '3fa41c', or undefined when none is at hand: then `await tokens.take()`
+ */
 export class TokenSource {
   private tokens: string[] = [];
   private next = 0;

@@ -2,9 +2,7 @@
  * The web debug toolbar: a bar at the foot of the application's HTML pages in debug mode
  * with the status, the route, the time, the memory, the log lines, and a link to the
  * report. No script. Its look is its own (dark, monospace, labelled), so it cannot be taken
- * for the page; its one `<style>` element carries a nonce that each policy of the response's
- * Content-Security-Policy is made to admit (in style-src-elem), so that a strict policy still
- * lets it show. A page with a policy in its markup gets no bar.
+ * for the page.
  */
 import { admitInlineStyle } from '../http/content-security-policy.js';
 import { escapeHtml } from '../utils/html.js';
@@ -39,7 +37,12 @@ function statusClass(status: number): string {
   return status >= 300 ? 'vt-redirect' : 'vt-ok';
 }
 
-/** The bar's markup: a labelled region, then its one style element with `nonce`. */
+/**
+ * The bar's markup: a labelled region, then its one style element with `nonce`. Each policy
+ * of the response's Content-Security-Policy is made to admit that nonce (in style-src-elem,
+ * {@link admitStyleNonce}), so that a strict policy still lets the bar show. A page with a
+ * policy in its markup gets no bar ({@link hasPolicyInMarkup}).
+ */
 export function renderToolbar(facts: ToolbarFacts, nonce: string): string {
   const item = (label: string, value: string, className = '') => `<span title="${escapeHtml(label)}"${className ? ` class="${className}"` : ''}>${escapeHtml(value)}</span>`;
   return (

@@ -2,11 +2,6 @@
  * A Fastify route's path, read as find-my-way reads it, into the shapes the route matcher
  * compares request paths with: `/items/:id(^\\d+$)` is the literal `/items/` then a
  * parameter `id` that must match `\d+`.
- *
- * @example
- * ```ts
- * fastifyPathShapes('/posts/:id?'); // [['/posts/', { name: 'id', requirement: undefined }], ['/posts']]
- * ```
  */
 
 /** A literal, or a parameter with the expression its value must match as a whole (none: up to the next `/`). */
@@ -16,7 +11,14 @@ export type PathShape = readonly PathPart[];
 /** find-my-way's own test for an optional last parameter, which it registers as two routes. */
 const OPTIONAL_PARAM = /(\/:[^/()]*?)\?(\/?)/;
 
-/** The shapes of a path: one, or two for an optional last parameter (with it, and without). */
+/**
+ * The shapes of a path: one, or two for an optional last parameter (with it, and without).
+ *
+ * @example
+ * ```ts
+ * fastifyPathShapes('/posts/:id?'); // [['/posts/', { name: 'id', requirement: undefined }], ['/posts']]
+ * ```
+ */
 export function fastifyPathShapes(path: string): PathShape[] {
   const optional = OPTIONAL_PARAM.exec(path);
   if (optional && optional.index + optional[0].length === path.length) {

@@ -1,15 +1,16 @@
 /**
  * The shape under which the router files a path, so that two routes it could not tell apart
  * are refused when they are declared, in vigil's syntax, rather than by Fastify at start.
- *
- * find-my-way (Fastify's router) keys a route by its path with each parameter segment
- * reduced to its static prefix, then `:`, and, when the segment has a requirement or text
- * after a parameter, `()` plus that text per parameter: the names and the requirements
- * themselves do not count. So `/b/{x}` and `/b/{y}` clash, as do `/b/{x}` and `/b/{y}` with
- * two different requirements, while `/b/{x}` and `/b/{y}` with one requirement do not.
  */
 const PARAMETER = /\{([^{}]+)\}/g;
 
+/**
+ * The key find-my-way (Fastify's router) files `path` under: the path with each parameter
+ * segment reduced to its static prefix, then `:`, and, when the segment has a requirement or
+ * text after a parameter, `()` plus that text per parameter: the names and the requirements
+ * themselves do not count. So `/b/{x}` and `/b/{y}` clash, as do `/b/{x}` and `/b/{y}` with
+ * two different requirements, while `/b/{x}` and `/b/{y}` with one requirement do not.
+ */
 export function routeShape(path: string, requirements: Readonly<Record<string, string>>): string {
   return path
     .split('/')

@@ -3,12 +3,6 @@
  * any plugin) or with the routes API, collected as Fastify adds it (`onRoute`): the 405 and
  * `Allow`, the 301 and the closest routes are decided from it, and each route's options
  * are marked with its description, so that a report names the route that answered.
- *
- * @example
- * ```ts
- * const table = new RouteTable();
- * app.addHook('onRoute', table.collect); // before any route is added
- * ```
  */
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import type { StackFrame } from '../debug/stack-trace.js';
@@ -29,6 +23,15 @@ export interface KnownRoute extends MatchableRoute {
 
 const KNOWN_ROUTE = Symbol('vigil.knownRoute');
 
+/**
+ * The routes collected so far, in declaration order.
+ *
+ * @example
+ * ```ts
+ * const table = new RouteTable();
+ * app.addHook('onRoute', table.collect); // before any route is added
+ * ```
+ */
 export class RouteTable {
   private readonly routes: KnownRoute[] = [];
   private compiled: RouteMatcher | undefined;

@@ -2,20 +2,6 @@
  * A route's path shape matched against a request path in time linear in the path's length,
  * whatever the shape: the router's questions (405, 301, closest routes) are asked of every
  * unmatched request, so a path that fails must fail fast however its text is arranged.
- *
- * The path is cut at its slashes once; a parameter never takes a slash (as in the router),
- * so each segment of the shape is matched with its own segment of the path, and only a
- * final wildcard takes the rest. Within a segment, a parameter's possible ends are tracked
- * as a set of positions, one pass per part of the shape, instead of backtracking over every
- * split. A requirement (the application's own regular expression) is only ever tried on a
- * delimited value of at most {@link MAX_PARAM_LENGTH} characters, within a budget per segment.
- *
- * @example
- * ```ts
- * const shape = compileShape(['/date/', { name: 'y', requirement: undefined }, '-', { name: 'm', requirement: '\\d+' }]);
- * shape.matches(splitPath('/date/2024-01'), true); // true
- * shape.values(splitPath('/date/a-b-c')); // ['a-b', 'c']: the first parameter as long as it can be
- * ```
  */
 import type { PathShape } from './fastify-path.js';
 
@@ -62,6 +48,22 @@ export interface CompiledShape {
   readonly source: string;
 }
 
+/**
+ * The matcher of `shape`. The path is cut at its slashes once; a parameter never takes a
+ * slash (as in the router), so each segment of the shape is matched with its own segment of
+ * the path, and only a final wildcard takes the rest. Within a segment, a parameter's
+ * possible ends are tracked as a set of positions, one pass per part of the shape, instead
+ * of backtracking over every split. A requirement (the application's own regular
+ * expression) is only ever tried on a delimited value of at most {@link MAX_PARAM_LENGTH}
+ * characters, within a budget per segment.
+ *
+ * @example
+ * ```ts
+ * const shape = compileShape(['/date/', { name: 'y', requirement: undefined }, '-', { name: 'm', requirement: '\\d+' }]);
+ * shape.matches(splitPath('/date/2024-01'), true); // true
+ * shape.values(splitPath('/date/a-b-c')); // ['a-b', 'c']: the first parameter as long as it can be
+ * ```
+ */
 export function compileShape(shape: PathShape): CompiledShape {
   const segments: Piece[][] = [[]];
   let tail: Piece[] | undefined;

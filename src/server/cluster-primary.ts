@@ -1,13 +1,8 @@
 /**
- * The primary process of `WORKERS=N` (N above 1): forks N workers that share the port
- * (node:cluster; the primary accepts and hands connections round-robin), replaces a worker
- * that dies with a growing wait (`restart-pacing.ts`), stops them all on SIGTERM/SIGINT,
- * and passes each worker the report counters of the others. It serves no request and loads
- * neither the kernel nor the store: each worker is a whole service (`main.ts`).
- *
- * The first worker starts alone: it creates what the workers share (the development
- * certificate, the store file), so that N processes never race to create them; the others
- * start once it listens. "vigil listening on ..." is printed once every worker listens.
+ * The primary process of `WORKERS=N` (N above 1): forks N workers that share the port,
+ * replaces a worker that dies, stops them all on SIGTERM/SIGINT, and passes each worker the
+ * report counters of the others. It serves no request and loads neither the kernel nor the
+ * store: each worker is a whole service (`main.ts`).
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
@@ -26,6 +21,14 @@ interface Member {
   counters: WriterCounters;
 }
 
+/**
+ * The workers share the port through node:cluster (the primary accepts and hands connections
+ * round-robin); one that dies is replaced after a growing wait (`restart-pacing.ts`).
+ *
+ * The first worker starts alone: it creates what the workers share (the development
+ * certificate, the store file), so that N processes never race to create them; the others
+ * start once it listens. "vigil listening on ..." is printed once every worker listens.
+ */
 export class ClusterPrimary {
   private readonly members = new Map<Worker, Member>();
   private readonly pacing = new RestartPacing();

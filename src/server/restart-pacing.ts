@@ -1,8 +1,22 @@
 /**
- * How long the primary waits before it replaces a worker that died: 100 ms, doubling with
- * each worker that dies soon after it started, up to 10 s, so that a crash loop (a worker
- * that cannot start, a request that kills every worker) does not spin. A worker that had
- * served for a while dies alone: the wait starts again from 100 ms.
+ * How long the primary waits before it replaces a worker that died: a wait that doubles
+ * with each worker that dies soon after it started, up to a bound, so that a crash loop (a
+ * worker that cannot start, a request that kills every worker) does not spin. A worker that
+ * had served for a while dies alone: the wait starts again from the first.
+ */
+import { Backoff } from '../utils/backoff.js';
+
+export interface RestartPacingOptions {
+  /** The first wait (100 ms), doubled with each worker that dies soon after it started... */
+  firstMs?: number;
+  /** ...up to this (10 s). */
+  maxMs?: number;
+  /** A worker that served this long had not been caught in a loop. */
+  stableMs?: number;
+}
+
+/**
+ * The waits of one primary.
  *
  * @example
  *   const pacing = new RestartPacing();
@@ -10,15 +24,6 @@
  *   pacing.exited(undefined); // -> 200
  *   pacing.exited(60_000);    // -> 100 (it had served a minute)
  */
-import { Backoff } from '../utils/backoff.js';
-
-export interface RestartPacingOptions {
-  firstMs?: number;
-  maxMs?: number;
-  /** A worker that served this long had not been caught in a loop. */
-  stableMs?: number;
-}
-
 export class RestartPacing {
   private readonly backoff: Backoff;
   private readonly stableMs: number;

@@ -3,13 +3,6 @@
  * interval per kind of failure, with counts, and a line when the operation works again.
  * {@link ThrottledFailures} is pure logic on a clock the caller passes; {@link PacedFailureLog}
  * runs it on the real clock.
- *
- * @example
- *   const failures = new ThrottledFailures(1000);
- *   failures.record('report store write failed', 'SQLITE_FULL: database or disk is full', now)?.message;
- *   // -> 'report store write failed: SQLITE_FULL: database or disk is full', then undefined
- *   //    for the rest of the second; due() then gives
- *   // 'report store write failed 37 times in the last 1.0 s: SQLITE_FULL: database or disk is full'
  */
 
 interface KindState {
@@ -34,6 +27,16 @@ export interface FailureLine {
 const times = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * The lines due for each kind of failure, on the caller's clock.
+ *
+ * @example
+ *   const failures = new ThrottledFailures(1000);
+ *   failures.record('report store write failed', 'SQLITE_FULL: database or disk is full', now)?.message;
+ *   // -> 'report store write failed: SQLITE_FULL: database or disk is full', then undefined
+ *   //    for the rest of the second; due() then gives
+ *   // 'report store write failed 37 times in the last 1.0 s: SQLITE_FULL: database or disk is full'
+ */
 export class ThrottledFailures {
   private readonly kinds = new Map<string, KindState>();
 

@@ -1,10 +1,8 @@
 /**
  * The memory section, its panel and its text: V8 heap and resident set size (RSS) when
  * the request arrived and when its report was collected, and the process's peak RSS so far.
- *
  * Node cannot tell which request allocated what, so these are process figures around the
- * request. The heap is read for each request; RSS costs a system call, so one reading
- * serves every request within 100 ms of it.
+ * request.
  */
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
@@ -25,6 +23,10 @@ const PROCESS_READING_MS = 100;
 let readAt = -Infinity;
 let reading = { rss: 0, peakRss: 0 };
 
+/**
+ * RSS and peak RSS: the heap is read for each request, but RSS costs a system call, so one
+ * reading serves every request within {@link PROCESS_READING_MS} of it.
+ */
 function processReading(): { rss: number; peakRss: number } {
   const now = performance.now();
   if (now - readAt >= PROCESS_READING_MS) {

@@ -2,11 +2,6 @@
  * The performance section, its panel and its text: total duration, the time spent in each stage of the request,
  * the application's own spans (`span(name, fn)` in a handler), how busy the event loop
  * was meanwhile, and the event-loop delay the process saw.
- *
- * Stages run from one mark to the next one the request reached (see {@link StageMarks}):
- * routing (the kernel's own hooks and, for unrouted requests, the 404/405/301 decision),
- * body (reading and parsing it), handler (including serializing what it returned),
- * rendering (the error pipeline building an error page) and sending.
  */
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import type { RequestScope, SpanRecord } from '../../http/request-scope.js';
@@ -36,7 +31,13 @@ export interface DelayWindow {
   max: number;
 }
 
-/** Milliseconds spent in each stage the request went through, in order. */
+/**
+ * Milliseconds spent in each stage the request went through, in order. A stage runs from
+ * one mark to the next one the request reached (see {@link StageMarks}): routing (the
+ * kernel's own hooks and, for unrouted requests, the 404/405/301 decision), body (reading
+ * and parsing it), handler (including serializing what it returned), rendering (the error
+ * pipeline building an error page) and sending.
+ */
 export function stageDurations(marks: StageMarks): Record<string, number> {
   const reached = STAGE_OF.filter(([mark]) => marks[mark] !== undefined);
   const stages: Record<string, number> = {};

@@ -1,10 +1,7 @@
 /**
- * A preview of the response body for its report: the first {@link PREVIEW_CHARS}
- * characters of a textual body (text, HTML, JSON, XML, a form), the values of
- * credential-like JSON members redacted here and `name=value` secrets by the report's own
- * pass when it is encoded. A binary, streamed or compressed body is only described, as is
- * the kernel's own error page: the exception panel shows what it says, and copying it
- * into every 404's report was the dearest step of that hot path (bench/NOTES.md, issue 16).
+ * A preview of the response body for its report, so that one sees what the application
+ * answered: the start of a textual body, its secrets redacted. A binary, streamed or
+ * compressed body, and the kernel's own error page, are only described.
  */
 import { REDACTED, type Redactor } from '../redact.js';
 import { cutMarker } from '../storage/report-bounds.js';
@@ -22,6 +19,13 @@ const TEXTUAL = /^(?:text\/|application\/(?:json|xml|x-www-form-urlencoded|javas
 const JSON_TYPE = /^application\/(?:json|x-ndjson)$|\+json$/;
 
 /**
+ * The first {@link PREVIEW_CHARS} characters of a textual body (text, HTML, JSON, XML, a
+ * form), the values of credential-like JSON members redacted here and `name=value` secrets
+ * by the report's own pass when it is encoded. A binary, streamed or compressed body is only
+ * described, as is the kernel's own error page: the exception panel shows what it says, and
+ * copying it into every 404's report was the dearest step of that hot path (bench/NOTES.md,
+ * issue 16).
+ *
  * `payload`: what was sent, as the onSend hooks saw it (a string, a Buffer, a stream or
  * nothing); `errorPage`: the error pipeline rendered it.
  */
