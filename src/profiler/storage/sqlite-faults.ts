@@ -88,3 +88,37 @@ export class FileWatch {
     }
   }
 }
+
+/**
+ * A store thread's one connection, and the failure that ended it: once the file is lost or
+ * damaged, the connection is closed and every later command is answered with that failure.
+ */
+export class ThreadConnection<C extends { db: SqliteDatabase }> {
+  current: C | undefined;
+  private gone: { code: string; message: string } | undefined;
+
+  /** The open connection, opened with `open` if there is none; throws what ended it, if anything did. */
+  use(open?: () => C): C {
+    if (this.gone) throw Object.assign(new Error(this.gone.message), { code: this.gone.code });
+    if (this.current) return this.current;
+    if (!open) throw new Error('the connection is not open');
+    return (this.current = open());
+  }
+
+  close(): void {
+    this.current?.db.close();
+    this.current = undefined;
+  }
+
+  /** Closes the connection to a lost or damaged file: from now on every command is answered with `code`. */
+  give(code: string, message: string): never {
+    this.gone = { code, message };
+    try {
+      this.current?.db.close();
+    } catch {
+      // A damaged file may fail even its close; the connection is given up either way.
+    }
+    this.current = undefined;
+    throw Object.assign(new Error(message), { code });
+  }
+}

@@ -9,7 +9,7 @@
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ReportSearch, ReportSummary } from '../report.js';
-import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
+import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
 import { searchStatement, SUMMARY_COLUMNS } from './sqlite-search.js';
 import type { WriteReply } from './sqlite-write-thread.js';
@@ -44,9 +44,7 @@ interface Connection {
   searches: Map<string, SqliteStatement>;
 }
 
-let connection: Connection | undefined;
-/** The file was lost or damaged: every command is answered with this. */
-let gone: { code: string; message: string } | undefined;
+const connection = new ThreadConnection<Connection>();
 
 function open(): Connection {
   const db = openReadConnection(file);
@@ -86,11 +84,10 @@ function statement(c: Connection, sql: string): SqliteStatement {
 }
 
 function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
-  if (gone) throw Object.assign(new Error(gone.message), { code: gone.code });
-  const c = (connection ??= open());
+  const c = connection.use(open);
   // Reads of a file deleted or replaced would go on answering from it: the store opens the new one.
   const lost = c.watch.lost();
-  if (lost !== undefined) give(FILE_LOST, lost);
+  if (lost !== undefined) connection.give(FILE_LOST, lost);
   try {
     if (command.kind === 'read') return c.readRow.get(command.token);
     // One read transaction: the tail and the lookup see the same mark.
@@ -98,29 +95,16 @@ function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
     return c.count.get();
   } catch (error) {
     const damage = c.watch.damageAfter(c.db, error);
-    if (damage !== undefined) give(FILE_DAMAGED, damage);
+    if (damage !== undefined) connection.give(FILE_DAMAGED, damage);
     throw error;
   }
-}
-
-/** Closes the connection to a lost or damaged file: from now on every command is answered with `code`. */
-function give(code: string, message: string): never {
-  gone = { code, message };
-  try {
-    connection?.db.close();
-  } catch {
-    // A damaged file may fail even its close; the connection is given up either way.
-  }
-  connection = undefined;
-  throw Object.assign(new Error(message), { code });
 }
 
 parentPort!.on('message', (command: ReadCommand) => {
   try {
     let result: unknown = null;
     if (command.kind === 'close') {
-      connection?.db.close();
-      connection = undefined;
+      connection.close();
     } else {
       result = apply(command);
     }

@@ -15,7 +15,7 @@ import type { SqliteDatabase } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { damageOf } from './sqlite-check.js';
 import { freePagesStep, settleDiskUse } from './sqlite-disk.js';
-import { FILE_DAMAGED, FILE_LOST, FileWatch } from './sqlite-faults.js';
+import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
 import { prepareWrites, type LeaseRequest, type ReportRow, type SqliteWrites, type TraceRow } from './sqlite-writes.js';
 
@@ -40,9 +40,7 @@ export type WriteReply = { id: number; result: unknown } | { id: number; error: 
 
 const { file, maxPageCount } = workerData as WriteThreadData;
 /** Opened by the first command, so that a failure to open comes back as an answer with its code. */
-let connection: { db: SqliteDatabase; writes: SqliteWrites; watch: FileWatch } | undefined;
-/** The file was lost or damaged: every command is answered with this. */
-let gone: { code: string; message: string } | undefined;
+const connection = new ThreadConnection<{ db: SqliteDatabase; writes: SqliteWrites; watch: FileWatch }>();
 
 /** Reports a purge deletes per transaction. */
 const PURGE_CHUNK = 1000;
@@ -67,7 +65,7 @@ function open(): void {
   const db = openDatabase(file);
   try {
     if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`);
-    connection = { db, writes: prepareWrites(db), watch: new FileWatch(file) };
+    connection.current = { db, writes: prepareWrites(db), watch: new FileWatch(file) };
   } catch (error) {
     db.close();
     throw error;
@@ -133,8 +131,8 @@ function nextChunk(): void {
         }
       } else if (purge.freeing) {
         // Then the WAL is emptied, and the purge answered with its count whatever happens: the deletions are committed.
-        if (!freeingPages() && connection) finish(purges.shift()!, settled(connection.db, purge.deleted));
-        else if (!connection) finish(purges.shift()!, purge.deleted);
+        if (!freeingPages() && connection.current) finish(purges.shift()!, settled(connection.current.db, purge.deleted));
+        else if (!connection.current) finish(purges.shift()!, purge.deleted);
       } else {
         const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
         if (deleted === undefined) finish(purges.shift()!, undefined);
@@ -202,8 +200,7 @@ function apply(command: WriteCommand): unknown {
     indexingTail = false;
     clearTimeout(idleTimer);
     // Closing the connection checkpoints the WAL.
-    connection?.db.close();
-    connection = undefined;
+    connection.close();
     return null;
   }
   if (command.kind === 'purge') {
@@ -215,7 +212,7 @@ function apply(command: WriteCommand): unknown {
   // The next batch reads its pages from the file again (the OS keeps them at hand), not from this
   // connection's cache, which would hide pages damaged on disk until a write failed elsewhere.
   if (command.kind === 'insert') {
-    connection?.db.pragma('shrink_memory');
+    connection.current?.db.pragma('shrink_memory');
     afterBatch();
   }
   return result;
@@ -223,35 +220,21 @@ function apply(command: WriteCommand): unknown {
 
 /** Applies `write` to the open file; a file found lost or damaged after it is given up. */
 function guarded<T>(write: (db: SqliteDatabase, writes: SqliteWrites) => T): T {
-  if (gone) throw Object.assign(new Error(gone.message), { code: gone.code });
-  if (!connection) throw new Error('the write connection is not open');
-  const { db, writes, watch } = connection;
+  const { db, writes, watch } = connection.use();
   let result: T;
   try {
     result = write(db, writes);
   } catch (error) {
     const lost = watch.lost();
     const damage = lost === undefined ? watch.damageAfter(db, error) : undefined;
-    if (lost !== undefined) give(FILE_LOST, lost);
-    else if (damage !== undefined) give(FILE_DAMAGED, damage);
+    if (lost !== undefined) connection.give(FILE_LOST, lost);
+    else if (damage !== undefined) connection.give(FILE_DAMAGED, damage);
     throw error;
   }
   // Checked after the commit: a batch that went to a file no longer at the path is not reported written.
   const lost = watch.lost();
-  if (lost !== undefined) give(FILE_LOST, lost);
+  if (lost !== undefined) connection.give(FILE_LOST, lost);
   return result;
-}
-
-/** Closes the connection to a lost or damaged file: from now on every command is answered with `code`. */
-function give(code: string, message: string): never {
-  gone = { code, message };
-  try {
-    connection?.db.close();
-  } catch {
-    // A damaged file may fail even its close; the connection is given up either way.
-  }
-  connection = undefined;
-  throw Object.assign(new Error(message), { code });
 }
 
 function applyTo(db: SqliteDatabase, writes: SqliteWrites, command: Exclude<WriteCommand, { kind: 'open' | 'close' | 'purge' }>): unknown {
