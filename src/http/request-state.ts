@@ -1,7 +1,8 @@
 /**
- * What the kernel keeps on a request, in one typed object: `request.vigil`, declared here
- * and nowhere else. The first kernel hook gives each request its state ({@link requestStateHook});
- * a request answered before it ran (a hook of the application's that failed first) has none.
+ * What the kernel keeps on a request, in one typed object: `request.vigil`. Each concern
+ * declares its own fields where it lives (the profiler's in `profiler/request-profile.ts`);
+ * those read by floors below their owner (the token, the uploaded files) are declared here.
+ * The first kernel hook gives each request its state ({@link requestStateHook}).
  *
  * @example
  * ```ts
@@ -9,46 +10,6 @@
  * ```
  */
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { RequestScope } from './request-scope.js';
-
-/**
- * When the request reached each stage, in `performance.now()` milliseconds. Stages a
- * request did not go through stay undefined (an unrouted request has no handler).
- */
-export interface StageMarks {
-  /** The profiler's first hook: the router has already chosen the route. */
-  start: number;
-  /** Matched routes: the body is about to be read. */
-  parsing?: number | undefined;
-  /** Matched routes: the handler is about to run. */
-  handler?: number | undefined;
-  /** An error reached the pipeline. */
-  error?: number | undefined;
-  /** The response is about to be written. */
-  send?: number | undefined;
-  /** The response was written (or the client went away). */
-  end?: number | undefined;
-}
-
-/** What the profiler keeps about a request while it runs, until its report is written. */
-export interface RequestProfile {
-  token: string;
-  /** Epoch milliseconds at arrival. */
-  time: number;
-  /** Client address, read at arrival: the socket may be gone when the report is built. */
-  ip: string;
-  marks: StageMarks;
-  /** The error the pipeline rendered, if any. */
-  error: Error | undefined;
-  /** The client closed the connection before the response was written. */
-  aborted: boolean;
-  /** The response body as the profiler's onSend hook saw it (a string, a Buffer, a stream), before the toolbar's. */
-  responseBody?: unknown;
-  /** What the request's own code records while it runs: its log lines and spans. */
-  scope: RequestScope;
-  /** Per-collector scratch space filled while the request runs. */
-  data: Record<string, unknown>;
-}
 
 /** One file of a multipart upload, saved to a temporary file. */
 export interface UploadedFile {
@@ -68,8 +29,6 @@ export interface RequestState {
   readonly serverHost: string;
   /** 6-hex token of this request's report; null outside debug mode and for the profiler's pages. */
   token: string | null;
-  /** The report being gathered; null outside debug mode, for the profiler's pages, and once it is queued. */
-  profile: RequestProfile | null;
   /** The files of a multipart body, once saved; null for other requests. */
   uploadedFiles: UploadedFile[] | null;
   /** The request's origin once worked out (`requestOrigin`): links, messages and the report all need it. */
@@ -88,6 +47,10 @@ declare module 'fastify' {
 /** The decoration's name, for `decorateRequest`. */
 export const REQUEST_STATE = 'vigil';
 
+/**
+ * A request's state, all of its fields set at once so that every request's object has one
+ * shape: the profiler's own field (`profile`) is declared in `profiler/request-profile.ts`.
+ */
 export function newRequestState(serverHost: string): RequestState {
   return { serverHost, token: null, profile: null, uploadedFiles: null, origin: null, admitted: null };
 }
