@@ -21,6 +21,22 @@ const ANCHORS = [
   'xoxa-', 'xoxb-', 'xoxe-', 'xoxo-', 'xoxp-', 'xoxr-', 'xoxs-', 'glpat-', 'npm_', 'SG.', 'sk-proj-', 'sk-ant-', '-----BEGIN ',
 ];
 
+/**
+ * The anchors grouped by a part they share (`Bearer ` and `bearer%20` by `earer`), so that the
+ * text is searched once per group: a hit is an anchor when the text around it spells one.
+ */
+const NEEDLES: ReadonlyMap<string, ReadonlyArray<{ anchor: string; offset: number }>> = (() => {
+  const shared = ['earer', 'asic', 'xox', 'sk-', '_live_', '_test_'];
+  const groups = new Map<string, Array<{ anchor: string; offset: number }>>();
+  for (const anchor of ANCHORS) {
+    const needle = shared.find((part) => anchor.includes(part)) ?? (/^gh[a-z]_$/.test(anchor) ? 'gh' : anchor);
+    const group = groups.get(needle) ?? [];
+    group.push({ anchor, offset: anchor.indexOf(needle) });
+    groups.set(needle, group);
+  }
+  return groups;
+})();
+
 /** Where a card number may start: a digit 2 to 6 (the networks' prefixes) and 12 to 18 more, spaced or not. */
 const CARD = /[2-6](?:[ -]?[0-9]){12,18}/g;
 
@@ -80,10 +96,16 @@ const PREFIXED: ReadonlyArray<{ test: (anchor: string) => boolean; min: number; 
 export function secretValueStretches(text: string, json: boolean): Stretch[] {
   const found: Stretch[] = [];
   const pemEnds = { from: -1, at: -1 };
-  for (const anchor of ANCHORS) {
-    for (let at = text.indexOf(anchor); at !== -1; ) {
-      const end = anchoredStretch(text, at, anchor, json, found, pemEnds);
-      at = text.indexOf(anchor, Math.max(end, at + 1));
+  for (const [needle, anchors] of NEEDLES) {
+    // Each anchor's search goes on from the end of its last stretch, as if it were searched alone.
+    const resume = anchors.map(() => 0);
+    for (let hit = text.indexOf(needle); hit !== -1; hit = text.indexOf(needle, hit + 1)) {
+      for (let i = 0; i < anchors.length; i++) {
+        const { anchor, offset } = anchors[i]!;
+        const at = hit - offset;
+        if (at < resume[i]! || !text.startsWith(anchor, at)) continue;
+        resume[i] = Math.max(anchoredStretch(text, at, anchor, json, found, pemEnds), at + 1);
+      }
     }
   }
   cardStretches(text, json, found);
