@@ -24,6 +24,8 @@ export interface AppActivityResult {
   onMsPerRequest: number;
   offMsPerRequest: number;
   addedPercent: number;
+  /** Each round's figures, ms per request: the spread. */
+  rounds: Array<{ on: number; off: number }>;
 }
 
 const CLIENT = `
@@ -87,5 +89,5 @@ export async function runAppActivity({ rounds = 3, requests = 1500 } = {}): Prom
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const onMs = median(busy.on);
   const offMs = median(busy.off);
-  return { onMsPerRequest: onMs, offMsPerRequest: offMs, addedPercent: ((onMs - offMs) / offMs) * 100 };
+  return { onMsPerRequest: onMs, offMsPerRequest: offMs, addedPercent: ((onMs - offMs) / offMs) * 100, rounds: busy.on.map((on, i) => ({ on, off: busy.off[i]! })) };
 }

@@ -37,11 +37,12 @@ function captureSites(depth: number, above: Caller): NodeJS.CallSite[] {
 /**
  * The application's frame nearest the top of the current stack: undefined for a call made
  * from a library's callback, or deeper than `depth`; `complete` when the whole stack was
- * looked at. Frames from `above` up (the caller's own) are neither captured nor counted.
+ * looked at; `frames`: how many were captured, none when `above` is not on the stack.
+ * Frames from `above` up (the caller's own) are neither captured nor counted.
  */
-export function applicationCallSite(depth = DEEP_STACK, above: Caller = applicationCallSite): { frame: StackFrame | undefined; complete: boolean } {
+export function applicationCallSite(depth = DEEP_STACK, above: Caller = applicationCallSite): { frame: StackFrame | undefined; complete: boolean; frames: number } {
   const sites = captureSites(depth, above);
-  return { frame: firstApplicationFrame(sites), complete: sites.length < depth };
+  return { frame: firstApplicationFrame(sites), complete: sites.length < depth, frames: sites.length };
 }
 
 function firstApplicationFrame(sites: NodeJS.CallSite[]): StackFrame | undefined {

@@ -106,23 +106,30 @@ export function currentActivity(): RequestActivity | undefined {
 }
 
 /**
- * Frames looked at first for a span's site: an instrumentation calls the span processor a
- * few frames below the application's call. A full stack without it is looked at again,
- * deeper.
+ * Frames looked at first for a span's site, below the span processor: the SDK's processor
+ * list, the span, the tracer, the instrumentation's wrapper, the library's function and
+ * then the application's call. A stack that goes on without it is looked at again, deeper.
+ * Each frame captured is paid for on every statement.
  */
-const SPAN_STACK_DEPTH = 10;
+const SPAN_STACK_DEPTH = 6;
 
 /** Sites by mapped frame: the same few lines make most calls. */
 const sites = new WeakMap<object, string>();
 
-/** The application's line behind a span being started: a short look first, a deep one when the stack goes on. */
-export function spanCallSite(): string | null {
-  const { frame, complete } = applicationCallSite(SPAN_STACK_DEPTH, spanCallSite);
+/** A function on the stack: it and the frames above it are not captured. */
+type Caller = (...args: never[]) => unknown;
+
+/** The application's line behind a span being started from `above` (the span processor's `onStart`). */
+export function spanCallSite(above: Caller = spanCallSite): string | null {
+  const { frame, complete, frames } = applicationCallSite(SPAN_STACK_DEPTH, above);
+  // `above` not on the stack (called through a wrapper): from here then.
+  if (frames === 0 && above !== spanCallSite) return spanCallSite();
   if (frame !== undefined || complete) return siteOf(frame);
-  return siteOf(applicationCallSite(DEEP_STACK, spanCallSite).frame);
+  return siteOf(applicationCallSite(DEEP_STACK, above).frame);
 }
 
-/** Frames looked at below `fetch`: the caller, or a wrapper library or two and then the caller. */
+/** Frames looked at first below `fetch`: its caller; then a wrapper library or two and the caller. */
+const BELOW_FETCH_FIRST = 1;
 const BELOW_FETCH_DEPTH = 8;
 
 /** The application's line that is running, as `path/from/root.ts:line`. */
@@ -136,8 +143,10 @@ export function callSite(): string | null {
  * otherwise (undici's own API).
  */
 export function fetchCallSite(): string | null {
-  const fetch = globalThis.fetch as ((...args: never[]) => unknown) | undefined;
-  const frame = fetch ? applicationCallSite(BELOW_FETCH_DEPTH, fetch).frame : undefined;
+  const fetch = globalThis.fetch as Caller | undefined;
+  if (fetch === undefined) return callSite();
+  let { frame, complete } = applicationCallSite(BELOW_FETCH_FIRST, fetch);
+  if (frame === undefined && !complete) frame = applicationCallSite(BELOW_FETCH_DEPTH, fetch).frame;
   return frame ? siteOf(frame) : callSite();
 }
 

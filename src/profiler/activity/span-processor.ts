@@ -67,10 +67,10 @@ function isDatabaseSpan(span: TraceSpan): boolean {
  * then runs the query) is a child of the span that the application's call opened, and
  * takes its line.
  */
-function siteOf(database: boolean, parent: Known | undefined, activity: RequestActivity): string | null {
+function siteOf(database: boolean, parent: Known | undefined, activity: RequestActivity, onStart: VigilSpanProcessor['onStart']): string | null {
   if (!database) return null;
   if (parent?.database && parent.site !== null) return parent.site;
-  const site = spanCallSite();
+  const site = spanCallSite(onStart);
   if (site !== null) activity.lastSite = site;
   return site ?? parent?.site ?? activity.lastSite;
 }
@@ -79,7 +79,7 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
   const open = new WeakMap<TraceSpan, Open>();
   /** Each span recorded, by span id, per request: children nest under it. */
   const recorded = new WeakMap<RequestActivity, Map<string, Known>>();
-  return {
+  const processor: VigilSpanProcessor = {
     onStart(span) {
       const activity = currentActivity();
       if (activity === undefined) return;
@@ -92,7 +92,8 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       const begun = beginSpan(span.name, parent === undefined ? undefined : parent.depth + 1);
       if (begun === undefined) return;
       const database = isDatabaseSpan(span);
-      const site = siteOf(database, parent, activity);
+      // The stack is taken from below this method: vigil's frames are not walked.
+      const site = siteOf(database, parent, activity, processor.onStart);
       known.set(spanId, { depth: begun.depth, database, site });
       open.set(span, { activity, record: begun.record, depth: begun.depth, started: performance.now(), site });
     },
@@ -125,4 +126,5 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   };
+  return processor;
 }
