@@ -29,6 +29,23 @@ export function routesApiDefinitionOf(config: Readonly<Record<string | symbol, u
   return config?.[ROUTES_API_DEFINITION] as RouteDefinition | undefined;
 }
 
+/** Whether a route can be sent a body: Fastify reads none for GET and HEAD. */
+export function canHaveBody(definition: Pick<RouteDefinition, 'methods'>): boolean {
+  return definition.methods.some((method) => method !== 'GET' && method !== 'HEAD');
+}
+
+/** The definitions in declaration order, cut where {@link canHaveBody} changes. */
+export function runsByBody(definitions: readonly RouteDefinition[]): { body: boolean; definitions: RouteDefinition[] }[] {
+  const runs: { body: boolean; definitions: RouteDefinition[] }[] = [];
+  for (const definition of definitions) {
+    const body = canHaveBody(definition);
+    const last = runs.at(-1);
+    if (last?.body === body) last.definitions.push(definition);
+    else runs.push({ body, definitions: [definition] });
+  }
+  return runs;
+}
+
 /** One call of a route's handler, as an executor sees it. */
 export interface Invocation {
   definition: RouteDefinition;
