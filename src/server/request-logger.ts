@@ -32,6 +32,16 @@ class DeferredLogger {
     return (this.#child ??= this.#parent.child(this.#bindings, this.#options));
   }
 
+  /**
+   * Whether a call at `level` would write: a call the parent's level drops makes no child,
+   * unless the child has a level of its own (a route's `logLevel`) or already exists.
+   */
+  #writes(level: string): boolean {
+    if (this.#child !== undefined || this.#options.level !== undefined) return true;
+    const parent = this.#parent as FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
+    return parent.isLevelEnabled === undefined || parent.isLevelEnabled(level);
+  }
+
   get level(): string {
     return this.#logger.level;
   }
@@ -41,27 +51,27 @@ class DeferredLogger {
   }
 
   fatal(...args: Parameters<LogMethod>): void {
-    this.#logger.fatal(...args);
+    if (this.#writes('fatal')) this.#logger.fatal(...args);
   }
 
   error(...args: Parameters<LogMethod>): void {
-    this.#logger.error(...args);
+    if (this.#writes('error')) this.#logger.error(...args);
   }
 
   warn(...args: Parameters<LogMethod>): void {
-    this.#logger.warn(...args);
+    if (this.#writes('warn')) this.#logger.warn(...args);
   }
 
   info(...args: Parameters<LogMethod>): void {
-    this.#logger.info(...args);
+    if (this.#writes('info')) this.#logger.info(...args);
   }
 
   debug(...args: Parameters<LogMethod>): void {
-    this.#logger.debug(...args);
+    if (this.#writes('debug')) this.#logger.debug(...args);
   }
 
   trace(...args: Parameters<LogMethod>): void {
-    this.#logger.trace(...args);
+    if (this.#writes('trace')) this.#logger.trace(...args);
   }
 
   silent(...args: Parameters<LogMethod>): void {

@@ -38,6 +38,10 @@ describe("a request's logger is made when its code logs", () => {
     app = Fastify(vigilFastifyOptions(config, { logger }));
     await app.register(vigil, { config });
     app.get('/quiet', async () => 'quiet');
+    app.get('/below', async (request) => {
+      request.log.debug('under the level');
+      return 'below';
+    });
     app.get('/talks', async (request) => {
       request.log.info({ who: 'world' }, 'saying hello');
       return 'talked';
@@ -59,6 +63,13 @@ describe("a request's logger is made when its code logs", () => {
     const before = children;
     for (let i = 0; i < 20; i++) assert.equal((await get('/quiet')).status, 200);
     assert.equal(children - before, 0);
+  });
+
+  it('makes none for lines under the level', async () => {
+    const before = children;
+    assert.equal((await get('/below')).body, 'below');
+    assert.equal(children - before, 0);
+    assert.equal(lines.some((entry) => entry.msg === 'under the level'), false);
   });
 
   it("writes a logging request's lines bound to its id", async () => {
