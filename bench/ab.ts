@@ -7,6 +7,7 @@
  *   npm run bench:ab                          against HEAD (what the working tree changed), 10 rounds of 5 s
  *   npm run bench:ab -- --base HEAD~3 --rounds 16 --seconds 4
  *   npm run bench:ab -- --env SOME_SETTING=1  this tree with a setting the base goes without
+ *   npm run bench:ab -- --routes              (j) instead: production, ROUTES = bench/targets/app-routes.ts, GET /hello
  *
  * Each round loads one server, then the other (the order alternates), and reads each
  * server's main-thread CPU from /proc. What it prints per round and as medians: requests
@@ -30,6 +31,7 @@ const { values: flags } = parseArgs({
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
     env: { type: 'string', multiple: true, default: [] },
+    routes: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(flags.rounds);
@@ -70,7 +72,12 @@ function checkOutBase(work: string): { dir: string; commit: string } {
 async function main(): Promise<void> {
   const tool = await loader();
   const work = mkdtempSync(join(tmpdir(), 'vigil-ab-'));
-  const env = (dir: string) => ({ APP_ENV: 'dev', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', VAR_DIR: join(work, dir), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' });
+  // --routes: (j), an application route in production, with each tree's compiled routes module.
+  const env = (dir: string, tree = ROOT): Record<string, string> =>
+    flags.routes
+      ? { APP_ENV: 'prod', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', VAR_DIR: join(work, dir), ROUTES: join(tree, 'dist/bench/targets/app-routes.js') }
+      : { APP_ENV: 'dev', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', VAR_DIR: join(work, dir), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' };
+  const path = flags.routes ? '/hello' : '/robots.txt';
   let base: { dir: string; commit: string } | undefined;
   const sides: Side[] = [];
   try {
@@ -79,14 +86,14 @@ async function main(): Promise<void> {
     buildVigil();
     const changed = git(['status', '--porcelain', '--untracked-files=no']) !== '' || git(['rev-parse', 'HEAD']) !== base.commit;
     if (!changed && Object.keys(extraEnv).length === 0) process.stdout.write('This tree is the base revision: both sides run the same code (a check of the noise).\n');
-    sides.push({ name: 'base', target: await startTarget(join(base.dir, 'dist/src/main.js'), env('base'), base.dir), rps: [], mainUs: [], allUs: [] });
+    sides.push({ name: 'base', target: await startTarget(join(base.dir, 'dist/src/main.js'), env('base', base.dir), base.dir), rps: [], mainUs: [], allUs: [] });
     sides.push({ name: 'this tree', target: await startTarget('dist/src/main.js', { ...env('this'), ...extraEnv }), rps: [], mainUs: [], allUs: [] });
     process.stdout.write(`${base.commit.slice(0, 7)} (${flags.base}) against this tree${flags.env.length ? ` with ${flags.env.join(' ')}` : ''}: ${rounds} rounds of ${seconds} s, ${connections} connections, ${tool}\n`);
-    for (const side of sides) await load(`${side.target.url}/robots.txt`, { seconds: 2, connections, headers: SEED_HEADERS }); // warm-up
+    for (const side of sides) await load(`${side.target.url}${path}`, { seconds: 2, connections, headers: SEED_HEADERS }); // warm-up
     for (let round = 1; round <= rounds; round++) {
       for (const side of round % 2 ? sides : [...sides].reverse()) {
         const before = side.target.cpuMs();
-        const result = await load(`${side.target.url}/robots.txt`, { seconds, connections, headers: SEED_HEADERS });
+        const result = await load(`${side.target.url}${path}`, { seconds, connections, headers: SEED_HEADERS });
         const after = side.target.cpuMs();
         if (result.requests === 0) throw new Error(`${side.name} answered no request in round ${round}`);
         const perRequest = (ms: number) => (ms * 1000) / result.requests;

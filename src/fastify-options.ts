@@ -1,7 +1,7 @@
 /**
  * The options Fastify takes only at construction, as vigil needs them, from one helper:
  * the logger (in debug mode through the profiler's tap, so that each report has its
- * request's log lines; no line per request), `frameworkErrors` and `clientErrorHandler`
+ * request's log lines; no line per request; a request's child logger made when it logs), `frameworkErrors` and `clientErrorHandler`
  * answering through the error pipeline, the head limits (`maxHeaderSize` at the parser's
  * 64 KB so that the kernel's own 414 and 431 answer first; no bare 400 for a missing
  * Host), `bodyLimit` from POST_MAX_SIZE, `trustProxy` from TRUSTED_PROXIES, parameters up
@@ -26,6 +26,7 @@ import { ProfilerAccess } from './profiler/access.js';
 import { linkLogTap, LogTap, type LineSink } from './profiler/log-tap.js';
 import type { VigilKernel } from './plugin.js';
 import { markPretty, prettyLogOutputSync } from './server/log-output.js';
+import { deferredChildLogger } from './server/request-logger.js';
 import { answerClientError, PARSER_MAX_HEADER_SIZE } from './guards/malformed-request.js';
 
 export interface VigilFastifyExtras {
@@ -55,6 +56,8 @@ export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, 
     loggerInstance: logger,
     // One line per request would cost more than the rest of a 404; the profiler keeps it all.
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's child logger is made when its code first logs, not for every request.
+    childLoggerFactory: deferredChildLogger,
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // The route matcher tries requirements on values no longer than the router takes.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },

@@ -43,7 +43,7 @@ import type { Collector } from './profiler/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
 import type { MovedAside } from './profiler/storage/sqlite-check.js';
 import { createReportStore } from './profiler/storage/store-factory.js';
-import { registerRoutes } from './routing/register-routes.js';
+import { registerRoutes, runsByBody } from './routing/register-routes.js';
 import { explainValidation } from './routing/route-declaration.js';
 import { routeOf, RouteTable } from './routing/route-table.js';
 import { Routes, type RoutesDeclaration } from './routing/routes.js';
@@ -223,11 +223,14 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     });
     app.setNotFoundHandler(answerUnmatched(table, config.debug));
     routeLimits.installParsers(app);
-    // Routes API routes have their own scope: uploads' hooks never run for the application's routes.
-    await app.register(async (scope) => {
-      await routeLimits.installUploads(scope);
-      registerRoutes(scope, declared.definitions, routeLimits.execute);
-    });
+    // Routes API routes have their own scopes, one per run in declaration order (the order of
+    // Allow): uploads' hooks run only for routes that can have a body, never for the application's.
+    for (const run of runsByBody(declared.definitions)) {
+      await app.register(async (scope) => {
+        if (run.body) await routeLimits.installUploads(scope);
+        registerRoutes(scope, run.definitions, routeLimits.execute);
+      });
+    }
     const store = options.reportStore ? 'the reportStore given' : config.profilerStore.scheme === 'sqlite' ? config.profilerStore.file : config.profilerStore.location;
     warnAtStart(app, { earlier, replaced: () => replaced, announce: profiler !== undefined && options.announceProfiler !== false, store });
   } catch (error) {

@@ -1,6 +1,6 @@
 /**
  * (k): `examples/fastify-app` as its server starts it, with `vigil` resolved to this tree's
- * compiled package (`dist/src/index.js`), as the example's installed tarball would give it.
+ * compiled package (`dist/src/index.js`) for `fastify-vigil`, as the example's installed tarball would give it.
  */
 import { register } from 'node:module';
 

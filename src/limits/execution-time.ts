@@ -13,9 +13,12 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { ExecutionTimeExceededError } from './limit-errors.js';
 
-/** A handler's run as the deadline sees it: how to run it, and how to tell it that it was stopped. */
+/**
+ * A handler's run as the deadline sees it: how to run it (its value, or a promise of it),
+ * and how to tell it that it was stopped.
+ */
 export interface TimedRun {
-  runHere(): Promise<unknown>;
+  runHere(): unknown;
   abort(reason: Error): void;
 }
 
@@ -52,8 +55,9 @@ export class RunningHandlers {
     return this.running.size;
   }
 
-  add(stop: Stop): Running {
-    const entry = { stop, deadline: performance.now() + this.ms };
+  /** `startedAt`: when the handler was called, in `performance.now()` milliseconds. */
+  add(stop: Stop, startedAt = performance.now()): Running {
+    const entry = { stop, deadline: startedAt + this.ms };
     this.running.add(entry);
     if (this.sweep === undefined && this.ms !== Infinity) this.sweep = setInterval(() => this.stopOverdue(), sweepStepMs(this.seconds));
     return entry;
@@ -83,7 +87,18 @@ export class RunningHandlers {
   }
 }
 
-export function runInProcess(invocation: TimedRun, handlers: RunningHandlers): Promise<unknown> {
+/**
+ * Runs a handler in this process. A value it returns at once is its answer: no limit could
+ * stop it meanwhile, the sweep and the heap guard being timers. A promise is raced against
+ * MAX_EXECUTION_TIME, counted from the call, and the heap guard.
+ */
+export function runInProcess(invocation: TimedRun, handlers: RunningHandlers): unknown {
+  const startedAt = performance.now();
+  const result = invocation.runHere();
+  return isPromiseLike(result) ? underDeadline(result, invocation, handlers, startedAt) : result;
+}
+
+function underDeadline(pending: PromiseLike<unknown>, run: Pick<TimedRun, 'abort'>, handlers: RunningHandlers, startedAt?: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (): boolean => {
@@ -94,15 +109,22 @@ export function runInProcess(invocation: TimedRun, handlers: RunningHandlers): P
     };
     const entry = handlers.add((reason: Error) => {
       if (!finish()) return;
-      invocation.abort(reason);
+      run.abort(reason);
       reject(reason);
-    });
-    invocation.runHere().then(
+    }, startedAt);
+    pending.then(
       (value) => finish() && resolve(value),
       (error: unknown) => finish() && reject(error),
     );
   });
 }
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/** A native handler has no signal to fire. */
+const NATIVE_RUN = { abort: () => undefined };
 
 /**
  * A native Fastify handler under the same deadline and heap guard. A handler that returns
@@ -113,7 +135,6 @@ export function runInProcess(invocation: TimedRun, handlers: RunningHandlers): P
 export function withDeadline(handler: RouteHandlerMethod, handlers: RunningHandlers): RouteHandlerMethod {
   return function deadlined(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     const result: unknown = handler.call(this, request, reply);
-    if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') return result;
-    return runInProcess({ runHere: () => Promise.resolve(result), abort: () => undefined }, handlers);
+    return isPromiseLike(result) ? underDeadline(result, NATIVE_RUN, handlers) : result;
   } as RouteHandlerMethod;
 }

@@ -85,7 +85,7 @@ export class Limits {
     installBodyParsers(app, this.settings);
   }
 
-  /** Multipart uploads, saved to temporary files, for the routes API routes of `scope`. */
+  /** Multipart uploads, saved to temporary files, for the routes API routes of `scope` (those that can have a body). */
   async installUploads(scope: FastifyInstance): Promise<void> {
     await installUploads(scope, this.settings);
   }

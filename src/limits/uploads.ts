@@ -29,7 +29,7 @@ export interface UploadLimits extends BodyPace {
 export async function installUploads(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
   // An application that registered @fastify/multipart before vigil keeps its own (and its limits).
   if (!scope.hasRequestDecorator('isMultipart')) await registerMultipart(scope, limits);
-  scope.addHook('preHandler', async (request, reply) => {
+  scope.addHook('preHandler', async function receiveUploadsHook(request, reply) {
     if (request.isMultipart()) await receiveUploads(request, reply, limits);
   });
 }

@@ -29,6 +29,23 @@ export function routesApiDefinitionOf(config: Readonly<Record<string | symbol, u
   return config?.[ROUTES_API_DEFINITION] as RouteDefinition | undefined;
 }
 
+/** Whether a route can be sent a body: Fastify reads none for GET and HEAD. */
+export function canHaveBody(definition: Pick<RouteDefinition, 'methods'>): boolean {
+  return definition.methods.some((method) => method !== 'GET' && method !== 'HEAD');
+}
+
+/** The definitions in declaration order, cut where {@link canHaveBody} changes. */
+export function runsByBody(definitions: readonly RouteDefinition[]): { body: boolean; definitions: RouteDefinition[] }[] {
+  const runs: { body: boolean; definitions: RouteDefinition[] }[] = [];
+  for (const definition of definitions) {
+    const body = canHaveBody(definition);
+    const last = runs.at(-1);
+    if (last?.body === body) last.definitions.push(definition);
+    else runs.push({ body, definitions: [definition] });
+  }
+  return runs;
+}
+
 /** One call of a route's handler, as an executor sees it. */
 export interface Invocation {
   definition: RouteDefinition;
@@ -36,12 +53,12 @@ export interface Invocation {
   reply: FastifyReply;
   /** Fires the handler's signal with `reason` (a limit stopped the request). */
   abort(reason: Error): void;
-  /** Calls the handler in this process with its {@link RouteContext}. */
-  runHere(): Promise<unknown>;
+  /** Calls the handler in this process with its {@link RouteContext}: its value, or a promise of it. */
+  runHere(): unknown;
 }
 
-/** Runs an invocation and resolves with what the handler returned. */
-export type RouteExecutor = (invocation: Invocation) => Promise<unknown>;
+/** Runs an invocation: what the handler returned, or a promise of it. */
+export type RouteExecutor = (invocation: Invocation) => unknown;
 
 const runHere: RouteExecutor = (invocation) => invocation.runHere();
 
@@ -51,32 +68,65 @@ export function registerRoutes(app: FastifyInstance, definitions: readonly Route
       method: [...definition.methods],
       url: routerPath(definition),
       config: { [ROUTES_API_DEFINITION]: definition },
-      handler: async (request, reply) => {
-        const result = await execute(invocationOf(definition, request, reply));
-        if (result !== undefined) return result;
-        // A handler that returns nothing and sent nothing answered "no content".
-        if (!reply.sent) reply.code(204).send();
-        return reply;
+      // A handler that answers at once is answered at once: no promise is made for it.
+      handler: (request, reply) => {
+        const result = execute(new HandlerInvocation(definition, request, reply));
+        if (isPromiseLike(result)) return Promise.resolve(result).then((value) => answered(value, reply) ?? reply);
+        return answered(result, reply);
       },
     });
   }
 }
 
-function invocationOf(definition: RouteDefinition, request: FastifyRequest, reply: FastifyReply): Invocation {
-  const signal = new RequestSignal(reply);
-  return {
-    definition,
-    request,
-    reply,
-    abort: (reason) => signal.abort(reason),
-    runHere: async () => {
-      try {
-        return await (definition.handler as RouteHandler)(contextFor(request, reply, signal));
-      } catch (thrown) {
-        throw isError(thrown) ? thrown : new ThrownValueError(thrown, handlerSite(definition));
-      }
-    },
-  };
+/** What Fastify sends for a handler's value; a handler that returns nothing and sent nothing answered "no content". */
+function answered(result: unknown, reply: FastifyReply): unknown {
+  if (result !== undefined) return result;
+  if (!reply.sent) reply.code(204).send();
+  return undefined;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+class HandlerInvocation implements Invocation {
+  readonly #signal: RequestSignal;
+
+  constructor(
+    readonly definition: RouteDefinition,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+  ) {
+    this.#signal = new RequestSignal(reply);
+  }
+
+  abort(reason: Error): void {
+    this.#signal.abort(reason);
+  }
+
+  runHere(): unknown {
+    const definition = this.definition;
+    let result: unknown;
+    try {
+      result = (definition.handler as RouteHandler)(new HandlerContext(this.request, this.reply, this.#signal));
+    } catch (thrown) {
+      throw thrownError(thrown, definition);
+    }
+    return isPromiseLike(result) ? settledHandler(result, definition) : result;
+  }
+}
+
+/** An async function: a trace taken after the handler's await keeps this frame (the kernel's part of the way). */
+async function settledHandler(pending: PromiseLike<unknown>, definition: RouteDefinition): Promise<unknown> {
+  try {
+    return await pending;
+  } catch (thrown) {
+    throw thrownError(thrown, definition);
+  }
+}
+
+function thrownError(thrown: unknown, definition: RouteDefinition): Error {
+  return isError(thrown) ? thrown : new ThrownValueError(thrown, handlerSite(definition));
 }
 
 /**
@@ -85,10 +135,6 @@ function invocationOf(definition: RouteDefinition, request: FastifyRequest, repl
  */
 export function handlerSite(definition: Pick<RouteDefinition, 'name' | 'declaredAt'>): StackFrame | undefined {
   return definition.declaredAt && { ...definition.declaredAt, function: `handler of ${definition.name}` };
-}
-
-function contextFor(request: FastifyRequest, reply: FastifyReply, signal: RequestSignal): RouteContext {
-  return new HandlerContext(request, reply, signal);
 }
 
 /**

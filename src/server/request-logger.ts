@@ -1,0 +1,100 @@
+/**
+ * Each request's logger, made when the request's code first uses it: Fastify asks for a
+ * child logger per request (bound to its id), and most requests in production never log,
+ * so the pino child is made on the first call and then kept. Its lines are the ones the
+ * child would have written from the start: same bindings, same options.
+ */
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino';
+
+type LogMethod = FastifyBaseLogger['info'];
+
+/** Fastify's `childLoggerFactory`: the child, deferred. */
+export const deferredChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function deferredChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+  return new DeferredLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+};
+
+/** The logger methods pino's child offers a request's code, each made real on first use. */
+class DeferredLogger {
+  readonly #parent: FastifyBaseLogger;
+  readonly #bindings: Bindings;
+  readonly #options: ChildLoggerOptions;
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+
+  /** The pino child, made now if no call needed it before. */
+  get #logger(): FastifyBaseLogger {
+    return (this.#child ??= this.#parent.child(this.#bindings, this.#options));
+  }
+
+  /**
+   * Whether a call at `level` would write: a call the parent's level drops makes no child,
+   * unless the child has a level of its own (a route's `logLevel`) or already exists.
+   */
+  #writes(level: string): boolean {
+    if (this.#child !== undefined || this.#options.level !== undefined) return true;
+    const parent = this.#parent as FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
+    return parent.isLevelEnabled === undefined || parent.isLevelEnabled(level);
+  }
+
+  get level(): string {
+    return this.#logger.level;
+  }
+
+  set level(level: string) {
+    this.#logger.level = level;
+  }
+
+  fatal(...args: Parameters<LogMethod>): void {
+    if (this.#writes('fatal')) this.#logger.fatal(...args);
+  }
+
+  error(...args: Parameters<LogMethod>): void {
+    if (this.#writes('error')) this.#logger.error(...args);
+  }
+
+  warn(...args: Parameters<LogMethod>): void {
+    if (this.#writes('warn')) this.#logger.warn(...args);
+  }
+
+  info(...args: Parameters<LogMethod>): void {
+    if (this.#writes('info')) this.#logger.info(...args);
+  }
+
+  debug(...args: Parameters<LogMethod>): void {
+    if (this.#writes('debug')) this.#logger.debug(...args);
+  }
+
+  trace(...args: Parameters<LogMethod>): void {
+    if (this.#writes('trace')) this.#logger.trace(...args);
+  }
+
+  silent(...args: Parameters<LogMethod>): void {
+    this.#logger.silent(...args);
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#logger.child(bindings, options);
+  }
+
+  bindings(): Bindings {
+    return (this.#logger as unknown as { bindings(): Bindings }).bindings();
+  }
+
+  setBindings(bindings: Bindings): void {
+    (this.#logger as unknown as { setBindings(bindings: Bindings): void }).setBindings(bindings);
+  }
+
+  isLevelEnabled(level: LevelWithSilentOrString): boolean {
+    return (this.#logger as unknown as { isLevelEnabled(level: LevelWithSilentOrString): boolean }).isLevelEnabled(level);
+  }
+
+  flush(callback?: (error?: Error) => void): void {
+    (this.#logger as unknown as { flush(callback?: (error?: Error) => void): void }).flush(callback);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The request's logger (`request.log`) under vigil's Fastify options: made when the
+ * request's code first logs, and then the logger a pino child would have been from the
+ * start (bound to the request's id, at the route's log level), over real sockets.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
+import { ask, type Answer } from '../support/service.js';
+
+interface LogLine {
+  reqId?: string;
+  msg?: string;
+  level?: number;
+  who?: string;
+}
+
+describe("a request's logger is made when its code logs", () => {
+  const lines: LogLine[] = [];
+  let children = 0;
+  let app: FastifyInstance;
+  let get: (path: string) => Promise<Answer>;
+
+  before(async () => {
+    const config = loadConfig({ APP_ENV: 'prod', TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-logger-')) });
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+    // Every child, of the instance or of a child of it, goes through this own property.
+    const child = logger.child;
+    logger.child = function (this: typeof logger, ...args: Parameters<typeof child>) {
+      children++;
+      return child.apply(this, args);
+    } as typeof logger.child;
+    app = Fastify(vigilFastifyOptions(config, { logger }));
+    await app.register(vigil, { config });
+    app.get('/quiet', async () => 'quiet');
+    app.get('/below', async (request) => {
+      request.log.debug('under the level');
+      return 'below';
+    });
+    app.get('/talks', async (request) => {
+      request.log.info({ who: 'world' }, 'saying hello');
+      return 'talked';
+    });
+    app.get('/muted', { logLevel: 'error' }, async (request) => {
+      request.log.info('not at this level');
+      request.log.error('at this level');
+      return 'muted';
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    get = (path) => ask({ url, ca: undefined }, { path });
+  });
+
+  after(() => app.close());
+
+  it('makes no child logger for a request whose code does not log', async () => {
+    const before = children;
+    for (let i = 0; i < 20; i++) assert.equal((await get('/quiet')).status, 200);
+    assert.equal(children - before, 0);
+  });
+
+  it('makes none for lines under the level', async () => {
+    const before = children;
+    assert.equal((await get('/below')).body, 'below');
+    assert.equal(children - before, 0);
+    assert.equal(lines.some((entry) => entry.msg === 'under the level'), false);
+  });
+
+  it("writes a logging request's lines bound to its id", async () => {
+    const before = children;
+    assert.equal((await get('/talks')).body, 'talked');
+    assert.equal(children - before, 1);
+    const line = lines.find((entry) => entry.msg === 'saying hello');
+    assert.equal(line?.who, 'world');
+    assert.match(String(line?.reqId), /^req-/);
+  });
+
+  it("keeps the route's log level", async () => {
+    assert.equal((await get('/muted')).body, 'muted');
+    assert.equal(lines.some((entry) => entry.msg === 'not at this level'), false);
+    assert.equal(lines.find((entry) => entry.msg === 'at this level')?.level, 50);
+  });
+});
