@@ -48,7 +48,7 @@ interface HttpClientSection {
 }
 interface DatabaseSection {
   texts: string[];
-  statements: Array<{ text: number; system: string; duration: number | null; rows: number | null; site: string | null; error: boolean }>;
+  statements: Array<{ text: number; system: string; duration: number | null; rows: number | null; site: string | null; siteLookedUp?: boolean; error: boolean }>;
   omitted: number;
   slowMs: number;
 }
@@ -80,6 +80,12 @@ function route(app: FastifyInstance): void {
   app.get('/db/repeat', async () => {
     for (let i = 0; i < 12; i++) await pool.query('SELECT id FROM generate_series(1, 2) AS id WHERE id = $1', [i]);
     return 'repeated';
+  });
+  app.get('/db/run-then-other', async () => {
+    for (let i = 0; i < 3; i++) await pool.query('SELECT 1 AS one');
+    await pool.query('SELECT 2 AS two');
+    await pool.query('SELECT 3 AS three');
+    return 'run';
   });
   app.get('/db/slow', async () => {
     await pool.query('SELECT pg_sleep(0.05)');
@@ -231,10 +237,32 @@ describe('the application, seen from a debug report', () => {
       for (const statement of database(report).statements) assert.match(statement.site ?? 'unknown', /test\/profiler\/app-activity\.test\.ts:\d+/);
       const page = (await ask(debug, { path: `/_profiler/${report.token}?panel=database` })).body;
       assert.match(page, /12 identical/);
+      // A run of one statement from one line: after the first two, the stack is not looked at again, and the panel says so.
+      assert.deepEqual(
+        database(report).statements.map((statement) => statement.siteLookedUp !== false),
+        [true, true, ...Array<boolean>(10).fill(false)],
+      );
+      assert.match(page, /as the identical statements before it, not looked up/);
       assert.match(page, /SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1/);
       // The report's summary names the trace, to find the request in a tracing backend.
       assert.match(page, /id="summary-performance">Trace [0-9a-f]{32}</);
       assert.match(page, /id="summary-database">12 queries in /);
+    });
+
+    it('after a run of identical statements, says which call sites were not looked up', async () => {
+      const { report } = await reportOf('/db/run-then-other');
+      const section = database(report);
+      const shown = section.statements.map((statement) => [section.texts[statement.text], statement.site === null ? null : 'line', statement.siteLookedUp !== false]);
+      assert.deepEqual(shown, [
+        ['SELECT 1 AS one', 'line', true],
+        ['SELECT 1 AS one', 'line', true],
+        ['SELECT 1 AS one', 'line', false],
+        // Another statement after the run: its stack was not looked at (the run was expected to go on).
+        ['SELECT 2 AS two', null, false],
+        ['SELECT 3 AS three', 'line', true],
+      ]);
+      const page = (await ask(debug, { path: `/_profiler/${report.token}?panel=database` })).body;
+      assert.match(page, /<span class="muted">not looked up<\/span>/);
     });
 
     it('flags a statement slower than PROFILER_SLOW_QUERY', async () => {

@@ -11,6 +11,7 @@ import type { StackFrame } from '../../debug/stack-trace.js';
 import { projectRoot } from '../../debug/project-root.js';
 import { currentScope, type RequestScope } from '../../http/request-scope.js';
 import { cutString } from '../storage/report-bounds.js';
+import { RUN_BEFORE_SKIP } from './sections.js';
 
 export const MAX_CALLS = 1000;
 export const MAX_STATEMENTS = 1000;
@@ -44,6 +45,12 @@ export interface StatementRecord {
   duration: number | null;
   rows: number | null;
   site: string | null;
+  /**
+   * Absent when the stack was looked at. False when it was not, the statement coming right
+   * after a run of identical ones from one line: `site` is then that run's line if the
+   * statement has the run's text, and null if not.
+   */
+  siteLookedUp?: false;
   error: boolean;
 }
 
@@ -59,6 +66,10 @@ export class RequestActivity {
    * whose span shows no application frame and has no database parent to take one from.
    */
   lastSite: string | null = null;
+  /** The latest run of identical statements from one looked-up line. */
+  private runText: string | null = null;
+  private runSite: string | null = null;
+  private runLength = 0;
 
   constructor(readonly scope: RequestScope) {}
 
@@ -77,12 +88,40 @@ export class RequestActivity {
     return call;
   }
 
+  /**
+   * A database call being started skips its stack: the statements before it were one text
+   * from one line, at least {@link RUN_BEFORE_SKIP} times. `text`, when already known, must
+   * be the run's.
+   */
+  skipsSite(text?: string): boolean {
+    return this.runLength >= RUN_BEFORE_SKIP && (text === undefined || text === this.runText);
+  }
+
+  /** The run's line, for a statement of `text` whose stack was skipped; null for another text. */
+  runSiteFor(text: string): string | null {
+    return text === this.runText ? this.runSite : null;
+  }
+
   addStatement(statement: StatementRecord): void {
+    this.followRun(statement);
     if (this.statements.length >= MAX_STATEMENTS) {
       this.statementsOmitted++;
       return;
     }
     this.statements.push({ ...statement, text: cutString(statement.text, MAX_STATEMENT_LENGTH) });
+  }
+
+  private followRun({ text, site, siteLookedUp }: StatementRecord): void {
+    if (siteLookedUp === false) {
+      // A skipped statement of another text ends the run: the next call looks again.
+      if (text !== this.runText) this.runLength = 0;
+    } else if (site !== null && text === this.runText && site === this.runSite) {
+      this.runLength++;
+    } else {
+      this.runText = text;
+      this.runSite = site;
+      this.runLength = site === null ? 0 : 1;
+    }
   }
 }
 

@@ -20,6 +20,8 @@ export interface StatementEntry {
   duration: number | null;
   rows: number | null;
   site: string | null;
+  /** False: the stack was not looked at; `site`, if any, is the line of the identical statements before it. */
+  siteLookedUp?: false;
   error: boolean;
 }
 
@@ -80,7 +82,7 @@ export function databaseText(section: DatabaseSection): string[] {
   for (const group of repeatedGroups(section)) lines.push(`  ${group.count} identical: ${section.texts[group.text]}`);
   for (const statement of section.statements) {
     const slow = (statement.duration ?? 0) > section.slowMs ? ' (slow)' : '';
-    lines.push(`  ${formatMs(statement.duration)}${slow} ${section.texts[statement.text]}${siteSuffix(statement.site)}`);
+    lines.push(`  ${formatMs(statement.duration)}${slow} ${section.texts[statement.text]}${statementSite(statement)}`);
   }
   return lines;
 }
@@ -91,6 +93,17 @@ export function httpClientText(section: HttpClientSection): string[] {
     describeCalls(section.calls.length + section.omitted, totalDuration(section.calls)),
     ...section.calls.map((call) => `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call.site)}`),
   ];
+}
+
+/** Identical statements from one looked-up line after which the next database call takes no stack. */
+export const RUN_BEFORE_SKIP = 2;
+
+/** Said of a statement whose stack was not looked at, after the line of those before it. */
+export const NOT_LOOKED_UP = 'as the identical statements before it, not looked up';
+
+function statementSite(statement: StatementEntry): string {
+  if (statement.siteLookedUp !== false) return siteSuffix(statement.site);
+  return statement.site === null ? '  (call site not looked up)' : `  ${statement.site} (${NOT_LOOKED_UP})`;
 }
 
 function siteSuffix(site: string | null): string {

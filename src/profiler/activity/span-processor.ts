@@ -48,6 +48,8 @@ interface Open {
   depth: number;
   started: number;
   site: string | null;
+  /** False: the stack was not looked at (see `RequestActivity.skipsSite`). */
+  lookedUp: boolean;
 }
 
 /** What a child needs of a span recorded earlier in the same request. */
@@ -55,10 +57,24 @@ interface Known {
   depth: number;
   database: boolean;
   site: string | null;
+  lookedUp: boolean;
 }
+
+interface Site {
+  site: string | null;
+  lookedUp: boolean;
+}
+
+const NO_SITE: Site = { site: null, lookedUp: true };
+const SKIPPED: Site = { site: null, lookedUp: false };
 
 function isDatabaseSpan(span: TraceSpan): boolean {
   return typeof (span.attributes['db.system.name'] ?? span.attributes['db.system']) === 'string';
+}
+
+function statementText(span: TraceSpan): string | undefined {
+  const text = span.attributes['db.query.text'] ?? span.attributes['db.statement'];
+  return typeof text === 'string' ? text : undefined;
 }
 
 /**
@@ -67,12 +83,14 @@ function isDatabaseSpan(span: TraceSpan): boolean {
  * then runs the query) is a child of the span that the application's call opened, and
  * takes its line.
  */
-function siteOf(database: boolean, parent: Known | undefined, activity: RequestActivity, onStart: VigilSpanProcessor['onStart']): string | null {
-  if (!database) return null;
-  if (parent?.database && parent.site !== null) return parent.site;
+function siteOf(span: TraceSpan, database: boolean, parent: Known | undefined, activity: RequestActivity, onStart: VigilSpanProcessor['onStart']): Site {
+  if (!database) return NO_SITE;
+  if (parent?.database && (parent.site !== null || !parent.lookedUp)) return parent;
+  // A run of identical statements from one line: the next one is taken to go on with it.
+  if (activity.skipsSite(statementText(span))) return SKIPPED;
   const site = spanCallSite(onStart);
   if (site !== null) activity.lastSite = site;
-  return site ?? parent?.site ?? activity.lastSite;
+  return { site: site ?? parent?.site ?? activity.lastSite, lookedUp: true };
 }
 
 export function vigilSpanProcessor(): VigilSpanProcessor {
@@ -93,9 +111,9 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       if (begun === undefined) return;
       const database = isDatabaseSpan(span);
       // The stack is taken from below this method: vigil's frames are not walked.
-      const site = siteOf(database, parent, activity, processor.onStart);
-      known.set(spanId, { depth: begun.depth, database, site });
-      open.set(span, { activity, record: begun.record, depth: begun.depth, started: performance.now(), site });
+      const { site, lookedUp } = siteOf(span, database, parent, activity, processor.onStart);
+      known.set(spanId, { depth: begun.depth, database, site, lookedUp });
+      open.set(span, { activity, record: begun.record, depth: begun.depth, started: performance.now(), site, lookedUp });
     },
     onEnd(span) {
       const entry = open.get(span);
@@ -109,8 +127,8 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       }
       const attributes = span.attributes;
       const system = attributes['db.system.name'] ?? attributes['db.system'];
-      const text = attributes['db.query.text'] ?? attributes['db.statement'];
-      if (typeof system !== 'string' || typeof text !== 'string') return;
+      const text = statementText(span);
+      if (typeof system !== 'string' || text === undefined) return;
       const rows = attributes['db.response.returned_rows'];
       entry.activity.addStatement({
         text,
@@ -119,7 +137,7 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
         duration,
         rows: typeof rows === 'number' ? rows : null,
         // Database attributes set only after the start: the line seen last is the best guess.
-        site: entry.site ?? entry.activity.lastSite,
+        ...(entry.lookedUp ? { site: entry.site ?? entry.activity.lastSite } : { site: entry.activity.runSiteFor(text), siteLookedUp: false as const }),
         error,
       });
     },

@@ -4,9 +4,16 @@
  * Symfony's Doctrine panel); statements slower than PROFILER_SLOW_QUERY flagged.
  */
 import { html } from '../../../utils/html.js';
-import { describeQueries, REPEATED_WARNING, repeatedGroups, totalQueryMs, type DatabaseSection } from '../../activity/sections.js';
+import { describeQueries, NOT_LOOKED_UP, REPEATED_WARNING, RUN_BEFORE_SKIP, repeatedGroups, totalQueryMs, type DatabaseSection, type StatementEntry } from '../../activity/sections.js';
 import { formatMs, keyValueTable } from '../layout.js';
 import { definePanel } from './panel.js';
+
+function calledFrom(statement: StatementEntry) {
+  if (statement.siteLookedUp === false) {
+    return statement.site === null ? html`<span class="muted">not looked up</span>` : html`<code>${statement.site}</code> <span class="muted">${NOT_LOOKED_UP}</span>`;
+  }
+  return statement.site === null ? html`<span class="muted">unknown</span>` : html`<code>${statement.site}</code>`;
+}
 
 const isSlow = (section: DatabaseSection, duration: number | null) => duration !== null && duration > section.slowMs;
 
@@ -39,9 +46,10 @@ ${groups.length === 0 ? '' : html`<h3>Identical statements</h3>
       (statement, i) => html`<tr${isSlow(section, statement.duration) ? html` class="slow"` : ''}><td>${i + 1}</td><td>${formatMs(statement.start)}</td><td class="${isSlow(section, statement.duration) ? 'bad' : ''}">${formatMs(statement.duration)}${
         isSlow(section, statement.duration) ? ' slow' : ''
       }${statement.error ? html` <span class="bad">failed</span>` : ''}</td><td>${statement.rows ?? html`<span class="muted">n/a</span>`}</td><td><pre class="block">${section.texts[statement.text]}</pre><span class="muted">${statement.system}</span></td><td>${
-        statement.site === null ? html`<span class="muted">unknown</span>` : html`<code>${statement.site}</code>`
+        calledFrom(statement)
       }</td></tr>`,
     )}</tbody></table>
+${section.statements.some((statement) => statement.siteLookedUp === false) ? html`<p class="muted">After ${RUN_BEFORE_SKIP} identical statements from one line, the next statement's call site is not looked up (taking a stack is what capturing costs): it is shown as the line of those before it when its text is theirs.</p>` : ''}
 ${section.omitted > 0 ? html`<p class="warn">${section.omitted} more statements were not kept (a report keeps 1000).</p>` : ''}`;
   },
 });
