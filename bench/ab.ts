@@ -37,7 +37,8 @@ const { values: flags } = parseArgs({
 const rounds = Number(flags.rounds);
 const seconds = Number(flags.seconds);
 const connections = Number(flags.connections);
-if (!(rounds >= 2 && seconds >= 1 && connections >= 1)) throw new Error('--rounds must be at least 2, --seconds and --connections at least 1');
+if (!(rounds >= 2 && seconds >= 1 && connections >= 1))
+  throw new Error('--rounds must be at least 2, --seconds and --connections at least 1');
 const extraEnv = Object.fromEntries(
   flags.env.map((pair) => {
     const at = pair.indexOf('=');
@@ -75,8 +76,23 @@ async function main(): Promise<void> {
   // --routes: (j), an application route in production, with each tree's compiled routes module.
   const env = (dir: string, tree = ROOT): Record<string, string> =>
     flags.routes
-      ? { APP_ENV: 'prod', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', VAR_DIR: join(work, dir), ROUTES: join(tree, 'dist/bench/targets/app-routes.js') }
-      : { APP_ENV: 'dev', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', VAR_DIR: join(work, dir), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' };
+      ? {
+          APP_ENV: 'prod',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          LOG_LEVEL: 'info',
+          VAR_DIR: join(work, dir),
+          ROUTES: join(tree, 'dist/bench/targets/app-routes.js'),
+        }
+      : {
+          APP_ENV: 'dev',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          LOG_LEVEL: 'warn',
+          VAR_DIR: join(work, dir),
+          PROFILER_MAX_REPORTS: '5000000',
+          PROFILER_MAX_AGE: '30d',
+        };
   const path = flags.routes ? '/hello' : '/robots.txt';
   let base: { dir: string; commit: string } | undefined;
   const sides: Side[] = [];
@@ -84,12 +100,29 @@ async function main(): Promise<void> {
     base = checkOutBase(work);
     buildVigil(base.dir);
     buildVigil();
-    const changed = git(['status', '--porcelain', '--untracked-files=no']) !== '' || git(['rev-parse', 'HEAD']) !== base.commit;
-    if (!changed && Object.keys(extraEnv).length === 0) process.stdout.write('This tree is the base revision: both sides run the same code (a check of the noise).\n');
-    sides.push({ name: 'base', target: await startTarget(join(base.dir, 'dist/src/main.js'), env('base', base.dir), base.dir), rps: [], mainUs: [], allUs: [] });
-    sides.push({ name: 'this tree', target: await startTarget('dist/src/main.js', { ...env('this'), ...extraEnv }), rps: [], mainUs: [], allUs: [] });
-    process.stdout.write(`${base.commit.slice(0, 7)} (${flags.base}) against this tree${flags.env.length ? ` with ${flags.env.join(' ')}` : ''}: ${rounds} rounds of ${seconds} s, ${connections} connections, ${tool}\n`);
-    for (const side of sides) await load(`${side.target.url}${path}`, { seconds: 2, connections, headers: SEED_HEADERS }); // warm-up
+    const changed =
+      git(['status', '--porcelain', '--untracked-files=no']) !== '' || git(['rev-parse', 'HEAD']) !== base.commit;
+    if (!changed && Object.keys(extraEnv).length === 0)
+      process.stdout.write('This tree is the base revision: both sides run the same code (a check of the noise).\n');
+    sides.push({
+      name: 'base',
+      target: await startTarget(join(base.dir, 'dist/src/main.js'), env('base', base.dir), base.dir),
+      rps: [],
+      mainUs: [],
+      allUs: [],
+    });
+    sides.push({
+      name: 'this tree',
+      target: await startTarget('dist/src/main.js', { ...env('this'), ...extraEnv }),
+      rps: [],
+      mainUs: [],
+      allUs: [],
+    });
+    process.stdout.write(
+      `${base.commit.slice(0, 7)} (${flags.base}) against this tree${flags.env.length ? ` with ${flags.env.join(' ')}` : ''}: ${rounds} rounds of ${seconds} s, ${connections} connections, ${tool}\n`,
+    );
+    for (const side of sides)
+      await load(`${side.target.url}${path}`, { seconds: 2, connections, headers: SEED_HEADERS }); // warm-up
     for (let round = 1; round <= rounds; round++) {
       for (const side of round % 2 ? sides : [...sides].reverse()) {
         const before = side.target.cpuMs();
@@ -100,7 +133,9 @@ async function main(): Promise<void> {
         side.rps.push(result.rps);
         side.mainUs.push(perRequest(after.main - before.main));
         side.allUs.push(perRequest(after.all - before.all));
-        process.stdout.write(`  round ${round} ${side.name}: ${result.rps.toFixed(0)} req/s, main thread ${side.mainUs.at(-1)!.toFixed(1)} µs/req, all threads ${side.allUs.at(-1)!.toFixed(1)} µs/req\n`);
+        process.stdout.write(
+          `  round ${round} ${side.name}: ${result.rps.toFixed(0)} req/s, main thread ${side.mainUs.at(-1)!.toFixed(1)} µs/req, all threads ${side.allUs.at(-1)!.toFixed(1)} µs/req\n`,
+        );
       }
     }
     const [was, now] = sides as [Side, Side];
@@ -111,7 +146,10 @@ async function main(): Promise<void> {
         '',
         '| | req/s | main thread µs/req | all threads µs/req |',
         '|---|---:|---:|---:|',
-        ...sides.map((side) => `| ${side.name} | ${median(side.rps).toFixed(0)} | ${median(side.mainUs).toFixed(1)} | ${median(side.allUs).toFixed(1)} |`),
+        ...sides.map(
+          (side) =>
+            `| ${side.name} | ${median(side.rps).toFixed(0)} | ${median(side.mainUs).toFixed(1)} | ${median(side.allUs).toFixed(1)} |`,
+        ),
         '',
         `Main thread, this tree minus the base, per round: ${differences.map((difference) => difference.toFixed(1)).join(', ')} µs; median ${median(differences).toFixed(1)} µs; lower in ${lower} of ${rounds} rounds.`,
         '',

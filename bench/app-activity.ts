@@ -47,7 +47,9 @@ export async function runAppActivity({ rounds = 3, requests = 1500 } = {}): Prom
   // pg's pool.end() resolves before its clients' sockets close: the server's shutdown at the end can reach one.
   pool.on('error', () => undefined);
   const worker = new Worker(CLIENT, { eval: true });
-  const upstream = await new Promise<number>((resolve) => worker.once('message', (message: { upstream: number }) => resolve(message.upstream)));
+  const upstream = await new Promise<number>((resolve) =>
+    worker.once('message', (message: { upstream: number }) => resolve(message.upstream)),
+  );
   const ask = (url: string) =>
     new Promise<void>((resolve) => {
       worker.once('message', () => resolve());
@@ -55,7 +57,12 @@ export async function runAppActivity({ rounds = 3, requests = 1500 } = {}): Prom
     });
 
   const start = async (capture: '1' | '0') => {
-    const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', PROFILER_CAPTURE_APP: capture, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-bench-i-')) });
+    const config = loadConfig({
+      TLS: '0',
+      LOG_LEVEL: 'silent',
+      PROFILER_CAPTURE_APP: capture,
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-bench-i-')),
+    });
     const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
     await app.register(vigil, { config });
     app.get('/orders', async () => {
@@ -72,7 +79,10 @@ export async function runAppActivity({ rounds = 3, requests = 1500 } = {}): Prom
   try {
     for (const target of [on, off]) await ask(target.url); // warm-up
     for (let round = 0; round < rounds; round++) {
-      for (const [name, target] of [['on', on], ['off', off]] as const) {
+      for (const [name, target] of [
+        ['on', on],
+        ['off', off],
+      ] as const) {
         const since = performance.eventLoopUtilization();
         await ask(target.url);
         busy[name].push(performance.eventLoopUtilization(since).active / requests);
@@ -89,5 +99,10 @@ export async function runAppActivity({ rounds = 3, requests = 1500 } = {}): Prom
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const onMs = median(busy.on);
   const offMs = median(busy.off);
-  return { onMsPerRequest: onMs, offMsPerRequest: offMs, addedPercent: ((onMs - offMs) / offMs) * 100, rounds: busy.on.map((on, i) => ({ on, off: busy.off[i]! })) };
+  return {
+    onMsPerRequest: onMs,
+    offMsPerRequest: offMs,
+    addedPercent: ((onMs - offMs) / offMs) * 100,
+    rounds: busy.on.map((on, i) => ({ on, off: busy.off[i]! })),
+  };
 }

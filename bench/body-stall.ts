@@ -29,7 +29,15 @@ const NEAR_LIMIT_BODIES = [
 function sendBody(url: URL, chunk: Buffer, size: number): Promise<number> {
   return new Promise((resolve) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: '/items/1', method: 'PUT', rejectUnauthorized: false, agent: false, headers: { 'content-type': 'application/json', 'content-length': size } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/items/1',
+        method: 'PUT',
+        rejectUnauthorized: false,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': size },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -50,7 +58,10 @@ function sendBody(url: URL, chunk: Buffer, size: number): Promise<number> {
   });
 }
 
-export async function runBodyStall(target: RunningTarget, options: { seconds: number; connections: number }): Promise<BodyStallResult> {
+export async function runBodyStall(
+  target: RunningTarget,
+  options: { seconds: number; connections: number },
+): Promise<BodyStallResult> {
   const url = new URL(target.url);
   const hello = `${target.url}/hello`;
   const alone = await load(hello, { ...options, headers: {} });
@@ -61,7 +72,10 @@ export async function runBodyStall(target: RunningTarget, options: { seconds: nu
   const hugeChunk = Buffer.from('{},'.repeat(64 * 1024));
   const side = (async () => {
     for (let i = 0; running; i++) {
-      const status = i % 3 === 0 ? await sendBody(url, hugeChunk, 100 * MB) : await sendBody(url, NEAR_LIMIT_BODIES[i % 2]!, NEAR_LIMIT_BODIES[i % 2]!.length);
+      const status =
+        i % 3 === 0
+          ? await sendBody(url, hugeChunk, 100 * MB)
+          : await sendBody(url, NEAR_LIMIT_BODIES[i % 2]!, NEAR_LIMIT_BODIES[i % 2]!.length);
       bodies[status] = (bodies[status] ?? 0) + 1;
     }
   })();

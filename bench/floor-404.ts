@@ -55,7 +55,12 @@ parentPort.on('message', (message) => {
 });`;
 const writer = new Worker(writerSource, {
   eval: true,
-  workerData: { tsxApi: import.meta.resolve('tsx/esm/api'), driver: new URL('../src/profiler/storage/sqlite-driver.ts', import.meta.url).href, file: join(varDir, `vigil-floor-${process.pid}.sqlite`), batched },
+  workerData: {
+    tsxApi: import.meta.resolve('tsx/esm/api'),
+    driver: new URL('../src/profiler/storage/sqlite-driver.ts', import.meta.url).href,
+    file: join(varDir, `vigil-floor-${process.pid}.sqlite`),
+    batched,
+  },
 });
 
 let counter = 0x100000;
@@ -67,7 +72,9 @@ const app = process.env.FASTIFY === 'vigil' ? await vigilsFastify() : Fastify({ 
 async function vigilsFastify() {
   const { loadConfig } = await import('../src/config.js');
   const { vigilFastifyOptions } = await import('../src/fastify-options.js');
-  const instance = Fastify(vigilFastifyOptions(loadConfig({ APP_ENV: 'dev' }), { https, logOutput: { write: () => true } }));
+  const instance = Fastify(
+    vigilFastifyOptions(loadConfig({ APP_ENV: 'dev' }), { https, logOutput: { write: () => true } }),
+  );
   // The six onRequest hooks before the kernel's unmatched one, whose place the floor's hook takes.
   for (let i = 0; i < 6; i++) instance.addHook('onRequest', (_request, _reply, done) => done());
   instance.addHook('preParsing', (_request, _reply, payload, done) => done(null, payload));
@@ -91,11 +98,23 @@ app.addHook('onRequest', (request, reply, done) => {
     parts.push(pieces[i]!);
   }
   const page = Buffer.concat(parts);
-  const headers = { ...replay.headers, 'x-debug-token': token, 'x-debug-token-link': `https://${request.headers.host}/_profiler/${token}`, 'x-debug-exception': encodeURIComponent(message) };
+  const headers = {
+    ...replay.headers,
+    'x-debug-token': token,
+    'x-debug-token-link': `https://${request.headers.host}/_profiler/${token}`,
+    'x-debug-exception': encodeURIComponent(message),
+  };
   reply.code(404).headers(headers).send(page);
   const socket = request.raw.socket as { remotePort?: number; getProtocol?: () => string | null };
   const report = {
-    request: { method: request.method, url, headers: request.headers, ip: request.ip, remotePort: socket.remotePort, tls: socket.getProtocol?.() },
+    request: {
+      method: request.method,
+      url,
+      headers: request.headers,
+      ip: request.ip,
+      remotePort: socket.remotePort,
+      tls: socket.getProtocol?.(),
+    },
     response: { status: 404, headers, size: page.length },
     exception: { class: 'NotFoundHttpError', message, code: 'VIGIL_ERR_NOT_FOUND', status: 404 },
     routing: { path: request.url, matched: null },

@@ -17,13 +17,26 @@ import { getHeapStatistics } from 'node:v8';
 import { createKernel } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 
-const { values: flags } = parseArgs({ options: { routes: { type: 'boolean', default: false }, requests: { type: 'string', default: '20000' } } });
+const { values: flags } = parseArgs({
+  options: { routes: { type: 'boolean', default: false }, requests: { type: 'string', default: '20000' } },
+});
 const requests = Number(flags.requests);
 const BATCH = 50;
 
-const config = loadConfig({ TLS: '0', LOG_LEVEL: 'warn', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-inject-')), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' });
+const config = loadConfig({
+  TLS: '0',
+  LOG_LEVEL: 'warn',
+  VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-inject-')),
+  PROFILER_MAX_REPORTS: '5000000',
+  PROFILER_MAX_AGE: '30d',
+});
 const routes = flags.routes ? [(await import('../examples/demo-routes.js')).default] : [];
-const kernel = await createKernel({ config, logOutput: { write: () => {} }, routes, routesModule: flags.routes ? 'examples/demo-routes.ts' : undefined });
+const kernel = await createKernel({
+  config,
+  logOutput: { write: () => {} },
+  routes,
+  routesModule: flags.routes ? 'examples/demo-routes.ts' : undefined,
+});
 await kernel.app.ready();
 // The bench's path, or with routes one whose closest routes have something to explain.
 const url = flags.routes ? '/items/abc' : '/robots.txt';
@@ -62,4 +75,12 @@ const cpu = mainCpuMs() - cpuStart;
 await kernel.app.close();
 allocated.sort((a, b) => a - b);
 const median = allocated[Math.floor(allocated.length / 2)] ?? NaN;
-console.log(JSON.stringify({ url, requests, mainCpuUsPerRequest: Math.round((cpu * 1000 * 10) / requests) / 10, allocatedBytesPerRequest: Math.round(median), cleanBatches: allocated.length }));
+console.log(
+  JSON.stringify({
+    url,
+    requests,
+    mainCpuUsPerRequest: Math.round((cpu * 1000 * 10) / requests) / 10,
+    allocatedBytesPerRequest: Math.round(median),
+    cleanBatches: allocated.length,
+  }),
+);

@@ -79,9 +79,19 @@ function toMs([, value, unit]: RegExpExecArray): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
 }
 
-async function loadWithAutocannon(url: string, { seconds, connections, headers, paths }: LoadOptions): Promise<LoadResult> {
+async function loadWithAutocannon(
+  url: string,
+  { seconds, connections, headers, paths }: LoadOptions,
+): Promise<LoadResult> {
   const requests = paths?.map((path) => ({ method: 'GET' as const, path }));
-  const result = await autocannon({ url, connections, duration: seconds, headers, ...(requests ? { requests } : {}), tlsOptions: { rejectUnauthorized: false } } as autocannon.Options);
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    headers,
+    ...(requests ? { requests } : {}),
+    tlsOptions: { rejectUnauthorized: false },
+  } as autocannon.Options);
   return {
     rps: result.requests.average,
     p50Ms: result.latency.p50,

@@ -25,10 +25,20 @@ const sample = (await kernel.report(String(answer.headers['x-debug-token'])))!;
 await kernel.close();
 rmSync(kernel.varDir, { recursive: true, force: true });
 const T0 = Date.now();
-const encoded: EncodedReport[] = Array.from({ length: REPORTS }, (_, n) => encodeReport({ ...sample, token: n.toString(16).padStart(6, '0'), time: T0 + n, url: `https://localhost:8443/bench/missing/${n}?page=2`, ip: `10.${n % 16}.${(n >> 4) % 256}.${1 + (n % 254)}` }));
+const encoded: EncodedReport[] = Array.from({ length: REPORTS }, (_, n) =>
+  encodeReport({
+    ...sample,
+    token: n.toString(16).padStart(6, '0'),
+    time: T0 + n,
+    url: `https://localhost:8443/bench/missing/${n}?page=2`,
+    ip: `10.${n % 16}.${(n >> 4) % 256}.${1 + (n % 254)}`,
+  }),
+);
 
-const DROP = 'DROP INDEX IF EXISTS vigil_reports_by_url_part, vigil_reports_by_ip_part, vigil_reports_by_status, vigil_reports_by_method';
-const BT = 'CREATE INDEX vigil_reports_by_status ON vigil_reports (status, id); CREATE INDEX vigil_reports_by_method ON vigil_reports (method, id)';
+const DROP =
+  'DROP INDEX IF EXISTS vigil_reports_by_url_part, vigil_reports_by_ip_part, vigil_reports_by_status, vigil_reports_by_method';
+const BT =
+  'CREATE INDEX vigil_reports_by_status ON vigil_reports (status, id); CREATE INDEX vigil_reports_by_method ON vigil_reports (method, id)';
 const variants: Record<string, string> = {
   none: DROP,
   current: '',
@@ -46,20 +56,22 @@ const pgs = await startPostgres({ durable: true });
 const results: Record<string, number[]> = {};
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    for (const batch of batches) for (const v of round % 2 ? [...chosen].reverse() : chosen) {
-      const dsn = await pgs.database('bench');
-      const store = postgresStore(dsn);
-      await store.open();
-      if (variants[v]) await pgs.query(dsn, variants[v]!);
-      const started = performance.now();
-      for (let i = 0; i < encoded.length; i += batch) await store.write(encoded.slice(i, i + batch), KEEP);
-      const rate = REPORTS / ((performance.now() - started) / 1000);
-      await store.close();
-      (results[`${v} b${batch}`] ??= []).push(Math.round(rate));
-      process.stdout.write(`${v} b${batch}: ${Math.round(rate)}\n`);
-    }
+    for (const batch of batches)
+      for (const v of round % 2 ? [...chosen].reverse() : chosen) {
+        const dsn = await pgs.database('bench');
+        const store = postgresStore(dsn);
+        await store.open();
+        if (variants[v]) await pgs.query(dsn, variants[v]!);
+        const started = performance.now();
+        for (let i = 0; i < encoded.length; i += batch) await store.write(encoded.slice(i, i + batch), KEEP);
+        const rate = REPORTS / ((performance.now() - started) / 1000);
+        await store.close();
+        (results[`${v} b${batch}`] ??= []).push(Math.round(rate));
+        process.stdout.write(`${v} b${batch}: ${Math.round(rate)}\n`);
+      }
   }
 } finally {
   await pgs.close();
 }
-for (const [k, r] of Object.entries(results)) process.stdout.write(`${k}: median ${[...r].sort((a, b) => a - b)[Math.floor(r.length / 2)]} (${r.join(', ')})\n`);
+for (const [k, r] of Object.entries(results))
+  process.stdout.write(`${k}: median ${[...r].sort((a, b) => a - b)[Math.floor(r.length / 2)]} (${r.join(', ')})\n`);

@@ -48,7 +48,9 @@ if (flags.only === 'i') {
     `(i) 5 PostgreSQL queries + 1 fetch, debug mode: main-thread CPU per request ${result.onMsPerRequest.toFixed(3)} ms with capture, ` +
       `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} %`,
   );
-  const spread = result.rounds.map(({ on, off }) => `${on.toFixed(3)}/${off.toFixed(3)} (+${(((on - off) / off) * 100).toFixed(1)} %)`);
+  const spread = result.rounds.map(
+    ({ on, off }) => `${on.toFixed(3)}/${off.toFixed(3)} (+${(((on - off) / off) * 100).toFixed(1)} %)`,
+  );
   console.log(`    rounds, on/off ms: ${spread.join(', ')}`);
   process.exit(0);
 }
@@ -73,7 +75,13 @@ interface TargetSpec {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
-const vigilEnv = (appEnv: 'dev' | 'prod', dir: string = appEnv) => ({ APP_ENV: appEnv, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', VAR_DIR: join(work, dir) });
+const vigilEnv = (appEnv: 'dev' | 'prod', dir: string = appEnv) => ({
+  APP_ENV: appEnv,
+  HOST: '127.0.0.1',
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  VAR_DIR: join(work, dir),
+});
 
 /** vigil as deployed: compiled by `npm run build` (tsx's loader thread would add its own heap). */
 const VIGIL = 'dist/src/main.js';
@@ -81,14 +89,27 @@ const VIGIL = 'dist/src/main.js';
 const APP_ROUTES = join(ROOT, 'dist/bench/targets/app-routes.js');
 const J_PATHS = ['/hello', '/status'];
 const K_PATHS = ['/hello', '/users/1'];
-const prodTls = () => ({ TLS_KEY: join(work, 'prod-j', 'tls', 'localhost.key'), TLS_CERT: join(work, 'prod-j', 'tls', 'localhost.crt') });
+const prodTls = () => ({
+  TLS_KEY: join(work, 'prod-j', 'tls', 'localhost.key'),
+  TLS_CERT: join(work, 'prod-j', 'tls', 'localhost.crt'),
+});
 
 const specs: TargetSpec[] = [
   { id: 'a', label: 'node:http 404 (HTTP)', script: 'bench/targets/node-http.ts' },
   { id: 'b', label: 'Fastify default 404 (HTTP)', script: 'bench/targets/fastify-bare.ts' },
-  { id: 'c', label: "Fastify replaying vigil's 404 (HTTPS)", script: 'bench/targets/fastify-replay.ts', env: { REPLAY: join(work, 'replay.json') } },
+  {
+    id: 'c',
+    label: "Fastify replaying vigil's 404 (HTTPS)",
+    script: 'bench/targets/fastify-replay.ts',
+    env: { REPLAY: join(work, 'replay.json') },
+  },
   // Retention at its largest for the run, so stored reports can be counted against requests sent.
-  { id: 'd', label: 'vigil debug 404, report stored (HTTPS)', script: VIGIL, env: { ...vigilEnv('dev'), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' } },
+  {
+    id: 'd',
+    label: 'vigil debug 404, report stored (HTTPS)',
+    script: VIGIL,
+    env: { ...vigilEnv('dev'), PROFILER_MAX_REPORTS: '5000000', PROFILER_MAX_AGE: '30d' },
+  },
   { id: 'e', label: 'vigil production 404 (HTTPS)', script: VIGIL, env: vigilEnv('prod') },
   // (d) served by a primary and two workers writing one store.
   {
@@ -106,8 +127,21 @@ const specs: TargetSpec[] = [
     env: { REPLAY: join(work, 'replay.json'), BATCH: '1', FASTIFY: 'vigil', VAR_DIR: join(work, 'floor') },
   },
   // Application routes: vigil standalone in production (ROUTES, as `npm start`) against bare Fastify with its certificate.
-  { id: 'j', label: 'vigil production, /hello and /status, standalone (HTTPS)', script: VIGIL, env: { ...vigilEnv('prod', 'prod-j'), ROUTES: APP_ROUTES }, paths: J_PATHS },
-  { id: 'jb', label: 'bare Fastify, the same routes, same certificate (HTTPS)', script: 'bench/targets/fastify-routes.ts', env: { ROUTES_OF: 'j' }, lateEnv: prodTls, paths: J_PATHS },
+  {
+    id: 'j',
+    label: 'vigil production, /hello and /status, standalone (HTTPS)',
+    script: VIGIL,
+    env: { ...vigilEnv('prod', 'prod-j'), ROUTES: APP_ROUTES },
+    paths: J_PATHS,
+  },
+  {
+    id: 'jb',
+    label: 'bare Fastify, the same routes, same certificate (HTTPS)',
+    script: 'bench/targets/fastify-routes.ts',
+    env: { ROUTES_OF: 'j' },
+    lateEnv: prodTls,
+    paths: J_PATHS,
+  },
   {
     id: 'jd',
     label: 'vigil debug, the same routes, reports stored (HTTPS)',
@@ -123,11 +157,20 @@ const specs: TargetSpec[] = [
     env: { APP_ENV: 'prod', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', VAR_DIR: join(work, 'app-k') },
     paths: K_PATHS,
   },
-  { id: 'kb', label: 'bare Fastify, the same routes (HTTP)', script: 'bench/targets/fastify-routes.ts', env: { ROUTES_OF: 'k' }, paths: K_PATHS },
+  {
+    id: 'kb',
+    label: 'bare Fastify, the same routes (HTTP)',
+    script: 'bench/targets/fastify-routes.ts',
+    env: { ROUTES_OF: 'k' },
+    paths: K_PATHS,
+  },
 ];
 
 /** `--only j,k`: the targets whose id starts with one of the letters (`j` takes `jb` and `jd`). */
-const only = flags.only?.split(',').map((letter) => letter.trim()).filter(Boolean);
+const only = flags.only
+  ?.split(',')
+  .map((letter) => letter.trim())
+  .filter(Boolean);
 const selected = only ? specs.filter((spec) => only.includes(spec.id[0]!)) : specs;
 const has = (id: string) => selected.some((spec) => spec.id === id);
 /** (c) and (h) replay (d)'s answer: (d) is started to capture it even when not measured. */
@@ -154,19 +197,24 @@ interface TargetResult {
 /** vigil's answer to the seed's request, for (c) to replay byte for byte. */
 function capture(url: string, ca: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolveCapture, reject) => {
-    const req = request(`${url}/robots.txt`, { headers: SEED_HEADERS, ca, servername: 'localhost', rejectUnauthorized: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) {
-          // Node adds these itself; everything else is sent as vigil sent it.
-          if (!['date', 'content-length', 'connection', 'keep-alive'].includes(name) && typeof value === 'string') headers[name] = value;
-        }
-        resolveCapture({ status: res.statusCode ?? 0, headers, body });
-      });
-    });
+    const req = request(
+      `${url}/robots.txt`,
+      { headers: SEED_HEADERS, ca, servername: 'localhost', rejectUnauthorized: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(res.headers)) {
+            // Node adds these itself; everything else is sent as vigil sent it.
+            if (!['date', 'content-length', 'connection', 'keep-alive'].includes(name) && typeof value === 'string')
+              headers[name] = value;
+          }
+          resolveCapture({ status: res.statusCode ?? 0, headers, body });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -175,24 +223,53 @@ function capture(url: string, ca: string): Promise<{ status: number; headers: Re
 async function main(): Promise<void> {
   const tool = await loader();
   buildVigil();
-  process.stdout.write(`vigil bench: ${rounds} rounds x ${seconds} s per target, ${connections} connections, ${tool}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}\n`);
+  process.stdout.write(
+    `vigil bench: ${rounds} rounds x ${seconds} s per target, ${connections} connections, ${tool}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}\n`,
+  );
   const running = new Map<string, RunningTarget>();
   try {
     if (needsReplay) {
       const vigilDev = await startTarget(VIGIL, specs[3]!.env);
       running.set('d', vigilDev);
-      const tls = { key: readFileSync(join(work, 'dev', 'tls', 'localhost.key'), 'utf8'), cert: readFileSync(join(work, 'dev', 'tls', 'localhost.crt'), 'utf8') };
+      const tls = {
+        key: readFileSync(join(work, 'dev', 'tls', 'localhost.key'), 'utf8'),
+        cert: readFileSync(join(work, 'dev', 'tls', 'localhost.crt'), 'utf8'),
+      };
       const captured = await capture(vigilDev.url, tls.cert);
       writeFileSync(join(work, 'replay.json'), JSON.stringify({ ...captured, ...tls }));
     }
-    for (const spec of selected) if (!running.has(spec.id)) running.set(spec.id, await startTarget(spec.script, { ...spec.env, ...spec.lateEnv?.() }));
+    for (const spec of selected)
+      if (!running.has(spec.id))
+        running.set(spec.id, await startTarget(spec.script, { ...spec.env, ...spec.lateEnv?.() }));
 
     const results = new Map<string, TargetResult>(
-      selected.map((spec) => [spec.id, { label: spec.label, runs: [], rps: 0, p50Ms: 0, p99Ms: 0, rssMb: 0, requests: 0, cpuUs: { main: 0, all: 0, root: 0, generator: 0 }, mainBusy: 0 }]),
+      selected.map((spec) => [
+        spec.id,
+        {
+          label: spec.label,
+          runs: [],
+          rps: 0,
+          p50Ms: 0,
+          p99Ms: 0,
+          rssMb: 0,
+          requests: 0,
+          cpuUs: { main: 0, all: 0, root: 0, generator: 0 },
+          mainBusy: 0,
+        },
+      ]),
     );
-    const cpu = new Map(selected.map((spec) => [spec.id, { main: 0, all: 0, root: 0, generator: 0, requests: 0, ms: 0 }]));
+    const cpu = new Map(
+      selected.map((spec) => [spec.id, { main: 0, all: 0, root: 0, generator: 0, requests: 0, ms: 0 }]),
+    );
     const loadOf = (spec: TargetSpec, loadSeconds: number) =>
-      spec.paths ? load(running.get(spec.id)!.url, { seconds: loadSeconds, connections, headers: SEED_HEADERS, paths: spec.paths }) : load(`${running.get(spec.id)!.url}/robots.txt`, { seconds: loadSeconds, connections, headers: SEED_HEADERS });
+      spec.paths
+        ? load(running.get(spec.id)!.url, {
+            seconds: loadSeconds,
+            connections,
+            headers: SEED_HEADERS,
+            paths: spec.paths,
+          })
+        : load(`${running.get(spec.id)!.url}/robots.txt`, { seconds: loadSeconds, connections, headers: SEED_HEADERS });
     for (const spec of selected) results.get(spec.id)!.requests += (await loadOf(spec, 1)).requests; // warm-up
     for (let round = 1; round <= rounds; round++) {
       for (const spec of round % 2 ? selected : [...selected].reverse()) {
@@ -211,7 +288,9 @@ async function main(): Promise<void> {
         const target = results.get(spec.id)!;
         target.runs.push(result);
         target.requests += result.requests;
-        process.stdout.write(`  round ${round} ${spec.id}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${result.errors ? `, ${result.errors} errors` : ''}\n`);
+        process.stdout.write(
+          `  round ${round} ${spec.id}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${result.errors ? `, ${result.errors} errors` : ''}\n`,
+        );
       }
     }
     for (const [id, target] of results) {
@@ -221,14 +300,23 @@ async function main(): Promise<void> {
       target.rssMb = running.get(id)!.rssMb();
       const used = cpu.get(id)!;
       const perRequest = (ms: number) => (ms * 1000) / used.requests;
-      target.cpuUs = { main: perRequest(used.main), all: perRequest(used.all), root: perRequest(used.root), generator: perRequest(used.generator) };
+      target.cpuUs = {
+        main: perRequest(used.main),
+        all: perRequest(used.all),
+        root: perRequest(used.root),
+        generator: perRequest(used.generator),
+      };
       target.mainBusy = used.main / used.ms / (specs.find((spec) => spec.id === id)!.workers ?? 1);
     }
 
     // Every request (d) and (f) answered must have its report: stop each (it flushes) and count.
     const reports = {
-      d: has('d') ? await storedReports(specs.find((spec) => spec.id === 'd')!, running.get('d')!, results.get('d')!.requests + 1) : undefined,
-      f: has('f') ? await storedReports(specs.find((spec) => spec.id === 'f')!, running.get('f')!, results.get('f')!.requests) : undefined,
+      d: has('d')
+        ? await storedReports(specs.find((spec) => spec.id === 'd')!, running.get('d')!, results.get('d')!.requests + 1)
+        : undefined,
+      f: has('f')
+        ? await storedReports(specs.find((spec) => spec.id === 'f')!, running.get('f')!, results.get('f')!.requests)
+        : undefined,
     };
 
     const stall = !only || only.includes('g') ? await measureBodyStall() : undefined;
@@ -258,10 +346,14 @@ async function storedReports(spec: TargetSpec, target: RunningTarget, answered: 
 
 /** (g): /hello on vigil in production with the demo routes, alone and beside hostile JSON bodies. */
 async function measureBodyStall(): Promise<BodyStallResult> {
-  const target = await startTarget(VIGIL, { ...vigilEnv('prod', 'stall'), ROUTES: join(ROOT, 'dist/examples/demo-routes.js') });
+  const target = await startTarget(VIGIL, {
+    ...vigilEnv('prod', 'stall'),
+    ROUTES: join(ROOT, 'dist/examples/demo-routes.js'),
+  });
   try {
     const result = await runBodyStall(target, { seconds: seconds * 2, connections });
-    const line = (name: string, r: LoadResult) => `  (g) /hello ${name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99Ms.toFixed(2)} ms, max ${r.maxMs.toFixed(0)} ms\n`;
+    const line = (name: string, r: LoadResult) =>
+      `  (g) /hello ${name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99Ms.toFixed(2)} ms, max ${r.maxMs.toFixed(0)} ms\n`;
     process.stdout.write(line('alone', result.alone) + line('beside hostile JSON bodies', result.withBodies));
     return result;
   } finally {
@@ -276,7 +368,8 @@ async function runSoak(): Promise<{ requests: number; rssMb: number; seconds: nu
   let requests = 0;
   try {
     while (requests < SOAK_REQUESTS && Date.now() - started < 15 * 60_000) {
-      requests += (await load(`${target.url}/robots.txt`, { seconds: 20, connections, headers: SEED_HEADERS })).requests;
+      requests += (await load(`${target.url}/robots.txt`, { seconds: 20, connections, headers: SEED_HEADERS }))
+        .requests;
       process.stdout.write(`  soak: ${requests} requests, RSS ${target.rssMb().toFixed(0)} MB\n`);
     }
     return { requests, rssMb: target.rssMb(), seconds: (Date.now() - started) / 1000 };
@@ -291,10 +384,17 @@ interface Reports {
   dropped: number;
 }
 
-function report(results: Map<string, TargetResult>, reports: { d: Reports | undefined; f: Reports | undefined }, stall: BodyStallResult | undefined, soak: { requests: number; rssMb: number } | undefined, tool: string): void {
+function report(
+  results: Map<string, TargetResult>,
+  reports: { d: Reports | undefined; f: Reports | undefined },
+  stall: BodyStallResult | undefined,
+  soak: { requests: number; rssMb: number } | undefined,
+  tool: string,
+): void {
   const r = (id: string) => results.get(id)!;
   // A ratio of two targets, when both ran.
-  const ratio = (x: string, y: string, of: (t: TargetResult) => number = (t) => t.rps) => (results.has(x) && results.has(y) ? of(r(x)) / of(r(y)) : undefined);
+  const ratio = (x: string, y: string, of: (t: TargetResult) => number = (t) => t.rps) =>
+    results.has(x) && results.has(y) ? of(r(x)) / of(r(y)) : undefined;
   const ratios: Record<string, number | undefined> = {
     'd/c': ratio('d', 'c'),
     'e/c': ratio('e', 'c'),
@@ -310,16 +410,35 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports | unde
     'CPU k/bare': ratio('k', 'kb', (t) => t.cpuUs.main),
   };
   const shown = (name: string) => (ratios[name] === undefined ? 'not run' : ratios[name]!.toFixed(2));
-  const atLeast = (name: string, bound: number) => ({ met: ratios[name] === undefined ? undefined : ratios[name]! >= bound, measured: shown(name) });
+  const atLeast = (name: string, bound: number) => ({
+    met: ratios[name] === undefined ? undefined : ratios[name]! >= bound,
+    measured: shown(name),
+  });
   const noneDropped = (counted: Reports | undefined) =>
-    counted ? { met: counted.dropped === 0 && counted.stored >= counted.answered, measured: `${counted.stored} stored / ${counted.answered} answered, ${counted.dropped} dropped` } : { met: undefined, measured: 'not run' };
-  const cpuBeside = (x: string, y: string) => (results.has(x) && results.has(y) ? ` (main thread ${r(x).cpuUs.main.toFixed(1)} against ${r(y).cpuUs.main.toFixed(1)} µs/req)` : '');
+    counted
+      ? {
+          met: counted.dropped === 0 && counted.stored >= counted.answered,
+          measured: `${counted.stored} stored / ${counted.answered} answered, ${counted.dropped} dropped`,
+        }
+      : { met: undefined, measured: 'not run' };
+  const cpuBeside = (x: string, y: string) =>
+    results.has(x) && results.has(y)
+      ? ` (main thread ${r(x).cpuUs.main.toFixed(1)} against ${r(y).cpuUs.main.toFixed(1)} µs/req)`
+      : '';
   const targets = [
     { name: 'd/c >= 0.5', ...atLeast('d/c', 0.5) },
     { name: 'e/c >= 0.9', ...atLeast('e/c', 0.9) },
-    { name: 'p99 (d) <= 2 x p99 (c)', met: ratios['p99 d/c'] === undefined ? undefined : ratios['p99 d/c']! <= 2, measured: `${shown('p99 d/c')} x` },
+    {
+      name: 'p99 (d) <= 2 x p99 (c)',
+      met: ratios['p99 d/c'] === undefined ? undefined : ratios['p99 d/c']! <= 2,
+      measured: `${shown('p99 d/c')} x`,
+    },
     stall
-      ? { name: '/hello waits at most ~100 ms beside hostile JSON bodies (g)', met: stall.withBodies.maxMs <= 100, measured: `max ${stall.withBodies.maxMs.toFixed(0)} ms (alone: ${stall.alone.maxMs.toFixed(0)} ms)` }
+      ? {
+          name: '/hello waits at most ~100 ms beside hostile JSON bodies (g)',
+          met: stall.withBodies.maxMs <= 100,
+          measured: `max ${stall.withBodies.maxMs.toFixed(0)} ms (alone: ${stall.alone.maxMs.toFixed(0)} ms)`,
+        }
       : { name: '/hello waits at most ~100 ms beside hostile JSON bodies (g)', met: undefined, measured: 'not run' },
     { name: 'no report dropped (d)', ...noneDropped(reports.d) },
     { name: '(f)/(d) >= 1.35', ...atLeast('f/d', 1.35) },
@@ -327,7 +446,11 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports | unde
     { name: '(j)/bare >= 0.9', ...atLeast('j/bare', 0.9), measured: `${shown('j/bare')}${cpuBeside('j', 'jb')}` },
     { name: '(k)/bare >= 0.9', ...atLeast('k/bare', 0.9), measured: `${shown('k/bare')}${cpuBeside('k', 'kb')}` },
     soak
-      ? { name: 'RSS (d) < 200 MB after 1M requests', met: soak.rssMb < 200, measured: `${soak.rssMb.toFixed(0)} MB after ${soak.requests}` }
+      ? {
+          name: 'RSS (d) < 200 MB after 1M requests',
+          met: soak.rssMb < 200,
+          measured: `${soak.rssMb.toFixed(0)} MB after ${soak.requests}`,
+        }
       : { name: 'RSS (d) < 200 MB after 1M requests', met: undefined, measured: 'not run (use --soak)' },
   ];
   const lines = [
@@ -338,21 +461,36 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports | unde
         `| (${id}) ${t.label} | ${t.rps.toFixed(0)} | ${t.p50Ms.toFixed(2)} | ${t.p99Ms.toFixed(2)} | ${t.rssMb.toFixed(0)} | ${t.cpuUs.main.toFixed(1)} | ${t.cpuUs.all.toFixed(1)} | ${(t.mainBusy * 100).toFixed(0)} % | ${t.cpuUs.generator.toFixed(1)} |`,
     ),
     '',
-    `Ratios: ${Object.keys(ratios).filter((name) => ratios[name] !== undefined).map((name) => `${name} ${shown(name)}`).join(', ')}.`,
+    `Ratios: ${Object.keys(ratios)
+      .filter((name) => ratios[name] !== undefined)
+      .map((name) => `${name} ${shown(name)}`)
+      .join(', ')}.`,
     ...(results.has('c') && results.has('d') ? [limits(r('c'), r('d'))] : []),
     ...(results.has('c') && results.has('h') ? [floorLimits(ratios['h/c']!, r('h'))] : []),
     ...(results.has('d') && results.has('f') ? [workersLimits(r('d'), r('f'))] : []),
     ...(results.has('jd') ? [debugRouteCost(r('jd'), r('jb'), results.get('h'))] : []),
-    ...(reports.d || reports.f ? [`Reports in (d): ${reports.d ? `${reports.d.stored} stored for ${reports.d.answered} requests answered, ${reports.d.dropped} dropped` : 'not run'}. In (f): ${reports.f ? `${reports.f.stored} stored for ${reports.f.answered}, ${reports.f.dropped} dropped` : 'not run'}.`] : []),
+    ...(reports.d || reports.f
+      ? [
+          `Reports in (d): ${reports.d ? `${reports.d.stored} stored for ${reports.d.answered} requests answered, ${reports.d.dropped} dropped` : 'not run'}. In (f): ${reports.f ? `${reports.f.stored} stored for ${reports.f.answered}, ${reports.f.dropped} dropped` : 'not run'}.`,
+        ]
+      : []),
     ...(stall
       ? [
           '',
           '| (g) vigil production, GET /hello | req/s | p50 ms | p99 ms | max ms |',
           '|---|---:|---:|---:|---:|',
-          ...([['alone', stall.alone], ['beside hostile JSON bodies', stall.withBodies]] as const).map(
-            ([name, g]) => `| ${name} | ${g.rps.toFixed(0)} | ${g.p50Ms.toFixed(2)} | ${g.p99Ms.toFixed(2)} | ${g.maxMs.toFixed(0)} |`,
+          ...(
+            [
+              ['alone', stall.alone],
+              ['beside hostile JSON bodies', stall.withBodies],
+            ] as const
+          ).map(
+            ([name, g]) =>
+              `| ${name} | ${g.rps.toFixed(0)} | ${g.p50Ms.toFixed(2)} | ${g.p99Ms.toFixed(2)} | ${g.maxMs.toFixed(0)} |`,
           ),
-          `Hostile bodies sent beside the load, by status: ${Object.entries(stall.bodies).map(([status, count]) => `${status}: ${count}`).join(', ')}; peak RSS ${stall.peakRssMb.toFixed(0)} MB.`,
+          `Hostile bodies sent beside the load, by status: ${Object.entries(stall.bodies)
+            .map(([status, count]) => `${status}: ${count}`)
+            .join(', ')}; peak RSS ${stall.peakRssMb.toFixed(0)} MB.`,
         ]
       : []),
     '',
@@ -363,12 +501,27 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports | unde
   const table = lines.join('\n');
   process.stdout.write(`\n${table}\n`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const environment = { node: process.version, cores: cpus().length, cpu: cpus()[0]?.model, loader: tool, rounds, seconds, connections, only: only ?? null };
+  const environment = {
+    node: process.version,
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    loader: tool,
+    rounds,
+    seconds,
+    connections,
+    only: only ?? null,
+  };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${stamp}.json`);
-  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), environment, results: Object.fromEntries(results), ratios, reports, stall, soak, targets }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ date: new Date().toISOString(), environment, results: Object.fromEntries(results), ratios, reports, stall, soak, targets }, null, 2)}\n`,
+  );
   process.stdout.write(`\nWritten to ${file}\n`);
-  if (flags.readme) writeBenchReadmeTable(`${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`);
+  if (flags.readme)
+    writeBenchReadmeTable(
+      `${table}\n\n_${new Date().toISOString().slice(0, 10)}, ${environment.cores} cores, Node ${environment.node}, ${tool} -t1 -c${connections}, ${rounds} rounds of ${seconds} s, medians._`,
+    );
 }
 
 /**
@@ -376,7 +529,9 @@ function report(results: Map<string, TargetResult>, reports: { d: Reports | unde
  * same routes, and its main thread against the floor's (h), a stored debug 404 with none of the rules.
  */
 function debugRouteCost(jd: TargetResult, bare: TargetResult, h: TargetResult | undefined): string {
-  const floor = h ? `; the floor (h) spends ${h.cpuUs.main.toFixed(1)} µs (jd/h ${(jd.rps / h.rps).toFixed(2)} in req/s)` : '; the floor (h) not run';
+  const floor = h
+    ? `; the floor (h) spends ${h.cpuUs.main.toFixed(1)} µs (jd/h ${(jd.rps / h.rps).toFixed(2)} in req/s)`
+    : '; the floor (h) not run';
   return `Debug on application routes (jd): ${(jd.rps / bare.rps).toFixed(2)} of bare Fastify, main thread ${jd.cpuUs.main.toFixed(1)} µs/req against bare ${bare.cpuUs.main.toFixed(1)}${floor}.`;
 }
 
@@ -424,7 +579,10 @@ function writeBenchReadmeTable(table: string): void {
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
   if (!readme.includes(start) || !readme.includes(end)) throw new Error('bench/README.md has no bench markers');
-  writeFileSync(file, `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`);
+  writeFileSync(
+    file,
+    `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`,
+  );
   process.stdout.write('bench/README.md table updated\n');
 }
 

@@ -58,7 +58,24 @@ const pick = <T>(next: () => number, weighted: ReadonlyArray<readonly [T, number
   for (const [value, weight] of weighted) if ((roll -= weight) < 0) return value;
   return weighted[0]![0];
 };
-const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa'];
+const WORDS = [
+  'alpha',
+  'bravo',
+  'charlie',
+  'delta',
+  'echo',
+  'foxtrot',
+  'golf',
+  'hotel',
+  'india',
+  'juliet',
+  'kilo',
+  'lima',
+  'mike',
+  'november',
+  'oscar',
+  'papa',
+];
 const PATHS: ReadonlyArray<readonly [(n: () => number) => string, number]> = [
   [(n) => `/api/users/${Math.floor(n() * 100_000)}`, 25],
   [(n) => `/api/orders/${Math.floor(n() * 1_000_000)}/items`, 20],
@@ -68,8 +85,22 @@ const PATHS: ReadonlyArray<readonly [(n: () => number) => string, number]> = [
   [() => '/robots.txt', 5],
   [() => '/hello', 5],
 ];
-const STATUSES = [[200, 60], [404, 18], [302, 8], [201, 6], [401, 4], [500, 3], [503, 1]] as const;
-const METHODS = [['GET', 72], ['POST', 15], ['PUT', 6], ['DELETE', 4], ['PATCH', 3]] as const;
+const STATUSES = [
+  [200, 60],
+  [404, 18],
+  [302, 8],
+  [201, 6],
+  [401, 4],
+  [500, 3],
+  [503, 1],
+] as const;
+const METHODS = [
+  ['GET', 72],
+  ['POST', 15],
+  ['PUT', 6],
+  ['DELETE', 4],
+  ['PATCH', 3],
+] as const;
 
 /** Token n: an odd multiplier is a bijection of 24 bits, so tokens are unique and spread over every prefix. */
 const tokenOf = (n: number) => (Math.imul(n, 0x9e3779b1) & 0xffffff).toString(16).padStart(6, '0');
@@ -92,8 +123,20 @@ function reportsFrom(from: number, count: number, seed: number): EncodedReport[]
   const next = random(seed);
   return Array.from({ length: count }, (_, i) => {
     const n = from + i;
-    const ip = next() < 0.1 ? `2001:db8::${Math.floor(next() * 0xffff).toString(16)}` : `10.${Math.floor(next() * 16)}.${Math.floor(next() * 256)}.${1 + Math.floor(next() * 254)}`;
-    return { ...sample, token: tokenOf(n), time: T_FIRST + n * STEP_MS, method: pick(next, METHODS), url: `https://shop.example:8443${pick(next, PATHS)(next)}`, status: pick(next, STATUSES), ip, duration: 1 + next() * 50 };
+    const ip =
+      next() < 0.1
+        ? `2001:db8::${Math.floor(next() * 0xffff).toString(16)}`
+        : `10.${Math.floor(next() * 16)}.${Math.floor(next() * 256)}.${1 + Math.floor(next() * 254)}`;
+    return {
+      ...sample,
+      token: tokenOf(n),
+      time: T_FIRST + n * STEP_MS,
+      method: pick(next, METHODS),
+      url: `https://shop.example:8443${pick(next, PATHS)(next)}`,
+      status: pick(next, STATUSES),
+      ip,
+      duration: 1 + next() * 50,
+    };
   });
 }
 
@@ -101,13 +144,16 @@ async function fill(store: ReportStore): Promise<number> {
   const started = performance.now();
   for (let from = 0; from < REPORTS; from += BATCH) {
     const { rejected, failed } = await store.write(reportsFrom(from, Math.min(BATCH, REPORTS - from), from + 1));
-    if (rejected.length + failed.length > 0) throw new Error(`the store refused ${rejected.length + failed.length} reports`);
-    if (from % 100_000 === 0 && from > 0) process.stdout.write(`  ${from} reports, ${Math.round(from / ((performance.now() - started) / 1000))}/s\n`);
+    if (rejected.length + failed.length > 0)
+      throw new Error(`the store refused ${rejected.length + failed.length} reports`);
+    if (from % 100_000 === 0 && from > 0)
+      process.stdout.write(`  ${from} reports, ${Math.round(from / ((performance.now() - started) / 1000))}/s\n`);
   }
   return REPORTS / ((performance.now() - started) / 1000);
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 interface Timing {
   p50: number;
   p99: number;
@@ -124,16 +170,39 @@ function searches(): Record<string, (i: number) => string> {
   const word = () => WORDS[Math.floor(next() * 16)]!;
   const recent = () => T_FIRST + Math.floor(next() * REPORTS) * STEP_MS;
   return {
-    'url (part)': () => `/_profiler/search?url=${encodeURIComponent(pick(next, [[`/api/orders/${Math.floor(next() * 1_000_000)}/`, 1], [`${word()}-${word()}`, 1], [`q=${word()}`, 1], ['/robots.txt', 1]] as const))}`,
-    'ip (part)': () => `/_profiler/search?ip=${encodeURIComponent(`10.${Math.floor(next() * 16)}.${Math.floor(next() * 256)}.`)}`,
-    status_code: () => `/_profiler/search?status_code=${pick(next, [[500, 1], [404, 1], [503, 1], [401, 1]] as const)}`,
-    method: () => `/_profiler/search?method=${pick(next, [['DELETE', 1], ['PATCH', 1], ['POST', 1], ['PUT', 1]] as const)}`,
-    'token (prefix)': () => `/_profiler/search?token=${tokenOf(Math.floor(next() * REPORTS)).slice(0, 2 + Math.floor(next() * 3))}`,
+    'url (part)': () =>
+      `/_profiler/search?url=${encodeURIComponent(
+        pick(next, [
+          [`/api/orders/${Math.floor(next() * 1_000_000)}/`, 1],
+          [`${word()}-${word()}`, 1],
+          [`q=${word()}`, 1],
+          ['/robots.txt', 1],
+        ] as const),
+      )}`,
+    'ip (part)': () =>
+      `/_profiler/search?ip=${encodeURIComponent(`10.${Math.floor(next() * 16)}.${Math.floor(next() * 256)}.`)}`,
+    status_code: () =>
+      `/_profiler/search?status_code=${pick(next, [
+        [500, 1],
+        [404, 1],
+        [503, 1],
+        [401, 1],
+      ] as const)}`,
+    method: () =>
+      `/_profiler/search?method=${pick(next, [
+        ['DELETE', 1],
+        ['PATCH', 1],
+        ['POST', 1],
+        ['PUT', 1],
+      ] as const)}`,
+    'token (prefix)': () =>
+      `/_profiler/search?token=${tokenOf(Math.floor(next() * REPORTS)).slice(0, 2 + Math.floor(next() * 3))}`,
     'time range': () => {
       const start = recent();
       return `/_profiler/search?start=${start}&end=${start + 1000 * STEP_MS}`;
     },
-    'status + method + url': () => `/_profiler/search?status_code=404&method=POST&url=${encodeURIComponent(`/api/orders/${Math.floor(next() * 100)}`)}`,
+    'status + method + url': () =>
+      `/_profiler/search?status_code=404&method=POST&url=${encodeURIComponent(`/api/orders/${Math.floor(next() * 100)}`)}`,
   };
 }
 
@@ -160,7 +229,8 @@ async function measure(service: Service): Promise<Array<[string, Timing]>> {
     rows.push(['list page /_profiler', timing(list)]);
     const next = random(7);
     const open: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) open.push(await timed(service, agent, `/_profiler/${tokenOf(Math.floor(next() * REPORTS))}`));
+    for (let i = 0; i < SAMPLES; i++)
+      open.push(await timed(service, agent, `/_profiler/${tokenOf(Math.floor(next() * REPORTS))}`));
     rows.push(['open a report', timing(open)]);
     rows.push(...(await helloDuringSearches(service)));
   } finally {
@@ -197,7 +267,10 @@ async function helloDuringSearches(service: Service): Promise<Array<[string, Tim
   await Promise.all(streams);
   hello.destroy();
   process.stdout.write(`  /hello during ${searched} searches\n`);
-  return [['GET /hello alone', alone], ['GET /hello during searches', during]];
+  return [
+    ['GET /hello alone', alone],
+    ['GET /hello during searches', during],
+  ];
 }
 
 /** Retention deletes PURGE reports while one writer writes batches of 250: the purge's time and the writer's slowest batch. */
@@ -256,11 +329,18 @@ try {
       const dsn = env.PROFILER_DSN!;
       // As autovacuum would have by now: the planner's statistics of the filled table.
       await postgres!.query(dsn, 'VACUUM ANALYZE vigil_reports');
-      const bytes = (await postgres!.query<{ bytes: string }>(dsn, "SELECT pg_total_relation_size('vigil_reports') AS bytes"))[0]!.bytes;
+      const bytes = (
+        await postgres!.query<{ bytes: string }>(dsn, "SELECT pg_total_relation_size('vigil_reports') AS bytes")
+      )[0]!.bytes;
       storeSize = `${(Number(bytes) / 1e9).toFixed(2)} GB`;
     }
     process.stdout.write(`${name}: ${REPORTS} reports written at ${Math.round(rate)}/s, ${storeSize}\n`);
-    const service = await startService({ ...env, PROFILER_MAX_REPORTS: String(Math.min(5_000_000, REPORTS + 1_000_000)), ROUTES: 'examples/demo-routes.ts', LOG_LEVEL: 'warn' });
+    const service = await startService({
+      ...env,
+      PROFILER_MAX_REPORTS: String(Math.min(5_000_000, REPORTS + 1_000_000)),
+      ROUTES: 'examples/demo-routes.ts',
+      LOG_LEVEL: 'warn',
+    });
     let rows: Array<[string, Timing]>;
     try {
       rows = await measure(service);

@@ -58,7 +58,12 @@ const T0 = Date.now();
 function reports(count: number, from: number): EncodedReport[] {
   return Array.from({ length: count }, (_, i) => {
     const n = from + i;
-    return encodeReport({ ...sample, token: n.toString(16).padStart(6, '0'), time: T0 + n, url: `https://localhost:8443/bench/missing/${n}?page=2` });
+    return encodeReport({
+      ...sample,
+      token: n.toString(16).padStart(6, '0'),
+      time: T0 + n,
+      url: `https://localhost:8443/bench/missing/${n}?page=2`,
+    });
   });
 }
 const encoded = reports(REPORTS, 0);
@@ -76,12 +81,15 @@ async function measure(open: () => Promise<() => ReportStore>, batchSize: number
   const batches = batchesOf(encoded, batchSize);
   try {
     const started = performance.now();
-    await Promise.all(handles.map(async (store, w) => {
-      for (let i = w; i < batches.length; i += writers) await store.write(batches[i]!, KEEP);
-    }));
+    await Promise.all(
+      handles.map(async (store, w) => {
+        for (let i = w; i < batches.length; i += writers) await store.write(batches[i]!, KEEP);
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
     const kept = await handles[0]!.count();
-    if (kept !== Math.min(KEEP, REPORTS)) throw new Error(`the store kept ${kept} reports, not ${Math.min(KEEP, REPORTS)}`);
+    if (kept !== Math.min(KEEP, REPORTS))
+      throw new Error(`the store kept ${kept} reports, not ${Math.min(KEEP, REPORTS)}`);
     return REPORTS / seconds;
   } finally {
     await Promise.all(handles.map((store) => store.close()));
@@ -105,7 +113,9 @@ const stores: Record<string, () => Promise<() => ReportStore>> = {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const rows: string[] = [];
 try {
-  process.stdout.write(`${REPORTS} reports a run (a debug 404, ${Math.round(bytes)} bytes of JSON and URL each), keep ${KEEP}, ${ROUNDS} rounds, stores alternating\n`);
+  process.stdout.write(
+    `${REPORTS} reports a run (a debug 404, ${Math.round(bytes)} bytes of JSON and URL each), keep ${KEEP}, ${ROUNDS} rounds, stores alternating\n`,
+  );
   for (const writers of numbers(flags.writers)) {
     for (const batchSize of BATCH_SIZES) {
       const results: Record<string, number[]> = { sqlite: [], postgres: [] };
@@ -113,15 +123,23 @@ try {
         const order = round % 2 === 0 ? STORES : [...STORES].reverse();
         for (const name of order) results[name]!.push(await measure(stores[name]!, batchSize, writers));
       }
-      const figure = (name: string) => (results[name]!.length ? Math.round(median(results[name]!)).toLocaleString('en') : '-');
-      const ratio = results.sqlite!.length && results.postgres!.length ? (median(results.postgres!) / median(results.sqlite!)).toFixed(2) : '-';
+      const figure = (name: string) =>
+        results[name]!.length ? Math.round(median(results[name]!)).toLocaleString('en') : '-';
+      const ratio =
+        results.sqlite!.length && results.postgres!.length
+          ? (median(results.postgres!) / median(results.sqlite!)).toFixed(2)
+          : '-';
       const row = `| ${writers} | ${batchSize} | ${figure('sqlite')} | ${figure('postgres')} | ${ratio} |`;
       rows.push(row);
-      process.stdout.write(`${row}   rounds: sqlite ${results.sqlite!.map(Math.round).join(', ')}; postgres ${results.postgres!.map(Math.round).join(', ')}\n`);
+      process.stdout.write(
+        `${row}   rounds: sqlite ${results.sqlite!.map(Math.round).join(', ')}; postgres ${results.postgres!.map(Math.round).join(', ')}\n`,
+      );
     }
   }
 } finally {
   await postgres.close();
   rmSync(work, { recursive: true, force: true });
 }
-process.stdout.write(`\n| writers | batch | SQLite reports/s | PostgreSQL reports/s | PG/SQLite |\n|---:|---:|---:|---:|---:|\n${rows.join('\n')}\n`);
+process.stdout.write(
+  `\n| writers | batch | SQLite reports/s | PostgreSQL reports/s | PG/SQLite |\n|---:|---:|---:|---:|---:|\n${rows.join('\n')}\n`,
+);

@@ -33,7 +33,11 @@ export interface RunningTarget {
  * Starts `script`: compiled JavaScript as the README runs it, TypeScript through tsx. It
  * runs from `cwd`, the project whose files count as its own (another tree's, for `bench/ab.ts`).
  */
-export async function startTarget(script: string, env: Record<string, string> = {}, cwd = ROOT): Promise<RunningTarget> {
+export async function startTarget(
+  script: string,
+  env: Record<string, string> = {},
+  cwd = ROOT,
+): Promise<RunningTarget> {
   const runner = script.endsWith('.js') ? ['--enable-source-maps'] : ['--import', 'tsx'];
   const child = spawn(process.execPath, [...runner, script], {
     cwd,

@@ -29,7 +29,9 @@ async function priceFrom(source: string): Promise<number> {
 export default defineRoutes((routes) => {
   routes.get('/hello', () => 'hello');
 
-  routes.on(['GET', 'POST'], '/items', ({ request }) => (request.method === 'POST' ? { created: true } : { items: [] }));
+  routes.on(['GET', 'POST'], '/items', ({ request }) =>
+    request.method === 'POST' ? { created: true } : { items: [] },
+  );
 
   routes.put('/items/{id}', ({ params }) => `item ${params.id}`, { requirements: { id: '\\d+' } });
 
@@ -75,7 +77,8 @@ export default defineRoutes((routes) => {
       const mb = wholeNumber(query.mb, 8, 64 * 1024);
       const kept: unknown[] = [];
       for (let i = 0; i < mb; i++) {
-        if (query.kind === 'array') kept.push(new Array(128 * 1024).fill(i + 0.5)); // 8-byte doubles: 1 MB
+        if (query.kind === 'array')
+          kept.push(new Array(128 * 1024).fill(i + 0.5)); // 8-byte doubles: 1 MB
         else kept.push(Buffer.alloc(1024 * 1024, i % 256));
       }
       return { allocated: mb, kind: query.kind === 'array' ? 'array' : 'buffer', chunks: kept.length };
@@ -116,13 +119,18 @@ export default defineRoutes((routes) => {
   // A form with a password and a file: the report shows the fields (the password redacted),
   // the cookies set here (the session one redacted) and the file's name, type and size.
   routes.get('/demo/form', ({ reply }) => {
-    reply.header('set-cookie', ['theme=dark; Path=/', 'session_id=demo-secret; Path=/; HttpOnly']).type('text/html; charset=utf-8');
+    reply
+      .header('set-cookie', ['theme=dark; Path=/', 'session_id=demo-secret; Path=/; HttpOnly'])
+      .type('text/html; charset=utf-8');
     return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A form</title></head><body>
 <form method="post" action="/demo/form" enctype="multipart/form-data">
 <label>Name <input name="name" value="Ann"></label> <label>Password <input type="password" name="password" value="hunter2"></label>
 <label>File <input type="file" name="attachment"></label> <button>Send</button></form></body></html>`;
   });
-  routes.post('/demo/form', ({ body, files }) => ({ received: body ?? null, files: files.map((file) => file.filename) }));
+  routes.post('/demo/form', ({ body, files }) => ({
+    received: body ?? null,
+    files: files.map((file) => file.filename),
+  }));
 
   // Nested spans: the performance panel draws them under the handler's stage.
   routes.get('/demo/spans', async ({ span }) => {
@@ -169,15 +177,26 @@ function acceptedLanguages(header: string | null): Array<{ tag: string; quality:
 export const collectors: Collector[] = [
   defineCollector<ClientSection>({
     name: 'client',
-    collect: ({ request }) => ({ userAgent: request.headers['user-agent'] ?? null, languages: request.headers['accept-language'] ?? null }),
+    collect: ({ request }) => ({
+      userAgent: request.headers['user-agent'] ?? null,
+      languages: request.headers['accept-language'] ?? null,
+    }),
     panel: {
       title: 'Client',
-      badge: (section) => ({ value: acceptedLanguages(section.languages).length, status: section.userAgent ? 'ok' : 'warn' }),
-      render: (section) => html`${renderValue(section)}<h3>Accepted languages</h3>${renderValue(acceptedLanguages(section.languages))}`,
+      badge: (section) => ({
+        value: acceptedLanguages(section.languages).length,
+        status: section.userAgent ? 'ok' : 'warn',
+      }),
+      render: (section) =>
+        html`${renderValue(section)}<h3>Accepted languages</h3>${renderValue(acceptedLanguages(section.languages))}`,
     },
     text: (section) => [
       `user agent ${section.userAgent ?? 'none'}`,
-      `languages ${acceptedLanguages(section.languages).map((language) => `${language.tag} (q=${language.quality})`).join(', ') || 'any'}`,
+      `languages ${
+        acceptedLanguages(section.languages)
+          .map((language) => `${language.tag} (q=${language.quality})`)
+          .join(', ') || 'any'
+      }`,
     ],
   }),
 ];

@@ -42,5 +42,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const before = readFileSync(CONFIGURATION_DOC, 'utf8');
   const after = withSettingsTable(before);
   if (after !== before) writeFileSync(CONFIGURATION_DOC, after);
-  process.stdout.write(`docs/configuration.md: ${after === before ? 'already up to date' : 'settings table rewritten'}\n`);
+  process.stdout.write(
+    `docs/configuration.md: ${after === before ? 'already up to date' : 'settings table rewritten'}\n`,
+  );
 }

@@ -29,13 +29,19 @@ export interface Kernel {
 
 export async function createKernel({ config, tls, logOutput, ...plugin }: KernelOptions): Promise<Kernel> {
   // Fastify's types tell an HTTPS instance from an HTTP one; the kernel serves either alike.
-  const app = (
-    config.tls && tls ? Fastify(vigilFastifyOptions(config, { https: tls, logOutput })) : Fastify(vigilFastifyOptions(config, { logOutput }))
-  ) as unknown as FastifyInstance;
+  const app = (config.tls && tls
+    ? Fastify(vigilFastifyOptions(config, { https: tls, logOutput }))
+    : Fastify(vigilFastifyOptions(config, { logOutput }))) as unknown as FastifyInstance;
   // The standalone contract: its CORS policy, HTML for `*/*`, PARSED_BODY_MAX_SIZE's own default
   // (a copy of the size is no longer "unset", so the plugin's Fastify default does not apply),
   // and its own start banner, which says where the profiler is.
   const standalone = { ...config, parsedBodyMaxSize: { ...config.parsedBodyMaxSize } };
-  await app.register(vigil, { config: standalone, cors: true, errorFormat: 'html', announceProfiler: false, ...plugin });
+  await app.register(vigil, {
+    config: standalone,
+    cors: true,
+    errorFormat: 'html',
+    announceProfiler: false,
+    ...plugin,
+  });
   return { app, routes: app.vigil.routes, profiler: app.vigil.profiler };
 }

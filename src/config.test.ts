@@ -102,7 +102,8 @@ describe('a boolean is 1, true, on, yes or 0, false, off, no, in any case', () =
 
 describe('HOST is a host name or an IP address', () => {
   it('accepts names and v4 and v6 addresses', () => {
-    for (const host of ['0.0.0.0', '::', '::1', 'api.example.com', 'my-host', 'A1']) assert.equal(load({ HOST: host }).host, host);
+    for (const host of ['0.0.0.0', '::', '::1', 'api.example.com', 'my-host', 'A1'])
+      assert.equal(load({ HOST: host }).host, host);
   });
   it('refuses what is neither', () => {
     for (const host of ['bad_host', '-start', 'end-', 'a..b', 'host:80', 'http://localhost', '256.0.0.1.']) {
@@ -134,8 +135,15 @@ describe('a whole-number setting is digits within its range', () => {
         return key === 'cors.maxAge' ? config.cors.maxAge : config[key];
       };
       assert.deepEqual([read(min), read(max)], [min, max], variable);
-      assert.equal(refusal({ [variable]: String(max + 1) }, variable), `${variable}: "${max + 1}" is not a whole number from ${min} to ${max}`);
-      if (min > 0) assert.equal(refusal({ [variable]: String(min - 1) }, variable), `${variable}: "${min - 1}" is not a whole number from ${min} to ${max}`);
+      assert.equal(
+        refusal({ [variable]: String(max + 1) }, variable),
+        `${variable}: "${max + 1}" is not a whole number from ${min} to ${max}`,
+      );
+      if (min > 0)
+        assert.equal(
+          refusal({ [variable]: String(min - 1) }, variable),
+          `${variable}: "${min - 1}" is not a whole number from ${min} to ${max}`,
+        );
     }
   });
 });
@@ -148,7 +156,10 @@ describe('WORKERS is a number of processes, or auto for one per core', () => {
   });
   it('refuses 0, words, signs and more than 256', () => {
     for (const value of ['0', 'abc', '-1', '2.5', '257']) {
-      assert.equal(refusal({ WORKERS: value }, 'WORKERS'), `WORKERS: "${value}" is not a whole number from 1 to 256, or auto (one per core)`);
+      assert.equal(
+        refusal({ WORKERS: value }, 'WORKERS'),
+        `WORKERS: "${value}" is not a whole number from 1 to 256, or auto (one per core)`,
+      );
     }
   });
   it('shares the default ISOLATED_WORKERS between the workers, at least one each', () => {
@@ -161,8 +172,16 @@ describe('WORKERS is a number of processes, or auto for one per core', () => {
 
 describe('paths are resolved against the working directory', () => {
   it('resolves relative paths and keeps absolute ones', () => {
-    const config = load({ VAR_DIR: 'data', ROUTES: 'examples/demo-routes.ts', TLS_CERT: '/etc/tls/cert.pem', TLS_KEY: '../keys/key.pem' });
-    assert.deepEqual([config.varDir, config.routes, config.tlsCert, config.tlsKey], ['/srv/app/data', '/srv/app/examples/demo-routes.ts', '/etc/tls/cert.pem', '/srv/keys/key.pem']);
+    const config = load({
+      VAR_DIR: 'data',
+      ROUTES: 'examples/demo-routes.ts',
+      TLS_CERT: '/etc/tls/cert.pem',
+      TLS_KEY: '../keys/key.pem',
+    });
+    assert.deepEqual(
+      [config.varDir, config.routes, config.tlsCert, config.tlsKey],
+      ['/srv/app/data', '/srv/app/examples/demo-routes.ts', '/etc/tls/cert.pem', '/srv/keys/key.pem'],
+    );
   });
   it('refuses TLS_CERT without TLS_KEY, and the reverse, naming the missing one', () => {
     assert.equal(refusal({ TLS_CERT: 'cert.pem' }, 'TLS_KEY'), 'TLS_KEY: TLS_CERT and TLS_KEY must be set together');
@@ -172,10 +191,14 @@ describe('paths are resolved against the working directory', () => {
 
 describe('LOG_LEVEL is a pino level', () => {
   it('accepts each level', () => {
-    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) assert.equal(load({ LOG_LEVEL: level }).logLevel, level);
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      assert.equal(load({ LOG_LEVEL: level }).logLevel, level);
   });
   it('refuses another', () => {
-    assert.equal(refusal({ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'), 'LOG_LEVEL: "verbose" is not one of fatal, error, warn, info, debug, trace, silent');
+    assert.equal(
+      refusal({ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'),
+      'LOG_LEVEL: "verbose" is not one of fatal, error, warn, info, debug, trace, silent',
+    );
   });
 });
 
@@ -187,16 +210,42 @@ describe('TRUSTED_PROXIES and PROFILER_ALLOW are comma-separated IPs or CIDR ran
     assert.deepEqual(load({ PROFILER_ALLOW: value }).profilerAllow, expected);
   });
   it('refuses prefixes longer than the address, malformed ranges, names and empty items', () => {
-    for (const item of ['10.0.0.0/33', '::1/129', '10.0.0.0/8/8', '10.0.0.0/', '10.0.0.0/-1', '10.0.0.0/x', '10.0.0.256', 'localhost', '10.0.0', '']) {
-      assert.equal(refusal({ TRUSTED_PROXIES: `127.0.0.1,${item}` }, 'TRUSTED_PROXIES'), `TRUSTED_PROXIES: "${item}" is not an IP address or CIDR range`);
+    for (const item of [
+      '10.0.0.0/33',
+      '::1/129',
+      '10.0.0.0/8/8',
+      '10.0.0.0/',
+      '10.0.0.0/-1',
+      '10.0.0.0/x',
+      '10.0.0.256',
+      'localhost',
+      '10.0.0',
+      '',
+    ]) {
+      assert.equal(
+        refusal({ TRUSTED_PROXIES: `127.0.0.1,${item}` }, 'TRUSTED_PROXIES'),
+        `TRUSTED_PROXIES: "${item}" is not an IP address or CIDR range`,
+      );
     }
-    assert.equal(refusal({ PROFILER_ALLOW: '10.0.0.0/99' }, 'PROFILER_ALLOW'), 'PROFILER_ALLOW: "10.0.0.0/99" is not an IP address or CIDR range');
+    assert.equal(
+      refusal({ PROFILER_ALLOW: '10.0.0.0/99' }, 'PROFILER_ALLOW'),
+      'PROFILER_ALLOW: "10.0.0.0/99" is not an IP address or CIDR range',
+    );
   });
 });
 
 describe('PROFILER_MAX_AGE is seconds, or a number with s, m, h or d, from 1 s to 3650 d', () => {
   it('reads each unit, in either case, as milliseconds', () => {
-    const cases: Array<[string, number]> = [['1', 1000], ['90', 90_000], ['90s', 90_000], ['30m', 1_800_000], ['48h', 172_800_000], ['2D', 172_800_000], ['10 m', 600_000], ['3650d', 315_360_000_000]];
+    const cases: Array<[string, number]> = [
+      ['1', 1000],
+      ['90', 90_000],
+      ['90s', 90_000],
+      ['30m', 1_800_000],
+      ['48h', 172_800_000],
+      ['2D', 172_800_000],
+      ['10 m', 600_000],
+      ['3650d', 315_360_000_000],
+    ];
     for (const [value, ms] of cases) assert.equal(load({ PROFILER_MAX_AGE: value }).profilerMaxAgeMs, ms, value);
   });
   it('refuses zero, more than 3650 days, fractions and other units', () => {
@@ -210,11 +259,18 @@ describe('PROFILER_MAX_AGE is seconds, or a number with s, m, h or d, from 1 s t
 });
 
 describe('PROFILER_DSN picks the report store: sqlite:<path>, by default under VAR_DIR, or postgres://', () => {
-  const SUPPORTED = 'the supported schemes are sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite) and postgres://user:password@host:port/database (PostgreSQL)';
+  const SUPPORTED =
+    'the supported schemes are sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite) and postgres://user:password@host:port/database (PostgreSQL)';
   it('follows VAR_DIR by default, and resolves a relative path against the working directory', () => {
     assert.deepEqual(load({ VAR_DIR: '/data' }).profilerStore, { scheme: 'sqlite', file: '/data/profiler.sqlite' });
-    assert.deepEqual(load({ PROFILER_DSN: 'sqlite:shared/reports.sqlite' }).profilerStore, { scheme: 'sqlite', file: '/srv/app/shared/reports.sqlite' });
-    assert.deepEqual(load({ PROFILER_DSN: 'sqlite:/var/lib/vigil/profiler.sqlite' }).profilerStore, { scheme: 'sqlite', file: '/var/lib/vigil/profiler.sqlite' });
+    assert.deepEqual(load({ PROFILER_DSN: 'sqlite:shared/reports.sqlite' }).profilerStore, {
+      scheme: 'sqlite',
+      file: '/srv/app/shared/reports.sqlite',
+    });
+    assert.deepEqual(load({ PROFILER_DSN: 'sqlite:/var/lib/vigil/profiler.sqlite' }).profilerStore, {
+      scheme: 'sqlite',
+      file: '/var/lib/vigil/profiler.sqlite',
+    });
   });
   it('takes a postgres:// or postgresql:// URL, kept whole for the driver and named without its password', () => {
     assert.deepEqual(load({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal:5433/reports' }).profilerStore, {
@@ -223,48 +279,100 @@ describe('PROFILER_DSN picks the report store: sqlite:<path>, by default under V
       location: 'postgres://vigil@db.internal:5433/reports',
       poolSize: 4,
     });
-    assert.deepEqual(load({ PROFILER_DSN: 'postgresql://db.internal/reports?sslmode=require', PROFILER_POOL_SIZE: '8' }).profilerStore, {
-      scheme: 'postgres',
-      url: 'postgresql://db.internal/reports?sslmode=require',
-      location: 'postgresql://db.internal/reports',
-      poolSize: 8,
-    });
+    assert.deepEqual(
+      load({ PROFILER_DSN: 'postgresql://db.internal/reports?sslmode=require', PROFILER_POOL_SIZE: '8' }).profilerStore,
+      {
+        scheme: 'postgres',
+        url: 'postgresql://db.internal/reports?sslmode=require',
+        location: 'postgresql://db.internal/reports',
+        poolSize: 8,
+      },
+    );
   });
   it('refuses another scheme naming only the scheme (a DSN may hold a password), and lists the supported ones', () => {
-    assert.equal(refusal({ PROFILER_DSN: 'mysql://root:s3cret@localhost/x' }, 'PROFILER_DSN'), `PROFILER_DSN: the scheme "mysql:" is not supported; ${SUPPORTED}`);
+    assert.equal(
+      refusal({ PROFILER_DSN: 'mysql://root:s3cret@localhost/x' }, 'PROFILER_DSN'),
+      `PROFILER_DSN: the scheme "mysql:" is not supported; ${SUPPORTED}`,
+    );
     assert.doesNotMatch(refusal({ PROFILER_DSN: 'redis://:s3cret@localhost/0' }, 'PROFILER_DSN'), /s3cret/);
   });
   it('refuses a PostgreSQL URL it cannot parse, or without a host or a database, without repeating it', () => {
     const FORM = 'the form is postgres://user:password@host:port/database';
-    for (const dsn of ['postgres://vigil:s3cret@db.internal:99999/vigil', 'postgres://vigil:s3cret@[db.internal/vigil', 'postgresql://vigil:s3cret@db internal/vigil']) {
-      assert.equal(refusal({ PROFILER_DSN: dsn }, 'PROFILER_DSN'), `PROFILER_DSN: not a valid PostgreSQL URL; ${FORM}`, dsn);
+    for (const dsn of [
+      'postgres://vigil:s3cret@db.internal:99999/vigil',
+      'postgres://vigil:s3cret@[db.internal/vigil',
+      'postgresql://vigil:s3cret@db internal/vigil',
+    ]) {
+      assert.equal(
+        refusal({ PROFILER_DSN: dsn }, 'PROFILER_DSN'),
+        `PROFILER_DSN: not a valid PostgreSQL URL; ${FORM}`,
+        dsn,
+      );
     }
-    assert.equal(refusal({ PROFILER_DSN: 'postgres:vigil:s3cret' }, 'PROFILER_DSN'), `PROFILER_DSN: the PostgreSQL URL has no host; ${FORM}`);
-    assert.equal(refusal({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal:5432' }, 'PROFILER_DSN'), `PROFILER_DSN: the PostgreSQL URL names no database; ${FORM}`);
-    assert.equal(refusal({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal/a%zzb' }, 'PROFILER_DSN'), `PROFILER_DSN: not a valid PostgreSQL URL; ${FORM}`);
+    assert.equal(
+      refusal({ PROFILER_DSN: 'postgres:vigil:s3cret' }, 'PROFILER_DSN'),
+      `PROFILER_DSN: the PostgreSQL URL has no host; ${FORM}`,
+    );
+    assert.equal(
+      refusal({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal:5432' }, 'PROFILER_DSN'),
+      `PROFILER_DSN: the PostgreSQL URL names no database; ${FORM}`,
+    );
+    assert.equal(
+      refusal({ PROFILER_DSN: 'postgres://vigil:s3cret@db.internal/a%zzb' }, 'PROFILER_DSN'),
+      `PROFILER_DSN: not a valid PostgreSQL URL; ${FORM}`,
+    );
   });
   it('refuses a value without a scheme, and sqlite: without a path', () => {
-    assert.equal(refusal({ PROFILER_DSN: 'var/profiler.sqlite' }, 'PROFILER_DSN'), `PROFILER_DSN: "var/profiler.sqlite" has no scheme; ${SUPPORTED}`);
-    assert.equal(refusal({ PROFILER_DSN: 'sqlite:' }, 'PROFILER_DSN'), 'PROFILER_DSN: sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
+    assert.equal(
+      refusal({ PROFILER_DSN: 'var/profiler.sqlite' }, 'PROFILER_DSN'),
+      `PROFILER_DSN: "var/profiler.sqlite" has no scheme; ${SUPPORTED}`,
+    );
+    assert.equal(
+      refusal({ PROFILER_DSN: 'sqlite:' }, 'PROFILER_DSN'),
+      'PROFILER_DSN: sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite',
+    );
   });
   it('never repeats a value without a scheme that may hold a password (a scheme with characters no scheme has, no scheme at all)', () => {
-    for (const dsn of ['my_sql://root:s3cret@localhost/x', '//root:s3cret@db.internal/x', ':s3cret@db.internal/x', 'db.internal/x?password=s3cret', 'pg sql://root:s3cret@h/x']) {
-      assert.equal(refusal({ PROFILER_DSN: dsn }, 'PROFILER_DSN'), `PROFILER_DSN: the value has no scheme; ${SUPPORTED}`, dsn);
+    for (const dsn of [
+      'my_sql://root:s3cret@localhost/x',
+      '//root:s3cret@db.internal/x',
+      ':s3cret@db.internal/x',
+      'db.internal/x?password=s3cret',
+      'pg sql://root:s3cret@h/x',
+    ]) {
+      assert.equal(
+        refusal({ PROFILER_DSN: dsn }, 'PROFILER_DSN'),
+        `PROFILER_DSN: the value has no scheme; ${SUPPORTED}`,
+        dsn,
+      );
     }
   });
   it('takes PROFILER_POOL_SIZE from 1 to 100', () => {
-    assert.equal(refusal({ PROFILER_POOL_SIZE: '0' }, 'PROFILER_POOL_SIZE'), 'PROFILER_POOL_SIZE: "0" is not a whole number from 1 to 100');
-    assert.equal(refusal({ PROFILER_DSN: 'postgres://h/db', PROFILER_POOL_SIZE: 'many' }, 'PROFILER_POOL_SIZE'), 'PROFILER_POOL_SIZE: "many" is not a whole number from 1 to 100');
+    assert.equal(
+      refusal({ PROFILER_POOL_SIZE: '0' }, 'PROFILER_POOL_SIZE'),
+      'PROFILER_POOL_SIZE: "0" is not a whole number from 1 to 100',
+    );
+    assert.equal(
+      refusal({ PROFILER_DSN: 'postgres://h/db', PROFILER_POOL_SIZE: 'many' }, 'PROFILER_POOL_SIZE'),
+      'PROFILER_POOL_SIZE: "many" is not a whole number from 1 to 100',
+    );
   });
 });
 
 describe('PROFILER_REDACT is comma-separated header or query names, lower-cased', () => {
   it('reads the names', () => {
-    assert.deepEqual(load({ PROFILER_REDACT: 'X-Api-Key, token ,Session_ID' }).profilerRedact, ['x-api-key', 'token', 'session_id']);
+    assert.deepEqual(load({ PROFILER_REDACT: 'X-Api-Key, token ,Session_ID' }).profilerRedact, [
+      'x-api-key',
+      'token',
+      'session_id',
+    ]);
   });
   it('refuses a name with a space, "=" or "&", and an empty one', () => {
     for (const name of ['a b', 'a=b', 'a&b', '']) {
-      assert.equal(refusal({ PROFILER_REDACT: `token,${name}` }, 'PROFILER_REDACT'), `PROFILER_REDACT: "${name}" is not a header or query parameter name`);
+      assert.equal(
+        refusal({ PROFILER_REDACT: `token,${name}` }, 'PROFILER_REDACT'),
+        `PROFILER_REDACT: "${name}" is not a header or query parameter name`,
+      );
     }
   });
 });
@@ -276,24 +384,58 @@ describe('the CORS settings are a case-insensitive origin pattern and lists of m
     assert.equal(allowOrigin.flags, 'i');
   });
   it('refuses an origin pattern that is not a regular expression', () => {
-    assert.match(refusal({ CORS_ALLOW_ORIGIN: '^(https://' }, 'CORS_ALLOW_ORIGIN'), /^CORS_ALLOW_ORIGIN: "\^\(https:\/\/" is not a valid regular expression: ./);
+    assert.match(
+      refusal({ CORS_ALLOW_ORIGIN: '^(https://' }, 'CORS_ALLOW_ORIGIN'),
+      /^CORS_ALLOW_ORIGIN: "\^\(https:\/\/" is not a valid regular expression: ./,
+    );
   });
   it('upper-cases methods, lower-cases allowed headers, keeps exposed headers as written, skipping empty items', () => {
-    const cors = load({ CORS_ALLOW_METHODS: 'get, Post,,', CORS_ALLOW_HEADERS: 'X-Custom, Content-Type', CORS_EXPOSE_HEADERS: 'Link, X-Total-Count' }).cors;
-    assert.deepEqual([cors.allowMethods, cors.allowHeaders, cors.exposeHeaders], [['GET', 'POST'], ['x-custom', 'content-type'], ['Link', 'X-Total-Count']]);
+    const cors = load({
+      CORS_ALLOW_METHODS: 'get, Post,,',
+      CORS_ALLOW_HEADERS: 'X-Custom, Content-Type',
+      CORS_EXPOSE_HEADERS: 'Link, X-Total-Count',
+    }).cors;
+    assert.deepEqual(
+      [cors.allowMethods, cors.allowHeaders, cors.exposeHeaders],
+      [
+        ['GET', 'POST'],
+        ['x-custom', 'content-type'],
+        ['Link', 'X-Total-Count'],
+      ],
+    );
   });
   it('refuses a method that is not letters and a header name that is not a token', () => {
-    assert.equal(refusal({ CORS_ALLOW_METHODS: 'GET, GE T' }, 'CORS_ALLOW_METHODS'), 'CORS_ALLOW_METHODS: "GE T" is not a valid list item');
-    assert.equal(refusal({ CORS_ALLOW_METHODS: 'M-SEARCH' }, 'CORS_ALLOW_METHODS'), 'CORS_ALLOW_METHODS: "M-SEARCH" is not a valid list item');
-    assert.equal(refusal({ CORS_ALLOW_HEADERS: 'x-a:b' }, 'CORS_ALLOW_HEADERS'), 'CORS_ALLOW_HEADERS: "x-a:b" is not a valid list item');
-    assert.equal(refusal({ CORS_EXPOSE_HEADERS: 'x a' }, 'CORS_EXPOSE_HEADERS'), 'CORS_EXPOSE_HEADERS: "x a" is not a valid list item');
+    assert.equal(
+      refusal({ CORS_ALLOW_METHODS: 'GET, GE T' }, 'CORS_ALLOW_METHODS'),
+      'CORS_ALLOW_METHODS: "GE T" is not a valid list item',
+    );
+    assert.equal(
+      refusal({ CORS_ALLOW_METHODS: 'M-SEARCH' }, 'CORS_ALLOW_METHODS'),
+      'CORS_ALLOW_METHODS: "M-SEARCH" is not a valid list item',
+    );
+    assert.equal(
+      refusal({ CORS_ALLOW_HEADERS: 'x-a:b' }, 'CORS_ALLOW_HEADERS'),
+      'CORS_ALLOW_HEADERS: "x-a:b" is not a valid list item',
+    );
+    assert.equal(
+      refusal({ CORS_EXPOSE_HEADERS: 'x a' }, 'CORS_EXPOSE_HEADERS'),
+      'CORS_EXPOSE_HEADERS: "x a" is not a valid list item',
+    );
   });
 });
 
 describe('sizes use php.ini syntax: bytes, or K, M, G as powers of 1024 in either case', () => {
   it('reads each unit and keeps the text as written', () => {
-    const cases: Array<[string, number]> = [['123', 123], ['1k', 1024], ['1K', 1024], ['8M', 8_388_608], ['8m', 8_388_608], ['2G', 2_147_483_648]];
-    for (const [text, bytes] of cases) assert.deepEqual(load({ POST_MAX_SIZE: text }).postMaxSize, { bytes, text }, text);
+    const cases: Array<[string, number]> = [
+      ['123', 123],
+      ['1k', 1024],
+      ['1K', 1024],
+      ['8M', 8_388_608],
+      ['8m', 8_388_608],
+      ['2G', 2_147_483_648],
+    ];
+    for (const [text, bytes] of cases)
+      assert.deepEqual(load({ POST_MAX_SIZE: text }).postMaxSize, { bytes, text }, text);
   });
   it('refuses fractions, other units, signs and sizes past 2^53', () => {
     for (const text of ['1.5M', '10MB', '1T', '-1', 'M', '100 M', '9999999999G']) {
@@ -302,25 +444,43 @@ describe('sizes use php.ini syntax: bytes, or K, M, G as powers of 1024 in eithe
         `POST_MAX_SIZE: "${text}" is not a size: use bytes or a number with K, M or G, e.g. 100M, or 0 for no limit`,
       );
     }
-    assert.equal(refusal({ UPLOAD_MAX_FILESIZE: '1.5M' }, 'UPLOAD_MAX_FILESIZE'), 'UPLOAD_MAX_FILESIZE: "1.5M" is not a size: use bytes or a number with K, M or G, e.g. 100M');
+    assert.equal(
+      refusal({ UPLOAD_MAX_FILESIZE: '1.5M' }, 'UPLOAD_MAX_FILESIZE'),
+      'UPLOAD_MAX_FILESIZE: "1.5M" is not a size: use bytes or a number with K, M or G, e.g. 100M',
+    );
   });
 });
 
-describe('php.ini\'s no-limit values: POST_MAX_SIZE=0, MEMORY_LIMIT=-1, MAX_EXECUTION_TIME=0', () => {
+describe("php.ini's no-limit values: POST_MAX_SIZE=0, MEMORY_LIMIT=-1, MAX_EXECUTION_TIME=0", () => {
   it('reads them as no limit', () => {
     const config = load({ POST_MAX_SIZE: '0', MEMORY_LIMIT: '-1', MAX_EXECUTION_TIME: '0' });
-    assert.deepEqual([config.postMaxSize, config.memoryLimit, config.maxExecutionTime], [{ bytes: Infinity, text: '0' }, { bytes: Infinity, text: '-1' }, 0]);
+    assert.deepEqual(
+      [config.postMaxSize, config.memoryLimit, config.maxExecutionTime],
+      [{ bytes: Infinity, text: '0' }, { bytes: Infinity, text: '-1' }, 0],
+    );
   });
   it('has none for UPLOAD_MAX_FILESIZE, which is at least 1 byte', () => {
     assert.deepEqual(load({ UPLOAD_MAX_FILESIZE: '1' }).uploadMaxFilesize, { bytes: 1, text: '1' });
-    assert.equal(refusal({ UPLOAD_MAX_FILESIZE: '0' }, 'UPLOAD_MAX_FILESIZE'), 'UPLOAD_MAX_FILESIZE: "0" is below the minimum of 1 byte');
-    assert.equal(refusal({ UPLOAD_MAX_FILESIZE: '-1' }, 'UPLOAD_MAX_FILESIZE'), 'UPLOAD_MAX_FILESIZE: "-1" is not a size: use bytes or a number with K, M or G, e.g. 100M');
+    assert.equal(
+      refusal({ UPLOAD_MAX_FILESIZE: '0' }, 'UPLOAD_MAX_FILESIZE'),
+      'UPLOAD_MAX_FILESIZE: "0" is below the minimum of 1 byte',
+    );
+    assert.equal(
+      refusal({ UPLOAD_MAX_FILESIZE: '-1' }, 'UPLOAD_MAX_FILESIZE'),
+      'UPLOAD_MAX_FILESIZE: "-1" is not a size: use bytes or a number with K, M or G, e.g. 100M',
+    );
   });
   it('keeps MEMORY_LIMIT at 1M or more', () => {
     assert.deepEqual(load({ MEMORY_LIMIT: '1M' }).memoryLimit, { bytes: 1_048_576, text: '1M' });
     assert.deepEqual(load({ MEMORY_LIMIT: '1048576' }).memoryLimit, { bytes: 1_048_576, text: '1048576' });
-    assert.equal(refusal({ MEMORY_LIMIT: '1023K' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "1023K" is below the minimum of 1 MiB, or -1 for no limit');
-    assert.equal(refusal({ MEMORY_LIMIT: '0' }, 'MEMORY_LIMIT'), 'MEMORY_LIMIT: "0" is below the minimum of 1 MiB, or -1 for no limit');
+    assert.equal(
+      refusal({ MEMORY_LIMIT: '1023K' }, 'MEMORY_LIMIT'),
+      'MEMORY_LIMIT: "1023K" is below the minimum of 1 MiB, or -1 for no limit',
+    );
+    assert.equal(
+      refusal({ MEMORY_LIMIT: '0' }, 'MEMORY_LIMIT'),
+      'MEMORY_LIMIT: "0" is below the minimum of 1 MiB, or -1 for no limit',
+    );
   });
 });
 
@@ -342,14 +502,28 @@ describe('VIGIL_IDE is an editor name or a link format with %f, of a scheme that
     );
   });
   it('refuses a format without %f, or without a scheme', () => {
-    assert.match(refusal({ VIGIL_IDE: 'myide://open?line=%l' }, 'VIGIL_IDE'), /^VIGIL_IDE: "myide:\/\/open\?line=%l" is not a known editor/);
+    assert.match(
+      refusal({ VIGIL_IDE: 'myide://open?line=%l' }, 'VIGIL_IDE'),
+      /^VIGIL_IDE: "myide:\/\/open\?line=%l" is not a known editor/,
+    );
     assert.match(refusal({ VIGIL_IDE: '%f:%l' }, 'VIGIL_IDE'), /^VIGIL_IDE: "%f:%l" is not a known editor/);
   });
   it('refuses the schemes that run script, in any case and however disguised', () => {
-    for (const value of ['javascript:alert(%f,%l)', 'JavaScript:alert(%f)', 'data:text/html,%f', 'vbscript:x(%f)', 'java\tscript:alert(%f)', 'java\nscript:x(%f)', ' javascript:x(%f)']) {
+    for (const value of [
+      'javascript:alert(%f,%l)',
+      'JavaScript:alert(%f)',
+      'data:text/html,%f',
+      'vbscript:x(%f)',
+      'java\tscript:alert(%f)',
+      'java\nscript:x(%f)',
+      ' javascript:x(%f)',
+    ]) {
       const message = refusal({ VIGIL_IDE: value }, 'VIGIL_IDE');
       assert.ok(message.startsWith('VIGIL_IDE: '), message);
     }
-    assert.equal(refusal({ VIGIL_IDE: 'javascript:alert(%f)' }, 'VIGIL_IDE'), 'VIGIL_IDE: the scheme "javascript:" may run script in the page; use an editor\'s own scheme');
+    assert.equal(
+      refusal({ VIGIL_IDE: 'javascript:alert(%f)' }, 'VIGIL_IDE'),
+      'VIGIL_IDE: the scheme "javascript:" may run script in the page; use an editor\'s own scheme',
+    );
   });
 });

@@ -134,7 +134,10 @@ export const DEFAULT_CORS_ALLOW_ORIGIN = '^https?://(localhost|127\\.0\\.0\\.1)(
 /** A setting that cannot be used; the message names the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`${variable}: ${problem}`);
   }
 }
@@ -185,7 +188,12 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Every setting, in the order `--help` and the docs list them (and `loadConfig` reads them). */
 export const SETTINGS = {
-  APP_ENV: setting({ group: 'service', default: 'dev', description: 'dev or prod', parse: (env, name) => oneOf(env, name, ['dev', 'prod'] as const) }),
+  APP_ENV: setting({
+    group: 'service',
+    default: 'dev',
+    description: 'dev or prod',
+    parse: (env, name) => oneOf(env, name, ['dev', 'prod'] as const),
+  }),
   APP_DEBUG: setting({
     group: 'service',
     defaultText: '1 in dev, 0 in prod',
@@ -195,46 +203,88 @@ export const SETTINGS = {
   WORKERS: setting({
     group: 'service',
     default: '1',
-    description: 'processes serving the port, 1 to 256, or auto (one per core); above 1 a primary starts, replaces and stops them',
+    description:
+      'processes serving the port, 1 to 256, or auto (one per core); above 1 a primary starts, replaces and stops them',
     parse: (env, name) => workerCount(env, name),
   }),
-  HOST: setting({ group: 'service', default: 'localhost', description: 'address to listen on; localhost listens on 127.0.0.1 and ::1', parse: (env, name) => hostName(env, name) }),
-  PORT: setting({ group: 'service', default: '8443', description: 'port to listen on; 0 takes any free port', parse: (env, name) => integer(env, name, 0, 65535) }),
-  TLS: setting({ group: 'service', default: '1', description: '0 serves plain HTTP, behind a TLS-terminating proxy', parse: (env, name) => flag(env, name) }),
+  HOST: setting({
+    group: 'service',
+    default: 'localhost',
+    description: 'address to listen on; localhost listens on 127.0.0.1 and ::1',
+    parse: (env, name) => hostName(env, name),
+  }),
+  PORT: setting({
+    group: 'service',
+    default: '8443',
+    description: 'port to listen on; 0 takes any free port',
+    parse: (env, name) => integer(env, name, 0, 65535),
+  }),
+  TLS: setting({
+    group: 'service',
+    default: '1',
+    description: '0 serves plain HTTP, behind a TLS-terminating proxy',
+    parse: (env, name) => flag(env, name),
+  }),
   TLS_CERT: setting({
     group: 'service',
-    description: 'PEM certificate, with TLS_KEY; without them a self-signed localhost certificate is made in VAR_DIR/tls/',
+    description:
+      'PEM certificate, with TLS_KEY; without them a self-signed localhost certificate is made in VAR_DIR/tls/',
     parse: (env, name, { cwd }) => path(env, name, cwd),
   }),
-  TLS_KEY: setting({ group: 'service', description: 'PEM private key of TLS_CERT', parse: (env, name, { cwd }) => path(env, name, cwd) }),
+  TLS_KEY: setting({
+    group: 'service',
+    description: 'PEM private key of TLS_CERT',
+    parse: (env, name, { cwd }) => path(env, name, cwd),
+  }),
   VAR_DIR: setting({
     group: 'service',
     defaultText: 'var/',
     description: 'directory of the development certificate and of the SQLite report store',
     parse: (env, name, { cwd }) => path(env, name, cwd),
   }),
-  ROUTES: setting({ group: 'service', description: 'a module that declares routes, e.g. examples/demo-routes.ts', parse: (env, name, { cwd }) => path(env, name, cwd) }),
-  TRUSTED_PROXIES: setting({ group: 'service', description: 'comma-separated IPs or CIDRs whose X-Forwarded-* headers are believed', parse: (env, name) => ipList(env, name) }),
+  ROUTES: setting({
+    group: 'service',
+    description: 'a module that declares routes, e.g. examples/demo-routes.ts',
+    parse: (env, name, { cwd }) => path(env, name, cwd),
+  }),
+  TRUSTED_PROXIES: setting({
+    group: 'service',
+    description: 'comma-separated IPs or CIDRs whose X-Forwarded-* headers are believed',
+    parse: (env, name) => ipList(env, name),
+  }),
   TRUSTED_HOSTS: setting({
     group: 'service',
     defaultText: 'any host',
-    description: 'comma-separated regular expressions of the hosts answered; any other gets a 400, which stops DNS rebinding',
+    description:
+      'comma-separated regular expressions of the hosts answered; any other gets a 400, which stops DNS rebinding',
     parse: (env, name) => regexList(env, name, 'i'),
   }),
-  LOG_LEVEL: setting({ group: 'service', default: 'info', description: LOG_LEVELS.join(', '), parse: (env, name) => oneOf(env, name, LOG_LEVELS) }),
+  LOG_LEVEL: setting({
+    group: 'service',
+    default: 'info',
+    description: LOG_LEVELS.join(', '),
+    parse: (env, name) => oneOf(env, name, LOG_LEVELS),
+  }),
   VIGIL_IDE: setting({
     group: 'service',
     defaultText: 'no links',
-    description: 'editor that debug pages link files to: vscode, cursor, idea, phpstorm, ... or a format like myide://open?file=%f&line=%l',
+    description:
+      'editor that debug pages link files to: vscode, cursor, idea, phpstorm, ... or a format like myide://open?file=%f&line=%l',
     parse: (env, name) => editorLinkFormat(env, name),
   }),
   PROFILER_DSN: setting({
     group: 'profiler',
     defaultText: 'sqlite:VAR_DIR/profiler.sqlite',
-    description: 'where reports are stored: sqlite:<path>, or postgres://user:password@host:port/database shared by several machines',
+    description:
+      'where reports are stored: sqlite:<path>, or postgres://user:password@host:port/database shared by several machines',
     parse: (env, name, { cwd }) => storeDsn(env, name, cwd),
   }),
-  PROFILER_POOL_SIZE: setting({ group: 'profiler', default: '4', description: 'connections to PostgreSQL per process at most, 1 to 100', parse: (env, name) => integer(env, name, 1, 100) }),
+  PROFILER_POOL_SIZE: setting({
+    group: 'profiler',
+    default: '4',
+    description: 'connections to PostgreSQL per process at most, 1 to 100',
+    parse: (env, name) => integer(env, name, 1, 100),
+  }),
   PROFILER_MAX_REPORTS: setting({
     group: 'profiler',
     default: '10000',
@@ -242,14 +292,29 @@ export const SETTINGS = {
     // Tokens repeat only after 2^24 (16.7 million) are issued: retention must keep far fewer.
     parse: (env, name) => integer(env, name, 1, 5_000_000),
   }),
-  PROFILER_MAX_AGE: setting({ group: 'profiler', default: '2d', description: 'how long reports are kept: seconds, or 90s, 30m, 48h, 2d', parse: (env, name) => duration(env, name) }),
-  PROFILER_ALLOW: setting({ group: 'profiler', description: 'comma-separated IPs or CIDRs besides loopback that may open the profiler', parse: (env, name) => ipList(env, name) }),
+  PROFILER_MAX_AGE: setting({
+    group: 'profiler',
+    default: '2d',
+    description: 'how long reports are kept: seconds, or 90s, 30m, 48h, 2d',
+    parse: (env, name) => duration(env, name),
+  }),
+  PROFILER_ALLOW: setting({
+    group: 'profiler',
+    description: 'comma-separated IPs or CIDRs besides loopback that may open the profiler',
+    parse: (env, name) => ipList(env, name),
+  }),
   PROFILER_REDACT: setting({
     group: 'profiler',
-    description: 'comma-separated header, query and form field names redacted in reports, besides the credential-like ones',
+    description:
+      'comma-separated header, query and form field names redacted in reports, besides the credential-like ones',
     parse: (env, name) => nameList(env, name),
   }),
-  PROFILER_TOOLBAR: setting({ group: 'profiler', default: '1', description: "0 leaves the debug toolbar off the application's HTML pages", parse: (env, name) => flag(env, name) }),
+  PROFILER_TOOLBAR: setting({
+    group: 'profiler',
+    default: '1',
+    description: "0 leaves the debug toolbar off the application's HTML pages",
+    parse: (env, name) => flag(env, name),
+  }),
   PROFILER_CAPTURE_APP: setting({
     group: 'profiler',
     default: '1',
@@ -280,8 +345,18 @@ export const SETTINGS = {
     description: 'request headers a preflight may ask for',
     parse: (env, name) => list(env, name, HEADER_NAME).map((header) => header.toLowerCase()),
   }),
-  CORS_EXPOSE_HEADERS: setting({ group: 'cors', default: 'link', description: 'response headers a cross-origin page may read', parse: (env, name) => list(env, name, HEADER_NAME) }),
-  CORS_MAX_AGE: setting({ group: 'cors', default: '3600', description: 'seconds a browser may keep a preflight answer', parse: (env, name) => integer(env, name, 0, 2_147_483_647) }),
+  CORS_EXPOSE_HEADERS: setting({
+    group: 'cors',
+    default: 'link',
+    description: 'response headers a cross-origin page may read',
+    parse: (env, name) => list(env, name, HEADER_NAME),
+  }),
+  CORS_MAX_AGE: setting({
+    group: 'cors',
+    default: '3600',
+    description: 'seconds a browser may keep a preflight answer',
+    parse: (env, name) => integer(env, name, 0, 2_147_483_647),
+  }),
   POST_MAX_SIZE: setting({
     group: 'limits',
     default: '100M',
@@ -336,7 +411,12 @@ export const SETTINGS = {
     description: 'bytes/s a body must average after its first 10s, or it gets 408',
     parse: (env, name) => integer(env, name, 0, 1024 * 1024 * 1024),
   }),
-  HANDSHAKE_TIMEOUT: setting({ group: 'connections', default: '10s', description: 'time a TLS handshake may take', parse: (env, name) => timeout(env, name) }),
+  HANDSHAKE_TIMEOUT: setting({
+    group: 'connections',
+    default: '10s',
+    description: 'time a TLS handshake may take',
+    parse: (env, name) => timeout(env, name),
+  }),
   MAX_CONNECTIONS: setting({
     group: 'connections',
     default: '10000',
@@ -360,7 +440,11 @@ function readSettings(env: Env, cwd: string): SettingValues {
   const values: Record<string, unknown> = {};
   for (const [name, declared] of Object.entries(SETTINGS) as Array<[string, Setting<unknown>]>) {
     const fromDefault = raw(env, name) === undefined;
-    values[name] = declared.parse(fromDefault && declared.default !== undefined ? { [name]: declared.default } : env, name, { cwd, fromDefault });
+    values[name] = declared.parse(
+      fromDefault && declared.default !== undefined ? { [name]: declared.default } : env,
+      name,
+      { cwd, fromDefault },
+    );
   }
   return values as SettingValues;
 }
@@ -441,7 +525,12 @@ const UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 **
  * (powers of 1024, either case), e.g. `100M`. `unlimited` is the value that disables the
  * limit where PHP has one (`0` for post_max_size, `-1` for memory_limit).
  */
-export function byteSize(env: Env, name: string, rule: { unlimited?: string; min?: number }, fromDefault = false): ByteSize {
+export function byteSize(
+  env: Env,
+  name: string,
+  rule: { unlimited?: string; min?: number },
+  fromDefault = false,
+): ByteSize {
   const size = byteSizeOf(name, given(env, name), rule);
   if (fromDefault) defaultSizes.add(size);
   return size;
@@ -521,7 +610,10 @@ function regexList(env: Env, name: string, flags: string): RegExp[] {
 /** A comma-separated list whose every item matches `item`. */
 function list(env: Env, name: string, item: RegExp): string[] {
   const value = given(env, name);
-  const items = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const items = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   const bad = items.find((entry) => !item.test(entry));
   if (bad !== undefined) throw new ConfigError(name, `"${bad}" is not a valid list item`);
   return items;
@@ -567,7 +659,10 @@ export function timeout(env: Env, name: string, rule: { none?: boolean } = {}): 
   if (rule.none && value === '0') return 0;
   const ms = durationMs(value);
   if (!(ms >= 1000 && ms <= MAX_TIMEOUT_MS)) {
-    throw new ConfigError(name, `"${value}" is not a duration from 1s to 24d ${DURATION_SYNTAX}${rule.none ? ', or 0 for none' : ''}`);
+    throw new ConfigError(
+      name,
+      `"${value}" is not a duration from 1s to 24d ${DURATION_SYNTAX}${rule.none ? ', or 0 for none' : ''}`,
+    );
   }
   return ms;
 }
@@ -590,9 +685,11 @@ function storeDsn(env: Env, name: string, cwd: string): SqliteDsn | Omit<Postgre
   }
   const lowerScheme = scheme.toLowerCase();
   if (lowerScheme === 'postgres' || lowerScheme === 'postgresql') return postgresDsn(name, value);
-  if (lowerScheme !== 'sqlite') throw new ConfigError(name, `the scheme "${scheme}:" is not supported; ${SUPPORTED_STORES}`);
+  if (lowerScheme !== 'sqlite')
+    throw new ConfigError(name, `the scheme "${scheme}:" is not supported; ${SUPPORTED_STORES}`);
   const file = value.slice(scheme.length + 1);
-  if (file.trim() === '') throw new ConfigError(name, 'sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
+  if (file.trim() === '')
+    throw new ConfigError(name, 'sqlite: needs the path of the SQLite file, e.g. sqlite:var/profiler.sqlite');
   return { scheme: 'sqlite', file: resolve(cwd, file) };
 }
 
@@ -643,7 +740,10 @@ function editorLinkFormat(env: Env, name: string): EditorLinkFormat | undefined 
   const format = editor !== undefined ? editor + (known![2] ?? '') : value;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(format)?.[1];
   if (scheme !== undefined && SCRIPT_SCHEMES.has(scheme.toLowerCase())) {
-    throw new ConfigError(name, `the scheme "${scheme.toLowerCase()}:" may run script in the page; use an editor's own scheme`);
+    throw new ConfigError(
+      name,
+      `the scheme "${scheme.toLowerCase()}:" may run script in the page; use an editor's own scheme`,
+    );
   }
   // Mappings follow the last placeholder: `...%l&/srv/app/>/home/ann/app/`.
   const end = format.indexOf('&', Math.max(format.lastIndexOf('%f'), format.lastIndexOf('%l')));
@@ -657,7 +757,11 @@ function editorLinkFormat(env: Env, name: string): EditorLinkFormat | undefined 
   const pathMap: Array<[string, string]> = [];
   for (const mapping of end === -1 ? [] : format.slice(end + 1).split('&')) {
     const arrow = mapping.indexOf('>');
-    if (arrow <= 0) throw new ConfigError(name, `"${mapping}" is not a path mapping: write &from>to after the format, e.g. &/srv/app/>/home/ann/app/`);
+    if (arrow <= 0)
+      throw new ConfigError(
+        name,
+        `"${mapping}" is not a path mapping: write &from>to after the format, e.g. &/srv/app/>/home/ann/app/`,
+      );
     pathMap.push([mapping.slice(0, arrow), mapping.slice(arrow + 1)]);
   }
   return { template, pathMap };

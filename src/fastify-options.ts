@@ -16,7 +16,13 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyHttpsOptions, type FastifyServerOptions } from 'fastify';
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyHttpsOptions,
+  type FastifyServerOptions,
+} from 'fastify';
 import { pino, type LoggerOptions } from 'pino';
 import { loadConfig, type Config } from './config.js';
 import { createErrorResponder } from './errors/error-handler.js';
@@ -43,13 +49,28 @@ export interface VigilFastifyExtras {
   https?: { key: string | Buffer; cert: string | Buffer } | undefined;
 }
 
-export function vigilFastifyOptions(config?: Config, extras?: VigilFastifyExtras & { https?: undefined }): FastifyHttpOptions<HttpServer>;
-export function vigilFastifyOptions(config: Config, extras: VigilFastifyExtras & { https: NonNullable<VigilFastifyExtras['https']> }): FastifyHttpsOptions<HttpsServer>;
-export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, https, logger: given }: VigilFastifyExtras = {}): FastifyHttpOptions<HttpServer> | FastifyHttpsOptions<HttpsServer> {
+export function vigilFastifyOptions(
+  config?: Config,
+  extras?: VigilFastifyExtras & { https?: undefined },
+): FastifyHttpOptions<HttpServer>;
+export function vigilFastifyOptions(
+  config: Config,
+  extras: VigilFastifyExtras & { https: NonNullable<VigilFastifyExtras['https']> },
+): FastifyHttpsOptions<HttpsServer>;
+export function vigilFastifyOptions(
+  config: Config = loadConfig(),
+  { logOutput, https, logger: given }: VigilFastifyExtras = {},
+): FastifyHttpOptions<HttpServer> | FastifyHttpsOptions<HttpsServer> {
   const logger = applicationLogger(config, given, logOutput);
   // Debug output goes only to the clients that may open the profiler, here as in the plugin.
-  const access = config.debug ? new ProfilerAccess(config.profilerAllow, { trustedProxies: config.trustedProxies }) : undefined;
-  const fallback = createErrorResponder({ debug: config.debug, editor: config.ide, debugFor: access && ((request) => access.admits(request)) });
+  const access = config.debug
+    ? new ProfilerAccess(config.profilerAllow, { trustedProxies: config.trustedProxies })
+    : undefined;
+  const fallback = createErrorResponder({
+    debug: config.debug,
+    editor: config.ide,
+    debugFor: access && ((request) => access.admits(request)),
+  });
   // The parser takes heads up to 64 KB, so that the kernel refuses them itself, in its own words.
   const head = { maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false };
   const options: FastifyServerOptions = {
@@ -69,23 +90,38 @@ export function vigilFastifyOptions(config: Config = loadConfig(), { logOutput, 
       fallback(error, request, reply);
     },
     // Requests Node's parser refuses never become requests: they are answered raw.
-    clientErrorHandler: answerClientError({ debug: config.debug, ...(access ? { debugFor: (socket) => access.admitsPeer(socket) } : {}) }),
+    clientErrorHandler: answerClientError({
+      debug: config.debug,
+      ...(access ? { debugFor: (socket) => access.admitsPeer(socket) } : {}),
+    }),
   };
   if (https) {
-    const tls = { key: https.key, cert: https.cert, ALPNProtocols: ['http/1.1'], handshakeTimeout: config.handshakeTimeoutMs, ...head };
+    const tls = {
+      key: https.key,
+      cert: https.cert,
+      ALPNProtocols: ['http/1.1'],
+      handshakeTimeout: config.handshakeTimeoutMs,
+      ...head,
+    };
     return { ...(options as FastifyServerOptions<HttpsServer>), https: tls };
   }
   return { ...options, http: head };
 }
 
-const isLoggerInstance = (logger: object): logger is FastifyBaseLogger => typeof (logger as { child?: unknown }).child === 'function' && typeof (logger as { info?: unknown }).info === 'function';
+const isLoggerInstance = (logger: object): logger is FastifyBaseLogger =>
+  typeof (logger as { child?: unknown }).child === 'function' &&
+  typeof (logger as { info?: unknown }).info === 'function';
 
 /**
  * The logger Fastify gets: the application's instance, or one built from its options (or
  * from LOG_LEVEL); in debug mode its lines pass through a tap that keeps each request's
  * lines for its report.
  */
-function applicationLogger(config: Config, given: VigilFastifyExtras['logger'], logOutput: LineSink | undefined): FastifyBaseLogger {
+function applicationLogger(
+  config: Config,
+  given: VigilFastifyExtras['logger'],
+  logOutput: LineSink | undefined,
+): FastifyBaseLogger {
   if (given !== undefined && isLoggerInstance(given)) {
     if (config.debug) {
       // The instance keeps its destination; its lines go there through the tap.
@@ -97,7 +133,7 @@ function applicationLogger(config: Config, given: VigilFastifyExtras['logger'], 
     return given;
   }
   const { stream, ...options } = (given ?? {}) as LoggerOptions & { stream?: LineSink };
-  const pretty = stream ?? logOutput ? undefined : prettyLogOutputSync(config);
+  const pretty = (stream ?? logOutput) ? undefined : prettyLogOutputSync(config);
   const output = stream ?? logOutput ?? pretty;
   const tap = config.debug ? new LogTap(output) : undefined;
   const logger = pino({ level: config.logLevel, ...options }, tap ?? output);

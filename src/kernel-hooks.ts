@@ -39,7 +39,17 @@ export interface RequestHookParts {
 }
 
 /** The hooks, first to last; a hook that answers or fails ends the request's way here. */
-export function requestHooks({ serverHost, trustedHosts, cors, corsEnabled = true, profiler, watchForwarded, routes, limits, respond }: RequestHookParts): onRequestHookHandler[] {
+export function requestHooks({
+  serverHost,
+  trustedHosts,
+  cors,
+  corsEnabled = true,
+  profiler,
+  watchForwarded,
+  routes,
+  limits,
+  respond,
+}: RequestHookParts): onRequestHookHandler[] {
   // A plugin that owns `OPTIONS *` owns the cross-origin policy: the kernel neither answers nor adds.
   const exempt = (request: FastifyRequest) => routes.ownsPreflights === true || (profiler?.serves(request) ?? false);
   const hooks: Array<onRequestHookHandler | undefined> = [

@@ -40,11 +40,19 @@ try {
  */
 async function serve(config: Config, primary?: PrimaryLink): Promise<void> {
   // Loaded here: a primary (WORKERS above 1) never loads the kernel.
-  const [{ createKernel }, { startService }, { startupBanner }] = await Promise.all([import('./app.js'), import('./server/start.js'), import('./server/startup-banner.js')]);
+  const [{ createKernel }, { startService }, { startupBanner }] = await Promise.all([
+    import('./app.js'),
+    import('./server/start.js'),
+    import('./server/startup-banner.js'),
+  ]);
   const service = await startService(config, createKernel, primary ? { peerCounters: primary.peerCounters } : {});
   const { routes, profiler } = service.kernel;
   if (primary) {
-    if (profiler) primary.shareCounters(() => profiler.counters(), (listener) => profiler.onCountersChange(listener));
+    if (profiler)
+      primary.shareCounters(
+        () => profiler.counters(),
+        (listener) => profiler.onCountersChange(listener),
+      );
     primary.announce(service.url);
   } else {
     const routeCount = routes.known.filter((route) => !route.name.startsWith('_profiler')).length;
@@ -57,7 +65,9 @@ async function serve(config: Config, primary?: PrimaryLink): Promise<void> {
     if (stopping) return;
     stopping = true;
     const seconds = config.shutdownTimeoutMs / 1000;
-    service.kernel.app.log.info(`${signal}: closing connections (requests in flight get SHUTDOWN_TIMEOUT, ${seconds}s) and writing queued reports`);
+    service.kernel.app.log.info(
+      `${signal}: closing connections (requests in flight get SHUTDOWN_TIMEOUT, ${seconds}s) and writing queued reports`,
+    );
     service.stop().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -23,12 +23,18 @@ export async function importOptional<T>(name: string, feature: string, load: () 
 /** The loader's error, or, when it is `name` that is missing, one that says how to install it. */
 function named(error: unknown, name: string, feature: string): unknown {
   if (!isMissing(error, name)) return error;
-  return new Error(`${feature} needs the package "${name}", which is not installed (npm install ${name})`, { cause: error });
+  return new Error(`${feature} needs the package "${name}", which is not installed (npm install ${name})`, {
+    cause: error,
+  });
 }
 
 function isMissing(error: unknown, name: string): boolean {
   const { code, message } = (error ?? {}) as NodeJS.ErrnoException;
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && message.includes(`'${name}'`);
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    typeof message === 'string' &&
+    message.includes(`'${name}'`)
+  );
 }
 
 /** {@link importOptional} for a CommonJS package that a synchronous caller loads (a native driver). */

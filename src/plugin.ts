@@ -109,7 +109,9 @@ const FASTIFY_BODY_LIMIT = { bytes: 1024 * 1024, text: '1M' };
 
 async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise<void> {
   const given = options.config ?? loadConfig();
-  const config: Config = isDefaultSize(given.parsedBodyMaxSize) ? { ...given, parsedBodyMaxSize: FASTIFY_BODY_LIMIT } : given;
+  const config: Config = isDefaultSize(given.parsedBodyMaxSize)
+    ? { ...given, parsedBodyMaxSize: FASTIFY_BODY_LIMIT }
+    : given;
   // The routes added before vigil: it cannot know them (their wrong method is a 404).
   const earlier = routesListed(app.printRoutes({ commonPrefix: false }));
   // Debug mode's process-wide taps (stack frames, client-error traces, console lines in reports),
@@ -157,16 +159,22 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     app.addHook('onClose', async () => release());
     // A damaged store file is kept aside for a look, and the service starts with a new one.
     const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
-      app.log.warn({ movedTo }, `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`);
+      app.log.warn(
+        { movedTo },
+        `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`,
+      );
     // A full disk, a file deleted under the service, or search indexes being built, is said here; the service goes on.
     const notify = (message: string) => app.log.warn(message);
     profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify }), {
-      collectors: [...defaultCollectors({
-        matcher: () => table.matcher,
-        logTap: logTapOf(app.log),
-        editor: config.ide,
-        appActivity: config.profilerCaptureApp ? { slowQueryMs: config.profilerSlowQueryMs } : undefined,
-      }), ...(options.collectors ?? [])],
+      collectors: [
+        ...defaultCollectors({
+          matcher: () => table.matcher,
+          logTap: logTapOf(app.log),
+          editor: config.ide,
+          appActivity: config.profilerCaptureApp ? { slowQueryMs: config.profilerSlowQueryMs } : undefined,
+        }),
+        ...(options.collectors ?? []),
+      ],
       redact: config.profilerRedact,
       allow: config.profilerAllow,
       access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
@@ -184,7 +192,12 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   let limits: Limits | undefined;
   try {
     for (const declare of options.routes ?? []) await declare(declared);
-    limits = await Limits.create({ settings: config, definitions: declared.definitions, routesModule: options.routesModule, log: app.log });
+    limits = await Limits.create({
+      settings: config,
+      definitions: declared.definitions,
+      routesModule: options.routesModule,
+      log: app.log,
+    });
     const routeLimits = limits;
     app.addHook('onClose', () => routeLimits.close());
 
@@ -212,7 +225,10 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       cors: new CorsPolicy(config.cors),
       corsEnabled: options.cors === true,
       profiler,
-      watchForwarded: profiler && config.trustedProxies.length === 0 ? forwardedLoopbackWarning((message) => app.log.warn(message)) : undefined,
+      watchForwarded:
+        profiler && config.trustedProxies.length === 0
+          ? forwardedLoopbackWarning((message) => app.log.warn(message))
+          : undefined,
       routes: table,
       limits: routeLimits.requestHooks,
       respond(error, request, reply) {
@@ -231,8 +247,17 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
         registerRoutes(scope, run.definitions, routeLimits.execute);
       });
     }
-    const store = options.reportStore ? 'the reportStore given' : config.profilerStore.scheme === 'sqlite' ? config.profilerStore.file : config.profilerStore.location;
-    warnAtStart(app, { earlier, replaced: () => replaced, announce: profiler !== undefined && options.announceProfiler !== false, store });
+    const store = options.reportStore
+      ? 'the reportStore given'
+      : config.profilerStore.scheme === 'sqlite'
+        ? config.profilerStore.file
+        : config.profilerStore.location;
+    warnAtStart(app, {
+      earlier,
+      replaced: () => replaced,
+      announce: profiler !== undefined && options.announceProfiler !== false,
+      store,
+    });
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
     await Promise.allSettled([limits?.close(), profiler?.close()]);
@@ -246,10 +271,20 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
  * silent traps, as warnings naming vigil: routes added before it, a root error handler
  * set after it.
  */
-function warnAtStart(app: FastifyInstance, { earlier, replaced, announce, store }: { earlier: readonly string[]; replaced: () => boolean; announce: boolean; store: string }): void {
+function warnAtStart(
+  app: FastifyInstance,
+  {
+    earlier,
+    replaced,
+    announce,
+    store,
+  }: { earlier: readonly string[]; replaced: () => boolean; announce: boolean; store: string },
+): void {
   app.addHook('onReady', (done) => {
     if (earlier.length > 0) {
-      app.log.warn(`routes added before vigil was registered: ${earlier.join(', ')}; vigil does not know them (a wrong method on them is a 404, not a 405): register vigil first`);
+      app.log.warn(
+        `routes added before vigil was registered: ${earlier.join(', ')}; vigil does not know them (a wrong method on them is a 404, not a 405): register vigil first`,
+      );
     }
     if (replaced()) {
       app.log.warn(
@@ -262,7 +297,10 @@ function warnAtStart(app: FastifyInstance, { earlier, replaced, announce, store 
   app.addHook('onListen', (done) => {
     const address = app.server.address();
     const scheme = app.initialConfig.https ? 'https' : 'http';
-    const where = typeof address === 'object' && address !== null ? `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : String(address);
+    const where =
+      typeof address === 'object' && address !== null
+        ? `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+        : String(address);
     app.log.info(`vigil: the profiler at ${where}/_profiler (loopback and PROFILER_ALLOW), reports stored in ${store}`);
     done();
   });

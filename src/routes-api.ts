@@ -18,7 +18,14 @@ export type {
   UploadedFile,
 } from './routing/routes.js';
 export type { KnownRoute, RouteTable } from './routing/route-table.js';
-export { HttpError, NotFoundHttpError, MethodNotAllowedHttpError, BadRequestHttpError, UriTooLongHttpError, SchemaValidationHttpError } from './errors/http-errors.js';
+export {
+  HttpError,
+  NotFoundHttpError,
+  MethodNotAllowedHttpError,
+  BadRequestHttpError,
+  UriTooLongHttpError,
+  SchemaValidationHttpError,
+} from './errors/http-errors.js';
 export type { HttpErrorOptions } from './errors/http-errors.js';
 export { ERROR_CODES } from './errors/error-codes.js';
 export type { VigilErrorCode } from './errors/error-codes.js';

@@ -41,8 +41,11 @@ const args = process.argv.slice(2);
 // `.ts` arguments are test files; the others are the runner's options and their values.
 const named = args.filter((argument) => argument.endsWith('.ts'));
 const options = args.filter((argument) => !argument.endsWith('.ts'));
-const chosen = (named.length > 0 ? named : [...testFiles(join(ROOT, 'test')), ...testFiles(join(ROOT, 'src'))]).map((file) => relative(ROOT, join(ROOT, file)));
-for (const file of chosen) if (builtFile(file) === undefined) throw new Error(`${file}: not a .ts file under src/, examples/ or test/`);
+const chosen = (named.length > 0 ? named : [...testFiles(join(ROOT, 'test')), ...testFiles(join(ROOT, 'src'))]).map(
+  (file) => relative(ROOT, join(ROOT, file)),
+);
+for (const file of chosen)
+  if (builtFile(file) === undefined) throw new Error(`${file}: not a .ts file under src/, examples/ or test/`);
 
 /**
  * What each runner process loads: a test file that takes SHARED_BELOW_SECONDS or more has a
@@ -57,7 +60,10 @@ type Load = { name: string; files: string[]; seconds: number };
 const secondsOf = (file: string) => SECONDS[file] ?? UNLISTED_SECONDS;
 const units = chosen.filter((file) => file.startsWith('src/'));
 const shortFiles = chosen.filter((file) => !file.startsWith('src/') && secondsOf(file) < SHARED_BELOW_SECONDS);
-const shared: Load[] = Array.from({ length: Math.ceil(shortFiles.reduce((sum, file) => sum + secondsOf(file), 0) / SHARED_PROCESS_SECONDS) }, (_, i) => ({ name: `shared-${i + 1}`, files: [], seconds: 0 }));
+const shared: Load[] = Array.from(
+  { length: Math.ceil(shortFiles.reduce((sum, file) => sum + secondsOf(file), 0) / SHARED_PROCESS_SECONDS) },
+  (_, i) => ({ name: `shared-${i + 1}`, files: [], seconds: 0 }),
+);
 // The longest first, each to the process with the least time so far.
 for (const file of [...shortFiles].sort((a, b) => secondsOf(b) - secondsOf(a))) {
   const least = shared.reduce((a, b) => (b.seconds < a.seconds ? b : a));
@@ -65,9 +71,13 @@ for (const file of [...shortFiles].sort((a, b) => secondsOf(b) - secondsOf(a))) 
   least.seconds += secondsOf(file);
 }
 const loads: Load[] = [
-  ...chosen.filter((file) => !file.startsWith('src/') && !shortFiles.includes(file)).map((file) => ({ name: file, files: [file], seconds: secondsOf(file) })),
+  ...chosen
+    .filter((file) => !file.startsWith('src/') && !shortFiles.includes(file))
+    .map((file) => ({ name: file, files: [file], seconds: secondsOf(file) })),
   ...shared.filter((load) => load.files.length > 0),
-  ...(units.length === 0 ? [] : [{ name: 'src/unit-tests', files: units, seconds: SECONDS['src/unit-tests'] ?? UNLISTED_SECONDS }]),
+  ...(units.length === 0
+    ? []
+    : [{ name: 'src/unit-tests', files: units, seconds: SECONDS['src/unit-tests'] ?? UNLISTED_SECONDS }]),
 ].sort((a, b) => b.seconds - a.seconds);
 
 /**
@@ -92,13 +102,24 @@ const files =
 function loadModule(load: Load, directory: string): string {
   const built = (file: string) => JSON.stringify(`./${relative(directory, builtFile(file)!)}`);
   if (load.files.length === 1) return `import ${built(load.files[0]!)};\n`;
-  return ["import { describe } from 'node:test';", ...load.files.map((file) => `describe(${JSON.stringify(file)}, async () => {\n  await import(${built(file)});\n});`)].join('\n') + '\n';
+  return (
+    [
+      "import { describe } from 'node:test';",
+      ...load.files.map(
+        (file) => `describe(${JSON.stringify(file)}, async () => {\n  await import(${built(file)});\n});`,
+      ),
+    ].join('\n') + '\n'
+  );
 }
 
-const runner = spawn(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...options, ...files], {
-  cwd: ROOT,
-  stdio: 'inherit',
-});
+const runner = spawn(
+  process.execPath,
+  ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...options, ...files],
+  {
+    cwd: ROOT,
+    stdio: 'inherit',
+  },
+);
 runner.on('exit', (code, signal) => {
   if (order !== undefined) rmSync(order, { recursive: true, force: true });
   process.exitCode = code ?? (signal ? 1 : 0);

@@ -9,21 +9,39 @@ import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 
 const which = process.env.ROUTES_OF;
-const tls = process.env.TLS_KEY && process.env.TLS_CERT ? { key: readFileSync(process.env.TLS_KEY), cert: readFileSync(process.env.TLS_CERT) } : undefined;
+const tls =
+  process.env.TLS_KEY && process.env.TLS_CERT
+    ? { key: readFileSync(process.env.TLS_KEY), cert: readFileSync(process.env.TLS_CERT) }
+    : undefined;
 const app = (tls ? Fastify({ logger: false, https: tls }) : Fastify({ logger: false })) as unknown as FastifyInstance;
 
 if (which === 'j') {
-  const status = { type: 'object', properties: { ok: { type: 'boolean' }, service: { type: 'string' }, items: { type: 'array', items: { type: 'integer' } } } } as const;
+  const status = {
+    type: 'object',
+    properties: {
+      ok: { type: 'boolean' },
+      service: { type: 'string' },
+      items: { type: 'array', items: { type: 'integer' } },
+    },
+  } as const;
   app.get('/hello', async () => 'hello');
-  app.get('/status', { schema: { response: { 200: status } } }, async () => ({ ok: true, service: 'bench', items: [1, 2, 3] }));
+  app.get('/status', { schema: { response: { 200: status } } }, async () => ({
+    ok: true,
+    service: 'bench',
+    items: [1, 2, 3],
+  }));
 } else if (which === 'k') {
   const hello = { type: 'object', properties: { hello: { type: 'string' } } } as const;
   const user = { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } as const;
   app.get('/hello', { schema: { response: { 200: hello } } }, async () => ({ hello: 'world' }));
-  app.get<{ Params: { id: string } }>('/users/:id(^\\d+$)', { schema: { response: { 200: user } } }, async (request) => {
-    request.log.info({ id: request.params.id }, 'looking the user up');
-    return { id: Number(request.params.id), name: 'Ada' };
-  });
+  app.get<{ Params: { id: string } }>(
+    '/users/:id(^\\d+$)',
+    { schema: { response: { 200: user } } },
+    async (request) => {
+      request.log.info({ id: request.params.id }, 'looking the user up');
+      return { id: Number(request.params.id), name: 'Ada' };
+    },
+  );
 } else {
   throw new Error('ROUTES_OF must be j or k');
 }

@@ -24,7 +24,8 @@ export interface ApplicationRoutes {
 }
 
 /** What an `--app` module exports, for the help and the refusal. */
-export const APP_EXPORT = 'as default a function that builds the Fastify application (and may be async), or the application itself, without listening';
+export const APP_EXPORT =
+  'as default a function that builds the Fastify application (and may be async), or the application itself, without listening';
 
 /** Imports `file` (relative to the working directory), builds and readies its application, reads its routes and closes it. */
 export async function applicationRoutes(file: string): Promise<ApplicationRoutes> {
@@ -43,9 +44,14 @@ export async function applicationRoutes(file: string): Promise<ApplicationRoutes
     await app.ready();
     const kernel = (app as Partial<FastifyInstance>).vigil as VigilKernel | undefined;
     if (kernel?.routes === undefined) {
-      throw new AppModuleError(`${file} builds a Fastify application without vigil: register it (await app.register(vigil, { config })) before the routes`);
+      throw new AppModuleError(
+        `${file} builds a Fastify application without vigil: register it (await app.register(vigil, { config })) before the routes`,
+      );
     }
-    return { routes: kernel.routes.known.filter((route) => !route.name.startsWith('_profiler')), trustedHosts: kernel.config.trustedHosts };
+    return {
+      routes: kernel.routes.known.filter((route) => !route.name.startsWith('_profiler')),
+      trustedHosts: kernel.config.trustedHosts,
+    };
   } finally {
     await app.close();
   }
@@ -53,5 +59,9 @@ export async function applicationRoutes(file: string): Promise<ApplicationRoutes
 
 function isFastify(value: unknown): value is FastifyInstance {
   const candidate = value as Partial<FastifyInstance> | null | undefined;
-  return typeof candidate?.ready === 'function' && typeof candidate.close === 'function' && typeof candidate.route === 'function';
+  return (
+    typeof candidate?.ready === 'function' &&
+    typeof candidate.close === 'function' &&
+    typeof candidate.route === 'function'
+  );
 }

@@ -10,7 +10,13 @@ import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
 import { debugRouterCommand, routerMatchCommand } from './route-commands.js';
 import { didYouMean } from './suggest.js';
 
-export const COMMANDS: readonly Command[] = [listCommand, showCommand, purgeCommand, debugRouterCommand, routerMatchCommand];
+export const COMMANDS: readonly Command[] = [
+  listCommand,
+  showCommand,
+  purgeCommand,
+  debugRouterCommand,
+  routerMatchCommand,
+];
 
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
@@ -36,7 +42,10 @@ export interface RunOptions {
 const STD_OUTPUT: Output = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
 
 /** Runs one command line; resolves with the exit code (0 done, 1 failed, 2 misused). */
-export async function run(argv: string[], { cwd = process.cwd(), env = environment(cwd), output = STD_OUTPUT }: RunOptions = {}): Promise<number> {
+export async function run(
+  argv: string[],
+  { cwd = process.cwd(), env = environment(cwd), output = STD_OUTPUT }: RunOptions = {},
+): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const command = COMMANDS.find((candidate) => candidate.name === args[0]);
@@ -45,7 +54,10 @@ export async function run(argv: string[], { cwd = process.cwd(), env = environme
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) {
-    const suggestion = didYouMean(name, COMMANDS.map((candidate) => candidate.name));
+    const suggestion = didYouMean(
+      name,
+      COMMANDS.map((candidate) => candidate.name),
+    );
     output.err(`vigil: unknown command "${name}".${suggestion}\n\n${mainHelp()}`);
     return 2;
   }
@@ -69,7 +81,9 @@ export async function run(argv: string[], { cwd = process.cwd(), env = environme
       return 1;
     }
     if (error instanceof ReportStoreError) {
-      const hint = error.damaged ? '\nStarting the service moves a damaged store aside (nothing is deleted) and creates a new one.' : '';
+      const hint = error.damaged
+        ? '\nStarting the service moves a damaged store aside (nothing is deleted) and creates a new one.'
+        : '';
       output.err(`vigil ${name}: ${error.message}${hint}\n`);
       return 1;
     }

@@ -25,7 +25,10 @@ import { reportAsText, terminalSafe } from './report-text.js';
  * would otherwise keep the process alive. A store that fails is named in a `ReportStoreError`
  * (the PostgreSQL store names its own failures: a server that cannot be reached, a refused login).
  */
-async function withStore<T>(config: Config, use: (store: ReportStore | undefined, location: string) => Promise<T>): Promise<T> {
+async function withStore<T>(
+  config: Config,
+  use: (store: ReportStore | undefined, location: string) => Promise<T>,
+): Promise<T> {
   const store = createReportStore(config.profilerStore);
   try {
     if (!(await store.exists())) return await use(undefined, store.location);
@@ -35,18 +38,31 @@ async function withStore<T>(config: Config, use: (store: ReportStore | undefined
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code !== 'string' || !code.startsWith('SQLITE_')) throw error;
-    throw new ReportStoreError(store.location, `the report store ${store.location} failed: ${code}: ${(error as Error).message}`, { cause: error });
+    throw new ReportStoreError(
+      store.location,
+      `the report store ${store.location} failed: ${code}: ${(error as Error).message}`,
+      { cause: error },
+    );
   } finally {
     await store.close();
   }
 }
 
 function summaryTable(reports: readonly ReportSummary[]): string {
-  const rows = reports.map((r) => [r.token, formatTime(r.time), r.method, String(r.status), r.ip, formatMs(r.duration), r.url]);
+  const rows = reports.map((r) => [
+    r.token,
+    formatTime(r.time),
+    r.method,
+    String(r.status),
+    r.ip,
+    formatMs(r.duration),
+    r.url,
+  ]);
   const header = ['TOKEN', 'TIME', 'METHOD', 'STATUS', 'IP', 'DURATION', 'URL'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   // The URL is last and left unpadded: long ones wrap instead of widening every line.
-  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
   return terminalSafe([line(header), ...rows.map(line)].join('\n')) + '\n';
 }
 
@@ -83,18 +99,34 @@ Filters (each optional):
 Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unless a zone is given.
 `,
   async run(args, config, output) {
-    const { values } = parseArgs({ args, options: { ...FILTER_OPTIONS, json: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args,
+      options: { ...FILTER_OPTIONS, json: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    });
     const { json, 'status-code': statusCode, ...rest } = values;
     let filters: ReturnType<typeof parseSearchFilters>;
     try {
-      filters = parseSearchFilters({ ...rest, status_code: statusCode } as SearchInput, (field) => `--${field.replace('_', '-')}`);
+      filters = parseSearchFilters(
+        { ...rest, status_code: statusCode } as SearchInput,
+        (field) => `--${field.replace('_', '-')}`,
+      );
     } catch (error) {
       if (error instanceof HttpError) throw new UsageError(error.message);
       throw error;
     }
-    const { reports, exists, location } = await withStore(config, async (store, location) => ({ reports: store ? await store.search(filters) : [], exists: store !== undefined, location }));
-    if (json) output.out(`${JSON.stringify(reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip })))}\n`);
-    else if (reports.length === 0) output.out(exists ? 'No report matches.\n' : `No reports stored yet (no store at ${location}).\n`);
+    const { reports, exists, location } = await withStore(config, async (store, location) => ({
+      reports: store ? await store.search(filters) : [],
+      exists: store !== undefined,
+      location,
+    }));
+    if (json)
+      output.out(
+        `${JSON.stringify(reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip })))}\n`,
+      );
+    else if (reports.length === 0)
+      output.out(exists ? 'No report matches.\n' : `No reports stored yet (no store at ${location}).\n`);
     else output.out(summaryTable(reports));
     return 0;
   },
@@ -107,12 +139,15 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
  */
 async function withRoutingExplained(config: Config, report: Report, err: (text: string) => void): Promise<Report> {
   const routing = report.collectors.routing as RoutingSection | undefined;
-  if (!routing || routing.matched !== null || routing.closest !== undefined || typeof routing.path !== 'string') return report;
+  if (!routing || routing.matched !== null || routing.closest !== undefined || typeof routing.path !== 'string')
+    return report;
   try {
     const explained = explainUnmatched(routing, report, new RouteMatcher(await declaredRoutes(config)));
     return { ...report, collectors: { ...report.collectors, routing: explained } };
   } catch (error) {
-    err(`vigil: the routes of ${config.routes} could not be loaded (${(error as Error).message}); the closest routes are not shown\n`);
+    err(
+      `vigil: the routes of ${config.routes} could not be loaded (${(error as Error).message}); the closest routes are not shown\n`,
+    );
     return report;
   }
 }
@@ -122,13 +157,19 @@ async function withRoutingExplained(config: Config, report: Report, err: (text: 
  * report has a section the kernel does not know. A module that cannot load costs only
  * that text (its sections print as JSON), with a line on stderr.
  */
-async function applicationCollectors(config: Config, report: { collectors: Record<string, unknown> }, err: (text: string) => void): Promise<Collector[]> {
+async function applicationCollectors(
+  config: Config,
+  report: { collectors: Record<string, unknown> },
+  err: (text: string) => void,
+): Promise<Collector[]> {
   const known = new Set(['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs']);
   if (!config.routes || Object.keys(report.collectors).every((name) => known.has(name))) return [];
   try {
     return (await loadRoutesModule(config.routes)).collectors;
   } catch (error) {
-    err(`vigil: the collectors of ${config.routes} could not be loaded (${(error as Error).message}); their sections print as JSON\n`);
+    err(
+      `vigil: the collectors of ${config.routes} could not be loaded (${(error as Error).message}); their sections print as JSON\n`,
+    );
     return [];
   }
 }
@@ -145,10 +186,18 @@ sections of the ROUTES module's collectors print their own text (JSON without on
 --json prints it whole, as /_profiler/<token> does with Accept: application/json.
 `,
   async run(args, config, output) {
-    const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+    const { values, positionals } = parseArgs({
+      args,
+      options: { json: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: true,
+    });
     if (positionals.length !== 1) throw new UsageError('profiler:show needs exactly one token');
     const token = positionals[0]!.toLowerCase();
-    const { report: stored, location } = await withStore(config, async (store, location) => ({ report: await store?.read(token), location }));
+    const { report: stored, location } = await withStore(config, async (store, location) => ({
+      report: await store?.read(token),
+      location,
+    }));
     if (!stored) {
       output.err(`vigil: token "${token}" was not found in ${location}\n`);
       return 1;
@@ -171,11 +220,18 @@ retention (PROFILER_MAX_REPORTS, PROFILER_MAX_AGE), as the service does continuo
 A running service goes on writing new reports; tokens it handed out stay unique.
 `,
   async run(args, config, output) {
-    const { values } = parseArgs({ args, options: { retention: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args,
+      options: { retention: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    });
     const { purged, location } = await withStore(config, async (store, location) => {
       if (!store) return { purged: undefined, location };
       // Run at once, whichever process holds the retention lease.
-      const deleted = values.retention ? await store.purge({ maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs }) : await store.clear();
+      const deleted = values.retention
+        ? await store.purge({ maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs })
+        : await store.clear();
       return { purged: { deleted: deleted ?? 0, left: await store.count() }, location };
     });
     if (!purged) {

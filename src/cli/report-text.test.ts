@@ -13,13 +13,28 @@ const report: Report = {
   ip: '127.0.0.1',
   duration: 1,
   collectors: {
-    performance: { total: 3, stages: { routing: 1, handler: 2 }, eventLoopUtilization: null, eventLoopDelay: null, spans: [{ name: 'load', start: 1, duration: 1.5, depth: 0, error: false }, { name: 'query', start: 1.2, duration: 0.5, depth: 1, error: true }], spansOmitted: 0 },
+    performance: {
+      total: 3,
+      stages: { routing: 1, handler: 2 },
+      eventLoopUtilization: null,
+      eventLoopDelay: null,
+      spans: [
+        { name: 'load', start: 1, duration: 1.5, depth: 0, error: false },
+        { name: 'query', start: 1.2, duration: 0.5, depth: 1, error: true },
+      ],
+      spansOmitted: 0,
+    },
     queries: { count: 2 },
     other: { a: 1 },
   },
 };
 
-const queries: Collector<{ count: number }> = { name: 'queries', collect: () => ({ count: 2 }), panel: { title: 'Database queries' }, text: (section) => [`${section.count} queries`, 'none slow'] };
+const queries: Collector<{ count: number }> = {
+  name: 'queries',
+  collect: () => ({ count: 2 }),
+  panel: { title: 'Database queries' },
+  text: (section) => [`${section.count} queries`, 'none slow'],
+};
 
 describe("a collector's command-line text comes with it", () => {
   it('prints its lines under its title; a section without text stays JSON', () => {
@@ -30,6 +45,9 @@ describe("a collector's command-line text comes with it", () => {
 
   it('lists the spans under the stages, indented by depth, failures marked', () => {
     const text = reportAsText(report);
-    assert.match(text, /\nPerformance\n  total 3\.00 ms: routing 1\.00 ms, handler 2\.00 ms\n  span load 1\.50 ms\n    span query 0\.50 ms \(failed\)\n/);
+    assert.match(
+      text,
+      /\nPerformance\n  total 3\.00 ms: routing 1\.00 ms, handler 2\.00 ms\n  span load 1\.50 ms\n    span query 0\.50 ms \(failed\)\n/,
+    );
   });
 });

@@ -1,5 +1,10 @@
 /** A stored report as plain text for the terminal (`vigil profiler:show`): the same panels as the page, condensed. */
-import { databaseText, httpClientText, type DatabaseSection, type HttpClientSection } from '../profiler/activity/sections.js';
+import {
+  databaseText,
+  httpClientText,
+  type DatabaseSection,
+  type HttpClientSection,
+} from '../profiler/activity/sections.js';
 import type { ExceptionSection } from '../profiler/collectors/exception.js';
 import type { LogsSection } from '../profiler/collectors/logs.js';
 import { memoryCollector } from '../profiler/collectors/memory.js';
@@ -14,7 +19,17 @@ import { httpClientPanel } from '../profiler/pages/panels/http-client-panel.js';
 import type { Report } from '../profiler/report.js';
 import type { Collector } from '../profiler/request-profile.js';
 
-const BUILT_IN = new Set(['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs', 'database', 'httpClient']);
+const BUILT_IN = new Set([
+  'request',
+  'response',
+  'exception',
+  'routing',
+  'performance',
+  'memory',
+  'logs',
+  'database',
+  'httpClient',
+]);
 
 function headerLines(headers: Record<string, string | string[]> | undefined): string[] {
   return Object.entries(headers ?? {}).flatMap(([name, value]) => [value].flat().map((line) => `  ${name}: ${line}`));
@@ -48,10 +63,15 @@ export function reportAsText(report: Report, collectors: readonly Collector[] = 
   const units = new Map([...collectors, ...BUILT_IN_UNITS].map((unit) => [unit.name, unit]));
   const exception = section<ExceptionSection>(report, 'exception');
   if (exception) {
-    out.push('', 'Exception', `  ${exception.class} (${exception.code}, status ${exception.status}): ${exception.message}`);
+    out.push(
+      '',
+      'Exception',
+      `  ${exception.class} (${exception.code}, status ${exception.status}): ${exception.message}`,
+    );
     if (exception.file) out.push(`  raised at ${exception.file}:${exception.line}`);
     const own = exception.trace.filter((frame) => frame.own);
-    if (own.length > 0) out.push('  project frames:', ...own.map((frame) => `    ${frame.function} ${frame.file}:${frame.line}`));
+    if (own.length > 0)
+      out.push('  project frames:', ...own.map((frame) => `    ${frame.function} ${frame.file}:${frame.line}`));
   }
   const routing = section<RoutingSection>(report, 'routing');
   if (routing) {
@@ -60,27 +80,54 @@ export function reportAsText(report: Report, collectors: readonly Collector[] = 
       out.push(`  route ${routing.matched.name ?? ''} ${routing.matched.path} (${routing.matched.methods.join(', ')})`);
       for (const [name, value] of Object.entries(routing.params ?? {})) out.push(`  param ${name} = ${value}`);
     } else {
-      out.push(`  no route matched ${routing.path}; allowed methods: ${routing.allowedMethods?.length ? routing.allowedMethods.join(', ') : 'none'}`);
+      out.push(
+        `  no route matched ${routing.path}; allowed methods: ${routing.allowedMethods?.length ? routing.allowedMethods.join(', ') : 'none'}`,
+      );
       if (routing.redirectedTo) out.push(`  redirected to ${routing.redirectedTo}`);
-      if (routing.routeTableChanged) out.push(`  the routes changed since this request (route table ${routing.routeTable ?? 'unknown'}): explained against the routes as they are now`);
-      for (const miss of routing.closest ?? []) out.push(`  closest: ${miss.methods.join('|')} ${miss.path}: ${miss.reason}`);
+      if (routing.routeTableChanged)
+        out.push(
+          `  the routes changed since this request (route table ${routing.routeTable ?? 'unknown'}): explained against the routes as they are now`,
+        );
+      for (const miss of routing.closest ?? [])
+        out.push(`  closest: ${miss.methods.join('|')} ${miss.path}: ${miss.reason}`);
     }
   }
   for (const unit of BUILT_IN_UNITS) out.push(...unitText(unit, report));
   const request = section<RequestSection>(report, 'request');
-  if (request) out.push('', `Request (${request.protocol}${request.tls ? `, ${request.tls.version}` : ''})`, ...headerLines(request.headers));
+  if (request)
+    out.push(
+      '',
+      `Request (${request.protocol}${request.tls ? `, ${request.tls.version}` : ''})`,
+      ...headerLines(request.headers),
+    );
   const response = section<ResponseSection>(report, 'response');
-  if (response) out.push('', `Response (${response.status}${response.aborted ? ', client left before it was written' : ''})`, ...headerLines(response.headers));
+  if (response)
+    out.push(
+      '',
+      `Response (${response.status}${response.aborted ? ', client left before it was written' : ''})`,
+      ...headerLines(response.headers),
+    );
   const logs = section<LogsSection>(report, 'logs');
   if (logs) {
     out.push('', `Logs (${logs.lines.length + logs.omitted})`);
-    for (const line of logs.lines) out.push(`  ${line.level.padEnd(5)} ${line.time === null ? '' : formatTime(line.time)} ${line.message}`);
+    for (const line of logs.lines)
+      out.push(`  ${line.level.padEnd(5)} ${line.time === null ? '' : formatTime(line.time)} ${line.message}`);
   }
   for (const [name, value] of Object.entries(report.collectors)) {
     if (BUILT_IN.has(name) && !isFailed(value)) continue;
     const unit = units.get(name);
     const lines = unit && !BUILT_IN.has(name) ? unitText(unit, report) : [];
-    out.push(...(lines.length > 0 ? lines : ['', name, ...JSON.stringify(value, null, 2).split('\n').map((line) => `  ${line}`)]));
+    out.push(
+      ...(lines.length > 0
+        ? lines
+        : [
+            '',
+            name,
+            ...JSON.stringify(value, null, 2)
+              .split('\n')
+              .map((line) => `  ${line}`),
+          ]),
+    );
   }
   return `${terminalSafe(out.join('\n'))}\n`;
 }
@@ -96,7 +143,14 @@ function unitText(unit: Pick<Collector, 'name' | 'panel' | 'text'>, report: Repo
     // A broken text costs its own lines: the section prints as JSON instead.
     return [];
   }
-  return ['', unit.panel?.title ?? titleOf(unit.name), ...[lines].flat().flatMap((line) => line.split('\n')).map((line) => `  ${line}`)];
+  return [
+    '',
+    unit.panel?.title ?? titleOf(unit.name),
+    ...[lines]
+      .flat()
+      .flatMap((line) => line.split('\n'))
+      .map((line) => `  ${line}`),
+  ];
 }
 
 function isFailed(value: unknown): boolean {

@@ -26,7 +26,10 @@ export async function declaredRoutes(config: Config): Promise<readonly RouteDefi
 type ListedRoute = MatchableRoute & Pick<RouteDefinition, 'requirements' | 'isolated'>;
 
 /** The routes of `--app`'s application, or of ROUTES, and the Host expressions that guard them. */
-async function routesToList(app: string | undefined, config: Config): Promise<{ routes: readonly ListedRoute[]; trustedHosts: readonly RegExp[] }> {
+async function routesToList(
+  app: string | undefined,
+  config: Config,
+): Promise<{ routes: readonly ListedRoute[]; trustedHosts: readonly RegExp[] }> {
   if (app === undefined) return { routes: await declaredRoutes(config), trustedHosts: config.trustedHosts };
   const { routes, trustedHosts } = await applicationRoutes(app);
   return { routes: routes.map((route) => ({ ...route, requirements: route.requirements ?? {} })), trustedHosts };
@@ -34,7 +37,11 @@ async function routesToList(app: string | undefined, config: Config): Promise<{ 
 
 function table(header: readonly string[], rows: readonly string[][]): string {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   return terminalSafe([rule, line(header), rule, ...rows.map(line), rule].join('\n')) + '\n';
 }
@@ -59,10 +66,21 @@ ${APP_EXPORT}.
 --json prints a JSON array of {name, methods, path, requirements, isolated}.
 `,
   async run(args, config, output) {
-    const { values } = parseArgs({ args, options: { json: { type: 'boolean' }, app: { type: 'string' } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args,
+      options: { json: { type: 'boolean' }, app: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    });
     const { routes: definitions } = await routesToList(values.app, config);
     if (values.json) {
-      const listed = definitions.map(({ name, methods, path, requirements, isolated }) => ({ name, methods, path, requirements, isolated }));
+      const listed = definitions.map(({ name, methods, path, requirements, isolated }) => ({
+        name,
+        methods,
+        path,
+        requirements,
+        isolated,
+      }));
       output.out(`${JSON.stringify(listed, null, 2)}\n`);
       return 0;
     }
@@ -71,10 +89,20 @@ ${APP_EXPORT}.
         output.out(terminalSafe(`${values.app} has no route.\n`));
         return 0;
       }
-      output.out(config.routes ? `${config.routes} declares no route.\n` : 'No routes: ROUTES names no module (set it in the environment or .env).\n');
+      output.out(
+        config.routes
+          ? `${config.routes} declares no route.\n`
+          : 'No routes: ROUTES names no module (set it in the environment or .env).\n',
+      );
       return 0;
     }
-    const rows = definitions.map((definition) => [definition.name, definition.methods.join('|'), definition.path, requirementsText(definition), definition.isolated ? 'yes' : 'no']);
+    const rows = definitions.map((definition) => [
+      definition.name,
+      definition.methods.join('|'),
+      definition.path,
+      requirementsText(definition),
+      definition.isolated ? 'yes' : 'no',
+    ]);
     output.out(table(['Name', 'Method', 'Path', 'Requirements', 'Isolated'], rows));
     return 0;
   },
@@ -93,15 +121,26 @@ With --host, the host is first checked against TRUSTED_HOSTS, as the service doe
 vigil debug:router --help). Exits 0 when a route matches, 1 otherwise.
 `,
   async run(args, config, output) {
-    const { values, positionals } = parseArgs({ args, options: { method: { type: 'string' }, host: { type: 'string' }, app: { type: 'string' } }, strict: true, allowPositionals: true });
-    if (positionals.length !== 1) throw new UsageError('router:match needs exactly one path, e.g. vigil router:match /items/12 --method PUT');
+    const { values, positionals } = parseArgs({
+      args,
+      options: { method: { type: 'string' }, host: { type: 'string' }, app: { type: 'string' } },
+      strict: true,
+      allowPositionals: true,
+    });
+    if (positionals.length !== 1)
+      throw new UsageError('router:match needs exactly one path, e.g. vigil router:match /items/12 --method PUT');
     const path = positionals[0]!;
     if (!path.startsWith('/')) throw new UsageError(`the path must start with "/": "${terminalSafe(path)}"`);
     const method = (values.method ?? 'GET').toUpperCase();
-    if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new UsageError(`--method must be one of ${HTTP_METHODS.join(', ')}`);
+    if (!(HTTP_METHODS as readonly string[]).includes(method))
+      throw new UsageError(`--method must be one of ${HTTP_METHODS.join(', ')}`);
     const { routes, trustedHosts } = await routesToList(values.app, config);
     if (values.host !== undefined && !new TrustedHosts(trustedHosts).trusts(values.host)) {
-      output.out(terminalSafe(`Host "${hostName(values.host)}" is not trusted (TRUSTED_HOSTS): the service answers 400 before routing.\n`));
+      output.out(
+        terminalSafe(
+          `Host "${hostName(values.host)}" is not trusted (TRUSTED_HOSTS): the service answers 400 before routing.\n`,
+        ),
+      );
       return 1;
     }
     const matcher = new RouteMatcher(routes);
@@ -109,7 +148,11 @@ vigil debug:router --help). Exits 0 when a route matches, 1 otherwise.
     for (const trace of traces) output.out(terminalSafe(`${trace.reason}\n`));
     const match = traces.find((trace) => trace.verdict === 'match');
     if (match) {
-      output.out(terminalSafe(`\n[OK] Route "${match.name}" matches ${method} ${path}: ${match.methods.join('|')} ${match.path}\n`));
+      output.out(
+        terminalSafe(
+          `\n[OK] Route "${match.name}" matches ${method} ${path}: ${match.methods.join('|')} ${match.path}\n`,
+        ),
+      );
       return 0;
     }
     output.out(terminalSafe(`\n${noMatch(matcher, method, path)}\n`));
@@ -120,7 +163,8 @@ vigil debug:router --help). Exits 0 when a route matches, 1 otherwise.
 /** What the service would answer when no route matches: a 405, a redirect, or a 404 (as `routing/unmatched.ts` decides). */
 function noMatch(matcher: RouteMatcher, method: string, path: string): string {
   const allowed = matcher.allowedMethods(path);
-  if (allowed.length > 0) return `None matches: the service answers 405 Method Not Allowed (Allow: ${allowed.join(', ')}).`;
+  if (allowed.length > 0)
+    return `None matches: the service answers 405 Method Not Allowed (Allow: ${allowed.join(', ')}).`;
   if ((method === 'GET' || method === 'HEAD') && path !== '/') {
     const twin = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
     if (matcher.answers('GET', twin)) return `None matches: the service answers 301, redirecting to "${twin}".`;

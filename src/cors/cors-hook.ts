@@ -18,7 +18,8 @@ export function corsHook(cors: CorsPolicy, { exempt }: CorsHookOptions = {}): on
     const origin = request.headers.origin;
     if (origin !== undefined && !exempt?.(request)) {
       const preflightMethod = request.headers['access-control-request-method'];
-      if (request.method === 'OPTIONS' && preflightMethod !== undefined) return answerPreflight(cors, origin, request, reply, done);
+      if (request.method === 'OPTIONS' && preflightMethod !== undefined)
+        return answerPreflight(cors, origin, request, reply, done);
       const headers = cors.actualRequestHeaders(origin);
       if (headers) reply.headers(headers);
     }
@@ -27,15 +28,35 @@ export function corsHook(cors: CorsPolicy, { exempt }: CorsHookOptions = {}): on
   };
 }
 
-function answerPreflight(cors: CorsPolicy, origin: string, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-  const answer = cors.preflight(origin, String(request.headers['access-control-request-method']), request.headers['access-control-request-headers']);
+function answerPreflight(
+  cors: CorsPolicy,
+  origin: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
+  const answer = cors.preflight(
+    origin,
+    String(request.headers['access-control-request-method']),
+    request.headers['access-control-request-headers'],
+  );
   reply.headers(answer.headers);
   if (answer.verdict === 'method-refused') {
     const allowed = cors.allowMethods.join(', ');
-    return done(new MethodNotAllowedHttpError(cors.allowMethods, `The CORS policy does not allow the method "${answer.method}" (Allow: ${allowed})`));
+    return done(
+      new MethodNotAllowedHttpError(
+        cors.allowMethods,
+        `The CORS policy does not allow the method "${answer.method}" (Allow: ${allowed})`,
+      ),
+    );
   }
   if (answer.verdict === 'header-refused') {
-    return done(new BadRequestHttpError(`Unauthorized header ${answer.header} (allowed: ${cors.allowHeaders.join(', ')})`, 'VIGIL_ERR_CORS_HEADER'));
+    return done(
+      new BadRequestHttpError(
+        `Unauthorized header ${answer.header} (allowed: ${cors.allowHeaders.join(', ')})`,
+        'VIGIL_ERR_CORS_HEADER',
+      ),
+    );
   }
   reply.code(200).send();
 }

@@ -7,8 +7,17 @@ const policy = new CorsPolicy(loadConfig({}, '/srv').cors);
 
 describe('the default policy allows http(s) localhost and 127.0.0.1 with an optional port', () => {
   it('allows exactly those origins, case-insensitively', () => {
-    for (const origin of ['http://localhost', 'https://localhost:3000', 'http://127.0.0.1:8080', 'HTTPS://LOCALHOST:1']) assert.ok(policy.allows(origin), origin);
-    for (const origin of ['http://127.0.0.2', 'https://localhost.evil.com', 'http://evil.com/?http://localhost', 'ftp://localhost', 'http://localhost:', 'http://localhost:80a', 'null']) {
+    for (const origin of ['http://localhost', 'https://localhost:3000', 'http://127.0.0.1:8080', 'HTTPS://LOCALHOST:1'])
+      assert.ok(policy.allows(origin), origin);
+    for (const origin of [
+      'http://127.0.0.2',
+      'https://localhost.evil.com',
+      'http://evil.com/?http://localhost',
+      'ftp://localhost',
+      'http://localhost:',
+      'http://localhost:80a',
+      'null',
+    ]) {
       assert.ok(!policy.allows(origin), origin);
     }
   });

@@ -40,7 +40,10 @@ function captureSites(depth: number, above: Caller): NodeJS.CallSite[] {
  * looked at; `frames`: how many were captured, none when `above` is not on the stack.
  * Frames from `above` up (the caller's own) are neither captured nor counted.
  */
-export function applicationCallSite(depth = DEEP_STACK, above: Caller = applicationCallSite): { frame: StackFrame | undefined; complete: boolean; frames: number } {
+export function applicationCallSite(
+  depth = DEEP_STACK,
+  above: Caller = applicationCallSite,
+): { frame: StackFrame | undefined; complete: boolean; frames: number } {
   const sites = captureSites(depth, above);
   return { frame: firstApplicationFrame(sites), complete: sites.length < depth, frames: sites.length };
 }
@@ -65,10 +68,20 @@ function firstApplicationFrame(sites: NodeJS.CallSite[]): StackFrame | undefined
 }
 
 function mapFrame(site: NodeJS.CallSite, generatedFile: string, line: number, column: number): StackFrame | null {
-  let frame: StackFrame = { function: site.getFunctionName() ?? '<anonymous>', file: toPath(generatedFile), line, column };
+  let frame: StackFrame = {
+    function: site.getFunctionName() ?? '<anonymous>',
+    file: toPath(generatedFile),
+    line,
+    column,
+  };
   const entry = findSourceMap(generatedFile)?.findEntry(line - 1, column - 1) as Partial<SourceMapping> | undefined;
   if (entry?.originalSource && entry.originalLine !== undefined && entry.originalColumn !== undefined) {
-    frame = { ...frame, file: toPath(entry.originalSource), line: entry.originalLine + 1, column: entry.originalColumn + 1 };
+    frame = {
+      ...frame,
+      file: toPath(entry.originalSource),
+      line: entry.originalLine + 1,
+      column: entry.originalColumn + 1,
+    };
   }
   return frameOrigin(frame) === 'app' ? frame : null;
 }

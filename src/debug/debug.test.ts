@@ -10,7 +10,7 @@ const ROOT = repositoryRoot(import.meta.dirname);
 
 describe('rawUrlEncode is PHP rawurlencode', () => {
   it('keeps only A-Z a-z 0-9 - _ . ~', () => {
-    assert.equal(rawUrlEncode("AZaz09-_.~ !'()*/:\"<>"), 'AZaz09-_.~%20%21%27%28%29%2A%2F%3A%22%3C%3E');
+    assert.equal(rawUrlEncode('AZaz09-_.~ !\'()*/:"<>'), 'AZaz09-_.~%20%21%27%28%29%2A%2F%3A%22%3C%3E');
   });
   it('encodes UTF-8 bytes in upper-case hex', () => {
     assert.equal(rawUrlEncode('café €'), 'caf%C3%A9%20%E2%82%AC');
@@ -29,7 +29,10 @@ describe('x-debug-exception cuts the message at 2000 characters', () => {
   });
   it('writes the file as rawurlencoded path, colon, line', () => {
     const headers = exceptionHeaders('boom', { function: 'f', file: '/srv/app/my file.ts', line: 12, column: 3 });
-    assert.deepEqual(headers, { 'x-debug-exception': 'boom', 'x-debug-exception-file': '%2Fsrv%2Fapp%2Fmy%20file.ts:12' });
+    assert.deepEqual(headers, {
+      'x-debug-exception': 'boom',
+      'x-debug-exception-file': '%2Fsrv%2Fapp%2Fmy%20file.ts:12',
+    });
   });
 });
 

@@ -3,5 +3,8 @@
  * `encodeURIComponent` leaves `! ' ( ) *` alone, so those are encoded afterwards.
  */
 export function rawUrlEncode(value: string): string {
-  return encodeURIComponent(value.toWellFormed()).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(value.toWellFormed()).replace(
+    /[!'()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { projectRoot } from './project-root.js';
-import { frameOrigin, framesOf, installStackTraces, kernelSourceDirectory, raiseSiteIn, type StackFrame } from './stack-trace.js';
+import {
+  frameOrigin,
+  framesOf,
+  installStackTraces,
+  kernelSourceDirectory,
+  raiseSiteIn,
+  type StackFrame,
+} from './stack-trace.js';
 
 const at = (file: string): StackFrame => ({ function: 'f', file, line: 3, column: 1 });
 
@@ -18,7 +25,10 @@ describe('frames without a position are dropped', () => {
     for (const frame of frames) {
       assert.ok(frame.file !== '' && frame.line > 0, `${frame.function} ${frame.file}:${frame.line}`);
     }
-    assert.ok(!frames.some((frame) => frame.function === 'new Promise'), frames.map((frame) => frame.function).join(', '));
+    assert.ok(
+      !frames.some((frame) => frame.function === 'new Promise'),
+      frames.map((frame) => frame.function).join(', '),
+    );
   });
 });
 
@@ -49,7 +59,13 @@ describe("a frame's origin tells the application from the kernel, dependencies a
 describe("the raise site never names the installed kernel's unshipped sources", () => {
   const installed = join(projectRoot(), 'node_modules/vigil/src');
   it("has none for an error of the installed kernel's alone", () => {
-    assert.equal(raiseSiteIn([at(join(installed, 'routing/unmatched.ts')), at(join(projectRoot(), 'node_modules/fastify/lib/hooks.js'))], installed), undefined);
+    assert.equal(
+      raiseSiteIn(
+        [at(join(installed, 'routing/unmatched.ts')), at(join(projectRoot(), 'node_modules/fastify/lib/hooks.js'))],
+        installed,
+      ),
+      undefined,
+    );
   });
   it("names the application's frame under the kernel's", () => {
     const own = at(join(projectRoot(), 'app/routes.ts'));

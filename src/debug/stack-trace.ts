@@ -123,11 +123,24 @@ function mapTrace(callSites: NodeJS.CallSite[]): MappedTrace {
     const column = site.getColumnNumber() ?? 0;
     let described = String(site);
     // `new Promise (<anonymous>)` and other native frames have no place to show: text only.
-    let frame: StackFrame | undefined = generatedFile && line > 0 ? { function: functionName(site), file: toPath(generatedFile), line, column } : undefined;
-    const entry = (frame ? findSourceMap(generatedFile)?.findEntry(line - 1, column - 1) : undefined) as Partial<SourceMapping> | undefined;
+    let frame: StackFrame | undefined =
+      generatedFile && line > 0
+        ? { function: functionName(site), file: toPath(generatedFile), line, column }
+        : undefined;
+    const entry = (frame ? findSourceMap(generatedFile)?.findEntry(line - 1, column - 1) : undefined) as
+      | Partial<SourceMapping>
+      | undefined;
     if (frame && entry?.originalSource && entry.originalLine !== undefined && entry.originalColumn !== undefined) {
-      frame = { ...frame, file: toPath(entry.originalSource), line: entry.originalLine + 1, column: entry.originalColumn + 1 };
-      described = described.replace(`${generatedFile}:${line}:${column}`, `${frame.file}:${frame.line}:${frame.column}`);
+      frame = {
+        ...frame,
+        file: toPath(entry.originalSource),
+        line: entry.originalLine + 1,
+        column: entry.originalColumn + 1,
+      };
+      described = described.replace(
+        `${generatedFile}:${line}:${column}`,
+        `${frame.file}:${frame.line}:${frame.column}`,
+      );
     }
     if (frame) frames.push(frame);
     text += `\n    at ${described}`;
@@ -229,7 +242,10 @@ function ownFile(): string {
  * ship, `node_modules/vigil/src/...`): an error of the kernel's with no frame of the
  * application's has no raise site to show.
  */
-export function raiseSiteIn(frames: readonly StackFrame[], kernelDirectory = kernelSourceDirectory()): StackFrame | undefined {
+export function raiseSiteIn(
+  frames: readonly StackFrame[],
+  kernelDirectory = kernelSourceDirectory(),
+): StackFrame | undefined {
   const site = frames.find(isProjectFrame);
   if (site !== undefined) return site;
   const first = frames[0];

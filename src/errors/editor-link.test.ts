@@ -31,7 +31,10 @@ describe('each known editor name gives its URL scheme, as Symfony names them', (
 
 describe('a format with %f and %l is used as written', () => {
   it('puts the file and the line in place', () => {
-    assert.equal(editorLink(ide('myide://open?file=%f&line=%l'), '/srv/app/a.ts', 7), 'myide://open?file=/srv/app/a.ts&line=7');
+    assert.equal(
+      editorLink(ide('myide://open?file=%f&line=%l'), '/srv/app/a.ts', 7),
+      'myide://open?file=/srv/app/a.ts&line=7',
+    );
   });
   it('maps path prefixes written after the format, as Symfony does (&from>to)', () => {
     const format = ide('vscode://file/%f:%l&/srv/app/>/home/ann/app/&/opt/>/home/ann/opt/');
@@ -40,7 +43,10 @@ describe('a format with %f and %l is used as written', () => {
     assert.equal(editorLink(format, '/var/other.ts', 5), 'vscode://file//var/other.ts:5');
   });
   it('maps path prefixes after a known name too', () => {
-    assert.equal(editorLink(ide('phpstorm&/srv/app/>/Users/ann/app/'), '/srv/app/x.ts', 2), 'phpstorm://open?file=/Users/ann/app/x.ts&line=2');
+    assert.equal(
+      editorLink(ide('phpstorm&/srv/app/>/Users/ann/app/'), '/srv/app/x.ts', 2),
+      'phpstorm://open?file=/Users/ann/app/x.ts&line=2',
+    );
   });
 });
 

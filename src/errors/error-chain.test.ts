@@ -5,7 +5,14 @@ import { describe, it } from 'node:test';
 import { installStackTraces } from '../debug/stack-trace.js';
 import { lineOf } from '../../test/support/answers.js';
 import { repositoryRoot } from '../../test/support/root.js';
-import { MAX_CHAIN_DEPTH, MAX_MEMBERS, MAX_RELATED_ERRORS, MAX_RELATED_MESSAGE, relatedErrors, type ChainedError } from './error-chain.js';
+import {
+  MAX_CHAIN_DEPTH,
+  MAX_MEMBERS,
+  MAX_RELATED_ERRORS,
+  MAX_RELATED_MESSAGE,
+  relatedErrors,
+  type ChainedError,
+} from './error-chain.js';
 
 installStackTraces();
 const THIS_FILE = join(repositoryRoot(import.meta.dirname), 'src/errors/error-chain.test.ts');
@@ -36,7 +43,7 @@ describe('the cause chain is followed with class, message and raise site', () =>
     assert.equal(node.site?.line, lineOf(THIS_FILE, "// the cause's raise site"));
     assert.equal(node.site?.function, 'lowLevel');
   });
-  it('keeps a cause\'s own frames and counts those it shares with the error above', () => {
+  it("keeps a cause's own frames and counts those it shares with the error above", () => {
     const outer = new Error('outer', { cause: lowLevel() });
     const node = relatedErrors(outer).cause!;
     assert.equal(node.frames[0]?.function, 'lowLevel');
@@ -50,12 +57,18 @@ describe('the cause chain is followed with class, message and raise site', () =>
 
 describe("an AggregateError's members are listed, bounded", () => {
   it('gives every member with its class and message', () => {
-    const aggregate = new AggregateError([new TypeError('one'), new RangeError('two', { cause: new Error('under two') })], 'all failed');
+    const aggregate = new AggregateError(
+      [new TypeError('one'), new RangeError('two', { cause: new Error('under two') })],
+      'all failed',
+    );
     const related = relatedErrors(aggregate);
-    assert.deepEqual(related.members?.map((member) => [member.className, member.message]), [
-      ['TypeError', 'one'],
-      ['RangeError', 'two'],
-    ]);
+    assert.deepEqual(
+      related.members?.map((member) => [member.className, member.message]),
+      [
+        ['TypeError', 'one'],
+        ['RangeError', 'two'],
+      ],
+    );
     assert.equal(related.members?.[1]?.cause?.message, 'under two');
     assert.equal(related.membersOmitted, undefined);
   });
@@ -71,7 +84,11 @@ describe("an AggregateError's members are listed, bounded", () => {
     (aggregate as { errors: unknown[] }).errors = members;
     const huge = relatedErrors(aggregate);
     assert.equal(huge.members?.length, MAX_MEMBERS);
-    assert.deepEqual([huge.members?.[0]?.repeated, huge.members?.[1]?.repeated], [undefined, true], 'one error held twice is followed once');
+    assert.deepEqual(
+      [huge.members?.[0]?.repeated, huge.members?.[1]?.repeated],
+      [undefined, true],
+      'one error held twice is followed once',
+    );
     assert.equal(huge.membersOmitted, 1_000_000 - MAX_MEMBERS);
   });
 });
@@ -87,7 +104,14 @@ describe('depth and count are bounded', () => {
     assert.equal(last?.truncated, true);
   });
   it(`shows at most ${MAX_RELATED_ERRORS} related errors in all`, () => {
-    const members = Array.from({ length: MAX_MEMBERS }, (_, i) => new AggregateError(Array.from({ length: MAX_MEMBERS }, (_, j) => new Error(`${i}.${j}`)), `group ${i}`));
+    const members = Array.from(
+      { length: MAX_MEMBERS },
+      (_, i) =>
+        new AggregateError(
+          Array.from({ length: MAX_MEMBERS }, (_, j) => new Error(`${i}.${j}`)),
+          `group ${i}`,
+        ),
+    );
     const related = relatedErrors(new AggregateError(members, 'tree'));
     let count = 0;
     const walk = (node: ChainedError | undefined): void => {
@@ -128,7 +152,10 @@ describe('a cause that points back is shown once, not followed again', () => {
 describe('hostile values never break the chain', () => {
   it('describes a cause that is not an Error', () => {
     const string = relatedErrors(new Error('x', { cause: 'a plain string' })).cause!;
-    assert.deepEqual([string.className, string.message, string.frames, string.site], ['string', 'a plain string', [], undefined]);
+    assert.deepEqual(
+      [string.className, string.message, string.frames, string.site],
+      ['string', 'a plain string', [], undefined],
+    );
     const object = relatedErrors(new Error('x', { cause: { code: 42, detail: 'nope' } })).cause!;
     assert.deepEqual([object.className, object.message], ['object', "{ code: 42, detail: 'nope' }"]);
     assert.equal(relatedErrors(new Error('x', { cause: null })).cause?.className, 'null');
@@ -164,7 +191,10 @@ describe('hostile values never break the chain', () => {
     const trap = () => {
       throw new Error('trap');
     };
-    const proxy = new Proxy({}, { get: trap, has: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap });
+    const proxy = new Proxy(
+      {},
+      { get: trap, has: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap },
+    );
     const node = relatedErrors(new Error('x', { cause: proxy })).cause!;
     assert.equal(typeof node.message, 'string');
   });

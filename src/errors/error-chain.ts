@@ -181,7 +181,9 @@ class Walk {
   private node(value: unknown, enclosing: readonly StackFrame[], depth: number): ChainedError {
     this.shown++;
     if (isUnreadable(value)) {
-      const thrown = isError(value.thrown) ? `${classNameOf(value.thrown)}: ${messageOf(value.thrown)}` : describeValue(value.thrown).text;
+      const thrown = isError(value.thrown)
+        ? `${classNameOf(value.thrown)}: ${messageOf(value.thrown)}`
+        : describeValue(value.thrown).text;
       return plain('unreadable', `reading it threw ${thrown}`);
     }
     const repeated = this.seen.has(value);
@@ -212,18 +214,30 @@ function cutRelatedMessage(message: string): string {
   return cut.length < message.length ? `${cut}…` : message;
 }
 
-const sameFrame = (a: StackFrame, b: StackFrame) => a.file === b.file && a.line === b.line && a.column === b.column && a.function === b.function;
+const sameFrame = (a: StackFrame, b: StackFrame) =>
+  a.file === b.file && a.line === b.line && a.column === b.column && a.function === b.function;
 
 /** Each throw path has one frames array: the split of a pair is computed once, and renderers can cache by it. */
-const splits = new WeakMap<readonly StackFrame[], WeakMap<readonly StackFrame[], Pick<ChainedError, 'frames' | 'framesInCommon'>>>();
+const splits = new WeakMap<
+  readonly StackFrame[],
+  WeakMap<readonly StackFrame[], Pick<ChainedError, 'frames' | 'framesInCommon'>>
+>();
 
 /** `frames` without the outermost ones `enclosing` ends with too (Java's "... 5 more"); the first frame always stays. */
-function ownFrames(frames: readonly StackFrame[], enclosing: readonly StackFrame[]): Pick<ChainedError, 'frames' | 'framesInCommon'> {
+function ownFrames(
+  frames: readonly StackFrame[],
+  enclosing: readonly StackFrame[],
+): Pick<ChainedError, 'frames' | 'framesInCommon'> {
   let byEnclosing = splits.get(frames);
   let split = byEnclosing?.get(enclosing);
   if (split === undefined) {
     let common = 0;
-    while (common < frames.length - 1 && common < enclosing.length && sameFrame(frames[frames.length - 1 - common]!, enclosing[enclosing.length - 1 - common]!)) common++;
+    while (
+      common < frames.length - 1 &&
+      common < enclosing.length &&
+      sameFrame(frames[frames.length - 1 - common]!, enclosing[enclosing.length - 1 - common]!)
+    )
+      common++;
     split = { frames: common === 0 ? frames : frames.slice(0, frames.length - common), framesInCommon: common };
     if (byEnclosing === undefined) splits.set(frames, (byEnclosing = new WeakMap()));
     byEnclosing.set(enclosing, split);

@@ -51,7 +51,13 @@ export function answeredByPipeline(reply: FastifyReply): boolean {
   return pipelineAnswers.has(reply);
 }
 
-export function createErrorResponder({ debug: debugMode, editor, debugFor, defaultFormat = 'html', jsonShape = 'problem' }: ErrorPipelineOptions): ErrorResponder {
+export function createErrorResponder({
+  debug: debugMode,
+  editor,
+  debugFor,
+  defaultFormat = 'html',
+  jsonShape = 'problem',
+}: ErrorPipelineOptions): ErrorResponder {
   const templates = new DebugPageTemplates({ editor });
   return function respondWithError(thrown, request, reply) {
     const debug = debugMode && (debugFor === undefined || debugFor(request));
@@ -109,7 +115,8 @@ export function createErrorResponder({ debug: debugMode, editor, debugFor, defau
     reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
     if (debug) reply.headers(exceptionHeaders(view.message, view.site));
     // An unread request body (an unrouted upload) is discarded by Node after this answer.
-    if (!debug) return void reply.send(fastifyShape && format === 'json' ? fastifyBody(view) : productionBody(format, view));
+    if (!debug)
+      return void reply.send(fastifyShape && format === 'json' ? fastifyBody(view) : productionBody(format, view));
     // A throw path met before (the kernel's 404 and 405 above all) has its page as a template:
     // no page string is built, nor flattened twice on its way out (Content-Length, the write).
     const page = format === 'html' ? templates.render(view) : undefined;

@@ -37,7 +37,6 @@ export function traceClientErrors(): () => void {
 }
 
 export class HttpError extends Error {
-
   readonly status: number;
   readonly code: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -46,15 +45,23 @@ export class HttpError extends Error {
   constructor(code: VigilErrorCode, message: string, options?: HttpErrorOptions);
   /** An application's own error, with its status and code. */
   constructor(status: number, message: string, code: string, options?: HttpErrorOptions);
-  constructor(statusOrCode: number | VigilErrorCode, message: string, codeOrOptions?: string | HttpErrorOptions, maybeOptions?: HttpErrorOptions) {
+  constructor(
+    statusOrCode: number | VigilErrorCode,
+    message: string,
+    codeOrOptions?: string | HttpErrorOptions,
+    maybeOptions?: HttpErrorOptions,
+  ) {
     const [status, code, options = {}] =
-      typeof statusOrCode === 'number' ? [statusOrCode, codeOrOptions as string, maybeOptions] : [statusOf(statusOrCode), statusOrCode, codeOrOptions as HttpErrorOptions | undefined];
+      typeof statusOrCode === 'number'
+        ? [statusOrCode, codeOrOptions as string, maybeOptions]
+        : [statusOf(statusOrCode), statusOrCode, codeOrOptions as HttpErrorOptions | undefined];
     // One capture, started where the error was raised rather than in these constructors.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     Error.stackTraceLimit = limit;
-    if (options.capture !== false && (status >= 500 || clientTraceHolders > 0)) Error.captureStackTrace(this, new.target);
+    if (options.capture !== false && (status >= 500 || clientTraceHolders > 0))
+      Error.captureStackTrace(this, new.target);
     this.name = new.target.name;
     this.status = status;
     this.code = code;
@@ -72,7 +79,11 @@ export class NotFoundHttpError extends HttpError {
 
 /** A route matches the path but not the method; `Allow` lists the methods that would. */
 export class MethodNotAllowedHttpError extends HttpError {
-  constructor(readonly allowedMethods: readonly string[], message: string, options?: HttpErrorOptions) {
+  constructor(
+    readonly allowedMethods: readonly string[],
+    message: string,
+    options?: HttpErrorOptions,
+  ) {
     super('VIGIL_ERR_METHOD_NOT_ALLOWED', message, {
       ...options,
       headers: { ...options?.headers, allow: allowedMethods.join(', ') },
@@ -112,7 +123,10 @@ export class SchemaValidationHttpError extends HttpError {
 /** The service cannot answer this now, for a reason that passes: `Retry-After` says when to ask again. */
 export class ServiceUnavailableHttpError extends HttpError {
   constructor(message: string, code: CodeOfStatus<503>, retryAfterSeconds: number, options?: HttpErrorOptions) {
-    super(503, message, code, { ...options, headers: { ...options?.headers, 'retry-after': String(retryAfterSeconds) } });
+    super(503, message, code, {
+      ...options,
+      headers: { ...options?.headers, 'retry-after': String(retryAfterSeconds) },
+    });
   }
 }
 
@@ -138,7 +152,14 @@ export interface ErrorDescription {
 export function describeError(thrown: unknown): ErrorDescription {
   const error = isError(thrown) ? thrown : new ThrownValueError(thrown);
   if (error instanceof HttpError) {
-    return { status: error.status, code: error.code, message: error.message, className: error.name, headers: error.headers, error };
+    return {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      className: error.name,
+      headers: error.headers,
+      error,
+    };
   }
   const { status, code, headers } = httpDetailsOf(error);
   return {
@@ -165,13 +186,21 @@ export interface HttpDetails {
  */
 export function httpDetailsOf(error: Error): HttpDetails {
   try {
-    const { status, statusCode, code, headers } = error as { status?: unknown; statusCode?: unknown; code?: unknown; headers?: unknown };
+    const { status, statusCode, code, headers } = error as {
+      status?: unknown;
+      statusCode?: unknown;
+      code?: unknown;
+      headers?: unknown;
+    };
     const branded = (error as unknown as Record<symbol, unknown>)[HTTP_ERROR_BRAND] === true;
     const httpStatus = branded ? status : statusCode;
     return {
       status: typeof httpStatus === 'number' && httpStatus >= 400 && httpStatus <= 599 ? httpStatus : undefined,
       code: typeof code === 'string' ? code : undefined,
-      headers: branded && headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])) : undefined,
+      headers:
+        branded && headers && typeof headers === 'object'
+          ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]))
+          : undefined,
     };
   } catch {
     return { status: undefined, code: undefined, headers: undefined };

@@ -4,7 +4,14 @@ import { negotiateErrorFormat } from './negotiate.js';
 
 describe('negotiateErrorFormat', () => {
   it('gives HTML without Accept, for */*, text/html and unknown types', () => {
-    for (const accept of [undefined, '', '*/*', 'text/html', 'image/png', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8']) {
+    for (const accept of [
+      undefined,
+      '',
+      '*/*',
+      'text/html',
+      'image/png',
+      'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    ]) {
       assert.equal(negotiateErrorFormat(accept), 'html', String(accept));
     }
   });
@@ -43,7 +50,8 @@ describe('negotiateErrorFormat', () => {
 
 describe('negotiateErrorFormat with a fallback (JSON for an API)', () => {
   it('gives the fallback for no Accept, */* and a */* that decides alone', () => {
-    for (const accept of [undefined, '', '*/*', 'application/octet-stream, */*', 'image/png;q=0.9, */*;q=0.5']) assert.equal(negotiateErrorFormat(accept, 'json'), 'json', String(accept));
+    for (const accept of [undefined, '', '*/*', 'application/octet-stream, */*', 'image/png;q=0.9, */*;q=0.5'])
+      assert.equal(negotiateErrorFormat(accept, 'json'), 'json', String(accept));
   });
   it('gives a named format before it, and never one refused', () => {
     assert.equal(negotiateErrorFormat('text/html,application/xhtml+xml,*/*;q=0.8', 'json'), 'html');

@@ -31,9 +31,17 @@ function view(overrides: Partial<ErrorView> = {}): ErrorView {
 
 /** Requests of one throw path with what a client can put in them: markup, quotes, entities, other scripts. */
 const HOSTILE: Partial<ErrorView>[] = [
-  { message: 'No route found for "GET https://localhost:8443/<script>alert(1)</script>" (from "x\' onload=\'y")', url: 'https://localhost:8443/<script>alert(1)</script>?a=<b>&c="d"' },
-  { method: 'PATCH', message: 'No route found for "PATCH https://h/&amp;&lt;"', url: 'https://h/&amp;&lt;?q=\'' },
-  { message: 'No route found for "GET https://h/caf\u00e9/\u{1F600}/\u0000"', url: 'https://h/caf\u00e9/\u{1F600}/\u0000', token: 'ffffff', reportUrl: 'https://h/_profiler/ffffff' },
+  {
+    message: 'No route found for "GET https://localhost:8443/<script>alert(1)</script>" (from "x\' onload=\'y")',
+    url: 'https://localhost:8443/<script>alert(1)</script>?a=<b>&c="d"',
+  },
+  { method: 'PATCH', message: 'No route found for "PATCH https://h/&amp;&lt;"', url: "https://h/&amp;&lt;?q='" },
+  {
+    message: 'No route found for "GET https://h/caf\u00e9/\u{1F600}/\u0000"',
+    url: 'https://h/caf\u00e9/\u{1F600}/\u0000',
+    token: 'ffffff',
+    reportUrl: 'https://h/_profiler/ffffff',
+  },
   { message: '', url: '' },
 ];
 
@@ -54,7 +62,12 @@ describe('debug page templates', () => {
     const kinds: Partial<ErrorView>[] = [
       {},
       { status: 410, title: 'Gone' },
-      { status: 405, title: 'Method Not Allowed', className: 'MethodNotAllowedHttpError', code: 'VIGIL_ERR_METHOD_NOT_ALLOWED' },
+      {
+        status: 405,
+        title: 'Method Not Allowed',
+        className: 'MethodNotAllowedHttpError',
+        code: 'VIGIL_ERR_METHOD_NOT_ALLOWED',
+      },
       { token: undefined, reportUrl: undefined },
       { reportUrl: undefined },
     ];
@@ -65,7 +78,9 @@ describe('debug page templates', () => {
 
   it('render pages with causes or members, and traces without frames, as they are', () => {
     const templates = new DebugPageTemplates();
-    const withCause = view({ related: { cause: { className: 'Error', message: 'inner', frames: [], framesInCommon: 0, site: undefined } } });
+    const withCause = view({
+      related: { cause: { className: 'Error', message: 'inner', frames: [], framesInCommon: 0, site: undefined } },
+    });
     templates.render(withCause);
     assert.equal(templates.render(withCause), undefined);
     const noFrames = view({ frames: [], site: undefined });
@@ -75,11 +90,16 @@ describe('debug page templates', () => {
 
   it('never template one throw path into another: each frames array has its own', () => {
     const templates = new DebugPageTemplates();
-    const other: readonly StackFrame[] = [{ function: 'elsewhere', file: '/srv/app/node_modules/x/y.js', line: 1, column: 1 }];
+    const other: readonly StackFrame[] = [
+      { function: 'elsewhere', file: '/srv/app/node_modules/x/y.js', line: 1, column: 1 },
+    ];
     templates.render(view());
     templates.render(view());
     templates.render(view({ frames: other, site: other[0] }));
-    assert.equal(templates.render(view({ frames: other, site: other[0] }))?.toString('utf8'), renderDebugHtml(view({ frames: other, site: other[0] })));
+    assert.equal(
+      templates.render(view({ frames: other, site: other[0] }))?.toString('utf8'),
+      renderDebugHtml(view({ frames: other, site: other[0] })),
+    );
   });
 
   it('template a bounded number of kinds per throw path: codes made from request data do not pile up', () => {

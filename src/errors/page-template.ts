@@ -78,7 +78,10 @@ export class DebugPageTemplates {
 
   private build(view: ErrorView): Template | null {
     const markers = SLOTS.map((_slot, index) => `${this.marker}${index}x`);
-    const marked = renderDebugHtml(withSlots(view, (slot) => markers[SLOTS.indexOf(slot)]!), this.options);
+    const marked = renderDebugHtml(
+      withSlots(view, (slot) => markers[SLOTS.indexOf(slot)]!),
+      this.options,
+    );
     const parts: Buffer[] = [];
     const slots: Slot[] = [];
     const pattern = new RegExp(`${this.marker}(\\d)x`, 'g');

@@ -54,7 +54,9 @@ export interface DebugHtmlOptions {
 
 export function renderDebugHtml(view: ErrorView, { editor }: DebugHtmlOptions = {}): string {
   const heading = `Error ${view.status} ${view.title}`;
-  const site = view.site ? html`<dt>Raised at</dt><dd>${fileLine(view.site.file, view.site.line, siteLink(view.site, editor))}</dd>` : '';
+  const site = view.site
+    ? html`<dt>Raised at</dt><dd>${fileLine(view.site.file, view.site.line, siteLink(view.site, editor))}</dd>`
+    : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8"><meta name="robots" content="noindex,nofollow"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${heading}</title>${STYLE}</head>
 <body><header><h1>${heading}</h1><p class="message">${view.message}</p>
@@ -66,11 +68,15 @@ ${site}${view.reportUrl ? html`<dt>Debug report</dt><dd><a href="${view.reportUr
 }
 
 /** True when the page has causes or members to show. */
-export const hasRelated = (related: RelatedErrors): boolean => related.cause !== undefined || related.members !== undefined || related.truncated === true;
+export const hasRelated = (related: RelatedErrors): boolean =>
+  related.cause !== undefined || related.members !== undefined || related.truncated === true;
 
 export function renderProductionHtml(view: Pick<ErrorView, 'status' | 'title'>): string {
   const heading = `Error ${view.status} ${view.title}`;
-  const advice = view.status >= 500 ? 'The service could not complete this request. Please try again later.' : 'The service could not answer this request.';
+  const advice =
+    view.status >= 500
+      ? 'The service could not complete this request. Please try again later.'
+      : 'The service could not answer this request.';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8"><meta name="robots" content="noindex,nofollow"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${heading}</title>${STYLE}</head>
 <body><header><h1>${heading}</h1><p class="message">${advice}</p></header></body></html>

@@ -39,7 +39,12 @@ interface ProblemDetails {
 }
 
 function problemDetails(view: ErrorView, debug: boolean): ProblemDetails {
-  const problem: ProblemDetails = { type: 'about:blank', title: view.title, status: view.status, detail: debug ? view.message : view.title };
+  const problem: ProblemDetails = {
+    type: 'about:blank',
+    title: view.title,
+    status: view.status,
+    detail: debug ? view.message : view.title,
+  };
   if (debug) {
     const site = view.site;
     problem.exception = {
@@ -93,14 +98,19 @@ const ITEM_NAMES: Record<string, string> = { trace: 'frame', errors: 'error' };
 
 function element(name: string, value: unknown): string {
   if (value === null || value === undefined) return `<${name}/>`;
-  if (Array.isArray(value)) return `<${name}>${value.map((item) => element(ITEM_NAMES[name] ?? 'item', item)).join('')}</${name}>`;
+  if (Array.isArray(value))
+    return `<${name}>${value.map((item) => element(ITEM_NAMES[name] ?? 'item', item)).join('')}</${name}>`;
   if (typeof value === 'object') {
-    return `<${name}>${Object.entries(value).map(([key, item]) => element(key, item)).join('')}</${name}>`;
+    return `<${name}>${Object.entries(value)
+      .map(([key, item]) => element(key, item))
+      .join('')}</${name}>`;
   }
   return `<${name}>${escapeXml(String(value))}</${name}>`;
 }
 
 export function renderProblemXml(view: ErrorView, debug: boolean): string {
-  const members = Object.entries(problemDetails(view, debug)).map(([key, value]) => element(key, value)).join('');
+  const members = Object.entries(problemDetails(view, debug))
+    .map(([key, value]) => element(key, value))
+    .join('');
   return `<?xml version="1.0" encoding="UTF-8"?>\n<problem xmlns="urn:ietf:rfc:7807">${members}</problem>\n`;
 }

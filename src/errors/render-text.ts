@@ -17,7 +17,8 @@ function relatedLines(related: RelatedErrors, indent: string): string[] {
   const lines: string[] = [];
   const members = related.members ?? [];
   const total = members.length + (related.membersOmitted ?? 0);
-  for (const [index, member] of members.entries()) lines.push(...errorLines(member, `Error ${index + 1} of ${total}`, indent));
+  for (const [index, member] of members.entries())
+    lines.push(...errorLines(member, `Error ${index + 1} of ${total}`, indent));
   if (related.membersOmitted) lines.push(`${indent}${related.membersOmitted} more errors not shown`);
   if (related.cause) lines.push(...errorLines(related.cause, 'Caused by', indent));
   if (related.truncated) lines.push(`${indent}(deeper causes not shown)`);
@@ -25,10 +26,17 @@ function relatedLines(related: RelatedErrors, indent: string): string[] {
 }
 
 function errorLines(error: ChainedError, heading: string, indent: string): string[] {
-  const lines = [`${indent}${heading} ${error.className}: ${error.message}${error.repeated ? ' (shown above already)' : ''}`];
+  const lines = [
+    `${indent}${heading} ${error.className}: ${error.message}${error.repeated ? ' (shown above already)' : ''}`,
+  ];
   if (error.site) lines.push(`${indent}  at ${error.site.function} (${error.site.file}:${error.site.line})`);
   if (error.repeated) return lines;
-  lines.push(...relatedLines({ members: error.members, membersOmitted: error.membersOmitted, truncated: error.truncated }, `${indent}  `));
+  lines.push(
+    ...relatedLines(
+      { members: error.members, membersOmitted: error.membersOmitted, truncated: error.truncated },
+      `${indent}  `,
+    ),
+  );
   if (error.cause) lines.push(...errorLines(error.cause, 'Caused by', indent));
   return lines;
 }

@@ -10,7 +10,8 @@ import { html, raw, type SafeHtml } from '../utils/html.js';
 import type { RelatedErrorsView, RelatedErrorView, TraceLine } from './trace-lines.js';
 
 /** A frame as stored by older reports too, which had no origin or link. */
-export type ShownFrame = Pick<TraceLine, 'function' | 'file' | 'line' | 'excerpt'> & Partial<Pick<TraceLine, 'origin' | 'own' | 'link'>>;
+export type ShownFrame = Pick<TraceLine, 'function' | 'file' | 'line' | 'excerpt'> &
+  Partial<Pick<TraceLine, 'origin' | 'own' | 'link'>>;
 
 const FOLDED_LABELS: Record<Exclude<FrameOrigin, 'app'>, (count: number) => string> = {
   kernel: (count) => `${count} vigil frame${count === 1 ? '' : 's'}`,
@@ -27,7 +28,9 @@ export function fileLine(file: string, line: number | null, link: string | null 
 }
 
 function renderFrame(frame: ShownFrame, open: boolean): SafeHtml {
-  const lines = frame.excerpt?.map((line) => html`<span class="${line.number === frame.line ? 'hl' : ''}"><i>${line.number}</i>${line.text}</span>`);
+  const lines = frame.excerpt?.map(
+    (line) => html`<span class="${line.number === frame.line ? 'hl' : ''}"><i>${line.number}</i>${line.text}</span>`,
+  );
   return html`<li class="${originOf(frame)}"><details${raw(open ? ' open' : '')}><summary><code>${frame.function}</code> ${fileLine(frame.file, frame.line, frame.link)}</summary>${
     lines ? html`<pre><code>${lines}</code></pre>` : ''
   }</details></li>`;
@@ -62,13 +65,17 @@ export function renderTrace(frames: readonly ShownFrame[], openFrames: number): 
 }
 
 const REPEATED = raw('<p class="muted">Shown above already: not followed again.</p>');
-const TRUNCATED = raw(`<p class="muted">vigil follows causes ${MAX_CHAIN_DEPTH} levels deep and ${MAX_RELATED_ERRORS} related errors at most: the rest is not shown.</p>`);
+const TRUNCATED = raw(
+  `<p class="muted">vigil follows causes ${MAX_CHAIN_DEPTH} levels deep and ${MAX_RELATED_ERRORS} related errors at most: the rest is not shown.</p>`,
+);
 
 /** The members of an error (numbered, nested one level deeper) and then its chain of causes. */
 export function renderRelated(related: RelatedErrorsView, level: number): SafeHtml {
   const members = related.errors ?? [];
   const total = members.length + (related.errorsOmitted ?? 0);
-  const omitted = related.errorsOmitted ? html`<p class="muted">${related.errorsOmitted} more error${related.errorsOmitted === 1 ? '' : 's'} not shown.</p>` : '';
+  const omitted = related.errorsOmitted
+    ? html`<p class="muted">${related.errorsOmitted} more error${related.errorsOmitted === 1 ? '' : 's'} not shown.</p>`
+    : '';
   return html`${members.map((member, index) => renderRelatedError(member, `Error ${index + 1} of ${total}`, level))}${omitted}${
     related.cause ? renderRelatedError(related.cause, 'Caused by', level) : ''
   }${related.truncated ? TRUNCATED : ''}`;
@@ -77,7 +84,10 @@ export function renderRelated(related: RelatedErrorsView, level: number): SafeHt
 function renderRelatedError(error: RelatedErrorView, heading: string, level: number): SafeHtml {
   const rank = Math.min(level, 6);
   const site = error.file ? html`<p class="site">Raised at ${fileLine(error.file, error.line, error.link)}</p>` : '';
-  const common = error.framesInCommon > 0 ? html`<p class="common">${error.framesInCommon} more frame${error.framesInCommon === 1 ? '' : 's'}, in common with the error above</p>` : '';
+  const common =
+    error.framesInCommon > 0
+      ? html`<p class="common">${error.framesInCommon} more frame${error.framesInCommon === 1 ? '' : 's'}, in common with the error above</p>`
+      : '';
   const body = error.repeated
     ? REPEATED
     : html`${error.trace.length > 0 ? renderTrace(error.trace, 1) : ''}${common}${renderRelated({ errors: error.errors, errorsOmitted: error.errorsOmitted, truncated: error.truncated }, level + 1)}`;

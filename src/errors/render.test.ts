@@ -13,8 +13,18 @@ import { escapeXml, renderProblemJson, renderProblemXml } from './render-problem
 import { renderText } from './render-text.js';
 
 // Frames outside the project's source: the HTML page shows them without reading any file.
-const vendorFrame: StackFrame = { function: 'Router.lookup', file: '/srv/app/node_modules/find-my-way/index.js', line: 412, column: 9 };
-const internalFrame: StackFrame = { function: '<anonymous>', file: 'node:internal/process/task_queues', line: 95, column: 5 };
+const vendorFrame: StackFrame = {
+  function: 'Router.lookup',
+  file: '/srv/app/node_modules/find-my-way/index.js',
+  line: 412,
+  column: 9,
+};
+const internalFrame: StackFrame = {
+  function: '<anonymous>',
+  file: 'node:internal/process/task_queues',
+  line: 95,
+  column: 5,
+};
 
 /** A debug 404 whose request carries markup in its path, query and Referer. */
 function hostileView(overrides: Partial<ErrorView> = {}): ErrorView {
@@ -47,7 +57,10 @@ function plainView(overrides: Partial<ErrorView> = {}): ErrorView {
 
 describe('the html tag escapes every interpolated value unless it is SafeHtml', () => {
   it('escapes the five markup characters', () => {
-    assert.equal(escapeHtml(`<a href="x" title='y'>&amp;</a>`), '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;');
+    assert.equal(
+      escapeHtml(`<a href="x" title='y'>&amp;</a>`),
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;',
+    );
     assert.equal(escapeHtml('plain text'), 'plain text');
   });
   it('escapes strings, numbers and array items, and leaves out null, undefined and false', () => {
@@ -95,13 +108,16 @@ describe('the debug HTML page names the status, the message, the request, the ex
   });
 });
 
-describe('the debug HTML page shows source excerpts of the project\'s own frames, escaped', () => {
+describe("the debug HTML page shows source excerpts of the project's own frames, escaped", () => {
   // Excerpts are read only from files under the project's root.
   mkdirSync(join(projectRoot(), 'var'), { recursive: true });
   const dir = mkdtempSync(join(projectRoot(), 'var', 'render-test-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'handler.ts');
-  writeFileSync(file, ['// one', 'const a = 1;', 'if (a < 2 && "x") throw new Error(\'<b>\');', 'export {};', '// five'].join('\n'));
+  writeFileSync(
+    file,
+    ['// one', 'const a = 1;', 'if (a < 2 && "x") throw new Error(\'<b>\');', 'export {};', '// five'].join('\n'),
+  );
 
   it('opens the frame and marks the line that raised the error', () => {
     const own: StackFrame = { function: 'handler', file, line: 3, column: 1 };
@@ -134,7 +150,9 @@ describe('request data never reaches the HTML page raw', () => {
     assert.ok(!page.includes('<script>alert(1)</script>'));
     assert.ok(!page.includes('<b>'));
     assert.ok(!page.includes("x' onload='y"));
-    assert.ok(page.includes('https://localhost:8443/&lt;script&gt;alert(1)&lt;/script&gt;?a=&lt;b&gt;&amp;c=&quot;d&quot;'));
+    assert.ok(
+      page.includes('https://localhost:8443/&lt;script&gt;alert(1)&lt;/script&gt;?a=&lt;b&gt;&amp;c=&quot;d&quot;'),
+    );
     assert.ok(page.includes('(from &quot;x&#39; onload=&#39;y&quot;)'));
   });
   it('escapes a report link inside its attribute', () => {
@@ -155,13 +173,30 @@ describe('the production HTML page shows the status and reason phrase only', () 
   it('tells a client error from a server error in its own words', () => {
     const notFound = renderProductionHtml({ status: 404, title: 'Not Found' });
     assert.ok(notFound.includes('<title>Error 404 Not Found</title>'));
-    assert.ok(notFound.includes('<h1>Error 404 Not Found</h1><p class="message">The service could not answer this request.</p>'));
+    assert.ok(
+      notFound.includes(
+        '<h1>Error 404 Not Found</h1><p class="message">The service could not answer this request.</p>',
+      ),
+    );
     const failed = renderProductionHtml({ status: 500, title: 'Internal Server Error' });
-    assert.ok(failed.includes('<h1>Error 500 Internal Server Error</h1><p class="message">The service could not complete this request. Please try again later.</p>'));
+    assert.ok(
+      failed.includes(
+        '<h1>Error 500 Internal Server Error</h1><p class="message">The service could not complete this request. Please try again later.</p>',
+      ),
+    );
   });
   it('shows nothing of the request or the exception even when given them', () => {
     const page = renderProductionHtml(hostileView());
-    for (const secret of ['No route found', 'localhost:8443', 'script', 'NotFoundHttpError', 'VIGIL_ERR', 'a1b2c3', 'find-my-way', 'Stack trace']) {
+    for (const secret of [
+      'No route found',
+      'localhost:8443',
+      'script',
+      'NotFoundHttpError',
+      'VIGIL_ERR',
+      'a1b2c3',
+      'find-my-way',
+      'Stack trace',
+    ]) {
       assert.ok(!page.includes(secret), secret);
     }
   });
@@ -179,14 +214,28 @@ describe('problem details as JSON: type, title, status, detail, and in debug the
     );
   });
   it('gives null file and line when the raise site is unknown, and no debugToken without a token', () => {
-    const problem = JSON.parse(renderProblemJson(plainView({ frames: [], site: undefined, token: undefined, reportUrl: undefined }), true));
-    assert.deepEqual(problem.exception, { class: 'NotFoundHttpError', message: 'No route found for "GET https://localhost:8443/x"', file: null, line: null, trace: [] });
+    const problem = JSON.parse(
+      renderProblemJson(plainView({ frames: [], site: undefined, token: undefined, reportUrl: undefined }), true),
+    );
+    assert.deepEqual(problem.exception, {
+      class: 'NotFoundHttpError',
+      message: 'No route found for "GET https://localhost:8443/x"',
+      file: null,
+      line: null,
+      trace: [],
+    });
     assert.equal('debugToken' in problem, false);
   });
   it('gives the reason phrase as detail and nothing else without debug', () => {
-    assert.equal(renderProblemJson(hostileView(), false), '{"type":"about:blank","title":"Not Found","status":404,"detail":"Not Found"}');
     assert.equal(
-      renderProblemJson(hostileView({ status: 500, title: 'Internal Server Error', message: 'db password is hunter2' }), false),
+      renderProblemJson(hostileView(), false),
+      '{"type":"about:blank","title":"Not Found","status":404,"detail":"Not Found"}',
+    );
+    assert.equal(
+      renderProblemJson(
+        hostileView({ status: 500, title: 'Internal Server Error', message: 'db password is hunter2' }),
+        false,
+      ),
       '{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"Internal Server Error"}',
     );
   });
@@ -223,11 +272,18 @@ describe('problem details as XML: root <problem xmlns="urn:ietf:rfc:7807">, the 
   it('escapes markup in request data', () => {
     const xml = renderProblemXml(hostileView(), true);
     assert.ok(!xml.includes('<script>'));
-    assert.ok(xml.includes('<detail>No route found for &quot;GET https://localhost:8443/&lt;script&gt;alert(1)&lt;/script&gt;&quot; (from &quot;x&apos; onload=&apos;y&quot;)</detail>'));
+    assert.ok(
+      xml.includes(
+        '<detail>No route found for &quot;GET https://localhost:8443/&lt;script&gt;alert(1)&lt;/script&gt;&quot; (from &quot;x&apos; onload=&apos;y&quot;)</detail>',
+      ),
+    );
     assert.ok(xml.includes('<function>&lt;anonymous&gt;</function>'));
   });
   it('replaces the control characters XML 1.0 cannot carry, and keeps tab, newline and carriage return', () => {
-    assert.equal(escapeXml('a\u0000b\u0008c\u000Bd\u000Ce\u001Ff\uFFFEg\uFFFF'), 'a\uFFFDb\uFFFDc\uFFFDd\uFFFDe\uFFFDf\uFFFDg\uFFFD');
+    assert.equal(
+      escapeXml('a\u0000b\u0008c\u000Bd\u000Ce\u001Ff\uFFFEg\uFFFF'),
+      'a\uFFFDb\uFFFDc\uFFFDd\uFFFDe\uFFFDf\uFFFDg\uFFFD',
+    );
     assert.equal(escapeXml('a\tb\nc\rd'), 'a\tb\nc\rd');
     assert.equal(escapeXml(`&<>"'`), '&amp;&lt;&gt;&quot;&apos;');
   });
@@ -252,13 +308,26 @@ describe('the text error is the status line, and in debug the message, the excep
   });
   it('gives the status line only without debug', () => {
     assert.equal(renderText(hostileView(), false), '404 Not Found\n');
-    assert.equal(renderText(hostileView({ status: 503, title: 'Service Unavailable' }), false), '503 Service Unavailable\n');
+    assert.equal(
+      renderText(hostileView({ status: 503, title: 'Service Unavailable' }), false),
+      '503 Service Unavailable\n',
+    );
   });
 });
 
 /** An application frame, a kernel frame and a dependency frame, from files that exist. */
-const kernelFrame: StackFrame = { function: 'resolveUnmatched', file: join(projectRoot(), 'src/routing/unmatched.ts'), line: 5, column: 3 };
-const appFrame: StackFrame = { function: 'handler', file: join(projectRoot(), 'examples/demo-routes.ts'), line: 3, column: 3 };
+const kernelFrame: StackFrame = {
+  function: 'resolveUnmatched',
+  file: join(projectRoot(), 'src/routing/unmatched.ts'),
+  line: 5,
+  column: 3,
+};
+const appFrame: StackFrame = {
+  function: 'handler',
+  file: join(projectRoot(), 'examples/demo-routes.ts'),
+  line: 3,
+  column: 3,
+};
 
 /** A TypeError caused by a RangeError, as the chain builder gives it. */
 function chained(overrides: Partial<ChainedError> = {}): ChainedError {
@@ -274,13 +343,20 @@ function chained(overrides: Partial<ChainedError> = {}): ChainedError {
 }
 
 describe("the debug HTML page folds the kernel's and dependencies' frames, one click to open", () => {
-  const page = renderDebugHtml(plainView({ frames: [appFrame, kernelFrame, kernelFrame, vendorFrame, appFrame, internalFrame], site: appFrame }));
+  const page = renderDebugHtml(
+    plainView({ frames: [appFrame, kernelFrame, kernelFrame, vendorFrame, appFrame, internalFrame], site: appFrame }),
+  );
 
   it("keeps the application's frames in view and folds each run of the others into one closed <details>", () => {
     const trace = page.slice(page.indexOf('<h2>Stack trace</h2>'));
     const runs = trace.match(/<li class="(app|folded)">/g);
     assert.deepEqual(runs, ['<li class="app">', '<li class="folded">', '<li class="app">', '<li class="folded">']);
-    assert.ok(trace.includes('<li class="folded"><details><summary>2 vigil frames, 1 node_modules frame</summary><ol class="trace"><li class="kernel">'), trace);
+    assert.ok(
+      trace.includes(
+        '<li class="folded"><details><summary>2 vigil frames, 1 node_modules frame</summary><ol class="trace"><li class="kernel">',
+      ),
+      trace,
+    );
     assert.ok(trace.includes('<li class="folded"><details><summary>1 frame outside the project</summary>'));
   });
   it('still carries the source of kernel frames inside the fold', () => {
@@ -298,11 +374,19 @@ describe('editor links: project frames link to VIGIL_IDE, others and unset stay 
   it('makes the file of a project frame a link, escaped in its attribute', () => {
     const page = renderDebugHtml(plainView({ frames: [appFrame, vendorFrame], site: appFrame }), { editor });
     assert.ok(page.includes(`<a class="file" href="vscode://file/${appFrame.file}:3">${appFrame.file}:3</a>`), page);
-    assert.ok(page.includes('<span class="file">/srv/app/node_modules/find-my-way/index.js:412</span>'), 'dependencies are not linked');
+    assert.ok(
+      page.includes('<span class="file">/srv/app/node_modules/find-my-way/index.js:412</span>'),
+      'dependencies are not linked',
+    );
   });
   it('links the raise site in the header', () => {
     const page = renderDebugHtml(plainView({ frames: [appFrame], site: appFrame }), { editor });
-    assert.ok(page.includes(`<dt>Raised at</dt><dd><a class="file" href="vscode://file/${appFrame.file}:3">${appFrame.file}:3</a></dd>`), page);
+    assert.ok(
+      page.includes(
+        `<dt>Raised at</dt><dd><a class="file" href="vscode://file/${appFrame.file}:3">${appFrame.file}:3</a></dd>`,
+      ),
+      page,
+    );
   });
   it('leaves every file plain when VIGIL_IDE is unset', () => {
     const page = renderDebugHtml(plainView({ frames: [appFrame, kernelFrame], site: appFrame }));
@@ -326,31 +410,60 @@ describe('editor links: project frames link to VIGIL_IDE, others and unset stay 
 describe('the debug HTML page shows the cause chain and the members of an AggregateError', () => {
   it('shows each cause with its class, message and raise site, escaped', () => {
     const page = renderDebugHtml(plainView({ related: { cause: chained() } }));
-    assert.ok(page.includes('<section class="related"><h2>Caused by <code>TypeError</code></h2><p class="message">bad &lt;config&gt; &amp; &quot;more&quot;</p>'), page);
+    assert.ok(
+      page.includes(
+        '<section class="related"><h2>Caused by <code>TypeError</code></h2><p class="message">bad &lt;config&gt; &amp; &quot;more&quot;</p>',
+      ),
+      page,
+    );
     assert.ok(page.includes(`<p class="site">Raised at <span class="file">${appFrame.file}:3</span></p>`));
     assert.ok(page.includes('<p class="common">4 more frames, in common with the error above</p>'));
-    assert.ok(page.includes('<section class="related"><h2>Caused by <code>RangeError</code></h2><p class="message">port out of range</p>'));
+    assert.ok(
+      page.includes(
+        '<section class="related"><h2>Caused by <code>RangeError</code></h2><p class="message">port out of range</p>',
+      ),
+    );
     assert.ok(!page.includes('<config>'));
   });
   it('lists the members of an AggregateError, numbered, and how many were left out', () => {
     const page = renderDebugHtml(
-      plainView({ related: { members: [chained({ cause: undefined }), chained({ className: 'SyntaxError', cause: undefined })], membersOmitted: 3 } }),
+      plainView({
+        related: {
+          members: [chained({ cause: undefined }), chained({ className: 'SyntaxError', cause: undefined })],
+          membersOmitted: 3,
+        },
+      }),
     );
     assert.ok(page.includes('<h2>Error 1 of 5 <code>TypeError</code></h2>'), page);
     assert.ok(page.includes('<h2>Error 2 of 5 <code>SyntaxError</code></h2>'));
     assert.ok(page.includes('<p class="muted">3 more errors not shown.</p>'));
   });
   it('says where a cycle was cut and where the bounds stopped it', () => {
-    const page = renderDebugHtml(plainView({ related: { cause: chained({ cause: { ...chained({ cause: undefined }), repeated: true }, truncated: true }) } }));
+    const page = renderDebugHtml(
+      plainView({
+        related: { cause: chained({ cause: { ...chained({ cause: undefined }), repeated: true }, truncated: true }) },
+      }),
+    );
     assert.ok(page.includes('Shown above already: not followed again.'));
-    assert.ok(page.includes('vigil follows causes 8 levels deep and 20 related errors at most: the rest is not shown.'));
+    assert.ok(
+      page.includes('vigil follows causes 8 levels deep and 20 related errors at most: the rest is not shown.'),
+    );
   });
 });
 
 describe('problem details carry the cause chain in debug mode only', () => {
   const view = plainView({
     related: {
-      cause: chained({ cause: { className: 'RangeError', message: 'port', frames: [], framesInCommon: 0, site: undefined, repeated: true } }),
+      cause: chained({
+        cause: {
+          className: 'RangeError',
+          message: 'port',
+          frames: [],
+          framesInCommon: 0,
+          site: undefined,
+          repeated: true,
+        },
+      }),
       members: [chained({ cause: undefined })],
       membersOmitted: 2,
     },
@@ -365,7 +478,9 @@ describe('problem details carry the cause chain in debug mode only', () => {
       line: 3,
       cause: { class: 'RangeError', message: 'port', file: null, line: null, repeated: true },
     });
-    assert.deepEqual(problem.exception.errors, [{ class: 'TypeError', message: 'bad <config> & "more"', file: appFrame.file, line: 3 }]);
+    assert.deepEqual(problem.exception.errors, [
+      { class: 'TypeError', message: 'bad <config> & "more"', file: appFrame.file, line: 3 },
+    ]);
     assert.equal(problem.exception.errorsOmitted, 2);
   });
   it('writes the same as XML elements, escaped, an <error> per member', () => {
@@ -381,16 +496,27 @@ describe('problem details carry the cause chain in debug mode only', () => {
     assert.ok(xml.includes('</errors><errorsOmitted>2</errorsOmitted></exception>'));
   });
   it('shows nothing of them without debug', () => {
-    assert.equal(renderProblemJson(view, false), '{"type":"about:blank","title":"Not Found","status":404,"detail":"Not Found"}');
+    assert.equal(
+      renderProblemJson(view, false),
+      '{"type":"about:blank","title":"Not Found","status":404,"detail":"Not Found"}',
+    );
     assert.ok(!renderProblemXml(view, false).includes('cause'));
     assert.equal(renderText(view, false), '404 Not Found\n');
-    for (const secret of ['TypeError', 'bad &lt;config', 'RangeError']) assert.ok(!renderProductionHtml(view).includes(secret), secret);
+    for (const secret of ['TypeError', 'bad &lt;config', 'RangeError'])
+      assert.ok(!renderProductionHtml(view).includes(secret), secret);
   });
 });
 
 describe('the text error lists the members and causes after the trace', () => {
   it('gives each cause and member with its raise site', () => {
-    const text = renderText(plainView({ token: undefined, reportUrl: undefined, related: { cause: chained(), members: [chained({ cause: undefined })] } }), true);
+    const text = renderText(
+      plainView({
+        token: undefined,
+        reportUrl: undefined,
+        related: { cause: chained(), members: [chained({ cause: undefined })] },
+      }),
+      true,
+    );
     assert.ok(
       text.endsWith(
         `\n\nError 1 of 1 TypeError: bad <config> & "more"\n  at handler (${appFrame.file}:3)\n` +

@@ -39,7 +39,10 @@ describe('sourceExcerpt reads only regular source files under the root', () => {
   });
 
   it('follows a link that stays under the root', () => {
-    assert.equal(sourceExcerpt(join(root, 'src/inside-link.ts'), 3, { root, radius: 0 })?.[0]?.text, 'throw new Error("here");');
+    assert.equal(
+      sourceExcerpt(join(root, 'src/inside-link.ts'), 3, { root, radius: 0 })?.[0]?.text,
+      'throw new Error("here");',
+    );
   });
 
   it('gives nothing for a file outside the root', () => {

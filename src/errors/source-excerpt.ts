@@ -71,7 +71,11 @@ function readSource(file: string, root: string): string | null {
 }
 
 /** Lines `line - radius` to `line + radius` of `file`, or undefined when it cannot or may not be read. */
-export function sourceExcerpt(file: string, line: number, { radius = 3, root = projectRoot() }: ExcerptOptions = {}): SourceLine[] | undefined {
+export function sourceExcerpt(
+  file: string,
+  line: number,
+  { radius = 3, root = projectRoot() }: ExcerptOptions = {},
+): SourceLine[] | undefined {
   const lines = linesOf(file, root);
   if (!lines || line < 1 || line > lines.length) return undefined;
   const excerpt: SourceLine[] = [];

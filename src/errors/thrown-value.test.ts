@@ -40,7 +40,10 @@ describe('describeValue names any value in one bounded line', () => {
     const trap = () => {
       throw new Error('trap');
     };
-    const proxy = new Proxy({}, { get: trap, has: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap });
+    const proxy = new Proxy(
+      {},
+      { get: trap, has: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap },
+    );
     assert.equal(typeof describeValue(proxy).text, 'string');
     assert.equal(describeValue({ toString: trap, valueOf: trap }).type, 'object');
   });

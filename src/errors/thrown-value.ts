@@ -71,7 +71,10 @@ export function isError(value: unknown): value is Error {
 
 /** A handler threw `value`, which is no Error: raised at `site` (its route's declaration) when known. */
 export class ThrownValueError extends Error {
-  constructor(readonly value: unknown, site?: StackFrame) {
+  constructor(
+    readonly value: unknown,
+    site?: StackFrame,
+  ) {
     super(`Non-error thrown: ${phrase(describeValue(value))}`);
     this.name = 'ThrownValueError';
     if (site) adoptFrames(this, [site]);

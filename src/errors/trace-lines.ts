@@ -20,20 +20,34 @@ export interface TraceLine extends StackFrame {
 /** Which of the project's frames get a source excerpt: all of them, or the first only (a related error's). */
 export type Excerpts = 'all' | 'first';
 
-const cache: Record<Excerpts, WeakMap<readonly StackFrame[], { editor: EditorLinkFormat | undefined; lines: readonly TraceLine[] }>> = {
+const cache: Record<
+  Excerpts,
+  WeakMap<readonly StackFrame[], { editor: EditorLinkFormat | undefined; lines: readonly TraceLine[] }>
+> = {
   all: new WeakMap(),
   first: new WeakMap(),
 };
 
-export function traceLines(frames: readonly StackFrame[], editor: EditorLinkFormat | undefined, excerpts: Excerpts = 'all'): readonly TraceLine[] {
+export function traceLines(
+  frames: readonly StackFrame[],
+  editor: EditorLinkFormat | undefined,
+  excerpts: Excerpts = 'all',
+): readonly TraceLine[] {
   const cached = cache[excerpts].get(frames);
   if (cached !== undefined && cached.editor === editor) return cached.lines;
   let excerpted = false;
   const lines = frames.map((frame): TraceLine => {
     const own = isProjectFrame(frame);
-    const excerpt = own && !(excerpts === 'first' && excerpted) ? (sourceExcerpt(frame.file, frame.line) ?? null) : null;
+    const excerpt =
+      own && !(excerpts === 'first' && excerpted) ? (sourceExcerpt(frame.file, frame.line) ?? null) : null;
     if (own) excerpted = true;
-    return { ...frame, origin: frameOrigin(frame), own, excerpt, link: own ? editorLink(editor, frame.file, frame.line) : null };
+    return {
+      ...frame,
+      origin: frameOrigin(frame),
+      own,
+      excerpt,
+      link: own ? editorLink(editor, frame.file, frame.line) : null,
+    };
   });
   cache[excerpts].set(frames, { editor, lines });
   return lines;

@@ -17,6 +17,9 @@ export const headHook: onRequestHookHandler = function requestHead(request, repl
     return done(refused);
   }
   // A tunnel to anywhere is refused, whatever the target (an empty Allow).
-  if (request.method === 'CONNECT') return done(new MethodNotAllowedHttpError([], 'The CONNECT method is not supported: this service opens no tunnels'));
+  if (request.method === 'CONNECT')
+    return done(
+      new MethodNotAllowedHttpError([], 'The CONNECT method is not supported: this service opens no tunnels'),
+    );
   done();
 };

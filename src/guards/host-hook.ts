@@ -11,7 +11,8 @@ export function hostHook(trustedHosts: TrustedHosts): onRequestHookHandler {
   return function requestHostCheck(request, _reply, done) {
     const host = requestHost(request);
     if (!isValidHost(host)) return done(new BadRequestHttpError(`Invalid Host "${host}".`, 'VIGIL_ERR_INVALID_HOST'));
-    if (!trustedHosts.trusts(host)) return done(new BadRequestHttpError(`Untrusted Host "${hostName(host)}".`, 'VIGIL_ERR_UNTRUSTED_HOST'));
+    if (!trustedHosts.trusts(host))
+      return done(new BadRequestHttpError(`Untrusted Host "${hostName(host)}".`, 'VIGIL_ERR_UNTRUSTED_HOST'));
     done();
   };
 }

@@ -48,14 +48,25 @@ export function refusedHead(request: FastifyRequest): HttpError | undefined {
     if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
   }
   if (size > MAX_HEADERS_SIZE) {
-    return new HttpError('VIGIL_ERR_HEADERS_TOO_LARGE', `The request headers are ${size} bytes long; the limit is ${MAX_HEADERS_SIZE}`);
+    return new HttpError(
+      'VIGIL_ERR_HEADERS_TOO_LARGE',
+      `The request headers are ${size} bytes long; the limit is ${MAX_HEADERS_SIZE}`,
+    );
   }
-  if (hosts > 1) return new BadRequestHttpError(`The request has ${hosts} Host headers; it must have one`, 'VIGIL_ERR_INVALID_HOST');
+  if (hosts > 1)
+    return new BadRequestHttpError(`The request has ${hosts} Host headers; it must have one`, 'VIGIL_ERR_INVALID_HOST');
   const http10 = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 0;
-  if (hosts === 0 && !http10) return new BadRequestHttpError(`The request has no Host header; HTTP/${request.raw.httpVersion} requires one`, 'VIGIL_ERR_INVALID_HOST');
+  if (hosts === 0 && !http10)
+    return new BadRequestHttpError(
+      `The request has no Host header; HTTP/${request.raw.httpVersion} requires one`,
+      'VIGIL_ERR_INVALID_HOST',
+    );
   const expect = request.headers.expect;
   if (expect !== undefined && !http10 && !CONTINUE.test(expect)) {
-    return new HttpError('VIGIL_ERR_EXPECTATION_FAILED', `The expectation "${expect}" cannot be met: only 100-continue is supported`);
+    return new HttpError(
+      'VIGIL_ERR_EXPECTATION_FAILED',
+      `The expectation "${expect}" cannot be met: only 100-continue is supported`,
+    );
   }
   return undefined;
 }
@@ -65,8 +76,14 @@ type ParserError = Error & { code?: string; reason?: string };
 /** Parser errors whose code covers several problems, told apart by llhttp's reason. */
 const FRAMING_REASONS = new Map([
   ['Duplicate Content-Length', 'the Content-Length header is sent more than once'],
-  ["Content-Length can't be present with Transfer-Encoding", 'Content-Length and Transfer-Encoding cannot be sent together'],
-  ["Transfer-Encoding can't be present with Content-Length", 'Content-Length and Transfer-Encoding cannot be sent together'],
+  [
+    "Content-Length can't be present with Transfer-Encoding",
+    'Content-Length and Transfer-Encoding cannot be sent together',
+  ],
+  [
+    "Transfer-Encoding can't be present with Content-Length",
+    'Content-Length and Transfer-Encoding cannot be sent together',
+  ],
 ]);
 
 /** What Node's parser reports, in words a client can act on. */
@@ -95,7 +112,13 @@ type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
  * `debugFor`: in debug mode, whether the connection's peer may see debug output (it may open
  * the profiler); without it, every peer may.
  */
-export function answerClientError({ debug, debugFor }: { debug: boolean; debugFor?: (socket: Socket) => boolean }): (this: FastifyInstance, error: Error, socket: Socket) => void {
+export function answerClientError({
+  debug,
+  debugFor,
+}: {
+  debug: boolean;
+  debugFor?: (socket: Socket) => boolean;
+}): (this: FastifyInstance, error: Error, socket: Socket) => void {
   return function onClientError(thrown, socket) {
     const error = thrown as ParserError;
     // A reset or a second error on a socket already answered: nothing left to say.
@@ -105,7 +128,8 @@ export function answerClientError({ debug, debugFor }: { debug: boolean; debugFo
     this.log.debug({ err: error }, `malformed request: ${refusal.message}`);
     // Complete requests pipelined before the malformed one are answered first, in order.
     afterCompleteRequests(socket as HttpSocket, (canAnswer) => {
-      if (canAnswer && socket.writable) socket.write(rawResponse(refusal, debug && (debugFor === undefined || debugFor(socket))));
+      if (canAnswer && socket.writable)
+        socket.write(rawResponse(refusal, debug && (debugFor === undefined || debugFor(socket))));
       socket.end();
       // Give the answer a moment to leave before the connection goes; never wait on the client.
       setTimeout(() => socket.destroy(), 1000).unref();
@@ -136,10 +160,17 @@ function describe(error: ParserError): HttpError {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     // Node reports one overflow for the request line and the headers, and by 64 KB the
     // packet it choked on no longer shows which grew: the answer names both.
-    return new HttpError('VIGIL_ERR_HEADERS_TOO_LARGE', `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`);
+    return new HttpError(
+      'VIGIL_ERR_HEADERS_TOO_LARGE',
+      `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`,
+    );
   }
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new HttpError('VIGIL_ERR_REQUEST_TIMEOUT', 'The request was not received in time');
-  const problem = (error.reason && FRAMING_REASONS.get(error.reason)) ?? (error.code && FRAMING[error.code]) ?? `the request is malformed (${error.reason ?? error.message})`;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new HttpError('VIGIL_ERR_REQUEST_TIMEOUT', 'The request was not received in time');
+  const problem =
+    (error.reason && FRAMING_REASONS.get(error.reason)) ??
+    (error.code && FRAMING[error.code]) ??
+    `the request is malformed (${error.reason ?? error.message})`;
   return new HttpError('VIGIL_ERR_MALFORMED_REQUEST', `Bad request: ${problem}`);
 }
 
@@ -154,5 +185,7 @@ function rawResponse(error: HttpError, debug: boolean): string {
     connection: 'close',
     ...(debug ? exceptionHeaders(error.message, raiseSite(error)) : {}),
   };
-  return `HTTP/1.1 ${statusLine}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`;
+  return `HTTP/1.1 ${statusLine}\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n${body}`;
 }

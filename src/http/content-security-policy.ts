@@ -25,9 +25,14 @@ export function admitInlineStyle(header: string, source: string): string {
 
 /** One policy with the source admitted, or undefined when it admits the element as it is. */
 function admitInPolicy(policy: string, source: string): string | undefined {
-  const directives = policy.split(';').map((part) => part.trim()).filter((part) => part.length > 0);
+  const directives = policy
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
   const names = directives.map((directive) => directive.split(/\s+/)[0]!.toLowerCase());
-  const index = ['style-src-elem', 'style-src', 'default-src'].map((name) => names.indexOf(name)).find((found) => found !== -1);
+  const index = ['style-src-elem', 'style-src', 'default-src']
+    .map((name) => names.indexOf(name))
+    .find((found) => found !== -1);
   if (index === undefined) return undefined;
   const [name, ...sources] = directives[index]!.split(/\s+/);
   const lower = sources.map((entry) => entry.toLowerCase());
@@ -40,10 +45,17 @@ function admitInPolicy(policy: string, source: string): string | undefined {
 }
 
 /** The response's policies (enforced and report-only) with `source` admitted in each; none set, nothing done. */
-export function admitInlineStyleIn(reply: { getHeader(name: string): unknown; header(name: string, value: unknown): unknown }, source: string): void {
+export function admitInlineStyleIn(
+  reply: { getHeader(name: string): unknown; header(name: string, value: unknown): unknown },
+  source: string,
+): void {
   for (const name of ['content-security-policy', 'content-security-policy-report-only']) {
     const policy = reply.getHeader(name);
     if (typeof policy === 'string') reply.header(name, admitInlineStyle(policy, source));
-    else if (Array.isArray(policy)) reply.header(name, policy.map((one) => admitInlineStyle(String(one), source)));
+    else if (Array.isArray(policy))
+      reply.header(
+        name,
+        policy.map((one) => admitInlineStyle(String(one), source)),
+      );
   }
 }

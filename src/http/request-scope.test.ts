@@ -32,10 +32,24 @@ describe('span() records the steps of the request it runs in, nested', () => {
   it('records a span whose fn throws or rejects, and passes the error on', async () => {
     const scope = new RequestScope(performance.now());
     await runInScope(scope, async () => {
-      assert.throws(() => span('throws', () => { throw new Error('sync'); }), /sync/);
-      await assert.rejects(span('rejects', async () => { throw new Error('async'); }), /async/);
+      assert.throws(
+        () =>
+          span('throws', () => {
+            throw new Error('sync');
+          }),
+        /sync/,
+      );
+      await assert.rejects(
+        span('rejects', async () => {
+          throw new Error('async');
+        }),
+        /async/,
+      );
     });
-    assert.deepEqual(shape(scope), [['throws', 0, true], ['rejects', 0, true]]);
+    assert.deepEqual(shape(scope), [
+      ['throws', 0, true],
+      ['rejects', 0, true],
+    ]);
     assert.ok(scope.spans.every((record) => record.duration !== null));
   });
 
@@ -49,11 +63,17 @@ describe('span() records the steps of the request it runs in, nested', () => {
   });
 
   it('only runs fn outside a request, or once the request is closed', () => {
-    assert.equal(span('nowhere', () => 'ran'), 'ran');
+    assert.equal(
+      span('nowhere', () => 'ran'),
+      'ran',
+    );
     const scope = new RequestScope(performance.now());
     runInScope(scope, () => {
       scope.close();
-      assert.equal(span('late', () => 'ran'), 'ran');
+      assert.equal(
+        span('late', () => 'ran'),
+        'ran',
+      );
       assert.equal(currentScope(), undefined);
     });
     assert.deepEqual(scope.spans, []);

@@ -83,7 +83,10 @@ export function currentScope(): RequestScope | undefined {
  * begun now, at `depth` or, by default, nested in the `span()` it runs in. Undefined outside
  * a profiled request, or beyond the request's bound (then counted).
  */
-export function beginSpan(name: string, depth?: number): { scope: RequestScope; record: SpanRecord | undefined; depth: number } | undefined {
+export function beginSpan(
+  name: string,
+  depth?: number,
+): { scope: RequestScope; record: SpanRecord | undefined; depth: number } | undefined {
   const frame = current.getStore();
   if (frame === undefined || !frame.scope.open) return undefined;
   const { scope } = frame;
@@ -92,7 +95,13 @@ export function beginSpan(name: string, depth?: number): { scope: RequestScope; 
     scope.spansOmitted++;
     return { scope, record: undefined, depth: at };
   }
-  const record: SpanRecord = { name: String(name).slice(0, MAX_SPAN_NAME), start: round(performance.now() - scope.origin), duration: null, depth: at, error: false };
+  const record: SpanRecord = {
+    name: String(name).slice(0, MAX_SPAN_NAME),
+    start: round(performance.now() - scope.origin),
+    duration: null,
+    depth: at,
+    error: false,
+  };
   scope.spans.push(record);
   return { scope, record, depth: at };
 }
@@ -112,7 +121,13 @@ export function span<T>(name: string, fn: () => T): T {
   const started = performance.now();
   let record: SpanRecord | undefined;
   if (scope.spans.length < MAX_SPANS) {
-    record = { name: String(name).slice(0, MAX_SPAN_NAME), start: round(started - scope.origin), duration: null, depth, error: false };
+    record = {
+      name: String(name).slice(0, MAX_SPAN_NAME),
+      start: round(started - scope.origin),
+      duration: null,
+      depth,
+      error: false,
+    };
     scope.spans.push(record);
   } else {
     scope.spansOmitted++;

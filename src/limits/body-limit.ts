@@ -31,7 +31,11 @@ export function postBodyLimit(postMaxSize: ByteSize): BodyLimit {
 /** The limit of JSON, form and text bodies: PARSED_BODY_MAX_SIZE, unless POST_MAX_SIZE is lower. */
 export function parsedBodyLimit(postMaxSize: ByteSize, parsedBodyMaxSize: ByteSize): BodyLimit {
   if (parsedBodyMaxSize.bytes >= postMaxSize.bytes) return postBodyLimit(postMaxSize);
-  return { size: parsedBodyMaxSize, setting: 'PARSED_BODY_MAX_SIZE', covers: 'the limit for JSON, form and text bodies' };
+  return {
+    size: parsedBodyMaxSize,
+    setting: 'PARSED_BODY_MAX_SIZE',
+    covers: 'the limit for JSON, form and text bodies',
+  };
 }
 
 export function tooLargeMessage(limit: BodyLimit, declared?: number): string {

@@ -30,12 +30,19 @@ export function installBodyParsers(scope: FastifyInstance, settings: BodyParserS
   const json: BodyParser = async (request, payload) => {
     const body = (await readBody(request.headers, payload, parsed, pace)).toString('utf8');
     if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
-      throw new BadRequestHttpError(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep (the limit for parsed bodies)`, 'VIGIL_ERR_JSON_TOO_DEEP');
+      throw new BadRequestHttpError(
+        `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep (the limit for parsed bodies)`,
+        'VIGIL_ERR_JSON_TOO_DEEP',
+      );
     }
-    return new Promise((resolve, reject) => parseJson(request, body, (error, value) => (error ? reject(error) : resolve(value))));
+    return new Promise((resolve, reject) =>
+      parseJson(request, body, (error, value) => (error ? reject(error) : resolve(value))),
+    );
   };
-  const form: BodyParser = async (request, payload) => parseForm((await readBody(request.headers, payload, parsed, pace)).toString('utf8'));
-  const plain: BodyParser = async (request, payload) => (await readBody(request.headers, payload, parsed, pace)).toString('utf8');
+  const form: BodyParser = async (request, payload) =>
+    parseForm((await readBody(request.headers, payload, parsed, pace)).toString('utf8'));
+  const plain: BodyParser = async (request, payload) =>
+    (await readBody(request.headers, payload, parsed, pace)).toString('utf8');
   scope.addContentTypeParser('application/json', json);
   scope.addContentTypeParser('application/x-www-form-urlencoded', form);
   scope.addContentTypeParser('text/plain', plain);
@@ -57,11 +64,16 @@ const KERNEL_TYPES = ['application/json', 'application/x-www-form-urlencoded', '
 function yieldToApplicationParsers(root: FastifyInstance, types: readonly string[], parsedLimit: number): void {
   const claimed = new WeakMap<object, Set<string>>();
   const claimedAbove = (instance: object, type: string): boolean => {
-    for (let at: object | null = instance; at !== null; at = Object.getPrototypeOf(at)) if (claimed.get(at)?.has(type)) return true;
+    for (let at: object | null = instance; at !== null; at = Object.getPrototypeOf(at))
+      if (claimed.get(at)?.has(type)) return true;
     return false;
   };
   const add = root.addContentTypeParser;
-  root.addContentTypeParser = function addContentTypeParser(this: FastifyInstance, contentType: unknown, ...rest: unknown[]) {
+  root.addContentTypeParser = function addContentTypeParser(
+    this: FastifyInstance,
+    contentType: unknown,
+    ...rest: unknown[]
+  ) {
     const type = typeof contentType === 'string' ? contentType.trim().toLowerCase() : undefined;
     if (type !== undefined && types.includes(type) && !claimedAbove(this, type)) {
       if (this.hasContentTypeParser(type)) this.removeContentTypeParser(type);
@@ -70,8 +82,18 @@ function yieldToApplicationParsers(root: FastifyInstance, types: readonly string
       own.add(type);
     }
     const [options, ...parser] = rest;
-    if (typeof options === 'object' && options !== null && (options as { parseAs?: unknown }).parseAs !== undefined && !(options as { bodyLimit?: unknown }).bodyLimit) {
-      return (add as (...args: unknown[]) => FastifyInstance).call(this, contentType, { ...options, bodyLimit: parsedLimit }, ...parser);
+    if (
+      typeof options === 'object' &&
+      options !== null &&
+      (options as { parseAs?: unknown }).parseAs !== undefined &&
+      !(options as { bodyLimit?: unknown }).bodyLimit
+    ) {
+      return (add as (...args: unknown[]) => FastifyInstance).call(
+        this,
+        contentType,
+        { ...options, bodyLimit: parsedLimit },
+        ...parser,
+      );
     }
     return (add as (...args: unknown[]) => FastifyInstance).call(this, contentType, ...rest);
   } as FastifyInstance['addContentTypeParser'];

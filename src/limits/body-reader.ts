@@ -12,9 +12,15 @@ import { PayloadTooLargeHttpError } from './limit-errors.js';
 /** The stream Fastify hands a parser: the request itself, as no hook replaces it. */
 type Payload = NodeJS.ReadableStream & { removeListener(event: string, listener: (...args: never[]) => void): unknown };
 
-export function readBody(headers: IncomingHttpHeaders, payload: Payload, limit: BodyLimit, pace: BodyPace): Promise<Buffer> {
+export function readBody(
+  headers: IncomingHttpHeaders,
+  payload: Payload,
+  limit: BodyLimit,
+  pace: BodyPace,
+): Promise<Buffer> {
   const declared = Number(headers['content-length']);
-  if (declared > limit.size.bytes) return Promise.reject(new PayloadTooLargeHttpError(tooLargeMessage(limit, declared)));
+  if (declared > limit.size.bytes)
+    return Promise.reject(new PayloadTooLargeHttpError(tooLargeMessage(limit, declared)));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -38,7 +44,10 @@ export function readBody(headers: IncomingHttpHeaders, payload: Payload, limit: 
     };
     const onEnd = () => finish();
     const onError = (error: Error) => finish(Object.assign(error, { statusCode: 400 }));
-    const onClose = () => finish(Object.assign(new Error('The client closed the connection before the end of the body'), { statusCode: 400 }));
+    const onClose = () =>
+      finish(
+        Object.assign(new Error('The client closed the connection before the end of the body'), { statusCode: 400 }),
+      );
     const watch = watchBody(pace, finish);
     payload.on('data', onData);
     payload.on('end', onEnd);

@@ -31,7 +31,11 @@ const NO_WATCH: BodyWatch = { received: () => undefined, stop: () => undefined }
  * is asked when the timer fires: while the kernel is the one not reading (a file write
  * holds the stream paused), the wait starts again instead.
  */
-export function watchBody(pace: BodyPace, onCut: (error: RequestTimeoutHttpError) => void, waitingOnClient: () => boolean = () => true): BodyWatch {
+export function watchBody(
+  pace: BodyPace,
+  onCut: (error: RequestTimeoutHttpError) => void,
+  waitingOnClient: () => boolean = () => true,
+): BodyWatch {
   const { bodyTimeoutMs, bodyMinRate } = pace;
   if (bodyTimeoutMs <= 0 && bodyMinRate <= 0) return NO_WATCH;
   const start = performance.now();

@@ -59,7 +59,8 @@ export class RunningHandlers {
   add(stop: Stop, startedAt = performance.now()): Running {
     const entry = { stop, deadline: startedAt + this.ms };
     this.running.add(entry);
-    if (this.sweep === undefined && this.ms !== Infinity) this.sweep = setInterval(() => this.stopOverdue(), sweepStepMs(this.seconds));
+    if (this.sweep === undefined && this.ms !== Infinity)
+      this.sweep = setInterval(() => this.stopOverdue(), sweepStepMs(this.seconds));
     return entry;
   }
 
@@ -98,7 +99,12 @@ export function runInProcess(invocation: TimedRun, handlers: RunningHandlers): u
   return isPromiseLike(result) ? underDeadline(result, invocation, handlers, startedAt) : result;
 }
 
-function underDeadline(pending: PromiseLike<unknown>, run: Pick<TimedRun, 'abort'>, handlers: RunningHandlers, startedAt?: number): Promise<unknown> {
+function underDeadline(
+  pending: PromiseLike<unknown>,
+  run: Pick<TimedRun, 'abort'>,
+  handlers: RunningHandlers,
+  startedAt?: number,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (): boolean => {

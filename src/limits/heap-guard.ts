@@ -42,7 +42,9 @@ export class HeapGuard {
   admit(): void {
     if (this.tripped) {
       const { used, limit } = heapUse();
-      throw new HeapGuardHttpError(`The service is short of memory (heap ${mb(used)} of ${mb(limit)} in use); try again shortly`);
+      throw new HeapGuardHttpError(
+        `The service is short of memory (heap ${mb(used)} of ${mb(limit)} in use); try again shortly`,
+      );
     }
   }
 
@@ -54,7 +56,9 @@ export class HeapGuard {
     const { used, limit } = heapUse();
     if (!this.tripped && used >= limit * this.high) {
       this.tripped = true;
-      this.options.log.warn(`heap guard: ${mb(used)} of ${mb(limit)} in use; stopping ${this.options.running.size} in-process handler(s) and refusing new requests`);
+      this.options.log.warn(
+        `heap guard: ${mb(used)} of ${mb(limit)} in use; stopping ${this.options.running.size} in-process handler(s) and refusing new requests`,
+      );
       this.options.running.stopAll(new MemoryExhaustedError(limit));
       this.collectGarbage();
     } else if (this.tripped && used < limit * this.low) {

@@ -16,7 +16,11 @@ export class PayloadTooLargeHttpError extends HttpError {
  * or sent it under BODY_MIN_RATE on average (as Apache's mod_reqtimeout MinRate).
  */
 export class RequestTimeoutHttpError extends HttpError {
-  constructor(message: string, options?: HttpErrorOptions, code: 'VIGIL_ERR_BODY_TIMEOUT' | 'VIGIL_ERR_BODY_TOO_SLOW' = 'VIGIL_ERR_BODY_TIMEOUT') {
+  constructor(
+    message: string,
+    options?: HttpErrorOptions,
+    code: 'VIGIL_ERR_BODY_TIMEOUT' | 'VIGIL_ERR_BODY_TOO_SLOW' = 'VIGIL_ERR_BODY_TIMEOUT',
+  ) {
     super(code, message, options);
   }
 }
@@ -32,13 +36,19 @@ export class UploadTooLargeHttpError extends HttpError {
 export class ExecutionTimeExceededError extends HttpError {
   constructor(readonly seconds: number) {
     // PHP's own wording, singular included: "of 1 second exceeded".
-    super('VIGIL_ERR_MAX_EXECUTION_TIME', `Maximum execution time of ${seconds} second${seconds === 1 ? '' : 's'} exceeded`);
+    super(
+      'VIGIL_ERR_MAX_EXECUTION_TIME',
+      `Maximum execution time of ${seconds} second${seconds === 1 ? '' : 's'} exceeded`,
+    );
   }
 }
 
 /** The request used more memory than it may (500, PHP's fatal error text). */
 export class MemoryExhaustedError extends HttpError {
-  constructor(readonly limitBytes: number, options?: HttpErrorOptions) {
+  constructor(
+    readonly limitBytes: number,
+    options?: HttpErrorOptions,
+  ) {
     super('VIGIL_ERR_MEMORY_LIMIT', `Allowed memory size of ${limitBytes} bytes exhausted`, options);
   }
 }

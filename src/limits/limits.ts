@@ -5,7 +5,14 @@
  * deadline, or isolated in a worker process), the deadline of native handlers, and the
  * closing of connections whose body was cut. Unmatched requests never reach any of it.
  */
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  RouteOptions,
+} from 'fastify';
 import type { Config } from '../config.js';
 import { routesApiDefinitionOf, type Invocation, type RouteExecutor } from '../routing/register-routes.js';
 import { RouteDefinitionError, type RouteDefinition } from '../routing/routes.js';
@@ -21,7 +28,14 @@ import { installUploads } from './uploads.js';
 
 export type LimitSettings = Pick<
   Config,
-  'postMaxSize' | 'parsedBodyMaxSize' | 'bodyTimeoutMs' | 'bodyMinRate' | 'uploadMaxFilesize' | 'maxExecutionTime' | 'memoryLimit' | 'isolatedWorkers'
+  | 'postMaxSize'
+  | 'parsedBodyMaxSize'
+  | 'bodyTimeoutMs'
+  | 'bodyMinRate'
+  | 'uploadMaxFilesize'
+  | 'maxExecutionTime'
+  | 'memoryLimit'
+  | 'isolatedWorkers'
 >;
 
 export interface LimitsOptions {
@@ -50,7 +64,13 @@ export class Limits {
           `route ${isolated[0]!.name} is isolated: its worker processes import the module that declares it, so the kernel needs that module's path (ROUTES for npm start, the plugin's routesModule option)`,
         );
       }
-      pool = new WorkerPool({ routesModule, routes: isolated.map((definition) => definition.name), size: settings.isolatedWorkers, memoryLimit: settings.memoryLimit.bytes, log });
+      pool = new WorkerPool({
+        routesModule,
+        routes: isolated.map((definition) => definition.name),
+        size: settings.isolatedWorkers,
+        memoryLimit: settings.memoryLimit.bytes,
+        log,
+      });
       try {
         await pool.start();
       } catch (error) {
@@ -102,7 +122,8 @@ export class Limits {
 
   /** Readies the answer to an error: a body cut short (too large, stalled) closes its connection with care. */
   explain(error: unknown, request: FastifyRequest, reply: FastifyReply): unknown {
-    if (error instanceof PayloadTooLargeHttpError || error instanceof RequestTimeoutHttpError) closeAfterResponse(request, reply);
+    if (error instanceof PayloadTooLargeHttpError || error instanceof RequestTimeoutHttpError)
+      closeAfterResponse(request, reply);
     return error;
   }
 
@@ -113,7 +134,10 @@ export class Limits {
   }
 
   private async runIsolated({ definition, request, reply }: Invocation): Promise<unknown> {
-    const job = this.pool!.run(definition.name, isolatedInput(request), { timeLimitSeconds: this.settings.maxExecutionTime, log: request.log });
+    const job = this.pool!.run(definition.name, isolatedInput(request), {
+      timeLimitSeconds: this.settings.maxExecutionTime,
+      log: request.log,
+    });
     // A client that went away releases the worker at once.
     const onClose = () => {
       if (!reply.raw.writableFinished) job.cancel(new Error('The client closed the connection'));

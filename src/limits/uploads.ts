@@ -46,7 +46,12 @@ async function receiveUploads(request: FastifyRequest, reply: FastifyReply, limi
   const files: UploadedFile[] = [];
   stateOf(request).uploadedFiles = files;
   let directory: string | undefined;
-  const saving = saveParts(request, limits, files, async () => (directory ??= await mkdtemp(join(tmpdir(), 'vigil-upload-'))));
+  const saving = saveParts(
+    request,
+    limits,
+    files,
+    async () => (directory ??= await mkdtemp(join(tmpdir(), 'vigil-upload-'))),
+  );
   // The close comes once the answer is sent or the client is gone; removal waits for the
   // saving to settle, so that no file can be created after it.
   reply.raw.once('close', () => {
@@ -60,14 +65,25 @@ async function receiveUploads(request: FastifyRequest, reply: FastifyReply, limi
   } catch (error) {
     // The rest of the body is of no use now and the stream may be mid-part: end the connection.
     closeAfterResponse(request, reply);
-    throw error instanceof HttpError || hasClientStatus(error) ? error : new BadRequestHttpError(`The multipart body is malformed: ${(error as Error).message}`, 'VIGIL_ERR_BAD_MULTIPART', { cause: error });
+    throw error instanceof HttpError || hasClientStatus(error)
+      ? error
+      : new BadRequestHttpError(
+          `The multipart body is malformed: ${(error as Error).message}`,
+          'VIGIL_ERR_BAD_MULTIPART',
+          { cause: error },
+        );
   }
 }
 
-async function saveParts(request: FastifyRequest, limits: UploadLimits, files: UploadedFile[], directory: () => Promise<string>): Promise<FormFields> {
+async function saveParts(
+  request: FastifyRequest,
+  limits: UploadLimits,
+  files: UploadedFile[],
+  directory: () => Promise<string>,
+): Promise<FormFields> {
   const raw = request.raw;
   const fields: FormFields = Object.create(null);
-  let currentFile: NodeJS.ReadableStream & { destroy(error?: Error): void } | undefined;
+  let currentFile: (NodeJS.ReadableStream & { destroy(error?: Error): void }) | undefined;
   let stop!: (error: Error) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
   stopped.catch(() => undefined);
@@ -85,7 +101,8 @@ async function saveParts(request: FastifyRequest, limits: UploadLimits, files: U
   let received = 0;
   const count = (chunk: Buffer) => {
     received += chunk.length;
-    if (received > limits.postMaxSize.bytes) return cut(new PayloadTooLargeHttpError(tooLargeMessage(postBodyLimit(limits.postMaxSize))));
+    if (received > limits.postMaxSize.bytes)
+      return cut(new PayloadTooLargeHttpError(tooLargeMessage(postBodyLimit(limits.postMaxSize))));
     watch.received(chunk.length);
   };
   // Paused first, so that listening does not start the flow before the parser is piped.
@@ -107,12 +124,22 @@ async function saveParts(request: FastifyRequest, limits: UploadLimits, files: U
       const file = part.file;
       currentFile = file;
       file.once('limit', () => {
-        file.destroy(new UploadTooLargeHttpError(`The uploaded file "${part.filename}" is larger than UPLOAD_MAX_FILESIZE (${limits.uploadMaxFilesize.text})`));
+        file.destroy(
+          new UploadTooLargeHttpError(
+            `The uploaded file "${part.filename}" is larger than UPLOAD_MAX_FILESIZE (${limits.uploadMaxFilesize.text})`,
+          ),
+        );
       });
       const target = createWriteStream(path, { flags: 'wx' });
       await Promise.race([pipeline(file, target), stopped]);
       currentFile = undefined;
-      files.push({ field: part.fieldname, filename: part.filename, mimetype: part.mimetype, size: target.bytesWritten, path });
+      files.push({
+        field: part.fieldname,
+        filename: part.filename,
+        mimetype: part.mimetype,
+        size: target.bytesWritten,
+        path,
+      });
     }
     return fields;
   } finally {

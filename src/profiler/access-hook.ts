@@ -9,16 +9,23 @@ import { noRouteError } from '../routing/unmatched-hook.js';
 import type { Profiler } from './profiler.js';
 
 /** `watchForwarded`: sees every request, to warn of a proxy the kernel does not trust (access.ts). */
-export function profilerAccessHook(profiler: Pick<Profiler, 'refuses' | 'access'>, watchForwarded?: (request: FastifyRequest) => void): onRequestHookHandler {
+export function profilerAccessHook(
+  profiler: Pick<Profiler, 'refuses' | 'access'>,
+  watchForwarded?: (request: FastifyRequest) => void,
+): onRequestHookHandler {
   return function profilerAccess(request, _reply, done) {
     watchForwarded?.(request);
     const refused = profiler.refuses(request);
-    if (refused !== undefined) return done(refused === 'client' ? noRouteError(request) : hostRefusal(profiler, request));
+    if (refused !== undefined)
+      return done(refused === 'client' ? noRouteError(request) : hostRefusal(profiler, request));
     done();
   };
 }
 
 function hostRefusal(profiler: Pick<Profiler, 'access'>, request: FastifyRequest): HttpError {
   const name = profiler.access.hostOf(request) ?? '';
-  return new HttpError('VIGIL_ERR_PROFILER_HOST', `The profiler answers only loopback host names, HOST and TRUSTED_HOSTS, not "${name}".`);
+  return new HttpError(
+    'VIGIL_ERR_PROFILER_HOST',
+    `The profiler answers only loopback host names, HOST and TRUSTED_HOSTS, not "${name}".`,
+  );
 }

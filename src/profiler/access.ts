@@ -104,7 +104,11 @@ export class ProfilerAccess {
       const address = socket?.remoteAddress ?? '';
       // The usual case in development, a loopback peer and no proxy, needs neither the lists nor the cache.
       if (this.proxies === undefined && isLoopbackAddress(address)) return { address, allowed: true, proxy: false };
-      peer = { address, allowed: this.allows(address), proxy: this.proxies !== undefined && contains(this.proxies, address) };
+      peer = {
+        address,
+        allowed: this.allows(address),
+        proxy: this.proxies !== undefined && contains(this.proxies, address),
+      };
       if (socket) this.peers.set(socket, peer);
     }
     return peer;
@@ -178,7 +182,8 @@ export function forwardedLoopbackWarning(warn: (message: string) => void): (requ
  * their only styles are inline `<style>` blocks (the error pages' too).
  */
 export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'same-origin',

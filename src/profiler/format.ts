@@ -15,7 +15,12 @@ export function formatMs(ms: number | null | undefined): string {
 
 /** `2 days`, `36 hours`, `90 seconds`: the largest unit that divides the duration. */
 export function formatDuration(ms: number): string {
-  const units: Array<[string, number]> = [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000], ['second', 1000]];
+  const units: Array<[string, number]> = [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+    ['second', 1000],
+  ];
   for (const [unit, size] of units) {
     if (ms % size === 0) {
       const n = ms / size;

@@ -44,7 +44,9 @@ class RequestLines implements ScopeLines, TappedLines {
       return;
     }
     // A console line is not JSON and has no time of its own; both are given here.
-    this.lines.push(level === undefined ? { logger, text } : { logger, text: cutString(text), level, time: Date.now() });
+    this.lines.push(
+      level === undefined ? { logger, text } : { logger, text: cutString(text), level, time: Date.now() },
+    );
   }
 }
 

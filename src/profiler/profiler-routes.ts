@@ -28,7 +28,9 @@ const UNAVAILABLE_RETRY_AFTER = 5;
  * through the error pipeline, as soon as the store says so: its every call is bounded by
  * timeouts, so a page never hangs on it.
  */
-function storePage<C>(handler: (context: C) => Promise<FastifyReply> | FastifyReply): (context: C) => Promise<FastifyReply> {
+function storePage<C>(
+  handler: (context: C) => Promise<FastifyReply> | FastifyReply,
+): (context: C) => Promise<FastifyReply> {
   return async (context) => {
     try {
       return await handler(context);
@@ -65,10 +67,19 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     await profiler.writer.flush();
     const reports = await profiler.store.search(filters);
     const stats = await profiler.stats();
-    return send(reply, wantsJson(accept), () => summaries(reports), () => renderListPage({ heading, reports, filters, stats }));
+    return send(
+      reply,
+      wantsJson(accept),
+      () => summaries(reports),
+      () => renderListPage({ heading, reports, filters, stats }),
+    );
   };
 
-  routes.get(PROFILER_PATH, storePage(({ request, reply }) => list(reply, request.headers.accept, 'Latest requests', { limit: LATEST_COUNT })), { name: '_profiler_home' });
+  routes.get(
+    PROFILER_PATH,
+    storePage(({ request, reply }) => list(reply, request.headers.accept, 'Latest requests', { limit: LATEST_COUNT })),
+    { name: '_profiler_home' },
+  );
 
   routes.get(
     `${PROFILER_PATH}/search`,
@@ -79,14 +90,28 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     { name: '_profiler_search' },
   );
 
-  const show = (report: Report, query: Record<string, string | string[] | undefined>, accept: string | undefined, reply: FastifyReply) => {
+  const show = (
+    report: Report,
+    query: Record<string, string | string[] | undefined>,
+    accept: string | undefined,
+    reply: FastifyReply,
+  ) => {
     const panel = query.panel;
-    if (Array.isArray(panel)) throw new BadRequestHttpError('The "panel" parameter is given more than once.', 'VIGIL_ERR_PROFILER_PANEL');
+    if (Array.isArray(panel))
+      throw new BadRequestHttpError('The "panel" parameter is given more than once.', 'VIGIL_ERR_PROFILER_PANEL');
     const names = panelNames(report, profiler.collectors);
     if (panel !== undefined && !names.includes(panel)) {
-      throw new BadRequestHttpError(`Unknown panel "${panel}"; this report has ${names.join(', ')}.`, 'VIGIL_ERR_PROFILER_PANEL');
+      throw new BadRequestHttpError(
+        `Unknown panel "${panel}"; this report has ${names.join(', ')}.`,
+        'VIGIL_ERR_PROFILER_PANEL',
+      );
     }
-    return send(reply, wantsJson(accept), () => report, () => renderReportPage(report, panel, { query }, profiler.collectors));
+    return send(
+      reply,
+      wantsJson(accept),
+      () => report,
+      () => renderReportPage(report, panel, { query }, profiler.collectors),
+    );
   };
 
   // Symfony's /_profiler/latest: the newest report, whichever process or instance wrote it.
@@ -96,7 +121,10 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
       await profiler.writer.flush();
       const [newest] = await profiler.store.search({ limit: 1 });
       const report = newest && (await profiler.read(newest.token));
-      if (!report) throw new NotFoundHttpError('No report is stored yet: the newest one opens here once a request has been answered.');
+      if (!report)
+        throw new NotFoundHttpError(
+          'No report is stored yet: the newest one opens here once a request has been answered.',
+        );
       return show(report, query, request.headers.accept, reply);
     }),
     { name: '_profiler_latest' },

@@ -81,7 +81,10 @@ export class Profiler {
   private allFinished: (() => void) | undefined;
   private log: FastifyBaseLogger | undefined;
 
-  constructor(store: ReportStore, private readonly options: ProfilerOptions) {
+  constructor(
+    store: ReportStore,
+    private readonly options: ProfilerOptions,
+  ) {
     this.store = new ReadTimeStore(store, (report) => this.derive(report));
     this.collectors = [...options.collectors];
     this.redactor = new Redactor(options.redact);
@@ -117,13 +120,14 @@ export class Profiler {
     const token = this.tokens.issue();
     if (token !== undefined) return proceed(request, this.begin(request, reply, token), done);
     // None at hand: a burst outran the lease under way. This request waits for it, briefly (see TokenSource.take).
-    this.tokens.take().then(
-      (late) => {
+    this.tokens
+      .take()
+      .then((late) => {
         if (late !== undefined) return proceed(request, this.begin(request, reply, late), done);
         this.writer.discard(1, 'no token could be leased from the store');
         done();
-      },
-    ).catch((error: Error) => done(error));
+      })
+      .catch((error: Error) => done(error));
   };
 
   /**
@@ -148,7 +152,10 @@ export class Profiler {
       ...(this.store.leaseWaitMs === undefined ? {} : { waitMs: this.store.leaseWaitMs }),
       onLeaseFailed: (error) => failures.failed(TOKEN_LEASE_FAILED, describeFailure(error)),
       onLeaseStalled: (waitMs) =>
-        failures.failed(TOKEN_LEASE_FAILED, `the report store ${this.store.location} did not answer within ${waitMs} ms; requests go without a token until it does`),
+        failures.failed(
+          TOKEN_LEASE_FAILED,
+          `the report store ${this.store.location} did not answer within ${waitMs} ms; requests go without a token until it does`,
+        ),
       onLeaseRecovered: () => failures.succeeded(TOKEN_LEASE_FAILED),
     });
     await this.writer.open();
@@ -336,7 +343,16 @@ export class Profiler {
   /** Gives the request its token and profile, announces the token and starts the collectors. */
   private begin(request: FastifyRequest, reply: FastifyReply, token: string): RequestProfile {
     const start = performance.now();
-    const profile: RequestProfile = { token, time: Date.now(), ip: request.ip ?? '', marks: { start }, error: undefined, aborted: false, scope: new RequestScope(start), data: {} };
+    const profile: RequestProfile = {
+      token,
+      time: Date.now(),
+      ip: request.ip ?? '',
+      marks: { start },
+      error: undefined,
+      aborted: false,
+      scope: new RequestScope(start),
+      data: {},
+    };
     const state = stateOf(request);
     state.token = token;
     state.profile = profile;

@@ -6,12 +6,19 @@ import { redactJson, redactText } from './redact-text.js';
 const text = (value: string) => redactText(value, isCredentialName, '[redacted]');
 const json = (value: string) => redactJson(value, isCredentialName, '[redacted]');
 /** rawurlencode, as x-debug-exception carries a message. */
-const rawurlencode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const rawurlencode = (value: string) =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 describe('secret name=value pairs are redacted inside any text', () => {
   it('redacts query parameters of a URL, keeping the others and the shape', () => {
-    assert.equal(text('https://h/with-slash/?access_token=s3&page=2&q=a%20b'), 'https://h/with-slash/?access_token=[redacted]&page=2&q=a%20b');
-    assert.equal(text('/x?user%5Bpassword%5D=s3&api-key=s3#frag'), '/x?user%5Bpassword%5D=[redacted]&api-key=[redacted]#frag');
+    assert.equal(
+      text('https://h/with-slash/?access_token=s3&page=2&q=a%20b'),
+      'https://h/with-slash/?access_token=[redacted]&page=2&q=a%20b',
+    );
+    assert.equal(
+      text('/x?user%5Bpassword%5D=s3&api-key=s3#frag'),
+      '/x?user%5Bpassword%5D=[redacted]&api-key=[redacted]#frag',
+    );
   });
 
   it('redacts a URL inside a message, up to its closing quote', () => {
@@ -40,7 +47,8 @@ describe('secret name=value pairs are redacted inside any text', () => {
   });
 
   it('leaves text without secrets as it is, and redacts only once', () => {
-    for (const plain of ['a == b', 'token=', 'q=1&page=2', 'text/html;q=0.9', 'charset=UTF-8', '']) assert.equal(text(plain), plain);
+    for (const plain of ['a == b', 'token=', 'q=1&page=2', 'text/html;q=0.9', 'charset=UTF-8', ''])
+      assert.equal(text(plain), plain);
     const once = text('?token=abc&sig=def');
     assert.equal(text(once), once);
   });
@@ -72,13 +80,46 @@ describe('JSON text is redacted as each of its strings would be', () => {
   });
 
   it('keeps the JSON valid and redacts inside every member', () => {
-    const data = { headers: { referer: 'https://x/?token=abc&b="q"' }, list: ['?password=1', { m: 'x=1&secret=2' }], n: 3 };
+    const data = {
+      headers: { referer: 'https://x/?token=abc&b="q"' },
+      list: ['?password=1', { m: 'x=1&secret=2' }],
+      n: 3,
+    };
     const redacted = JSON.parse(json(JSON.stringify(data)));
-    assert.deepEqual(redacted, { headers: { referer: 'https://x/?token=[redacted]&b="q"' }, list: ['?password=[redacted]', { m: 'x=1&secret=[redacted]' }], n: 3 });
+    assert.deepEqual(redacted, {
+      headers: { referer: 'https://x/?token=[redacted]&b="q"' },
+      list: ['?password=[redacted]', { m: 'x=1&secret=[redacted]' }],
+      n: 3,
+    });
   });
 
   it('agrees with the string rule on many generated strings', () => {
-    const pieces = ['token', 'password', 'x', '=', '%3D', '%3F', '&', '%26', '"', '\\', '\n', '\u0001', ' ', '?', 'é', '\ud83d\ude00', '…', ':', '@', '://', 'a:b@', '[', ']', '%5B'];
+    const pieces = [
+      'token',
+      'password',
+      'x',
+      '=',
+      '%3D',
+      '%3F',
+      '&',
+      '%26',
+      '"',
+      '\\',
+      '\n',
+      '\u0001',
+      ' ',
+      '?',
+      'é',
+      '\ud83d\ude00',
+      '…',
+      ':',
+      '@',
+      '://',
+      'a:b@',
+      '[',
+      ']',
+      '%5B',
+    ];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     for (let round = 0; round < 2000; round++) {

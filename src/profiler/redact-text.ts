@@ -16,8 +16,16 @@ const MAX_NAME = 256;
 /** Characters a field name is made of (`user[password]`, `x-api-key`, `%5B` escapes). */
 function isNameChar(code: number): boolean {
   return (
-    (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) ||
-    code === 0x5f || code === 0x2d || code === 0x2e || code === 0x5b || code === 0x5d || code === 0x25 || code === 0x7e
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x5f ||
+    code === 0x2d ||
+    code === 0x2e ||
+    code === 0x5b ||
+    code === 0x5d ||
+    code === 0x25 ||
+    code === 0x7e
   );
 }
 
@@ -27,7 +35,9 @@ function isNameChar(code: number): boolean {
  * never cut short by a character it may hold.
  */
 function endsValue(code: number): boolean {
-  return code <= 0x20 || code === 0x26 || code === 0x23 || code === 0x22 || code === 0x3c || code === 0x3e || code === 0x2026;
+  return (
+    code <= 0x20 || code === 0x26 || code === 0x23 || code === 0x22 || code === 0x3c || code === 0x3e || code === 0x2026
+  );
 }
 
 /** The same, percent-encoded (`%26`, `%22`, ...): they end values only after an encoded `=`. */
@@ -112,7 +122,15 @@ function pairCuts(text: string, isSecret: SecretRule, replacement: string, json:
  * The pair whose `=` (or `%3D`, `length` 3) is at `at`, when its name is a secret and it
  * has a value: cut, and where its value ends returned; -1 otherwise.
  */
-function pairCut(text: string, at: number, length: number, isSecret: SecretRule, replacement: string, json: boolean, cuts: Cut[]): number {
+function pairCut(
+  text: string,
+  at: number,
+  length: number,
+  isSecret: SecretRule,
+  replacement: string,
+  json: boolean,
+  cuts: Cut[],
+): number {
   const encoded = length === 3;
   const start = nameStart(text, at, encoded, json);
   const name = start >= at ? '' : safeDecode(text.slice(start, at));
@@ -128,7 +146,8 @@ function pairCut(text: string, at: number, length: number, isSecret: SecretRule,
 function isParameterStart(text: string, start: number): boolean {
   const before = text.charCodeAt(start - 1);
   if (before === 0x3f || before === 0x26) return true;
-  const percentCode = start >= 3 && text.charCodeAt(start - 3) === 0x25 ? text.slice(start - 2, start).toUpperCase() : '';
+  const percentCode =
+    start >= 3 && text.charCodeAt(start - 3) === 0x25 ? text.slice(start - 2, start).toUpperCase() : '';
   return percentCode === '3F' || percentCode === '26';
 }
 
@@ -138,13 +157,19 @@ function nameStart(text: string, at: number, encoded: boolean, json: boolean): n
   while (start > 0 && at - start < MAX_NAME && isNameChar(text.charCodeAt(start - 1))) {
     start--;
     // After an encoded `=` the text is percent-encoded: `%3F` or `%26` ends the name before it.
-    if (encoded && text.charCodeAt(start) === 0x25 && start + 3 <= at && !ENCODED_NAME_CHARS.has(text.slice(start + 1, start + 3).toUpperCase())) {
+    if (
+      encoded &&
+      text.charCodeAt(start) === 0x25 &&
+      start + 3 <= at &&
+      !ENCODED_NAME_CHARS.has(text.slice(start + 1, start + 3).toUpperCase())
+    ) {
       start += 3;
       break;
     }
   }
   // In JSON, `\n` or `\u0001` before a name is an escape: its letters are not the name's.
-  if (json && start > 0 && escaped(text, start) && text.charCodeAt(start - 1) === 0x5c) start += text[start] === 'u' ? 5 : 1;
+  if (json && start > 0 && escaped(text, start) && text.charCodeAt(start - 1) === 0x5c)
+    start += text[start] === 'u' ? 5 : 1;
   return Math.min(start, at);
 }
 

@@ -7,17 +7,92 @@ import { isCredentialName, queryParameters, REDACTED, Redactor } from './redact.
 describe('credential names are recognised by pattern, in any case and spelling', () => {
   it('knows the usual names and their -, _, . and camelCase variants', () => {
     for (const name of [
-      'password', 'Password', 'passwd', 'new_password', 'password_confirmation', 'user[password]', 'passwordHash', 'pass', 'pw', 'pwd', 'passphrase',
-      'secret', 'client_secret', 'client-secret', 'clientSecret', 'secretKey',
-      'token', 'access_token', 'accessToken', 'refresh-token', 'id_token', 'X-Auth-Token', 'x-csrf-token', 'csrf', '_csrf', 'XSRF-TOKEN', 'x-amz-security-token',
-      'api_key', 'apiKey', 'APIKey', 'api-key', 'apikey', 'X-Api-Key', 'X-Goog-Api-Key', 'private_key',
-      'auth', 'auth_key', 'authToken', 'authorization', 'Proxy-Authorization', 'x-authentication',
-      'session', 'sessionid', 'session_id', 'sessionId', 'PHPSESSID', 'JSESSIONID', 'connect.sid', 'sid',
-      'cookie', 'Set-Cookie', 'signature', 'X-Hub-Signature-256', 'X-Amz-Signature', 'sig', 'oauth_signature', 'credentials', 'otp',
+      'password',
+      'Password',
+      'passwd',
+      'new_password',
+      'password_confirmation',
+      'user[password]',
+      'passwordHash',
+      'pass',
+      'pw',
+      'pwd',
+      'passphrase',
+      'secret',
+      'client_secret',
+      'client-secret',
+      'clientSecret',
+      'secretKey',
+      'token',
+      'access_token',
+      'accessToken',
+      'refresh-token',
+      'id_token',
+      'X-Auth-Token',
+      'x-csrf-token',
+      'csrf',
+      '_csrf',
+      'XSRF-TOKEN',
+      'x-amz-security-token',
+      'api_key',
+      'apiKey',
+      'APIKey',
+      'api-key',
+      'apikey',
+      'X-Api-Key',
+      'X-Goog-Api-Key',
+      'private_key',
+      'auth',
+      'auth_key',
+      'authToken',
+      'authorization',
+      'Proxy-Authorization',
+      'x-authentication',
+      'session',
+      'sessionid',
+      'session_id',
+      'sessionId',
+      'PHPSESSID',
+      'JSESSIONID',
+      'connect.sid',
+      'sid',
+      'cookie',
+      'Set-Cookie',
+      'signature',
+      'X-Hub-Signature-256',
+      'X-Amz-Signature',
+      'sig',
+      'oauth_signature',
+      'credentials',
+      'otp',
       // Issue 26, item 6: cards, JWTs, framework session cookies, identity-aware proxies' headers, access keys.
-      'card_number', 'cc_number', 'cardNumber', 'credit-card-no', 'cvv', 'cvc', 'pin', 'pin_code', 'passcode', 'jwt',
-      'wordpress_logged_in_0a1b2c', 'wordpress_sec_0a1b', '_gh_sess', 'remember_web_59ba36addc2b2f94', 'SSESS4f2a9c', 'SESS4f2a9c01', '__Secure-3PSID', '__Host-session', 'SAPISID', 'HSID',
-      'Cf-Access-Jwt-Assertion', 'X-Goog-Iap-Jwt-Assertion', 'X-Amzn-Oidc-Data', 'client_assertion', 'access_key', 'accessKey', 'secret_key',
+      'card_number',
+      'cc_number',
+      'cardNumber',
+      'credit-card-no',
+      'cvv',
+      'cvc',
+      'pin',
+      'pin_code',
+      'passcode',
+      'jwt',
+      'wordpress_logged_in_0a1b2c',
+      'wordpress_sec_0a1b',
+      '_gh_sess',
+      'remember_web_59ba36addc2b2f94',
+      'SSESS4f2a9c',
+      'SESS4f2a9c01',
+      '__Secure-3PSID',
+      '__Host-session',
+      'SAPISID',
+      'HSID',
+      'Cf-Access-Jwt-Assertion',
+      'X-Goog-Iap-Jwt-Assertion',
+      'X-Amzn-Oidc-Data',
+      'client_assertion',
+      'access_key',
+      'accessKey',
+      'secret_key',
     ]) {
       assert.ok(isCredentialName(name), name);
     }
@@ -25,9 +100,40 @@ describe('credential names are recognised by pattern, in any case and spelling',
 
   it('leaves ordinary names alone, and the debug token, which is no secret', () => {
     for (const name of [
-      'author', 'authority', 'q', 'page', 'x-trace', 'x-debug-token', 'x-debug-token-link', 'user-agent', 'accept', 'host', 'tokens', 'tokenizer',
-      'passage', 'bypass', 'compass', 'key', 'keyboard', 'signal', 'designer', 'secretary', 'sidebar', 'referer', 'location', 'x-request-id', 'cookies_enabled',
-      'code', 'status_code', 'pinned', 'spin', 'card', 'number', 'wordpress', 'assessment', 'x-amzn-oidc-identity',
+      'author',
+      'authority',
+      'q',
+      'page',
+      'x-trace',
+      'x-debug-token',
+      'x-debug-token-link',
+      'user-agent',
+      'accept',
+      'host',
+      'tokens',
+      'tokenizer',
+      'passage',
+      'bypass',
+      'compass',
+      'key',
+      'keyboard',
+      'signal',
+      'designer',
+      'secretary',
+      'sidebar',
+      'referer',
+      'location',
+      'x-request-id',
+      'cookies_enabled',
+      'code',
+      'status_code',
+      'pinned',
+      'spin',
+      'card',
+      'number',
+      'wordpress',
+      'assessment',
+      'x-amzn-oidc-identity',
     ]) {
       assert.ok(!isCredentialName(name), name);
     }
@@ -43,13 +149,23 @@ describe('the Redactor: credential names plus the configured ones', () => {
   });
 
   it('redacts headers by name and keeps the others as text', () => {
-    assert.deepEqual(redactor.headers({ 'X-Api-Key': 'k', 'set-cookie': ['a=1', 'b=2'], 'content-length': 12, accept: 'text/html', 'x-tenant': 't', skipped: undefined }), {
-      'x-api-key': REDACTED,
-      'set-cookie': REDACTED,
-      'content-length': '12',
-      accept: 'text/html',
-      'x-tenant': REDACTED,
-    });
+    assert.deepEqual(
+      redactor.headers({
+        'X-Api-Key': 'k',
+        'set-cookie': ['a=1', 'b=2'],
+        'content-length': 12,
+        accept: 'text/html',
+        'x-tenant': 't',
+        skipped: undefined,
+      }),
+      {
+        'x-api-key': REDACTED,
+        'set-cookie': REDACTED,
+        'content-length': '12',
+        accept: 'text/html',
+        'x-tenant': REDACTED,
+      },
+    );
   });
 
   it('redacts query parameters by their decoded name', () => {
@@ -63,14 +179,21 @@ describe('the Redactor: credential names plus the configured ones', () => {
 
   it('redacts fields at any depth, whatever they hold, and returns untouched data as it was', () => {
     const data = { user: 'ann', form: { password: 'x', nested: [{ apiKey: { id: 1 } }] }, session: null };
-    assert.deepEqual(redactor.fields(data), { user: 'ann', form: { password: REDACTED, nested: [{ apiKey: REDACTED }] }, session: REDACTED });
+    assert.deepEqual(redactor.fields(data), {
+      user: 'ann',
+      form: { password: REDACTED, nested: [{ apiKey: REDACTED }] },
+      session: REDACTED,
+    });
     assert.equal(data.form.password, 'x', 'the original is not changed');
     const clean = { a: [1, { b: 'c' }] };
     assert.equal(redactor.fields(clean), clean);
   });
 
   it('redacts `code` as a request parameter only: elsewhere it is often an error’s', () => {
-    assert.deepEqual(queryParameters('code=abc&state=s', redactor), [{ name: 'code', value: REDACTED }, { name: 'state', value: 's' }]);
+    assert.deepEqual(queryParameters('code=abc&state=s', redactor), [
+      { name: 'code', value: REDACTED },
+      { name: 'state', value: 's' },
+    ]);
     assert.equal(redactor.text('https://app/cb?code=abc&state=s'), 'https://app/cb?code=[redacted]&state=s');
     assert.equal(redactor.text('exit code=1'), 'exit code=1');
     assert.deepEqual(redactor.fields({ code: 'x' }, true), { code: REDACTED });
@@ -93,9 +216,20 @@ describe('the Redactor: credential names plus the configured ones', () => {
     }
     const cyclic: Record<string, unknown> = { token: 't' };
     cyclic.self = cyclic;
-    const watched = { get secretive() { throw new Error('called'); }, password: 'p' };
+    const watched = {
+      get secretive() {
+        throw new Error('called');
+      },
+      password: 'p',
+    };
     assert.deepEqual(redactor.fields(Object.freeze({ password: 'p' })), { password: REDACTED });
-    const out = redactor.fields({ card: 4111111111111111, count: 4111111111111112, cyclic, upstream: new Upstream({ headers: { Authorization: 'Bearer x' } }), watched });
+    const out = redactor.fields({
+      card: 4111111111111111,
+      count: 4111111111111112,
+      cyclic,
+      upstream: new Upstream({ headers: { Authorization: 'Bearer x' } }),
+      watched,
+    });
     assert.equal(out.card, REDACTED);
     assert.equal(out.count, 4111111111111112);
     assert.deepEqual(out.cyclic, { token: REDACTED, self: '[Circular]' });
@@ -144,7 +278,9 @@ describe('a remembered verdict costs a few hundred bytes, whatever the name (iss
 
   it('keeps no text a short name was cut from', () => {
     // A name read out of a report's JSON may be a slice of it: kept, it kept the whole text.
-    const perVerdict = keptPerVerdict(50, (redactor, i) => redactor.redacts(`${String(i).padStart(8, '0')}${'x'.repeat(1_000_000)}`.slice(0, 40)));
+    const perVerdict = keptPerVerdict(50, (redactor, i) =>
+      redactor.redacts(`${String(i).padStart(8, '0')}${'x'.repeat(1_000_000)}`.slice(0, 40)),
+    );
     assert.ok(perVerdict < 500, `${Math.round(perVerdict)} bytes per verdict`);
   });
 });

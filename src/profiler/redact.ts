@@ -75,7 +75,8 @@ const MAX_REMEMBERED_NAME = 64;
 export class Redactor {
   private readonly names: ReadonlySet<string>;
   private readonly verdicts = new Map<string, boolean>();
-  readonly isSecret = (name: string, parameter = false): boolean => this.redacts(name) || (parameter && isParameterSecretName(name));
+  readonly isSecret = (name: string, parameter = false): boolean =>
+    this.redacts(name) || (parameter && isParameterSecretName(name));
 
   /** `extraNames`: names redacted besides the credential-like ones, compared without case. */
   constructor(extraNames: readonly string[] = []) {
@@ -142,7 +143,13 @@ export const DEEPER_LEFT_OUT = '…[deeper levels left out]';
 /** Entries (members and items, all levels together) {@link Redactor.fields} looks at in one structure. */
 const MAX_ENTRIES = 2000;
 
-function redactStructure(value: unknown, isSecret: (name: string) => boolean, depth: number, budget: { left: number }, ancestors: Set<object>): unknown {
+function redactStructure(
+  value: unknown,
+  isSecret: (name: string) => boolean,
+  depth: number,
+  budget: { left: number },
+  ancestors: Set<object>,
+): unknown {
   if (typeof value === 'number') return isCardNumber(value) ? REDACTED : value;
   if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return value;
   if (ancestors.has(value)) return '[Circular]';
@@ -176,7 +183,12 @@ function redactStructure(value: unknown, isSecret: (name: string) => boolean, de
 }
 
 /** An object's own enumerable members redacted; accessors are left as they are, never called. */
-function redactMembers(value: object, isSecret: (name: string) => boolean, inner: (item: unknown) => unknown, budget: { left: number }): object {
+function redactMembers(
+  value: object,
+  isSecret: (name: string) => boolean,
+  inner: (item: unknown) => unknown,
+  budget: { left: number },
+): object {
   const names = Object.keys(value);
   const kept = Math.min(names.length, budget.left);
   budget.left -= kept;
@@ -185,7 +197,12 @@ function redactMembers(value: object, isSecret: (name: string) => boolean, inner
     // Past the budget: the members left are said, not kept.
     out = copyOf(value);
     for (const name of names.slice(kept)) delete (out as Record<string, unknown>)[name];
-    Object.defineProperty(out, '…', { value: `[${names.length - kept} more entries]`, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, '…', {
+      value: `[${names.length - kept} more entries]`,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   for (const name of names.slice(0, kept)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, name);
@@ -204,12 +221,15 @@ function redactMembers(value: object, isSecret: (name: string) => boolean, inner
 /** The parameters of a query string (without its `?`), decoded, with redacted values replaced. */
 export function queryParameters(query: string, redactor: Redactor): Array<{ name: string; value: string }> {
   if (query === '') return [];
-  return query.split('&').filter(Boolean).map((pair) => {
-    const eq = pair.indexOf('=');
-    const name = safeDecode(eq === -1 ? pair : pair.slice(0, eq));
-    const value = eq === -1 ? '' : safeDecode(pair.slice(eq + 1));
-    return { name, value: redactor.isSecret(name, true) ? REDACTED : value };
-  });
+  return query
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = safeDecode(eq === -1 ? pair : pair.slice(0, eq));
+      const value = eq === -1 ? '' : safeDecode(pair.slice(eq + 1));
+      return { name, value: redactor.isSecret(name, true) ? REDACTED : value };
+    });
 }
 
 /** A copy of `value` with the same prototype and members, each of them redefinable (`value` may be frozen). */

@@ -115,14 +115,20 @@ export class ReportWriter {
   private closed = false;
   private readonly flushDelayMs: number;
 
-  constructor(private readonly store: ReportStore, private readonly options: ReportWriterOptions) {
+  constructor(
+    private readonly store: ReportStore,
+    private readonly options: ReportWriterOptions,
+  ) {
     this.queue = new WriteQueue({
       maxReports: options.maxQueue ?? 20_000,
       maxBytes: options.maxQueueBytes ?? MAX_QUEUE_BYTES,
       batchSize: options.batchSize ?? 1000,
       maxBatchBytes: options.maxBatchBytes ?? MAX_BATCH_BYTES,
     });
-    this.storeBackoff = new Backoff(options.retryFirstMs ?? STORE_RETRY_FIRST_MS, options.retryMaxMs ?? STORE_RETRY_MAX_MS);
+    this.storeBackoff = new Backoff(
+      options.retryFirstMs ?? STORE_RETRY_FIRST_MS,
+      options.retryMaxMs ?? STORE_RETRY_MAX_MS,
+    );
     this.flushDelayMs = options.flushDelayMs ?? 20;
     this.retentionLeaseMs = options.retentionLeaseMs ?? PURGE_INTERVAL_MS;
     this.failures = new PacedFailureLog(options.log);
@@ -253,7 +259,10 @@ export class ReportWriter {
         // A stored report is never overwritten: the newcomer is counted, never written over it.
         if (rejected.length > 0) this.discard(rejected.length, 'their tokens were already stored');
         if (failed.length > 0) {
-          this.failures.failed(REPORTS_REFUSED, `${failed.length} of ${batch.length}, the first: ${describeFailure(failed[0]!.error)}`);
+          this.failures.failed(
+            REPORTS_REFUSED,
+            `${failed.length} of ${batch.length}, the first: ${describeFailure(failed[0]!.error)}`,
+          );
           this.discard(failed.length, 'the store refused them');
         }
       } catch (error) {
@@ -276,7 +285,10 @@ export class ReportWriter {
     if (!retention) return;
     const over = this.storedCount - retention.maxReports;
     const now = Date.now();
-    if ((over > Math.floor(retention.maxReports * PURGE_SLACK) && now >= this.heldElsewhereUntil) || now - this.lastPurge >= PURGE_INTERVAL_MS) {
+    if (
+      (over > Math.floor(retention.maxReports * PURGE_SLACK) && now >= this.heldElsewhereUntil) ||
+      now - this.lastPurge >= PURGE_INTERVAL_MS
+    ) {
       await this.enforceRetention();
     } else if (over > 0 && !this.purgeTimer && !this.closed) {
       this.purgeTimer = setTimeout(() => {
@@ -291,7 +303,10 @@ export class ReportWriter {
     const retention = this.options.retention;
     if (!retention || !this.retentionBackoff.ready(Date.now())) return;
     try {
-      const deleted = await this.store.purge(retention, final ? {} : { lease: { holder: this.holder, ms: this.retentionLeaseMs } });
+      const deleted = await this.store.purge(
+        retention,
+        final ? {} : { lease: { holder: this.holder, ms: this.retentionLeaseMs } },
+      );
       this.lastPurge = Date.now();
       if (deleted === undefined) {
         this.skippedCount++;
@@ -324,7 +339,10 @@ export class ReportWriter {
   private storeUnavailable(error: ReportStoreUnavailableError): void {
     this.writeFailing = true;
     const waitMs = this.storeBackoff.failed(Date.now());
-    this.failures.failed(WRITE_FAILED, `${error.message} (${this.queue.length} reports wait; next attempt in ${waitMs / 1000} s)`);
+    this.failures.failed(
+      WRITE_FAILED,
+      `${error.message} (${this.queue.length} reports wait; next attempt in ${waitMs / 1000} s)`,
+    );
     if (this.closed) return;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -346,6 +364,9 @@ export class ReportWriter {
   }
 
   private warnDropped(): void {
-    this.options.log.warn({ dropped: this.droppedCount }, `Debug reports dropped because ${this.lastDropReason}: ${this.droppedCount} since start`);
+    this.options.log.warn(
+      { dropped: this.droppedCount },
+      `Debug reports dropped because ${this.lastDropReason}: ${this.droppedCount} since start`,
+    );
   }
 }

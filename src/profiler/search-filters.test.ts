@@ -3,7 +3,16 @@ import { describe, it } from 'node:test';
 import { BadRequestHttpError } from '../errors/http-errors.js';
 import { parseSearchFilters, parseTime, type SearchInput } from './search-filters.js';
 
-const NO_FILTER = { ip: undefined, method: undefined, statusCode: undefined, url: undefined, token: undefined, start: undefined, end: undefined, limit: 100 };
+const NO_FILTER = {
+  ip: undefined,
+  method: undefined,
+  statusCode: undefined,
+  url: undefined,
+  token: undefined,
+  start: undefined,
+  end: undefined,
+  limit: 100,
+};
 
 // Epoch milliseconds, from `date -u -d <time> +%s`.
 const JAN_2_2026 = 1_767_312_000_000;
@@ -22,12 +31,25 @@ function refusal(input: SearchInput, naming?: (field: string) => string): string
   assert.fail(`${JSON.stringify(input)} was accepted`);
 }
 
-describe('the filters are Symfony\'s fields; an empty or absent field is no filter', () => {
+describe("the filters are Symfony's fields; an empty or absent field is no filter", () => {
   it('gives no filter and the default limit of 100 for no input', () => {
     assert.deepEqual(parseSearchFilters({}), NO_FILTER);
   });
   it('treats empty and blank values, and absent ones, as no filter', () => {
-    assert.deepEqual(parseSearchFilters({ ip: '', method: '   ', status_code: '', url: '', token: '', start: '', end: '', limit: '', other: undefined }), NO_FILTER);
+    assert.deepEqual(
+      parseSearchFilters({
+        ip: '',
+        method: '   ',
+        status_code: '',
+        url: '',
+        token: '',
+        start: '',
+        end: '',
+        limit: '',
+        other: undefined,
+      }),
+      NO_FILTER,
+    );
   });
   it('reads every field, trimmed, in the form the store compares', () => {
     const filters = parseSearchFilters({
@@ -40,10 +62,22 @@ describe('the filters are Symfony\'s fields; an empty or absent field is no filt
       end: '2026-01-02',
       limit: '25',
     });
-    assert.deepEqual(filters, { ip: 'fe80::1', method: 'GET', statusCode: 404, url: '/items?q=1', token: 'a1b2c3', start: JAN_2_2026, end: JAN_2_2026_END, limit: 25 });
+    assert.deepEqual(filters, {
+      ip: 'fe80::1',
+      method: 'GET',
+      statusCode: 404,
+      url: '/items?q=1',
+      token: 'a1b2c3',
+      start: JAN_2_2026,
+      end: JAN_2_2026_END,
+      limit: 25,
+    });
   });
   it('refuses a field it does not know, listing the ones it does', () => {
-    assert.equal(refusal({ status: '404' }), 'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit.');
+    assert.equal(
+      refusal({ status: '404' }),
+      'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit.',
+    );
   });
   it('refuses a field given more than once', () => {
     assert.equal(refusal({ method: ['GET', 'POST'] }), 'Search filter "method" is given more than once.');
@@ -56,9 +90,18 @@ describe('ip is an IP address or part of one', () => {
     assert.equal(parseSearchFilters({ ip: '::ffff:10.0' }).ip, '::ffff:10.0');
   });
   it('refuses anything else', () => {
-    assert.equal(refusal({ ip: '10.0.0.1;drop' }), 'Search filter "ip" must be an IP address or part of one; got "10.0.0.1;drop".');
-    assert.equal(refusal({ ip: 'localhost' }), 'Search filter "ip" must be an IP address or part of one; got "localhost".');
-    assert.equal(refusal({ ip: '1'.repeat(46) }), `Search filter "ip" must be an IP address or part of one; got "${'1'.repeat(46)}".`);
+    assert.equal(
+      refusal({ ip: '10.0.0.1;drop' }),
+      'Search filter "ip" must be an IP address or part of one; got "10.0.0.1;drop".',
+    );
+    assert.equal(
+      refusal({ ip: 'localhost' }),
+      'Search filter "ip" must be an IP address or part of one; got "localhost".',
+    );
+    assert.equal(
+      refusal({ ip: '1'.repeat(46) }),
+      `Search filter "ip" must be an IP address or part of one; got "${'1'.repeat(46)}".`,
+    );
   });
 });
 
@@ -67,9 +110,15 @@ describe('method is an HTTP method name', () => {
     assert.equal(parseSearchFilters({ method: 'Patch' }).method, 'PATCH');
   });
   it('refuses what is not letters, or longer than 20', () => {
-    assert.equal(refusal({ method: 'GET POST' }), 'Search filter "method" must be an HTTP method such as GET; got "GET POST".');
+    assert.equal(
+      refusal({ method: 'GET POST' }),
+      'Search filter "method" must be an HTTP method such as GET; got "GET POST".',
+    );
     assert.equal(refusal({ method: 'G3T' }), 'Search filter "method" must be an HTTP method such as GET; got "G3T".');
-    assert.equal(refusal({ method: 'A'.repeat(21) }), `Search filter "method" must be an HTTP method such as GET; got "${'A'.repeat(21)}".`);
+    assert.equal(
+      refusal({ method: 'A'.repeat(21) }),
+      `Search filter "method" must be an HTTP method such as GET; got "${'A'.repeat(21)}".`,
+    );
   });
 });
 
@@ -80,7 +129,10 @@ describe('status_code is a status code from 100 to 599', () => {
   });
   it('refuses codes outside them and what is not three digits', () => {
     for (const code of ['099', '600', '4xx', '40', '4040', '+404', '404.0']) {
-      assert.equal(refusal({ status_code: code }), `Search filter "status_code" must be a status code from 100 to 599; got "${code}".`);
+      assert.equal(
+        refusal({ status_code: code }),
+        `Search filter "status_code" must be a status code from 100 to 599; got "${code}".`,
+      );
     }
   });
 });
@@ -90,7 +142,10 @@ describe('url is a part of the URL, at most 2048 characters', () => {
     assert.equal(parseSearchFilters({ url: 'u'.repeat(2048) }).url?.length, 2048);
   });
   it('refuses more, quoting only the first 40', () => {
-    assert.equal(refusal({ url: 'u'.repeat(2049) }), `Search filter "url" must be at most 2048 characters; got "${'u'.repeat(40)}...".`);
+    assert.equal(
+      refusal({ url: 'u'.repeat(2049) }),
+      `Search filter "url" must be at most 2048 characters; got "${'u'.repeat(40)}...".`,
+    );
   });
 });
 
@@ -99,8 +154,14 @@ describe('token is a prefix of a token: 1 to 6 hexadecimal characters', () => {
     assert.equal(parseSearchFilters({ token: 'F' }).token, 'f');
   });
   it('refuses more than six characters or a non-hexadecimal one', () => {
-    assert.equal(refusal({ token: 'abcdef0' }), 'Search filter "token" must be 1 to 6 hexadecimal characters; got "abcdef0".');
-    assert.equal(refusal({ token: 'abcg' }), 'Search filter "token" must be 1 to 6 hexadecimal characters; got "abcg".');
+    assert.equal(
+      refusal({ token: 'abcdef0' }),
+      'Search filter "token" must be 1 to 6 hexadecimal characters; got "abcdef0".',
+    );
+    assert.equal(
+      refusal({ token: 'abcg' }),
+      'Search filter "token" must be 1 to 6 hexadecimal characters; got "abcg".',
+    );
   });
 });
 
@@ -143,12 +204,31 @@ describe('start and end are epoch milliseconds or ISO 8601, UTC unless a zone is
     assert.equal(parseTime('2026-01-02T10:30-05:30', false), 1_767_369_600_000);
   });
   it('refuses dates and times that do not exist', () => {
-    for (const value of ['2026-02-29', '2026-02-30', '2026-13-01', '2026-00-10', '2026-01-02T24:00', '2026-01-02T10:60', '2026-01-02T10:30:60', '2026-01-02T10:30+24:00', '2026-01-02T10:30+02:60']) {
+    for (const value of [
+      '2026-02-29',
+      '2026-02-30',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-01-02T24:00',
+      '2026-01-02T10:60',
+      '2026-01-02T10:30:60',
+      '2026-01-02T10:30+24:00',
+      '2026-01-02T10:30+02:60',
+    ]) {
       assert.equal(parseTime(value, false), undefined, value);
     }
   });
   it('refuses other forms', () => {
-    for (const value of ['yesterday', '2026-1-2', '02/01/2026', '2026-01-02T10', '2026-01-02T10:30:15.1234', '1'.repeat(16), '-1', '2026-01-02T10:30+0200']) {
+    for (const value of [
+      'yesterday',
+      '2026-1-2',
+      '02/01/2026',
+      '2026-01-02T10',
+      '2026-01-02T10:30:15.1234',
+      '1'.repeat(16),
+      '-1',
+      '2026-01-02T10:30+0200',
+    ]) {
       assert.equal(parseTime(value, false), undefined, value);
     }
   });
@@ -166,15 +246,24 @@ describe('start may not be after end', () => {
     assert.deepEqual([start, end], [JAN_2_2026, JAN_2_2026_END]);
   });
   it('refuses a start after the end, quoting both as given', () => {
-    assert.equal(refusal({ start: '2026-01-03', end: '2026-01-02' }), 'Search filter "start" (2026-01-03) is after Search filter "end" (2026-01-02).');
-    assert.equal(refusal({ start: '1000', end: '999' }), 'Search filter "start" (1000) is after Search filter "end" (999).');
+    assert.equal(
+      refusal({ start: '2026-01-03', end: '2026-01-02' }),
+      'Search filter "start" (2026-01-03) is after Search filter "end" (2026-01-02).',
+    );
+    assert.equal(
+      refusal({ start: '1000', end: '999' }),
+      'Search filter "start" (1000) is after Search filter "end" (999).',
+    );
   });
 });
 
 describe('messages name a filter the way the caller does', () => {
-  it('uses the command line\'s option names when given them', () => {
+  it("uses the command line's option names when given them", () => {
     const option = (field: string) => `--${field.replace('_', '-')}`;
-    assert.equal(refusal({ status_code: 'abc' }, option), '--status-code must be a status code from 100 to 599; got "abc".');
+    assert.equal(
+      refusal({ status_code: 'abc' }, option),
+      '--status-code must be a status code from 100 to 599; got "abc".',
+    );
     assert.equal(refusal({ start: '5', end: '4' }, option), '--start (5) is after --end (4).');
   });
 });

@@ -29,25 +29,31 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
   for (const [name, value] of Object.entries(input)) {
     if (value === undefined) continue;
     if (!(SEARCH_FIELDS as readonly string[]).includes(name)) {
-      throw new BadRequestHttpError(`Unknown search filter "${name}"; the filters are ${SEARCH_FIELDS.join(', ')}.`, CODE);
+      throw new BadRequestHttpError(
+        `Unknown search filter "${name}"; the filters are ${SEARCH_FIELDS.join(', ')}.`,
+        CODE,
+      );
     }
     if (Array.isArray(value)) throw new BadRequestHttpError(`Search filter "${name}" is given more than once.`, CODE);
     if (value.trim() !== '') values[name as SearchField] = value.trim();
   }
   const { ip, method, status_code: status, url, token, start, end, limit } = values;
   if (ip !== undefined && !/^[0-9a-f:.]{1,45}$/i.test(ip)) throw invalid('ip', ip, 'an IP address or part of one');
-  if (method !== undefined && !/^[a-z]{1,20}$/i.test(method)) throw invalid('method', method, 'an HTTP method such as GET');
+  if (method !== undefined && !/^[a-z]{1,20}$/i.test(method))
+    throw invalid('method', method, 'an HTTP method such as GET');
   if (status !== undefined && !(/^\d{3}$/.test(status) && Number(status) >= 100 && Number(status) <= 599)) {
     throw invalid('status_code', status, 'a status code from 100 to 599');
   }
   if (url !== undefined && url.length > 2048) throw invalid('url', `${url.slice(0, 40)}...`, 'at most 2048 characters');
-  if (token !== undefined && !/^[0-9a-f]{1,6}$/i.test(token)) throw invalid('token', token, '1 to 6 hexadecimal characters');
+  if (token !== undefined && !/^[0-9a-f]{1,6}$/i.test(token))
+    throw invalid('token', token, '1 to 6 hexadecimal characters');
   if (limit !== undefined && !(/^\d{1,4}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= MAX_LIMIT)) {
     throw invalid('limit', limit, `a whole number from 1 to ${MAX_LIMIT}`);
   }
   const timeOf = (field: 'start' | 'end', value: string) => {
     const time = parseTime(value, field === 'end');
-    if (time === undefined) throw invalid(field, value, 'epoch milliseconds or an ISO 8601 date such as 2026-01-02 or 2026-01-02T10:30');
+    if (time === undefined)
+      throw invalid(field, value, 'epoch milliseconds or an ISO 8601 date such as 2026-01-02 or 2026-01-02T10:30');
     return time;
   };
   const from = start === undefined ? undefined : timeOf('start', start);
@@ -79,10 +85,25 @@ export function parseTime(value: string, endOfDay: boolean): number | undefined 
   const match = ISO_TIME.exec(value);
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = match;
-  const parts = [Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), Number((frac ?? '0').padEnd(3, '0'))] as const;
+  const parts = [
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h ?? 0),
+    Number(mi ?? 0),
+    Number(s ?? 0),
+    Number((frac ?? '0').padEnd(3, '0')),
+  ] as const;
   const utc = new Date(Date.UTC(...parts));
   // Date.UTC rolls 2026-02-30 over into March; a real date comes back unchanged.
-  const fields = [utc.getUTCFullYear(), utc.getUTCMonth(), utc.getUTCDate(), utc.getUTCHours(), utc.getUTCMinutes(), utc.getUTCSeconds()];
+  const fields = [
+    utc.getUTCFullYear(),
+    utc.getUTCMonth(),
+    utc.getUTCDate(),
+    utc.getUTCHours(),
+    utc.getUTCMinutes(),
+    utc.getUTCSeconds(),
+  ];
   if (fields.some((field, i) => field !== parts[i])) return undefined;
   let time = utc.getTime();
   if (zone && zone.toUpperCase() !== 'Z') {

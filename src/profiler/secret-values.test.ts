@@ -6,7 +6,8 @@ import { isCardNumber, luhnValid } from './secret-values.js';
 
 const text = (value: string) => redactText(value, isCredentialName, '[redacted]');
 const json = (value: string) => redactJson(value, isCredentialName, '[redacted]');
-const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+const JWT =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
 
 describe('secrets are recognised by their shape, under any name (issue 26, item 6)', () => {
   it('redacts JWTs, Bearer tokens and Basic credentials, keeping the scheme', () => {
@@ -36,12 +37,24 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
       'sk-proj-0123456789abcdefghijklmn',
     ]) {
       assert.equal(text(`key: ${key}, next`), 'key: [redacted], next', key);
-      assert.equal(json(JSON.stringify({ note: `line\n${key}` })), JSON.stringify({ note: 'line\n[redacted]' }), `${key} after an escape`);
+      assert.equal(
+        json(JSON.stringify({ note: `line\n${key}` })),
+        JSON.stringify({ note: 'line\n[redacted]' }),
+        `${key} after an escape`,
+      );
     }
   });
 
   it('leaves words that only begin like a key', () => {
-    for (const plain of ['AKIA', 'ghp_short', 'sk_live_x', 'xoxb-1', 'thekeyAIzaSyA1234567890abcdefghijklmnopqrstuv', 'eyJust.a.word', 'Bearer abc']) {
+    for (const plain of [
+      'AKIA',
+      'ghp_short',
+      'sk_live_x',
+      'xoxb-1',
+      'thekeyAIzaSyA1234567890abcdefghijklmnopqrstuv',
+      'eyJust.a.word',
+      'Bearer abc',
+    ]) {
       assert.equal(text(plain), plain);
     }
   });
@@ -51,14 +64,23 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
     assert.equal(text('card 4111 1111 1111 1111 exp 12/29'), 'card [redacted] exp 12/29');
     assert.equal(text('amex 3782-822463-10005'), 'amex [redacted]');
     assert.equal(text('?pan=5555555555554444&x=1'), '?pan=[redacted]&x=1');
-    for (const plain of ['4111111111111112', 'time 1767348000000', 'id 41111111111111111111', 'uuid 550e8400-e29b-41d4-a716-446655440000', 'x4111111111111111']) {
+    for (const plain of [
+      '4111111111111112',
+      'time 1767348000000',
+      'id 41111111111111111111',
+      'uuid 550e8400-e29b-41d4-a716-446655440000',
+      'x4111111111111111',
+    ]) {
       assert.equal(text(plain), plain);
     }
   });
 
   it('redacts card numbers inside JSON strings, never the numbers between them', () => {
     const report = JSON.stringify({ note: 'card 4111111111111111', size: 4111111111111111, at: 'x:4111111111111111,' });
-    assert.equal(json(report), JSON.stringify({ note: 'card [redacted]', size: 4111111111111111, at: 'x:[redacted],' }));
+    assert.equal(
+      json(report),
+      JSON.stringify({ note: 'card [redacted]', size: 4111111111111111, at: 'x:[redacted],' }),
+    );
     assert.ok(isCardNumber(4111111111111111) && !isCardNumber(1767348000000) && !isCardNumber(4111111111111112));
     assert.ok(luhnValid('79927398713') && !luhnValid('79927398710'));
   });
@@ -66,7 +88,10 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
   it('redacts the body of a PEM private key', () => {
     const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----';
     assert.equal(text(pem), '-----BEGIN RSA PRIVATE KEY-----[redacted]-----END RSA PRIVATE KEY-----');
-    assert.equal(json(JSON.stringify({ key: pem.replace('PRIVATE', 'PRIVATE') })), JSON.stringify({ key: '-----BEGIN RSA PRIVATE KEY-----[redacted]-----END RSA PRIVATE KEY-----' }));
+    assert.equal(
+      json(JSON.stringify({ key: pem.replace('PRIVATE', 'PRIVATE') })),
+      JSON.stringify({ key: '-----BEGIN RSA PRIVATE KEY-----[redacted]-----END RSA PRIVATE KEY-----' }),
+    );
   });
 
   it('keeps JSON valid, and costs time linear in the text for hostile input', () => {
@@ -85,7 +110,10 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
       const out = json(JSON.stringify({ hostile }));
       JSON.parse(out);
       text(hostile);
-      assert.ok(performance.now() - started < 2_000, `${hostile.slice(0, 12)}… took ${Math.round(performance.now() - started)} ms`);
+      assert.ok(
+        performance.now() - started < 2_000,
+        `${hostile.slice(0, 12)}… took ${Math.round(performance.now() - started)} ms`,
+      );
     }
   });
 });

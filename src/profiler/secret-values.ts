@@ -16,9 +16,42 @@ export interface Stretch {
  * `indexOf`, far cheaper than one expression of alternatives over the whole text.
  */
 const ANCHORS = [
-  'eyJ', 'Bearer ', 'bearer ', 'Bearer%20', 'bearer%20', 'Basic ', 'basic ', 'Basic%20', 'basic%20', 'AIza', 'AKIA', 'ASIA',
-  'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'whsec_',
-  'xoxa-', 'xoxb-', 'xoxe-', 'xoxo-', 'xoxp-', 'xoxr-', 'xoxs-', 'glpat-', 'npm_', 'SG.', 'sk-proj-', 'sk-ant-', '-----BEGIN ',
+  'eyJ',
+  'Bearer ',
+  'bearer ',
+  'Bearer%20',
+  'bearer%20',
+  'Basic ',
+  'basic ',
+  'Basic%20',
+  'basic%20',
+  'AIza',
+  'AKIA',
+  'ASIA',
+  'ghp_',
+  'gho_',
+  'ghu_',
+  'ghs_',
+  'ghr_',
+  'github_pat_',
+  'sk_live_',
+  'sk_test_',
+  'rk_live_',
+  'rk_test_',
+  'whsec_',
+  'xoxa-',
+  'xoxb-',
+  'xoxe-',
+  'xoxo-',
+  'xoxp-',
+  'xoxr-',
+  'xoxs-',
+  'glpat-',
+  'npm_',
+  'SG.',
+  'sk-proj-',
+  'sk-ant-',
+  '-----BEGIN ',
 ];
 
 /**
@@ -71,18 +104,23 @@ function startsWord(text: string, at: number, json: boolean): boolean {
 }
 
 /** Minimum length of the token after each prefix, and the characters it is made of. */
-const PREFIXED: ReadonlyArray<{ test: (anchor: string) => boolean; min: number; accepts: (code: number) => boolean }> = [
-  { test: (anchor) => anchor === 'AIza', min: 35, accepts: isBase64url },
-  { test: (anchor) => anchor === 'AKIA' || anchor === 'ASIA', min: 16, accepts: (code) => (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) },
-  { test: (anchor) => anchor === 'github_pat_', min: 30, accepts: isBase64url },
-  { test: (anchor) => anchor.startsWith('gh'), min: 30, accepts: isAlnum },
-  { test: (anchor) => anchor === 'SG.', min: 40, accepts: (code) => isBase64url(code) || code === 0x2e },
-  { test: (anchor) => anchor.startsWith('xox'), min: 10, accepts: isBase64url },
-  { test: (anchor) => anchor === 'npm_', min: 30, accepts: isAlnum },
-  { test: (anchor) => anchor === 'glpat-' || anchor.startsWith('sk-'), min: 20, accepts: isBase64url },
-  // sk_live_, sk_test_, rk_live_, rk_test_, whsec_
-  { test: () => true, min: 10, accepts: isAlnum },
-];
+const PREFIXED: ReadonlyArray<{ test: (anchor: string) => boolean; min: number; accepts: (code: number) => boolean }> =
+  [
+    { test: (anchor) => anchor === 'AIza', min: 35, accepts: isBase64url },
+    {
+      test: (anchor) => anchor === 'AKIA' || anchor === 'ASIA',
+      min: 16,
+      accepts: (code) => (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a),
+    },
+    { test: (anchor) => anchor === 'github_pat_', min: 30, accepts: isBase64url },
+    { test: (anchor) => anchor.startsWith('gh'), min: 30, accepts: isAlnum },
+    { test: (anchor) => anchor === 'SG.', min: 40, accepts: (code) => isBase64url(code) || code === 0x2e },
+    { test: (anchor) => anchor.startsWith('xox'), min: 10, accepts: isBase64url },
+    { test: (anchor) => anchor === 'npm_', min: 30, accepts: isAlnum },
+    { test: (anchor) => anchor === 'glpat-' || anchor.startsWith('sk-'), min: 20, accepts: isBase64url },
+    // sk_live_, sk_test_, rk_live_, rk_test_, whsec_
+    { test: () => true, min: 10, accepts: isAlnum },
+  ];
 
 /**
  * The stretches of `text` that hold a secret by its shape, in no particular order. It runs
@@ -113,7 +151,14 @@ export function secretValueStretches(text: string, json: boolean): Stretch[] {
 }
 
 /** The secret starting at the anchor at `at`, if any, pushed; returns where the scan may go on. */
-function anchoredStretch(text: string, at: number, anchor: string, json: boolean, found: Stretch[], pemEnds: PemEnds): number {
+function anchoredStretch(
+  text: string,
+  at: number,
+  anchor: string,
+  json: boolean,
+  found: Stretch[],
+  pemEnds: PemEnds,
+): number {
   const after = at + anchor.length;
   const first = anchor.charCodeAt(0);
   if (first === 0x42 || first === 0x62) {
@@ -164,7 +209,14 @@ function pemStretch(text: string, at: number, found: Stretch[], pemEnds: PemEnds
   }
   const endMarker = pemEnds.at;
   // Cut short: the key runs on as far as base64, line breaks and their JSON escapes do.
-  const end = endMarker !== -1 ? endMarker : runEnd(text, start, (code) => isAlnum(code) || code === 0x2b || code === 0x2f || code === 0x3d || code <= 0x20 || code === 0x5c);
+  const end =
+    endMarker !== -1
+      ? endMarker
+      : runEnd(
+          text,
+          start,
+          (code) => isAlnum(code) || code === 0x2b || code === 0x2f || code === 0x3d || code <= 0x20 || code === 0x5c,
+        );
   if (end > start) found.push({ start, end });
   return end;
 }
@@ -224,7 +276,13 @@ export function luhnValid(digits: string): boolean {
 
 /** A number an application keeps as one (a card in a JSON body), when it is a card number. */
 export function isCardNumber(value: number): boolean {
-  return Number.isSafeInteger(value) && value >= 2e12 && value < 7e18 && /^[2-6]/.test(String(value)) && luhnValid(String(value));
+  return (
+    Number.isSafeInteger(value) &&
+    value >= 2e12 &&
+    value < 7e18 &&
+    /^[2-6]/.test(String(value)) &&
+    luhnValid(String(value))
+  );
 }
 
 /**

@@ -16,7 +16,8 @@ describe('the token permutation is a bijection of the 24-bit counter', () => {
   });
 
   it('is undone by its inverse', () => {
-    for (let value = 0; value < TOKEN_SPACE; value += 17) assert.equal(permutation.invert(permutation.apply(value)), value);
+    for (let value = 0; value < TOKEN_SPACE; value += 17)
+      assert.equal(permutation.invert(permutation.apply(value)), value);
     assert.equal(permutation.invert(permutation.apply(TOKEN_SPACE - 1)), TOKEN_SPACE - 1);
   });
 
@@ -29,16 +30,24 @@ describe('the token permutation is a bijection of the 24-bit counter', () => {
 describe('the token permutation is fixed by its key', () => {
   it('gives the same tokens for the same key (checked against openssl and a separate implementation)', () => {
     const permutation = new TokenPermutation(KEY);
-    assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 7].map((counter) => permutation.token(counter)), ['3f3902', 'be6b6f', 'c9f2ca', 'c30f8f', '83632c', 'aee69e', 'cad07a', 'aa5526']);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((counter) => permutation.token(counter)),
+      ['3f3902', 'be6b6f', 'c9f2ca', 'c30f8f', '83632c', 'aee69e', 'cad07a', 'aa5526'],
+    );
     assert.equal(permutation.token(0xffffff), '49bbc4');
     assert.equal(permutation.token(123_456), '9c421c');
   });
 
   it('gives other tokens for another key', () => {
     const permutation = new TokenPermutation(OTHER_KEY);
-    assert.deepEqual([0, 1, 2, 3].map((counter) => permutation.token(counter)), ['a8252c', '5d9621', '48458d', 'f6b336']);
+    assert.deepEqual(
+      [0, 1, 2, 3].map((counter) => permutation.token(counter)),
+      ['a8252c', '5d9621', '48458d', 'f6b336'],
+    );
     const mine = new TokenPermutation(KEY);
-    const same = Array.from({ length: 4096 }, (_, counter) => counter).filter((counter) => mine.token(counter) === permutation.token(counter));
+    const same = Array.from({ length: 4096 }, (_, counter) => counter).filter(
+      (counter) => mine.token(counter) === permutation.token(counter),
+    );
     assert.ok(same.length < 8, `${same.length} of 4096 counter values give the same token under both keys`);
   });
 

@@ -29,7 +29,8 @@ export class TokenPermutation {
   private readonly tables = new Uint16Array(ROUNDS * HALF_SIZE);
 
   constructor(key: Uint8Array) {
-    if (key.length !== TOKEN_KEY_BYTES) throw new RangeError(`a token key is ${TOKEN_KEY_BYTES} bytes, not ${key.length}`);
+    if (key.length !== TOKEN_KEY_BYTES)
+      throw new RangeError(`a token key is ${TOKEN_KEY_BYTES} bytes, not ${key.length}`);
     // AES-256 in counter mode is a keyed stream that no one can tell from random without the key.
     const stream = createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(this.tables.length * 2));
     for (let i = 0; i < this.tables.length; i++) this.tables[i] = stream.readUInt16LE(i * 2) & HALF_MASK;
@@ -63,6 +64,8 @@ export class TokenPermutation {
 
   /** The token of a counter value: 6 lower-case hex digits; the counter is taken modulo 2^24. */
   token(counter: number): string {
-    return this.apply(counter % TOKEN_SPACE).toString(16).padStart(6, '0');
+    return this.apply(counter % TOKEN_SPACE)
+      .toString(16)
+      .padStart(6, '0');
   }
 }

@@ -46,7 +46,8 @@ function manualClock() {
   return { options: { now: () => now, timer }, advance };
 }
 
-const hex = (from: number, count: number) => Array.from({ length: count }, (_, i) => (from + i).toString(16).padStart(6, '0'));
+const hex = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => (from + i).toString(16).padStart(6, '0'));
 
 describe('a token source hands out the tokens the store leased, in blocks', () => {
   it('has none before its first lease, then issues the block in order without waiting', async () => {
@@ -72,7 +73,11 @@ describe('a token source hands out the tokens the store leased, in blocks', () =
     assert.deepEqual(leases.asked, [8, 8], 'no second lease while one is under way');
     await leases.grant();
     assert.equal(source.available, 10);
-    assert.deepEqual(Array.from({ length: 10 }, () => source.issue()), hex(6, 10), 'what was left, then the new block');
+    assert.deepEqual(
+      Array.from({ length: 10 }, () => source.issue()),
+      hex(6, 10),
+      'what was left, then the new block',
+    );
   });
 
   it('hands out exactly what a lease gave, when the store skipped some tokens', async () => {
@@ -100,7 +105,10 @@ describe('a burst that outruns the lease waits for it, and makes the next leases
     assert.deepEqual([source.issue(), source.issue(), source.issue()], [...hex(6, 2), undefined]);
     assert.equal(source.blockSize, 16);
     await leases.grant();
-    assert.deepEqual(Array.from({ length: 9 }, () => source.issue()), [...hex(8, 8), undefined]);
+    assert.deepEqual(
+      Array.from({ length: 9 }, () => source.issue()),
+      [...hex(8, 8), undefined],
+    );
     assert.deepEqual(leases.asked, [4, 4, 8, 16]);
     assert.equal(source.blockSize, 16, 'never beyond the maximum');
   });

@@ -85,7 +85,10 @@ export class TokenSource {
   private readonly waitMs: number;
   private readonly timer: (run: () => void, ms: number) => () => void;
 
-  constructor(private readonly lease: LeaseTokens, private readonly options: TokenSourceOptions = {}) {
+  constructor(
+    private readonly lease: LeaseTokens,
+    private readonly options: TokenSourceOptions = {},
+  ) {
     this.size = options.blockSize ?? 256;
     this.maxBlockSize = Math.max(options.maxBlockSize ?? 4096, this.size);
     this.now = options.now ?? Date.now;
@@ -199,14 +202,18 @@ export class TokenSource {
         this.leasing = undefined;
         this.failing = true;
         if (this.options.backOff?.(error)) {
-          const delay = Math.min((this.options.retryFirstMs ?? 100) * 2 ** Math.min(this.backoffs, 30), this.options.retryMaxMs ?? 1000);
+          const delay = Math.min(
+            (this.options.retryFirstMs ?? 100) * 2 ** Math.min(this.backoffs, 30),
+            this.options.retryMaxMs ?? 1000,
+          );
           this.retryAt = this.now() + delay;
           this.backoffs++;
           // Tried again without waiting for a request, so the tokens are back before one asks.
-          if (!this.closed) this.cancelRetry = this.timer(() => {
-            this.cancelRetry = undefined;
-            this.leaseAhead();
-          }, delay);
+          if (!this.closed)
+            this.cancelRetry = this.timer(() => {
+              this.cancelRetry = undefined;
+              this.leaseAhead();
+            }, delay);
         } else {
           this.backoffs = 0;
         }

@@ -17,7 +17,11 @@ import { hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** `admits`: whether the request's client may open the profiler; no one else sees the bar. */
-export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined, admits: (request: FastifyRequest) => boolean): void {
+export function installToolbar(
+  app: FastifyInstance,
+  logTap: LogTap | undefined,
+  admits: (request: FastifyRequest) => boolean,
+): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     const page = pageOf(request, reply, payload, admits);
     if (page === undefined || hasPolicyInMarkup(page)) return done(null, payload);
@@ -46,7 +50,12 @@ export function installToolbar(app: FastifyInstance, logTap: LogTap | undefined,
 }
 
 /** The page as text when the toolbar belongs in it, else undefined. */
-function pageOf(request: FastifyRequest, reply: FastifyReply, payload: unknown, admits: (request: FastifyRequest) => boolean): string | undefined {
+function pageOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  admits: (request: FastifyRequest) => boolean,
+): string | undefined {
   // Profiled (debug mode, not a profiler page), answered by one of the application's routes
   // (not the pipeline's error page), to a client the profiler admits.
   if (!request.vigil?.profile || request.is404 || answeredByPipeline(reply) || !admits(request)) return undefined;

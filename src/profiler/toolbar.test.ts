@@ -1,8 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { admitStyleNonce, hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar, type ToolbarFacts } from './toolbar.js';
+import {
+  admitStyleNonce,
+  hasPolicyInMarkup,
+  insertBeforeBodyEnd,
+  renderToolbar,
+  type ToolbarFacts,
+} from './toolbar.js';
 
-const facts: ToolbarFacts = { status: 200, route: 'GET /page', durationMs: 3.287261999998009, memoryBytes: 85 * 1024 * 1024, logLines: 1, token: 'a1b2c3', link: 'https://localhost:8443/_profiler/a1b2c3' };
+const facts: ToolbarFacts = {
+  status: 200,
+  route: 'GET /page',
+  durationMs: 3.287261999998009,
+  memoryBytes: 85 * 1024 * 1024,
+  logLines: 1,
+  token: 'a1b2c3',
+  link: 'https://localhost:8443/_profiler/a1b2c3',
+};
 
 describe('renderToolbar', () => {
   it('shows status, route, time, memory, logs and the report link, escaped, with no script', () => {
@@ -32,21 +46,35 @@ describe('insertBeforeBodyEnd', () => {
   });
 });
 
-describe('admitStyleNonce admits the bar\'s <style> element through style-src-elem only, never scripts', () => {
-  it('adds style-src-elem with the sources of the directive it falls back to (style-src, else default-src), dropping a lone \'none\'', () => {
+describe("admitStyleNonce admits the bar's <style> element through style-src-elem only, never scripts", () => {
+  it("adds style-src-elem with the sources of the directive it falls back to (style-src, else default-src), dropping a lone 'none'", () => {
     assert.equal(admitStyleNonce("default-src 'none'", 'N'), "default-src 'none'; style-src-elem 'nonce-N'");
-    assert.equal(admitStyleNonce("default-src 'self'; img-src data:", 'N'), "default-src 'self'; img-src data:; style-src-elem 'self' 'nonce-N'");
-    assert.equal(admitStyleNonce("default-src 'self'; style-src https://cdn.example", 'N'), "default-src 'self'; style-src https://cdn.example; style-src-elem https://cdn.example 'nonce-N'");
+    assert.equal(
+      admitStyleNonce("default-src 'self'; img-src data:", 'N'),
+      "default-src 'self'; img-src data:; style-src-elem 'self' 'nonce-N'",
+    );
+    assert.equal(
+      admitStyleNonce("default-src 'self'; style-src https://cdn.example", 'N'),
+      "default-src 'self'; style-src https://cdn.example; style-src-elem https://cdn.example 'nonce-N'",
+    );
   });
   it('adds to style-src-elem where the policy has one', () => {
-    assert.equal(admitStyleNonce("style-src 'self'; style-src-elem 'self'", 'N'), "style-src 'self'; style-src-elem 'self' 'nonce-N'");
+    assert.equal(
+      admitStyleNonce("style-src 'self'; style-src-elem 'self'", 'N'),
+      "style-src 'self'; style-src-elem 'self' 'nonce-N'",
+    );
     assert.equal(admitStyleNonce("STYLE-SRC-ELEM 'none'", 'N'), "STYLE-SRC-ELEM 'nonce-N'");
   });
   it('never puts the nonce in default-src or script-src, which would admit a script carrying it', () => {
-    for (const policy of ["default-src 'none'", "default-src 'self'; script-src 'self'", "script-src 'none'; style-src 'none'"]) {
+    for (const policy of [
+      "default-src 'none'",
+      "default-src 'self'; script-src 'self'",
+      "script-src 'none'; style-src 'none'",
+    ]) {
       const admitted = admitStyleNonce(policy, 'N');
       for (const directive of admitted.split(';')) {
-        if (!/^\s*style-src-elem\b/i.test(directive)) assert.doesNotMatch(directive, /nonce-N/, `${policy} -> ${admitted}`);
+        if (!/^\s*style-src-elem\b/i.test(directive))
+          assert.doesNotMatch(directive, /nonce-N/, `${policy} -> ${admitted}`);
       }
     }
   });
@@ -55,25 +83,37 @@ describe('admitStyleNonce admits the bar\'s <style> element through style-src-el
     assert.equal(admitStyleNonce("default-src 'unsafe-inline'", 'N'), "default-src 'unsafe-inline'");
     assert.equal(admitStyleNonce("img-src 'self'", 'N'), "img-src 'self'");
   });
-  it('adds beside the page\'s own nonce, where \'unsafe-inline\' is already off', () => {
-    assert.equal(admitStyleNonce("style-src 'nonce-abc' 'unsafe-inline'", 'N'), "style-src 'nonce-abc' 'unsafe-inline'; style-src-elem 'nonce-abc' 'unsafe-inline' 'nonce-N'");
+  it("adds beside the page's own nonce, where 'unsafe-inline' is already off", () => {
+    assert.equal(
+      admitStyleNonce("style-src 'nonce-abc' 'unsafe-inline'", 'N'),
+      "style-src 'nonce-abc' 'unsafe-inline'; style-src-elem 'nonce-abc' 'unsafe-inline' 'nonce-N'",
+    );
   });
   it('admits the bar in each policy of a comma-joined list, since each one is enforced', () => {
     assert.equal(
       admitStyleNonce("default-src 'self', style-src 'none'; img-src data:", 'N'),
       "default-src 'self'; style-src-elem 'self' 'nonce-N', style-src 'none'; img-src data:; style-src-elem 'nonce-N'",
     );
-    assert.equal(admitStyleNonce("img-src 'self', style-src-elem 'self'", 'N'), "img-src 'self', style-src-elem 'self' 'nonce-N'");
+    assert.equal(
+      admitStyleNonce("img-src 'self', style-src-elem 'self'", 'N'),
+      "img-src 'self', style-src-elem 'self' 'nonce-N'",
+    );
   });
 });
 
 describe('hasPolicyInMarkup: a policy in a <meta> element cannot be given the nonce, so the page gets no bar', () => {
   it('finds <meta http-equiv="Content-Security-Policy">, in any case and quoting', () => {
-    assert.equal(hasPolicyInMarkup('<head><meta http-equiv="Content-Security-Policy" content="default-src \'none\'"></head>'), true);
+    assert.equal(
+      hasPolicyInMarkup('<head><meta http-equiv="Content-Security-Policy" content="default-src \'none\'"></head>'),
+      true,
+    );
     assert.equal(hasPolicyInMarkup("<META HTTP-EQUIV='content-security-policy' CONTENT=x>"), true);
     assert.equal(hasPolicyInMarkup('<meta http-equiv=content-security-policy content=x>'), true);
   });
   it('ignores a report-only policy and other meta elements', () => {
-    assert.equal(hasPolicyInMarkup('<meta http-equiv="Content-Security-Policy-Report-Only" content="x"><meta charset="utf-8">'), false);
+    assert.equal(
+      hasPolicyInMarkup('<meta http-equiv="Content-Security-Policy-Report-Only" content="x"><meta charset="utf-8">'),
+      false,
+    );
   });
 });

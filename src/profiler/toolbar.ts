@@ -44,7 +44,8 @@ function statusClass(status: number): string {
  * policy in its markup gets no bar ({@link hasPolicyInMarkup}).
  */
 export function renderToolbar(facts: ToolbarFacts, nonce: string): string {
-  const item = (label: string, value: string, className = '') => `<span title="${escapeHtml(label)}"${className ? ` class="${className}"` : ''}>${escapeHtml(value)}</span>`;
+  const item = (label: string, value: string, className = '') =>
+    `<span title="${escapeHtml(label)}"${className ? ` class="${className}"` : ''}>${escapeHtml(value)}</span>`;
   return (
     `<div id="vigil-toolbar" role="region" aria-label="vigil debug toolbar">` +
     `<b>vigil</b>` +

@@ -4,7 +4,17 @@ import type { EncodedReport } from './storage/report-encoding.js';
 import { WriteQueue } from './write-queue.js';
 
 /** A report of `bytes` bytes (its data and URL), as the queue counts them. */
-const sized = (token: string, bytes = 100): EncodedReport => ({ token, time: 0, method: 'GET', url: 'u', status: 404, ip: '::1', duration: 1, data: 'x'.repeat(bytes - 1), trace: undefined });
+const sized = (token: string, bytes = 100): EncodedReport => ({
+  token,
+  time: 0,
+  method: 'GET',
+  url: 'u',
+  status: 404,
+  ip: '::1',
+  duration: 1,
+  data: 'x'.repeat(bytes - 1),
+  trace: undefined,
+});
 const tokensOf = (reports: EncodedReport[]) => reports.map((report) => report.token);
 
 describe('the write queue holds reports oldest first, bounded by count and bytes, and hands them out in batches', () => {

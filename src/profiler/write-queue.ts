@@ -53,8 +53,10 @@ export class WriteQueue {
 
   /** Why a report of `size` bytes does not fit, or undefined when it does. */
   refusal(size: number): string | undefined {
-    if (this.byToken.size >= this.bounds.maxReports) return `the write queue is full (${this.bounds.maxReports} reports)`;
-    if (this.heldBytes + size > this.bounds.maxBytes) return `the write queue is full (${formatBytes(this.bounds.maxBytes)} of reports)`;
+    if (this.byToken.size >= this.bounds.maxReports)
+      return `the write queue is full (${this.bounds.maxReports} reports)`;
+    if (this.heldBytes + size > this.bounds.maxBytes)
+      return `the write queue is full (${formatBytes(this.bounds.maxBytes)} of reports)`;
     return undefined;
   }
 

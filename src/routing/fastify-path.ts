@@ -49,7 +49,10 @@ function parsePath(path: string): PathShape {
       let requirement: string | undefined;
       if (path[end] === '(') {
         const close = closingParenthesis(path, end);
-        requirement = path.slice(end + 1, close).replace(/^\^/, '').replace(/\$$/, '');
+        requirement = path
+          .slice(end + 1, close)
+          .replace(/^\^/, '')
+          .replace(/\$$/, '');
         end = close + 1;
       }
       flush();

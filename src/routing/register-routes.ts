@@ -25,7 +25,9 @@ export function routerPath(definition: Pick<RouteDefinition, 'path' | 'requireme
 const ROUTES_API_DEFINITION = Symbol('vigil.routesApiDefinition');
 
 /** The routes API declaration a route was registered from, read off its options' config. */
-export function routesApiDefinitionOf(config: Readonly<Record<string | symbol, unknown>> | undefined): RouteDefinition | undefined {
+export function routesApiDefinitionOf(
+  config: Readonly<Record<string | symbol, unknown>> | undefined,
+): RouteDefinition | undefined {
   return config?.[ROUTES_API_DEFINITION] as RouteDefinition | undefined;
 }
 
@@ -35,7 +37,9 @@ export function canHaveBody(definition: Pick<RouteDefinition, 'methods'>): boole
 }
 
 /** The definitions in declaration order, cut where {@link canHaveBody} changes. */
-export function runsByBody(definitions: readonly RouteDefinition[]): { body: boolean; definitions: RouteDefinition[] }[] {
+export function runsByBody(
+  definitions: readonly RouteDefinition[],
+): { body: boolean; definitions: RouteDefinition[] }[] {
   const runs: { body: boolean; definitions: RouteDefinition[] }[] = [];
   for (const definition of definitions) {
     const body = canHaveBody(definition);
@@ -62,7 +66,11 @@ export type RouteExecutor = (invocation: Invocation) => unknown;
 
 const runHere: RouteExecutor = (invocation) => invocation.runHere();
 
-export function registerRoutes(app: FastifyInstance, definitions: readonly RouteDefinition[], execute: RouteExecutor = runHere): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  definitions: readonly RouteDefinition[],
+  execute: RouteExecutor = runHere,
+): void {
   for (const definition of definitions) {
     app.route({
       method: [...definition.methods],

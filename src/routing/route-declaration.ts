@@ -51,7 +51,9 @@ function isValidationError(error: unknown): error is FastifyValidationError {
  */
 export function explainValidation(error: unknown, declaredAt: readonly StackFrame[] | undefined): unknown {
   if (!isValidationError(error)) return error;
-  const explained = new SchemaValidationHttpError(error.message, error.validation, error.validationContext, { cause: error });
+  const explained = new SchemaValidationHttpError(error.message, error.validation, error.validationContext, {
+    cause: error,
+  });
   adoptFrames(explained, declaredAt !== undefined && declaredAt.length > 0 ? declaredAt : framesOf(error));
   return explained;
 }

@@ -33,7 +33,9 @@ describe('allowed methods are those of every route matching the path, in declara
     assert.deepEqual(reversed.allowedMethods('/items'), ['POST', 'GET']);
   });
   it('lists a method once when two routes on the path declare it', () => {
-    const overlapping = new RouteMatcher(new Routes().on(['GET', 'PUT'], '/a/{x}', answer).on(['PUT', 'POST'], '/a/b', answer).definitions);
+    const overlapping = new RouteMatcher(
+      new Routes().on(['GET', 'PUT'], '/a/{x}', answer).on(['PUT', 'POST'], '/a/b', answer).definitions,
+    );
     assert.deepEqual(overlapping.allowedMethods('/a/b'), ['GET', 'PUT', 'POST']);
   });
   it('does not add HEAD for a GET route', () => {
@@ -53,7 +55,14 @@ describe('a path matches a route as a whole, parameters against their requiremen
     assert.deepEqual(matcher.allowedMethods('/items/42'), ['PUT']);
   });
   it('does not match a parameter that fails its requirement, anchored at both ends', () => {
-    for (const path of ['/items/abc', '/items/4a', '/items/a4', '/items/', '/items/42/tags/Red', '/items/42/tags/red1']) {
+    for (const path of [
+      '/items/abc',
+      '/items/4a',
+      '/items/a4',
+      '/items/',
+      '/items/42/tags/Red',
+      '/items/42/tags/red1',
+    ]) {
       assert.deepEqual(matcher.allowedMethods(path), [], path);
     }
   });
@@ -125,7 +134,10 @@ describe('the closest routes share the longest literal prefix with the path, and
     assert.equal(nearest!.reason, 'parameter "id" = "abc" does not match the requirement \\d+');
   });
   it('names the first failing parameter of several, checking each as a whole', () => {
-    const reasonFor = (path: string) => demoMatcher().closest('PATCH', path).find((miss) => miss.path === '/items/{id}/tags/{tag}')!.reason;
+    const reasonFor = (path: string) =>
+      demoMatcher()
+        .closest('PATCH', path)
+        .find((miss) => miss.path === '/items/{id}/tags/{tag}')!.reason;
     assert.equal(reasonFor('/items/1/tags/RED'), 'parameter "tag" = "RED" does not match the requirement [a-z]+');
     assert.equal(reasonFor('/items/x/tags/RED'), 'parameter "id" = "x" does not match the requirement \\d+');
     assert.equal(reasonFor('/items/1x/tags/red'), 'parameter "id" = "1x" does not match the requirement \\d+');
@@ -139,67 +151,112 @@ describe('the closest routes share the longest literal prefix with the path, and
     assert.deepEqual([nearest!.path, nearest!.reason], ['/hello', 'the path does not match']);
   });
   it('orders routes by the length of the shared prefix, longest first, ties in declaration order', () => {
-    const paths = demoMatcher().closest('GET', '/items/7/tag').map((miss) => miss.path);
+    const paths = demoMatcher()
+      .closest('GET', '/items/7/tag')
+      .map((miss) => miss.path);
     assert.deepEqual(paths, ['/items/{id}', '/items/{id}/tags/{tag}', '/items', '/items']);
   });
   it('gives at most five routes, or as many as asked', () => {
     const many = new Routes();
     for (const n of [1, 2, 3, 4, 5, 6, 7]) many.get(`/a${n}`, answer);
-    assert.deepEqual(new RouteMatcher(many.definitions).closest('GET', '/a').map((miss) => miss.path), ['/a1', '/a2', '/a3', '/a4', '/a5']);
-    assert.deepEqual(demoMatcher().closest('GET', '/hello', 1).map((miss) => miss.path), ['/hello']);
+    assert.deepEqual(
+      new RouteMatcher(many.definitions).closest('GET', '/a').map((miss) => miss.path),
+      ['/a1', '/a2', '/a3', '/a4', '/a5'],
+    );
+    assert.deepEqual(
+      demoMatcher()
+        .closest('GET', '/hello', 1)
+        .map((miss) => miss.path),
+      ['/hello'],
+    );
   });
   it('leaves out routes sharing no more than the leading slash when the table is larger than the limit', () => {
     assert.deepEqual(demoMatcher().closest('GET', '/zzz'), []);
-    assert.deepEqual(demoMatcher().closest('GET', '/wi').map((miss) => miss.path), ['/with-slash/']);
+    assert.deepEqual(
+      demoMatcher()
+        .closest('GET', '/wi')
+        .map((miss) => miss.path),
+      ['/with-slash/'],
+    );
   });
   it('keeps every route of a table no larger than the limit, however far', () => {
     const small = new RouteMatcher(new Routes().get('/hello', answer).post('/items', answer).definitions);
-    assert.deepEqual(small.closest('GET', '/zzz').map((miss) => miss.path), ['/hello', '/items']);
+    assert.deepEqual(
+      small.closest('GET', '/zzz').map((miss) => miss.path),
+      ['/hello', '/items'],
+    );
   });
 });
 
-describe('the profiler\'s own routes are never the closest to a request', () => {
-  it('offers the application\'s routes only, even when the kernel\'s share more of the path', () => {
+describe("the profiler's own routes are never the closest to a request", () => {
+  it("offers the application's routes only, even when the kernel's share more of the path", () => {
     const routes = new Routes()
       .get('/_profiler', answer, { name: '_profiler_home' })
       .get('/_profiler/{token}', answer, { name: '_profiler' })
       .get('/hello', answer);
     const closest = new RouteMatcher(routes.definitions).closest('GET', '/_profilex');
-    assert.deepEqual(closest.map((miss) => miss.name), ['GET /hello']);
+    assert.deepEqual(
+      closest.map((miss) => miss.name),
+      ['GET /hello'],
+    );
   });
 });
 
 describe('trace tells, for every route, whether it answers and why not (router:match)', () => {
   const matcher = demoMatcher();
-  const reasons = (method: string, path: string) => Object.fromEntries(matcher.trace(method, path).map((trace) => [trace.name, `${trace.verdict}: ${trace.reason}`]));
+  const reasons = (method: string, path: string) =>
+    Object.fromEntries(matcher.trace(method, path).map((trace) => [trace.name, `${trace.verdict}: ${trace.reason}`]));
 
   it('names the route that matches, HEAD answered by GET', () => {
     assert.equal(reasons('PUT', '/items/12')['PUT /items/{id}'], 'match: Route "PUT /items/{id}" matches');
     assert.equal(reasons('HEAD', '/hello')['GET /hello'], 'match: Route "GET /hello" matches');
   });
   it('says which requirement failed, with its pattern', () => {
-    assert.equal(reasons('PUT', '/items/abc')['PUT /items/{id}'], 'almost: Route "PUT /items/{id}" almost matches but requirement for "id" does not match (\\d+)');
+    assert.equal(
+      reasons('PUT', '/items/abc')['PUT /items/{id}'],
+      'almost: Route "PUT /items/{id}" almost matches but requirement for "id" does not match (\\d+)',
+    );
     assert.equal(
       reasons('PATCH', '/items/1/tags/RED')['PATCH|DELETE /items/{id}/tags/{tag}'],
       'almost: Route "PATCH|DELETE /items/{id}/tags/{tag}" almost matches but requirement for "tag" does not match ([a-z]+)',
     );
   });
   it('says when only the method is wrong', () => {
-    assert.equal(reasons('DELETE', '/hello')['GET /hello'], 'almost: Route "GET /hello" almost matches but method "DELETE" is not among GET');
+    assert.equal(
+      reasons('DELETE', '/hello')['GET /hello'],
+      'almost: Route "GET /hello" almost matches but method "DELETE" is not among GET',
+    );
   });
   it('says when the path is another', () => {
-    assert.equal(reasons('GET', '/nope')['GET /hello'], 'miss: Route "GET /hello" does not match: path "/hello" does not match');
+    assert.equal(
+      reasons('GET', '/nope')['GET /hello'],
+      'miss: Route "GET /hello" does not match: path "/hello" does not match',
+    );
   });
   it('keeps the declaration order', () => {
     assert.deepEqual(
       matcher.trace('GET', '/').map((trace) => trace.name),
-      ['GET /hello', 'GET /items', 'POST /items', 'PUT /items/{id}', 'GET /with-slash/', 'PATCH|DELETE /items/{id}/tags/{tag}', 'GET /files/v1.0', 'GET /café'],
+      [
+        'GET /hello',
+        'GET /items',
+        'POST /items',
+        'PUT /items/{id}',
+        'GET /with-slash/',
+        'PATCH|DELETE /items/{id}/tags/{tag}',
+        'GET /files/v1.0',
+        'GET /café',
+      ],
     );
   });
 });
 
-describe("routes given as Fastify paths match as find-my-way matches them, and are shown as declared", () => {
-  const native = (methods: string[], path: string) => ({ name: `${methods.join('|')} ${path}`, path, methods, shapes: fastifyPathShapes(path) });
+describe('routes given as Fastify paths match as find-my-way matches them, and are shown as declared', () => {
+  const native = (methods: string[], path: string) => ({
+    name: `${methods.join('|')} ${path}`,
+    path,
+    methods,
+    shapes: fastifyPathShapes(path),
+  });
   const matcher = new RouteMatcher([
     native(['GET'], '/users/:id(^\\d+$)'),
     native(['POST'], '/users'),
@@ -224,7 +281,12 @@ describe("routes given as Fastify paths match as find-my-way matches them, and a
   });
   it('explains a failed expression, and shows the route as declared', () => {
     const [nearest] = matcher.closest('GET', '/users/abc');
-    assert.deepEqual(nearest, { name: 'GET /users/:id(^\\d+$)', path: '/users/:id(^\\d+$)', methods: ['GET'], reason: 'parameter "id" = "abc" does not match the requirement \\d+' });
+    assert.deepEqual(nearest, {
+      name: 'GET /users/:id(^\\d+$)',
+      path: '/users/:id(^\\d+$)',
+      methods: ['GET'],
+      reason: 'parameter "id" = "abc" does not match the requirement \\d+',
+    });
   });
 });
 
@@ -260,11 +322,18 @@ describe('several parameters in one segment match however the path splits betwee
     assert.deepEqual(matcher.allowedMethods('/date/-----'), ['GET']);
   });
   it('names a failing parameter with the value the first parameters take as long', () => {
-    const matcher = new RouteMatcher(new Routes().get('/p/{a}-{b}', answer, { requirements: { b: '\\d+' } }).definitions);
-    assert.equal(matcher.closest('GET', '/p/x-y-z')[0]!.reason, 'parameter "b" = "z" does not match the requirement \\d+');
+    const matcher = new RouteMatcher(
+      new Routes().get('/p/{a}-{b}', answer, { requirements: { b: '\\d+' } }).definitions,
+    );
+    assert.equal(
+      matcher.closest('GET', '/p/x-y-z')[0]!.reason,
+      'parameter "b" = "z" does not match the requirement \\d+',
+    );
   });
   it('lets a native wildcard after such a segment take the rest', () => {
-    const matcher = new RouteMatcher([{ name: 'w', path: '/w/:a-:b/*', methods: ['GET'], shapes: fastifyPathShapes('/w/:a-:b/*') }]);
+    const matcher = new RouteMatcher([
+      { name: 'w', path: '/w/:a-:b/*', methods: ['GET'], shapes: fastifyPathShapes('/w/:a-:b/*') },
+    ]);
     assert.deepEqual(matcher.allowedMethods('/w/x-y/any/thing'), ['GET']);
     assert.deepEqual(matcher.allowedMethods('/w/x-y/'), ['GET']);
     assert.deepEqual(matcher.allowedMethods('/w/xy/any'), []);
@@ -273,7 +342,9 @@ describe('several parameters in one segment match however the path splits betwee
 
 describe('a requirement is tried on one delimited value, as the router tries it', () => {
   it('never takes a slash, whatever its expression', () => {
-    const matcher = new RouteMatcher(new Routes().get('/files/{path}', answer, { requirements: { path: '.+' } }).definitions);
+    const matcher = new RouteMatcher(
+      new Routes().get('/files/{path}', answer, { requirements: { path: '.+' } }).definitions,
+    );
     assert.deepEqual(matcher.allowedMethods('/files/a.txt'), ['GET']);
     assert.deepEqual(matcher.allowedMethods('/files/a/b.txt'), []);
   });
@@ -297,7 +368,17 @@ describe('a path is matched in time linear in its length, however its parameters
   ]);
   const run = '-'.repeat(4_000);
   const dots = '.'.repeat(4_000);
-  const hostile = [`/date/${run}/`, `/d/${run}/`, `/v/${dots}.pnx`, `/r/${run}-1-y`, `/r/1${run}`, `/n/${run}.pnx`, `/n/${run}`, `/w/${run}`, `/date/${run}-`];
+  const hostile = [
+    `/date/${run}/`,
+    `/d/${run}/`,
+    `/v/${dots}.pnx`,
+    `/r/${run}-1-y`,
+    `/r/1${run}`,
+    `/n/${run}.pnx`,
+    `/n/${run}`,
+    `/w/${run}`,
+    `/date/${run}-`,
+  ];
 
   for (const path of hostile) {
     it(`decides ${path.slice(0, 12)}... (${path.length} characters) at once, for the 405, the report and router:match`, () => {

@@ -69,7 +69,9 @@ export class RouteMatcher {
    */
   get version(): string {
     if (this.hash === undefined) {
-      const routes = this.compiled.filter((compiled) => !isKernelRoute(compiled)).map(({ route, shapes }) => [route.name, route.methods, shapes.map((shape) => shape.source)]);
+      const routes = this.compiled
+        .filter((compiled) => !isKernelRoute(compiled))
+        .map(({ route, shapes }) => [route.name, route.methods, shapes.map((shape) => shape.source)]);
       this.hash = createHash('sha256').update(JSON.stringify(routes)).digest('hex').slice(0, 12);
     }
     return this.hash;
@@ -106,7 +108,10 @@ export class RouteMatcher {
     const split = splitPath(decoded);
     const candidates = this.compiled.filter((compiled) => !isKernelRoute(compiled));
     return candidates
-      .map((compiled) => ({ compiled, shared: Math.max(...compiled.shapes.map((shape) => sharedPrefixLength(shape.staticPrefix, decoded))) }))
+      .map((compiled) => ({
+        compiled,
+        shared: Math.max(...compiled.shapes.map((shape) => sharedPrefixLength(shape.staticPrefix, decoded))),
+      }))
       .filter(({ shared }) => shared > 1 || candidates.length <= limit)
       .sort((a, b) => b.shared - a.shared)
       .slice(0, limit)
@@ -127,17 +132,33 @@ export class RouteMatcher {
       if (shapes.some((shape) => shape.matches(split, true))) {
         const answersMethod = methods.includes(method) || (method === 'HEAD' && methods.includes('GET'));
         if (answersMethod) return { ...base, verdict: 'match', reason: `Route "${name}" matches` };
-        return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but method "${method}" is not among ${methods.join(', ')}` };
+        return {
+          ...base,
+          verdict: 'almost',
+          reason: `Route "${name}" almost matches but method "${method}" is not among ${methods.join(', ')}`,
+        };
       }
       const failed = failedRequirement(shapes, split);
-      if (failed) return { ...base, verdict: 'almost', reason: `Route "${name}" almost matches but requirement for "${failed.name}" does not match (${failed.requirement})` };
-      return { ...base, verdict: 'miss', reason: `Route "${name}" does not match: path "${route.path}" does not match` };
+      if (failed)
+        return {
+          ...base,
+          verdict: 'almost',
+          reason: `Route "${name}" almost matches but requirement for "${failed.name}" does not match (${failed.requirement})`,
+        };
+      return {
+        ...base,
+        verdict: 'miss',
+        reason: `Route "${name}" does not match: path "${route.path}" does not match`,
+      };
     });
   }
 }
 
 /** The first parameter whose requirement fails in a shape the path otherwise fits. */
-function failedRequirement(shapes: readonly CompiledShape[], path: SplitPath): { name: string; value: string; requirement: string } | undefined {
+function failedRequirement(
+  shapes: readonly CompiledShape[],
+  path: SplitPath,
+): { name: string; value: string; requirement: string } | undefined {
   for (const shape of shapes) {
     const values = shape.values(path);
     if (!values) continue;
@@ -145,7 +166,8 @@ function failedRequirement(shapes: readonly CompiledShape[], path: SplitPath): {
       const value = values[index] ?? '';
       if (requirement === undefined) continue;
       // A value longer than the router takes fails without running the application's expression on it.
-      if (value.length > MAX_PARAM_LENGTH || !new RegExp(`^(?:${requirement})$`).test(value)) return { name, value, requirement };
+      if (value.length > MAX_PARAM_LENGTH || !new RegExp(`^(?:${requirement})$`).test(value))
+        return { name, value, requirement };
     }
   }
   return undefined;
@@ -156,7 +178,8 @@ function explainMiss(route: MatchableRoute, shapes: readonly CompiledShape[], me
     return `the path matches but ${method} is not among ${route.methods.join(', ')}`;
   }
   const failed = failedRequirement(shapes, path);
-  if (failed) return `parameter "${failed.name}" = "${failed.value}" does not match the requirement ${failed.requirement}`;
+  if (failed)
+    return `parameter "${failed.name}" = "${failed.value}" does not match the requirement ${failed.requirement}`;
   return 'the path does not match';
 }
 

@@ -46,7 +46,8 @@ export class RouteTable {
     const config = (options.config ?? {}) as Record<string | symbol, unknown>;
     const twin = this.getRoutes.get(url);
     // Fastify's HEAD twin of a GET route is the same route, answering HEAD as GET routes do.
-    let known = methods.length === 1 && methods[0] === 'HEAD' && twin?.handler === options.handler ? twin.known : undefined;
+    let known =
+      methods.length === 1 && methods[0] === 'HEAD' && twin?.handler === options.handler ? twin.known : undefined;
     if (known === undefined) {
       known = describe(options, methods, config);
       this.routes.push(known);
@@ -76,7 +77,15 @@ export class RouteTable {
 function describe(options: RouteOptions, methods: string[], config: Record<string | symbol, unknown>): KnownRoute {
   const definition = routesApiDefinitionOf(config);
   if (definition) {
-    return { name: definition.name, path: definition.path, methods: definition.methods, requirements: definition.requirements, routesApi: true, isolated: definition.isolated, declaredAt: definition.declaredAt ? [definition.declaredAt] : [] };
+    return {
+      name: definition.name,
+      path: definition.path,
+      methods: definition.methods,
+      requirements: definition.requirements,
+      routesApi: true,
+      isolated: definition.isolated,
+      declaredAt: definition.declaredAt ? [definition.declaredAt] : [],
+    };
   }
   const name = `${methods.join('|')} ${options.url}`;
   if (config.isolated === true) {
@@ -98,5 +107,7 @@ function describe(options: RouteOptions, methods: string[], config: Record<strin
 /** The route that answered a request, as the table describes it; undefined for an unrouted request. */
 export function routeOf(request: FastifyRequest): KnownRoute | undefined {
   if (request.is404) return undefined;
-  return (request.routeOptions.config as unknown as Record<symbol, unknown> | undefined)?.[KNOWN_ROUTE] as KnownRoute | undefined;
+  return (request.routeOptions.config as unknown as Record<symbol, unknown> | undefined)?.[KNOWN_ROUTE] as
+    | KnownRoute
+    | undefined;
 }

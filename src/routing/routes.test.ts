@@ -27,7 +27,13 @@ describe('a route is declared with its methods, path, requirements and a name', 
     const routes = new Routes().put('/items/{id}', answer, { requirements: { id: '\\d+' } });
     const [route] = routes.definitions;
     assert.deepEqual(
-      { name: route!.name, methods: route!.methods, path: route!.path, requirements: route!.requirements, isolated: route!.isolated },
+      {
+        name: route!.name,
+        methods: route!.methods,
+        path: route!.path,
+        requirements: route!.requirements,
+        isolated: route!.isolated,
+      },
       { name: 'PUT /items/{id}', methods: ['PUT'], path: '/items/{id}', requirements: { id: '\\d+' }, isolated: false },
     );
     assert.equal(route!.handler, answer);
@@ -40,25 +46,48 @@ describe('a route is declared with its methods, path, requirements and a name', 
     assert.deepEqual([route!.name, route!.isolated], ['report', true]);
   });
   it('upper-cases methods', () => {
-    assert.deepEqual(new Routes().on(['get', 'Post'] as unknown as HttpMethod[], '/x', answer).definitions[0]!.methods, ['GET', 'POST']);
+    assert.deepEqual(
+      new Routes().on(['get', 'Post'] as unknown as HttpMethod[], '/x', answer).definitions[0]!.methods,
+      ['GET', 'POST'],
+    );
   });
   it('has a shortcut per method', () => {
-    const routes = new Routes().get('/a', answer).post('/a', answer).put('/a', answer).patch('/a', answer).delete('/a', answer);
-    assert.deepEqual(routes.definitions.map((route) => route.methods[0]), ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+    const routes = new Routes()
+      .get('/a', answer)
+      .post('/a', answer)
+      .put('/a', answer)
+      .patch('/a', answer)
+      .delete('/a', answer);
+    assert.deepEqual(
+      routes.definitions.map((route) => route.methods[0]),
+      ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    );
   });
   it('keeps routes in declaration order', () => {
     const routes = new Routes().get('/b', answer).get('/a', answer).post('/b', answer);
-    assert.deepEqual(routes.definitions.map((route) => route.name), ['GET /b', 'GET /a', 'POST /b']);
+    assert.deepEqual(
+      routes.definitions.map((route) => route.name),
+      ['GET /b', 'GET /a', 'POST /b'],
+    );
   });
 });
 
 describe('methods must be known HTTP methods, at least one', () => {
   it('refuses an empty method list', () => {
-    assert.equal(refusal((routes) => routes.on([], '/x', answer)), 'route  /x: declare at least one method');
+    assert.equal(
+      refusal((routes) => routes.on([], '/x', answer)),
+      'route  /x: declare at least one method',
+    );
   });
   it('refuses an unknown method', () => {
-    assert.equal(refusal((routes) => routes.on('TRACE' as HttpMethod, '/x', answer)), 'route TRACE /x: unknown method "TRACE"');
-    assert.equal(refusal((routes) => routes.on(['GET', 'CONNECT'] as HttpMethod[], '/x', answer)), 'route GET|CONNECT /x: unknown method "CONNECT"');
+    assert.equal(
+      refusal((routes) => routes.on('TRACE' as HttpMethod, '/x', answer)),
+      'route TRACE /x: unknown method "TRACE"',
+    );
+    assert.equal(
+      refusal((routes) => routes.on(['GET', 'CONNECT'] as HttpMethod[], '/x', answer)),
+      'route GET|CONNECT /x: unknown method "CONNECT"',
+    );
   });
   it('accepts every listed method, HEAD and OPTIONS included', () => {
     const methods: HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -68,28 +97,55 @@ describe('methods must be known HTTP methods, at least one', () => {
 
 describe('a path starts with "/" and has no "*", "?" or "#"', () => {
   it('refuses a relative path', () => {
-    assert.equal(refusal((routes) => routes.get('items', answer)), 'route GET items: the path must start with "/"');
-    assert.equal(refusal((routes) => routes.get('', answer)), 'route GET : the path must start with "/"');
+    assert.equal(
+      refusal((routes) => routes.get('items', answer)),
+      'route GET items: the path must start with "/"',
+    );
+    assert.equal(
+      refusal((routes) => routes.get('', answer)),
+      'route GET : the path must start with "/"',
+    );
   });
   it('refuses wildcards, a query and a fragment', () => {
     for (const path of ['/files/*', '/search?q', '/page#top']) {
-      assert.equal(refusal((routes) => routes.get(path, answer)), `route GET ${path}: "*", "?" and "#" cannot appear in a path`);
+      assert.equal(
+        refusal((routes) => routes.get(path, answer)),
+        `route GET ${path}: "*", "?" and "#" cannot appear in a path`,
+      );
     }
   });
 });
 
 describe('parameters are {name}: a valid identifier, once each, braces balanced', () => {
   it('refuses a parameter name that is not an identifier', () => {
-    assert.equal(refusal((routes) => routes.get('/items/{1id}', answer)), 'route GET /items/{1id}: "{1id}" is not a valid parameter name');
-    assert.equal(refusal((routes) => routes.get('/items/{a-b}', answer)), 'route GET /items/{a-b}: "{a-b}" is not a valid parameter name');
-    assert.equal(refusal((routes) => routes.get('/items/{}', answer)), 'route GET /items/{}: "{}" is not a valid parameter name');
+    assert.equal(
+      refusal((routes) => routes.get('/items/{1id}', answer)),
+      'route GET /items/{1id}: "{1id}" is not a valid parameter name',
+    );
+    assert.equal(
+      refusal((routes) => routes.get('/items/{a-b}', answer)),
+      'route GET /items/{a-b}: "{a-b}" is not a valid parameter name',
+    );
+    assert.equal(
+      refusal((routes) => routes.get('/items/{}', answer)),
+      'route GET /items/{}: "{}" is not a valid parameter name',
+    );
   });
   it('refuses a parameter that appears twice', () => {
-    assert.equal(refusal((routes) => routes.get('/{id}/x/{id}', answer)), 'route GET /{id}/x/{id}: a parameter appears twice');
+    assert.equal(
+      refusal((routes) => routes.get('/{id}/x/{id}', answer)),
+      'route GET /{id}/x/{id}: a parameter appears twice',
+    );
   });
   it('refuses an unbalanced brace', () => {
-    assert.equal(refusal((routes) => routes.get('/items/{id', answer)), 'route GET /items/{id: unbalanced "{" or "}"');
-    assert.equal(refusal((routes) => routes.get('/items/id}', answer)), 'route GET /items/id}: unbalanced "{" or "}"');
+    assert.equal(
+      refusal((routes) => routes.get('/items/{id', answer)),
+      'route GET /items/{id: unbalanced "{" or "}"',
+    );
+    assert.equal(
+      refusal((routes) => routes.get('/items/id}', answer)),
+      'route GET /items/id}: unbalanced "{" or "}"',
+    );
   });
   it('accepts identifiers with underscores and digits after the first character', () => {
     assert.equal(new Routes().get('/{_a1}/{B_2}', answer).definitions.length, 1);
@@ -118,14 +174,22 @@ describe('a requirement is a regular expression for a declared parameter, withou
       refusal((routes) => routes.get('/items/{id}', answer, { requirements: { id: '(?<n>\\d+)' } })),
       'route GET /items/{id}: requirement for "id" has a capturing group; write (?:...) instead',
     );
-    assert.deepEqual(new Routes().get('/items/{id}', answer, { requirements: { id: '(?:\\d+|new)' } }).definitions[0]!.requirements, { id: '(?:\\d+|new)' });
+    assert.deepEqual(
+      new Routes().get('/items/{id}', answer, { requirements: { id: '(?:\\d+|new)' } }).definitions[0]!.requirements,
+      { id: '(?:\\d+|new)' },
+    );
   });
   it('takes a RegExp as its source, and drops the anchors the router adds itself', () => {
-    const [route] = new Routes().get('/items/{id}/{slug}', answer, { requirements: { id: /^\d+$/, slug: '^[a-z]+$' } }).definitions;
+    const [route] = new Routes().get('/items/{id}/{slug}', answer, {
+      requirements: { id: /^\d+$/, slug: '^[a-z]+$' },
+    }).definitions;
     assert.deepEqual(route!.requirements, { id: '\\d+', slug: '[a-z]+' });
   });
   it('keeps an escaped dollar at the end', () => {
-    assert.deepEqual(new Routes().get('/p/{price}', answer, { requirements: { price: '\\d+\\$' } }).definitions[0]!.requirements, { price: '\\d+\\$' });
+    assert.deepEqual(
+      new Routes().get('/p/{price}', answer, { requirements: { price: '\\d+\\$' } }).definitions[0]!.requirements,
+      { price: '\\d+\\$' },
+    );
   });
 });
 
@@ -145,7 +209,9 @@ describe('a path and method are declared once', () => {
 describe('isolated routes have distinct names', () => {
   it('refuses a second isolated route with the same name', () => {
     assert.equal(
-      refusal((routes) => routes.get('/a', answer, { name: 'job', isolated: true }).post('/b', answer, { name: 'job', isolated: true })),
+      refusal((routes) =>
+        routes.get('/a', answer, { name: 'job', isolated: true }).post('/b', answer, { name: 'job', isolated: true }),
+      ),
       'route POST /b: another isolated route is named "job"; give one a distinct name',
     );
   });
@@ -165,7 +231,7 @@ describe('defineRoutes types a routes module and returns its declaration unchang
 /** A refusal without the declaration sites it names (file:line in parentheses). */
 const withoutSites = (message: string) => message.replace(/ \([^()]*:\d+\)/g, '');
 
-describe('two routes the router cannot tell apart are refused at declaration, in vigil\'s syntax', () => {
+describe("two routes the router cannot tell apart are refused at declaration, in vigil's syntax", () => {
   installStackTraces();
 
   it('refuses paths that differ only in parameter names, naming both routes', () => {
@@ -176,7 +242,13 @@ describe('two routes the router cannot tell apart are refused at declaration, in
   });
   it('says when requirements differ too: the router does not choose by requirement', () => {
     assert.equal(
-      withoutSites(refusal((routes) => routes.get('/b/{x}', answer, { requirements: { x: '\\d+' } }).on(['POST', 'GET'], '/b/{y}', answer, { requirements: { y: '[a-z]+' } }))),
+      withoutSites(
+        refusal((routes) =>
+          routes
+            .get('/b/{x}', answer, { requirements: { x: '\\d+' } })
+            .on(['POST', 'GET'], '/b/{y}', answer, { requirements: { y: '[a-z]+' } }),
+        ),
+      ),
       'route POST|GET /b/{y}: the router cannot tell it from route "GET /b/{x}": their paths differ only in parameter names and requirements',
     );
   });
@@ -225,7 +297,9 @@ describe('two routes the router cannot tell apart are refused at declaration, in
     for (const [first, firstRequirements, second, secondRequirements] of pairs) {
       let vigilRefuses = false;
       try {
-        new Routes().get(first, answer, { requirements: firstRequirements }).get(second, answer, { requirements: secondRequirements });
+        new Routes()
+          .get(first, answer, { requirements: firstRequirements })
+          .get(second, answer, { requirements: secondRequirements });
       } catch (error) {
         assert.ok(error instanceof RouteDefinitionError, String(error));
         vigilRefuses = true;
@@ -233,7 +307,10 @@ describe('two routes the router cannot tell apart are refused at declaration, in
       const app = Fastify();
       let fastifyRefuses = false;
       try {
-        for (const [path, requirements] of [[first, firstRequirements], [second, secondRequirements]] as const) {
+        for (const [path, requirements] of [
+          [first, firstRequirements],
+          [second, secondRequirements],
+        ] as const) {
           app.get(routerPath({ path, requirements }), answer);
         }
         await app.ready();
@@ -242,7 +319,11 @@ describe('two routes the router cannot tell apart are refused at declaration, in
       } finally {
         await app.close();
       }
-      assert.equal(vigilRefuses, fastifyRefuses, `${first} ${JSON.stringify(firstRequirements)} then ${second} ${JSON.stringify(secondRequirements)}`);
+      assert.equal(
+        vigilRefuses,
+        fastifyRefuses,
+        `${first} ${JSON.stringify(firstRequirements)} then ${second} ${JSON.stringify(secondRequirements)}`,
+      );
     }
   });
 });

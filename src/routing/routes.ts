@@ -28,7 +28,9 @@ export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'O
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** `'/items/{id}/{part}'` → `'id' | 'part'` */
-export type ParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
+export type ParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | ParamNames<Rest>
+  : never;
 export type RouteParams<Path extends string> = { [Name in ParamNames<Path>]: string };
 
 export interface RouteContext<Path extends string = string> {
@@ -94,7 +96,9 @@ export interface RouteOptions<Path extends string = string> {
 }
 
 /** The handler type an options object asks for. */
-export type HandlerFor<Path extends string, Options> = Options extends { isolated: true } ? IsolatedRouteHandler<Path> : RouteHandler<Path>;
+export type HandlerFor<Path extends string, Options> = Options extends { isolated: true }
+  ? IsolatedRouteHandler<Path>
+  : RouteHandler<Path>;
 
 export interface RouteDefinition {
   name: string;
@@ -125,7 +129,9 @@ export class Routes {
     handler: HandlerFor<Path, Options>,
     options: Options = {} as Options,
   ): this {
-    const list = (typeof methods === 'string' ? [methods] : [...methods]).map((method) => method.toUpperCase() as HttpMethod);
+    const list = (typeof methods === 'string' ? [methods] : [...methods]).map(
+      (method) => method.toUpperCase() as HttpMethod,
+    );
     const where = `route ${list.join('|')} ${path}`;
     if (list.length === 0) throw new RouteDefinitionError(`${where}: declare at least one method`);
     for (const method of list) {
@@ -137,23 +143,33 @@ export class Routes {
     }
     const names = [...path.matchAll(PARAM)].map((match) => match[1]!);
     for (const name of names) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new RouteDefinitionError(`${where}: "{${name}}" is not a valid parameter name`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+        throw new RouteDefinitionError(`${where}: "{${name}}" is not a valid parameter name`);
     }
     if (new Set(names).size !== names.length) throw new RouteDefinitionError(`${where}: a parameter appears twice`);
     if (/[{}]/.test(path.replace(PARAM, ''))) throw new RouteDefinitionError(`${where}: unbalanced "{" or "}"`);
 
     const requirements: Record<string, string> = {};
     for (const [name, requirement] of Object.entries(options.requirements ?? {}) as Array<[string, string | RegExp]>) {
-      if (!names.includes(name)) throw new RouteDefinitionError(`${where}: requirement for unknown parameter "${name}"`);
+      if (!names.includes(name))
+        throw new RouteDefinitionError(`${where}: requirement for unknown parameter "${name}"`);
       requirements[name] = checkRequirement(where, name, requirement);
     }
-    const twin = this.definitions.find((other) => other.path === path && other.methods.some((method) => list.includes(method)));
+    const twin = this.definitions.find(
+      (other) => other.path === path && other.methods.some((method) => list.includes(method)),
+    );
     if (twin) throw new RouteDefinitionError(`${where}: already declared by route "${twin.name}"`);
     const declaredAt = callerFrame();
     const shape = routeShape(path, requirements);
-    const lookalike = this.definitions.find((other) => routeShape(other.path, other.requirements) === shape && other.methods.some((method) => list.includes(method)));
+    const lookalike = this.definitions.find(
+      (other) =>
+        routeShape(other.path, other.requirements) === shape && other.methods.some((method) => list.includes(method)),
+    );
     if (lookalike) {
-      const differ = requirementsInOrder(path, requirements) === requirementsInOrder(lookalike.path, lookalike.requirements) ? 'parameter names' : 'parameter names and requirements';
+      const differ =
+        requirementsInOrder(path, requirements) === requirementsInOrder(lookalike.path, lookalike.requirements)
+          ? 'parameter names'
+          : 'parameter names and requirements';
       throw new RouteDefinitionError(
         `${where}${at(declaredAt)}: the router cannot tell it from route "${lookalike.name}"${at(lookalike.declaredAt)}: their paths differ only in ${differ}`,
       );
@@ -164,27 +180,55 @@ export class Routes {
     if (isolated && this.definitions.some((other) => other.isolated && other.name === name)) {
       throw new RouteDefinitionError(`${where}: another isolated route is named "${name}"; give one a distinct name`);
     }
-    this.definitions.push({ name, methods: list, path, requirements, isolated, handler: handler as RouteHandler | IsolatedRouteHandler, declaredAt });
+    this.definitions.push({
+      name,
+      methods: list,
+      path,
+      requirements,
+      isolated,
+      handler: handler as RouteHandler | IsolatedRouteHandler,
+      declaredAt,
+    });
     return this;
   }
 
-  get<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+  get<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(
+    path: Path,
+    handler: HandlerFor<Path, Options>,
+    options?: Options,
+  ): this {
     return this.on<Path, Options>('GET', path, handler, options);
   }
 
-  post<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+  post<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(
+    path: Path,
+    handler: HandlerFor<Path, Options>,
+    options?: Options,
+  ): this {
     return this.on<Path, Options>('POST', path, handler, options);
   }
 
-  put<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+  put<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(
+    path: Path,
+    handler: HandlerFor<Path, Options>,
+    options?: Options,
+  ): this {
     return this.on<Path, Options>('PUT', path, handler, options);
   }
 
-  patch<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+  patch<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(
+    path: Path,
+    handler: HandlerFor<Path, Options>,
+    options?: Options,
+  ): this {
     return this.on<Path, Options>('PATCH', path, handler, options);
   }
 
-  delete<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(path: Path, handler: HandlerFor<Path, Options>, options?: Options): this {
+  delete<Path extends string, const Options extends RouteOptions<Path> = RouteOptions<Path>>(
+    path: Path,
+    handler: HandlerFor<Path, Options>,
+    options?: Options,
+  ): this {
     return this.on<Path, Options>('DELETE', path, handler, options);
   }
 }
@@ -206,9 +250,12 @@ function checkRequirement(where: string, name: string, requirement: string | Reg
   try {
     groups = new RegExp(`${source}|`).exec('')!.length - 1;
   } catch (error) {
-    throw new RouteDefinitionError(`${where}: requirement for "${name}" is not a valid regular expression: ${(error as Error).message}`);
+    throw new RouteDefinitionError(
+      `${where}: requirement for "${name}" is not a valid regular expression: ${(error as Error).message}`,
+    );
   }
-  if (groups > 0) throw new RouteDefinitionError(`${where}: requirement for "${name}" has a capturing group; write (?:...) instead`);
+  if (groups > 0)
+    throw new RouteDefinitionError(`${where}: requirement for "${name}" has a capturing group; write (?:...) instead`);
   return source;
 }
 

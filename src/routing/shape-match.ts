@@ -86,7 +86,10 @@ export function compileShape(shape: PathShape): CompiledShape {
     } else {
       source += `(?<p${params.length}>${part.requirement ?? ANY_SEGMENT})`;
       params.push({ name: part.name, requirement: part.requirement });
-      current.push({ kind: 'param', requirement: part.requirement === undefined ? undefined : new RegExp(`^(?:${part.requirement})$`) });
+      current.push({
+        kind: 'param',
+        requirement: part.requirement === undefined ? undefined : new RegExp(`^(?:${part.requirement})$`),
+      });
     }
   }
   const firstParam = shape.findIndex((part) => typeof part !== 'string');
@@ -112,7 +115,8 @@ export function compileShape(shape: PathShape): CompiledShape {
       if (!fits(path, false)) return undefined;
       const { text, bounds } = path;
       const found: string[] = [];
-      for (let k = 0; k < segments.length; k++) found.push(...segmentValues(segments[k]!, text, bounds[k]! + 1, bounds[k + 1]!));
+      for (let k = 0; k < segments.length; k++)
+        found.push(...segmentValues(segments[k]!, text, bounds[k]! + 1, bounds[k + 1]!));
       if (tail) found.push(...segmentValues(tail, text, bounds[segments.length]! + 1, text.length));
       return found;
     },
@@ -140,7 +144,14 @@ function matchSegment(pieces: readonly Piece[], text: string, from: number, to: 
  * the segment, so the work grows with the segment's length times the number of pieces
  * (plus a bounded budget for requirements), never with the number of ways to split it.
  */
-function reachable(pieces: readonly Piece[], text: string, from: number, to: number, strict: boolean, upTo: number): Uint8Array {
+function reachable(
+  pieces: readonly Piece[],
+  text: string,
+  from: number,
+  to: number,
+  strict: boolean,
+  upTo: number,
+): Uint8Array {
   const length = to - from;
   let reach = new Uint8Array(length + 1);
   reach[0] = 1;
@@ -179,12 +190,26 @@ function reachable(pieces: readonly Piece[], text: string, from: number, to: num
  * it is the last), values without a slash and no longer than {@link MAX_PARAM_LENGTH}.
  * Returns the budget left, negative when it ran out.
  */
-function tryRequirement(requirement: RegExp, following: Piece | undefined, reach: Uint8Array, next: Uint8Array, text: string, from: number, to: number, budget: number): number {
+function tryRequirement(
+  requirement: RegExp,
+  following: Piece | undefined,
+  reach: Uint8Array,
+  next: Uint8Array,
+  text: string,
+  from: number,
+  to: number,
+  budget: number,
+): number {
   const length = to - from;
   const ends: number[] = [];
   if (following === undefined) ends.push(length);
   else if (following.kind === 'text') {
-    for (let at = text.indexOf(following.text, from); at !== -1 && at <= to - following.text.length; at = text.indexOf(following.text, at + 1)) ends.push(at - from);
+    for (
+      let at = text.indexOf(following.text, from);
+      at !== -1 && at <= to - following.text.length;
+      at = text.indexOf(following.text, at + 1)
+    )
+      ends.push(at - from);
   } else {
     for (let i = 0; i <= length; i++) ends.push(i);
   }
@@ -217,10 +242,13 @@ function segmentValues(pieces: readonly Piece[], text: string, from: number, to:
   const length = to - from;
   // restFits(k, i): pieces k.. match text[from + i, to); read off the reversed segment.
   const reversed = reverse(text.slice(from, to));
-  const mirrored = pieces.map((piece): Piece => (piece.kind === 'text' ? { kind: 'text', text: reverse(piece.text) } : piece)).reverse();
+  const mirrored = pieces
+    .map((piece): Piece => (piece.kind === 'text' ? { kind: 'text', text: reverse(piece.text) } : piece))
+    .reverse();
   const restFits = (k: number, i: number) => (k === pieces.length ? i === length : suffixReach[k]![length - i] === 1);
   const suffixReach: Uint8Array[] = [];
-  for (let k = 0; k < pieces.length; k++) suffixReach.push(reachable(mirrored, reversed, 0, reversed.length, false, pieces.length - k));
+  for (let k = 0; k < pieces.length; k++)
+    suffixReach.push(reachable(mirrored, reversed, 0, reversed.length, false, pieces.length - k));
   const values: string[] = [];
   let at = 0;
   for (let k = 0; k < pieces.length; k++) {

@@ -53,7 +53,10 @@ export function unmatchedHook(routes: MatcherSource, respond: ErrorResponder, tr
 }
 
 /** The not-found handler, for the requests the hook did not answer (a route's `reply.callNotFound()`). */
-export function answerUnmatched(routes: MatcherSource, trace: boolean): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+export function answerUnmatched(
+  routes: MatcherSource,
+  trace: boolean,
+): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   return function notFound(request, reply) {
     const outcome = unmatchedOutcome(routes.matcher, request, undefined, trace);
     if ('error' in outcome) throw outcome.error;
@@ -61,9 +64,19 @@ export function answerUnmatched(routes: MatcherSource, trace: boolean): (request
   };
 }
 
-export function unmatchedOutcome(matcher: RouteMatcher, request: FastifyRequest, reused?: ReusedTraces, trace = true): UnmatchedOutcome {
+export function unmatchedOutcome(
+  matcher: RouteMatcher,
+  request: FastifyRequest,
+  reused?: ReusedTraces,
+  trace = true,
+): UnmatchedOutcome {
   const { path, query } = requestTarget(request);
-  return resolveUnmatched(matcher, { method: request.method, path, query, url: requestUrl(request), referer: request.headers.referer }, reused, trace);
+  return resolveUnmatched(
+    matcher,
+    { method: request.method, path, query, url: requestUrl(request), referer: request.headers.referer },
+    reused,
+    trace,
+  );
 }
 
 /** The ordinary 404, for a request the kernel answers as if no route existed (a refused profiler page). */
@@ -72,12 +85,17 @@ export function noRouteError(request: FastifyRequest): Error {
 }
 
 export function sendRedirect(reply: FastifyReply, location: string): FastifyReply {
-  return reply
-    .code(301)
-    .header('location', location)
-    // Decided from the route table of the moment, which changes while one develops: never
-    // kept by a browser, as a 301 otherwise would be.
-    .header('cache-control', 'no-store')
-    .header('content-type', 'text/html; charset=UTF-8')
-    .send(html`<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><title>Redirecting to ${location}</title></head><body>Redirecting to <a href="${location}">${location}</a>.</body></html>`.value);
+  return (
+    reply
+      .code(301)
+      .header('location', location)
+      // Decided from the route table of the moment, which changes while one develops: never
+      // kept by a browser, as a 301 otherwise would be.
+      .header('cache-control', 'no-store')
+      .header('content-type', 'text/html; charset=UTF-8')
+      .send(
+        html`<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><title>Redirecting to ${location}</title></head><body>Redirecting to <a href="${location}">${location}</a>.</body></html>`
+          .value,
+      )
+  );
 }

@@ -31,7 +31,10 @@ function outcome(method: string, target: string, referer?: string): UnmatchedOut
 
 /** The error of an outcome, failing when it is a redirect. */
 function errorOf(result: UnmatchedOutcome): NotFoundHttpError | MethodNotAllowedHttpError {
-  assert.ok('error' in result, `expected an error, got a redirect to ${'redirectTo' in result ? result.redirectTo : ''}`);
+  assert.ok(
+    'error' in result,
+    `expected an error, got a redirect to ${'redirectTo' in result ? result.redirectTo : ''}`,
+  );
   return result.error;
 }
 
@@ -39,7 +42,10 @@ describe('a path no route has is a 404 "No route found for "<METHOD> <URL>""', (
   it('names the method and the URL without its query', () => {
     const error = errorOf(outcome('GET', '/robots.txt?debug=1&page=2'));
     assert.ok(error instanceof NotFoundHttpError);
-    assert.deepEqual([error.status, error.code, error.message], [404, 'VIGIL_ERR_NOT_FOUND', 'No route found for "GET https://localhost:8443/robots.txt"']);
+    assert.deepEqual(
+      [error.status, error.code, error.message],
+      [404, 'VIGIL_ERR_NOT_FOUND', 'No route found for "GET https://localhost:8443/robots.txt"'],
+    );
   });
   it('appends (from "<referer>") when a Referer is sent', () => {
     assert.equal(
@@ -48,10 +54,16 @@ describe('a path no route has is a 404 "No route found for "<METHOD> <URL>""', (
     );
   });
   it('appends an empty Referer as sent', () => {
-    assert.equal(errorOf(outcome('GET', '/nowhere', '')).message, 'No route found for "GET https://localhost:8443/nowhere" (from "")');
+    assert.equal(
+      errorOf(outcome('GET', '/nowhere', '')).message,
+      'No route found for "GET https://localhost:8443/nowhere" (from "")',
+    );
   });
   it('keeps the percent-encoding the client sent', () => {
-    assert.equal(errorOf(outcome('GET', '/caf%C3%A9/a%20b')).message, 'No route found for "GET https://localhost:8443/caf%C3%A9/a%20b"');
+    assert.equal(
+      errorOf(outcome('GET', '/caf%C3%A9/a%20b')).message,
+      'No route found for "GET https://localhost:8443/caf%C3%A9/a%20b"',
+    );
   });
   it('is a 404 when a parameter fails its requirement, whatever the method', () => {
     const error = errorOf(outcome('PUT', '/items/abc'));
@@ -75,11 +87,20 @@ describe('a path with routes but not for the method is a 405 with Allow in decla
     assert.deepEqual([error.status, error.code], [405, 'VIGIL_ERR_METHOD_NOT_ALLOWED']);
     assert.deepEqual(error.headers, { allow: 'GET, POST' });
     assert.deepEqual(error.allowedMethods, ['GET', 'POST']);
-    assert.equal(error.message, 'No route found for "DELETE https://localhost:8443/items": Method Not Allowed (Allow: GET, POST)');
+    assert.equal(
+      error.message,
+      'No route found for "DELETE https://localhost:8443/items": Method Not Allowed (Allow: GET, POST)',
+    );
   });
   it('follows the order of declaration, not the alphabet', () => {
     const reversed = new RouteMatcher(new Routes().post('/items', answer).get('/items', answer).definitions);
-    const result = resolveUnmatched(reversed, { method: 'PATCH', path: '/items', query: '', url: `${ORIGIN}/items`, referer: undefined });
+    const result = resolveUnmatched(reversed, {
+      method: 'PATCH',
+      path: '/items',
+      query: '',
+      url: `${ORIGIN}/items`,
+      referer: undefined,
+    });
     assert.deepEqual(errorOf(result).headers, { allow: 'POST, GET' });
   });
   it('does not add HEAD to Allow', () => {
@@ -92,7 +113,10 @@ describe('a path with routes but not for the method is a 405 with Allow in decla
   it('answers HEAD on a route without GET with a 405', () => {
     const error = errorOf(outcome('HEAD', '/form'));
     assert.deepEqual([error.status, error.headers], [405, { allow: 'POST' }]);
-    assert.equal(error.message, 'No route found for "HEAD https://localhost:8443/form": Method Not Allowed (Allow: POST)');
+    assert.equal(
+      error.message,
+      'No route found for "HEAD https://localhost:8443/form": Method Not Allowed (Allow: POST)',
+    );
   });
   it('treats OPTIONS as any other method', () => {
     assert.deepEqual(errorOf(outcome('OPTIONS', '/hello')).headers, { allow: 'GET' });
@@ -106,19 +130,27 @@ describe('HEAD is served by GET routes', () => {
   });
 });
 
-describe('a trailing-slash mismatch on GET or HEAD is a 301 to the form a GET route has, as a path (never the client\'s Host)', () => {
+describe("a trailing-slash mismatch on GET or HEAD is a 301 to the form a GET route has, as a path (never the client's Host)", () => {
   it('adds the slash, keeping the query string', () => {
     assert.deepEqual(outcome('GET', '/with-slash?a=1&b=2'), { redirectTo: '/with-slash/?a=1&b=2' });
   });
   it('percent-encodes in the target what a URI may not hold, keeping escapes as sent', () => {
-    assert.deepEqual(outcome('GET', '/with-slash?q=<vgl-1>&r=%3C"'), { redirectTo: '/with-slash/?q=%3Cvgl-1%3E&r=%3C%22' });
+    assert.deepEqual(outcome('GET', '/with-slash?q=<vgl-1>&r=%3C"'), {
+      redirectTo: '/with-slash/?q=%3Cvgl-1%3E&r=%3C%22',
+    });
   });
   it('removes the slash when only the slash-less route exists', () => {
     assert.deepEqual(outcome('HEAD', '/hello/'), { redirectTo: '/hello' });
   });
   it('redirects to the twin even when the path itself has routes for other methods', () => {
     const both = new RouteMatcher(new Routes().post('/a/', answer).get('/a', answer).definitions);
-    const result = resolveUnmatched(both, { method: 'GET', path: '/a/', query: '', url: 'http://example.test/a/', referer: undefined });
+    const result = resolveUnmatched(both, {
+      method: 'GET',
+      path: '/a/',
+      query: '',
+      url: 'http://example.test/a/',
+      referer: undefined,
+    });
     assert.deepEqual(result, { redirectTo: '/a' });
   });
   it('does not redirect other methods', () => {
@@ -133,18 +165,45 @@ describe('a trailing-slash mismatch on GET or HEAD is a 301 to the form a GET ro
   });
   it('keeps the percent-encoding of the path it redirects', () => {
     const encoded = new RouteMatcher(new Routes().get('/café', answer).definitions);
-    const result = resolveUnmatched(encoded, { method: 'GET', path: '/caf%C3%A9/', query: '?q=%20', url: `${ORIGIN}/caf%C3%A9/`, referer: undefined });
+    const result = resolveUnmatched(encoded, {
+      method: 'GET',
+      path: '/caf%C3%A9/',
+      query: '?q=%20',
+      url: `${ORIGIN}/caf%C3%A9/`,
+      referer: undefined,
+    });
     assert.deepEqual(result, { redirectTo: '/caf%C3%A9?q=%20' });
   });
   it('never redirects a path starting with // or /\\, which a browser would read as another host', () => {
-    const addsSlash = new RouteMatcher(new Routes().get('/{rest}/', answer, { requirements: { rest: '.+' } }).definitions);
-    const dropsSlash = new RouteMatcher(new Routes().get('/{rest}', answer, { requirements: { rest: '.*[^/]' } }).definitions);
-    for (const [matcherOf, path] of [[addsSlash, '//evil.example'], [addsSlash, '/\\evil.example'], [dropsSlash, '//evil.example/'], [dropsSlash, '/\\evil.example/']] as const) {
-      const result = resolveUnmatched(matcherOf, { method: 'GET', path, query: '', url: ORIGIN + path, referer: undefined });
+    const addsSlash = new RouteMatcher(
+      new Routes().get('/{rest}/', answer, { requirements: { rest: '.+' } }).definitions,
+    );
+    const dropsSlash = new RouteMatcher(
+      new Routes().get('/{rest}', answer, { requirements: { rest: '.*[^/]' } }).definitions,
+    );
+    for (const [matcherOf, path] of [
+      [addsSlash, '//evil.example'],
+      [addsSlash, '/\\evil.example'],
+      [dropsSlash, '//evil.example/'],
+      [dropsSlash, '/\\evil.example/'],
+    ] as const) {
+      const result = resolveUnmatched(matcherOf, {
+        method: 'GET',
+        path,
+        query: '',
+        url: ORIGIN + path,
+        referer: undefined,
+      });
       assert.ok('error' in result && result.error.status === 404, `${path} -> ${JSON.stringify(result)}`);
     }
     // The same routes still redirect an ordinary path (a parameter takes one segment).
-    assert.deepEqual(resolveUnmatched(addsSlash, { method: 'GET', path: '/a', query: '', url: `${ORIGIN}/a`, referer: undefined }), { redirectTo: '/a/' });
-    assert.deepEqual(resolveUnmatched(dropsSlash, { method: 'GET', path: '/a/', query: '', url: `${ORIGIN}/a/`, referer: undefined }), { redirectTo: '/a' });
+    assert.deepEqual(
+      resolveUnmatched(addsSlash, { method: 'GET', path: '/a', query: '', url: `${ORIGIN}/a`, referer: undefined }),
+      { redirectTo: '/a/' },
+    );
+    assert.deepEqual(
+      resolveUnmatched(dropsSlash, { method: 'GET', path: '/a/', query: '', url: `${ORIGIN}/a/`, referer: undefined }),
+      { redirectTo: '/a' },
+    );
   });
 });

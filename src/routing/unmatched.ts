@@ -29,7 +29,12 @@ export type UnmatchedOutcome = { redirectTo: string } | { error: NotFoundHttpErr
 export type ReusedTraces = Map<typeof NotFoundHttpError | typeof MethodNotAllowedHttpError, readonly StackFrame[]>;
 
 /** `capture`: false for an instance that shows no traces (production): its errors take none. */
-export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedRequest, reused?: ReusedTraces, capture = true): UnmatchedOutcome {
+export function resolveUnmatched(
+  matcher: RouteMatcher,
+  request: UnmatchedRequest,
+  reused?: ReusedTraces,
+  capture = true,
+): UnmatchedOutcome {
   const { method, path } = request;
   const allowed = matcher.allowedMethods(path);
   const answers = allowed.includes(method as HttpMethod) || (method === 'HEAD' && allowed.includes('GET'));
@@ -47,20 +52,33 @@ export function resolveUnmatched(matcher: RouteMatcher, request: UnmatchedReques
     const list = allowed.join(', ');
     const known = reused?.get(MethodNotAllowedHttpError);
     const message = `No route found for "${method} ${request.url}": Method Not Allowed (Allow: ${list})`;
-    return { error: withTrace(new MethodNotAllowedHttpError(allowed, message, { capture: capture && known === undefined }), known, reused) };
+    return {
+      error: withTrace(
+        new MethodNotAllowedHttpError(allowed, message, { capture: capture && known === undefined }),
+        known,
+        reused,
+      ),
+    };
   }
   const known = reused?.get(NotFoundHttpError);
   return { error: withTrace(noRouteFound(request, { capture: capture && known === undefined }), known, reused) };
 }
 
 /** The 404 of a request no route answers: `No route found for "GET <url>"`, with the Referer when sent. */
-export function noRouteFound({ method, url, referer }: Pick<UnmatchedRequest, 'method' | 'url' | 'referer'>, options?: HttpErrorOptions): NotFoundHttpError {
+export function noRouteFound(
+  { method, url, referer }: Pick<UnmatchedRequest, 'method' | 'url' | 'referer'>,
+  options?: HttpErrorOptions,
+): NotFoundHttpError {
   const from = referer === undefined ? '' : ` (from "${referer}")`;
   return new NotFoundHttpError(`No route found for "${method} ${url}"${from}`, options);
 }
 
 /** Gives an uncaptured error the frames known for its kind, or records a captured one's. */
-function withTrace<E extends NotFoundHttpError | MethodNotAllowedHttpError>(error: E, known: readonly StackFrame[] | undefined, reused: ReusedTraces | undefined): E {
+function withTrace<E extends NotFoundHttpError | MethodNotAllowedHttpError>(
+  error: E,
+  known: readonly StackFrame[] | undefined,
+  reused: ReusedTraces | undefined,
+): E {
   if (known !== undefined) adoptFrames(error, known);
   else reused?.set(error.constructor as typeof NotFoundHttpError, framesOf(error));
   return error;

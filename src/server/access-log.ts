@@ -9,7 +9,9 @@ export function installAccessLog(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
     const link = reply.getHeader('x-debug-token-link');
     const ms = reply.elapsedTime.toFixed(1);
-    request.log.info(`${request.method} ${request.url} ${reply.statusCode} ${ms} ms${typeof link === 'string' ? ` ${link}` : ''}`);
+    request.log.info(
+      `${request.method} ${request.url} ${reply.statusCode} ${ms} ms${typeof link === 'string' ? ` ${link}` : ''}`,
+    );
     done();
   });
 }

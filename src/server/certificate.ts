@@ -42,7 +42,12 @@ export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' 
     return { ...publish(config.varDir, dir, made), certFile };
   } catch (error) {
     // A full disk does not stop the start: the certificate serves from memory, and the next start makes another.
-    return { ...made, certFile, created: true, unsaved: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+    return {
+      ...made,
+      certFile,
+      created: true,
+      unsaved: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+    };
   }
 }
 
@@ -71,7 +76,10 @@ async function generateDevCertificate(): Promise<Pair> {
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
-        altNames: [...DEV_HOSTS.dns.map((value) => ({ type: 2 as const, value })), ...DEV_HOSTS.ips.map((ip) => ({ type: 7 as const, ip }))],
+        altNames: [
+          ...DEV_HOSTS.dns.map((value) => ({ type: 2 as const, value })),
+          ...DEV_HOSTS.ips.map((ip) => ({ type: 7 as const, ip })),
+        ],
       },
     ],
   });
@@ -149,7 +157,10 @@ function readPem(file: string, variable: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(variable, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigError(
+      variable,
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
@@ -169,20 +180,28 @@ function checkOperatorMaterial(certPem: string, keyPem: string, certFile: string
     key = createPrivateKey(keyPem);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' || keyPem.includes('ENCRYPTED')) {
-      throw new ConfigError('TLS_KEY', `${keyFile} is encrypted: vigil needs the key without a passphrase (openssl pkey -in encrypted.key -out plain.key)`);
+      throw new ConfigError(
+        'TLS_KEY',
+        `${keyFile} is encrypted: vigil needs the key without a passphrase (openssl pkey -in encrypted.key -out plain.key)`,
+      );
     }
     throw new ConfigError('TLS_KEY', `${keyFile} is not a PEM private key (${opensslReason(error)})`);
   }
-  if (key.type !== 'private' || !cert.checkPrivateKey(key)) throw new ConfigError('TLS_KEY', `${keyFile} is not the key of TLS_CERT ${certFile}`);
+  if (key.type !== 'private' || !cert.checkPrivateKey(key))
+    throw new ConfigError('TLS_KEY', `${keyFile} is not the key of TLS_CERT ${certFile}`);
   try {
     createSecureContext({ cert: certPem, key: keyPem });
   } catch (error) {
-    throw new ConfigError('TLS_CERT', `${certFile} with TLS_KEY ${keyFile} cannot be used for TLS (${opensslReason(error)})`);
+    throw new ConfigError(
+      'TLS_CERT',
+      `${certFile} with TLS_KEY ${keyFile} cannot be used for TLS (${opensslReason(error)})`,
+    );
   }
   const now = Date.now();
   const refused = 'clients that check certificates will refuse this service';
   if (new Date(cert.validTo).getTime() < now) return `TLS_CERT ${certFile} expired on ${cert.validTo}: ${refused}`;
-  if (new Date(cert.validFrom).getTime() > now) return `TLS_CERT ${certFile} is not valid before ${cert.validFrom}: ${refused}`;
+  if (new Date(cert.validFrom).getTime() > now)
+    return `TLS_CERT ${certFile} is not valid before ${cert.validFrom}: ${refused}`;
   return undefined;
 }
 

@@ -5,9 +5,7 @@
  */
 import type { WriterCounters } from '../profiler/profiler.js';
 
-export type ToPrimary =
-  | { vigil: 'listening'; url: string }
-  | ({ vigil: 'counters' } & WriterCounters);
+export type ToPrimary = { vigil: 'listening'; url: string } | ({ vigil: 'counters' } & WriterCounters);
 
 export type ToWorker =
   | { vigil: 'stop'; signal: string }

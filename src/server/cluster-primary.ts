@@ -7,7 +7,15 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import type { WriterCounters } from '../profiler/profiler.js';
-import { addCounters, countersOf, COUNTERS_INTERVAL_MS, isMessage, NO_COUNTERS, type ToPrimary, type ToWorker } from './cluster-messages.js';
+import {
+  addCounters,
+  countersOf,
+  COUNTERS_INTERVAL_MS,
+  isMessage,
+  NO_COUNTERS,
+  type ToPrimary,
+  type ToWorker,
+} from './cluster-messages.js';
 import { PrimaryLog } from './primary-log.js';
 import { RestartPacing } from './restart-pacing.js';
 
@@ -43,7 +51,10 @@ export class ClusterPrimary {
   private broadcastTimer: NodeJS.Timeout | undefined;
   private lastBroadcast = -Infinity;
 
-  constructor(private readonly config: Config, private readonly mode: string) {
+  constructor(
+    private readonly config: Config,
+    private readonly mode: string,
+  ) {
     this.log = new PrimaryLog(config.logLevel);
   }
 
@@ -63,7 +74,8 @@ export class ClusterPrimary {
     });
     // A failed send to a worker that is exiting: its exit is handled where it is reported.
     worker.on('error', () => undefined);
-    if (replacing !== undefined) this.log.info(`Started worker ${member.pid} in place of worker ${replacing}`, { worker: member.pid });
+    if (replacing !== undefined)
+      this.log.info(`Started worker ${member.pid} in place of worker ${replacing}`, { worker: member.pid });
   }
 
   private received(worker: Worker, member: Member, message: ToPrimary): void {
@@ -83,7 +95,9 @@ export class ClusterPrimary {
     // A new worker learns the others' counters at once.
     this.broadcastSoon();
     if (this.serving) {
-      this.log.info(`Worker ${member.pid} is serving (${this.listeningCount()} of ${this.config.workers} workers)`, { worker: member.pid });
+      this.log.info(`Worker ${member.pid} is serving (${this.listeningCount()} of ${this.config.workers} workers)`, {
+        worker: member.pid,
+      });
       return;
     }
     // The first worker has created what they share: the others may start.
@@ -105,7 +119,11 @@ export class ClusterPrimary {
     this.members.delete(worker);
     const clean = code === 0 && signal === null;
     // A worker killed with reports in its queue lost them: they count as dropped.
-    this.retired = addCounters(this.retired, { queued: 0, dropped: member.counters.dropped + (clean ? 0 : member.counters.queued), purged: member.counters.purged });
+    this.retired = addCounters(this.retired, {
+      queued: 0,
+      dropped: member.counters.dropped + (clean ? 0 : member.counters.queued),
+      purged: member.counters.purged,
+    });
     this.broadcastSoon();
     const how = signal ? `signal ${signal}` : `code ${code}`;
     if (this.stopping) {
@@ -118,7 +136,12 @@ export class ClusterPrimary {
     const servedMs = member.listeningSince === undefined ? undefined : performance.now() - member.listeningSince;
     const delayMs = this.pacing.exited(servedMs);
     const when = member.listeningSince === undefined ? ' before it listened' : '';
-    this.log.error(`Worker ${member.pid} exited (${how})${when}; starting a replacement in ${delayMs} ms`, { worker: member.pid, code, signal, delayMs });
+    this.log.error(`Worker ${member.pid} exited (${how})${when}; starting a replacement in ${delayMs} ms`, {
+      worker: member.pid,
+      code,
+      signal,
+      delayMs,
+    });
     const timer = setTimeout(() => {
       this.replacements.delete(timer);
       this.fork(member.pid);
@@ -131,7 +154,8 @@ export class ClusterPrimary {
    * could not start said why ("vigil: cannot start: ...", exit code 1); the others are stopped.
    */
   private startFailed(member: Member, code: number | null, how: string): void {
-    if (code !== 1) process.stderr.write(`vigil: cannot start: worker ${member.pid} exited (${how}) before every worker listened\n`);
+    if (code !== 1)
+      process.stderr.write(`vigil: cannot start: worker ${member.pid} exited (${how}) before every worker listened\n`);
     this.stopping = true;
     this.exitCode = 1;
     for (const [worker, other] of this.members) {
@@ -152,7 +176,9 @@ export class ClusterPrimary {
     for (const timer of this.replacements) clearTimeout(timer);
     this.replacements.clear();
     const count = this.members.size;
-    this.log.info(`${signal}: stopping ${count} worker${count === 1 ? '' : 's'} (requests in flight get SHUTDOWN_TIMEOUT, ${this.config.shutdownTimeoutMs / 1000}s, then queued reports are written)`);
+    this.log.info(
+      `${signal}: stopping ${count} worker${count === 1 ? '' : 's'} (requests in flight get SHUTDOWN_TIMEOUT, ${this.config.shutdownTimeoutMs / 1000}s, then queued reports are written)`,
+    );
     for (const worker of this.members.keys()) send(worker, { vigil: 'stop', signal });
     // A worker that cannot stop (an event loop held by a handler) does not hold the primary for ever.
     setTimeout(() => this.killRemaining(), this.config.shutdownTimeoutMs + STOP_GRACE_MS).unref();
@@ -161,7 +187,10 @@ export class ClusterPrimary {
 
   private killRemaining(): void {
     for (const [worker, member] of this.members) {
-      this.log.error(`Worker ${member.pid} did not stop within SHUTDOWN_TIMEOUT and ${STOP_GRACE_MS / 1000}s more: killed; its queued reports are lost`, { worker: member.pid });
+      this.log.error(
+        `Worker ${member.pid} did not stop within SHUTDOWN_TIMEOUT and ${STOP_GRACE_MS / 1000}s more: killed; its queued reports are lost`,
+        { worker: member.pid },
+      );
       this.failedStop = true;
       worker.process.kill('SIGKILL');
     }
@@ -181,7 +210,11 @@ export class ClusterPrimary {
       this.lastBroadcast = performance.now();
       const total = [...this.members.values()].reduce((sum, member) => addCounters(sum, member.counters), this.retired);
       for (const [worker, member] of this.members) {
-        const others = { queued: total.queued - member.counters.queued, dropped: total.dropped - member.counters.dropped, purged: total.purged - member.counters.purged };
+        const others = {
+          queued: total.queued - member.counters.queued,
+          dropped: total.dropped - member.counters.dropped,
+          purged: total.purged - member.counters.purged,
+        };
         send(worker, { vigil: 'peers', ...others });
       }
     }, wait);

@@ -5,7 +5,15 @@
  * profiler's pages.
  */
 import type { WriterCounters } from '../profiler/profiler.js';
-import { countersOf, COUNTERS_INTERVAL_MS, isMessage, NO_COUNTERS, sameCounters, type ToPrimary, type ToWorker } from './cluster-messages.js';
+import {
+  countersOf,
+  COUNTERS_INTERVAL_MS,
+  isMessage,
+  NO_COUNTERS,
+  sameCounters,
+  type ToPrimary,
+  type ToWorker,
+} from './cluster-messages.js';
 
 type SignalHandler = (signal: string) => void;
 

@@ -32,7 +32,11 @@ export class OpenConnections {
   private otherDescriptors = Math.min(OTHER_DESCRIPTORS, this.descriptorLimit / 2);
   private descriptorsLoggedAt = -Infinity;
 
-  constructor(server: Server, private readonly maxConnections: number, private readonly log: FastifyBaseLogger) {
+  constructor(
+    server: Server,
+    private readonly maxConnections: number,
+    private readonly log: FastifyBaseLogger,
+  ) {
     // Every TCP connection, the ones still in their TLS handshake included.
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
@@ -107,7 +111,9 @@ export class OpenConnections {
 
   /** Logs the refusals counted since the last line. */
   private logRefusals(): void {
-    this.log.warn(`Refused ${this.refused} connection${this.refused === 1 ? '' : 's'}: MAX_CONNECTIONS (${this.maxConnections}) are open`);
+    this.log.warn(
+      `Refused ${this.refused} connection${this.refused === 1 ? '' : 's'}: MAX_CONNECTIONS (${this.maxConnections}) are open`,
+    );
     this.refused = 0;
   }
 }

@@ -20,9 +20,13 @@ function isLoopback(address: string): boolean {
 export function warnOfPublicDebug(app: FastifyInstance): void {
   app.addHook('onListen', function warnIfPublic(done) {
     // A Unix socket's path is no network address: it is left out.
-    const exposed = this.addresses().filter((listening) => typeof listening !== 'string' && isIP(listening.address) !== 0 && !isLoopback(listening.address)) as AddressInfo[];
+    const exposed = this.addresses().filter(
+      (listening) => typeof listening !== 'string' && isIP(listening.address) !== 0 && !isLoopback(listening.address),
+    ) as AddressInfo[];
     if (exposed.length > 0) {
-      const where = exposed.map(({ address, port }) => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`)).join(', ');
+      const where = exposed
+        .map(({ address, port }) => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`))
+        .join(', ');
       this.log.warn(
         `DEBUG MODE ON A PUBLIC ADDRESS (${where}): clients outside loopback and PROFILER_ALLOW get production error pages, but set APP_ENV=prod for anything reachable from another machine`,
       );

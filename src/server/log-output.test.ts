@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { prettyLogOutput, terminalSafeJson } from './log-output.js';
 
 describe('terminalSafeJson keeps control characters out of a pretty terminal', () => {
-  const parsed = (value: string) => (JSON.parse(terminalSafeJson(JSON.stringify({ msg: value }))) as { msg: string }).msg;
+  const parsed = (value: string) =>
+    (JSON.parse(terminalSafeJson(JSON.stringify({ msg: value }))) as { msg: string }).msg;
   it('turns escape sequences and C1 controls into their text', () => {
     assert.equal(parsed('GET /\u001b[2J'), 'GET /\\u001b[2J');
     assert.equal(parsed('a\u0007b\u007f\u009bc'), 'a\\u0007b\\u007f\\u009bc');

@@ -16,19 +16,41 @@ export interface LogOutput {
  * stdout. pino-pretty is loaded only then: its start-up CPU is not paid by a service writing
  * to a pipe or a file.
  */
-export async function prettyLogOutput(config: Pick<Config, 'debug'>, stdout: { isTTY?: boolean; fd: number } = process.stdout): Promise<LogOutput | undefined> {
+export async function prettyLogOutput(
+  config: Pick<Config, 'debug'>,
+  stdout: { isTTY?: boolean; fd: number } = process.stdout,
+): Promise<LogOutput | undefined> {
   if (!config.debug || !stdout.isTTY) return undefined;
-  const { default: pretty } = await importOptional('pino-pretty', 'Readable logs at a terminal', () => import('pino-pretty'));
+  const { default: pretty } = await importOptional(
+    'pino-pretty',
+    'Readable logs at a terminal',
+    () => import('pino-pretty'),
+  );
   // In this thread, not a transport's: lines keep their order with what the kernel prints itself.
-  const stream = pretty({ destination: stdout.fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId' });
+  const stream = pretty({
+    destination: stdout.fd,
+    sync: true,
+    colorize: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,reqId',
+  });
   return { write: (line) => stream.write(terminalSafeJson(line)) };
 }
 
 /** The same, loaded at once: for `vigilFastifyOptions`, which Fastify's constructor takes synchronously. */
-export function prettyLogOutputSync(config: Pick<Config, 'debug'>, stdout: { isTTY?: boolean; fd: number } = process.stdout): LogOutput | undefined {
+export function prettyLogOutputSync(
+  config: Pick<Config, 'debug'>,
+  stdout: { isTTY?: boolean; fd: number } = process.stdout,
+): LogOutput | undefined {
   if (!config.debug || !stdout.isTTY) return undefined;
   const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
-  const stream = pretty({ destination: stdout.fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId' });
+  const stream = pretty({
+    destination: stdout.fd,
+    sync: true,
+    colorize: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,reqId',
+  });
   return { write: (line) => stream.write(terminalSafeJson(line)) };
 }
 
@@ -41,7 +63,8 @@ export function markPretty(logger: object): void {
 
 /** True for a logger made for a terminal, or a child of one. */
 export function isPretty(logger: object): boolean {
-  for (let link: object | null = logger; link !== null; link = Object.getPrototypeOf(link) as object | null) if (prettyLoggers.has(link)) return true;
+  for (let link: object | null = logger; link !== null; link = Object.getPrototypeOf(link) as object | null)
+    if (prettyLoggers.has(link)) return true;
   return false;
 }
 
@@ -51,9 +74,12 @@ export function isPretty(logger: object): boolean {
  * line, so its escape is escaped once more and it prints as the text `\u001b`.
  */
 export function terminalSafeJson(line: string): string {
-  return line.replace(/(\\\\)|\\u00([01][0-9a-fA-F]|7[fF])|([\u007f-\u009f])/g, (whole, backslash: string | undefined, code: string | undefined, c1: string | undefined) => {
-    if (backslash !== undefined) return whole;
-    if (code !== undefined) return `\\\\u00${code}`;
-    return `\\\\u${c1!.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
+  return line.replace(
+    /(\\\\)|\\u00([01][0-9a-fA-F]|7[fF])|([\u007f-\u009f])/g,
+    (whole, backslash: string | undefined, code: string | undefined, c1: string | undefined) => {
+      if (backslash !== undefined) return whole;
+      if (code !== undefined) return `\\\\u00${code}`;
+      return `\\\\u${c1!.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    },
+  );
 }

@@ -12,7 +12,9 @@ const CLOSE_GRACE_MS = 1000;
 
 export function handOffToKernel(server: Server): void {
   // The kernel sees the Expect header and answers 417 itself (refusedHead).
-  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => server.emit('request', request, response));
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+    server.emit('request', request, response),
+  );
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     // Node has let go of the connection: its parser and error listener are gone.
     socket.on('error', () => socket.destroy());

@@ -13,7 +13,10 @@ export class PrimaryLog {
   private readonly threshold: number;
   private readonly host = hostname();
 
-  constructor(level: string, private readonly output: { write(line: string): unknown } = process.stdout) {
+  constructor(
+    level: string,
+    private readonly output: { write(line: string): unknown } = process.stdout,
+  ) {
     this.threshold = LEVELS[level as keyof typeof LEVELS] ?? LEVELS.info;
   }
 
@@ -31,6 +34,8 @@ export class PrimaryLog {
 
   private line(level: PrimaryLogLevel, msg: string, fields: Record<string, unknown>): void {
     if (LEVELS[level] < this.threshold) return;
-    this.output.write(`${JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, hostname: this.host, ...fields, msg })}\n`);
+    this.output.write(
+      `${JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, hostname: this.host, ...fields, msg })}\n`,
+    );
   }
 }

@@ -10,9 +10,10 @@ import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino
 type LogMethod = FastifyBaseLogger['info'];
 
 /** Fastify's `childLoggerFactory`: the child, deferred. */
-export const deferredChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function deferredChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
-  return new DeferredLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
-};
+export const deferredChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> =
+  function deferredChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    return new DeferredLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+  };
 
 /** The logger methods pino's child offers a request's code, each made real on first use. */
 class DeferredLogger {
@@ -91,7 +92,9 @@ class DeferredLogger {
   }
 
   isLevelEnabled(level: LevelWithSilentOrString): boolean {
-    return (this.#logger as unknown as { isLevelEnabled(level: LevelWithSilentOrString): boolean }).isLevelEnabled(level);
+    return (this.#logger as unknown as { isLevelEnabled(level: LevelWithSilentOrString): boolean }).isLevelEnabled(
+      level,
+    );
   }
 
   flush(callback?: (error?: Error) => void): void {

@@ -31,7 +31,10 @@ async function refusal(file: string): Promise<string> {
 
 describe('a routes module that is not there is named as missing', () => {
   it('says the file does not exist', async () => {
-    assert.equal(await refusal(join(dir, 'none.mjs')), `ROUTES: cannot load ${join(dir, 'none.mjs')}: the file does not exist`);
+    assert.equal(
+      await refusal(join(dir, 'none.mjs')),
+      `ROUTES: cannot load ${join(dir, 'none.mjs')}: the file does not exist`,
+    );
   });
 });
 
@@ -44,13 +47,19 @@ describe('a package the routes module imports that is not installed is named', (
     );
   });
   it('names a scoped package, not the path inside it', async () => {
-    const file = module('scoped.mjs', "import x from '@vigil-test/not-installed/sub/path.js';\nexport default () => x;\n");
+    const file = module(
+      'scoped.mjs',
+      "import x from '@vigil-test/not-installed/sub/path.js';\nexport default () => x;\n",
+    );
     assert.match(await refusal(file), /it imports the package "@vigil-test\/not-installed", which is not installed/);
   });
   it('names the file a helper imports it from', async () => {
     const helper = module('helper.mjs', "export { default } from 'not-installed-either';\n");
     const file = module('uses-helper.mjs', "import x from './helper.mjs';\nexport default () => x;\n");
-    assert.match(await refusal(file), new RegExp(`it imports the package "not-installed-either", which is not installed \\(imported from ${helper};`));
+    assert.match(
+      await refusal(file),
+      new RegExp(`it imports the package "not-installed-either", which is not installed \\(imported from ${helper};`),
+    );
   });
   it('reads the CommonJS form of the error (tsx outside an ES module package)', () => {
     const file = join(dir, 'routes.ts');
@@ -60,14 +69,20 @@ describe('a package the routes module imports that is not installed is named', (
     } catch (thrown) {
       error = thrown;
     }
-    assert.equal(loadFailure(error, file), `it imports the package "left-pad-not-installed", which is not installed (imported from ${file}; npm install left-pad-not-installed)`);
+    assert.equal(
+      loadFailure(error, file),
+      `it imports the package "left-pad-not-installed", which is not installed (imported from ${file}; npm install left-pad-not-installed)`,
+    );
   });
 });
 
 describe('a file the routes module imports that is missing is named', () => {
   it('names the missing file and its importer', async () => {
     const file = module('relative.mjs', "import x from './gone.mjs';\nexport default () => x;\n");
-    assert.equal(await refusal(file), `ROUTES: cannot load ${file}: it imports ${join(dir, 'gone.mjs')}, which does not exist (imported from ${file})`);
+    assert.equal(
+      await refusal(file),
+      `ROUTES: cannot load ${file}: it imports ${join(dir, 'gone.mjs')}, which does not exist (imported from ${file})`,
+    );
   });
 });
 

@@ -26,16 +26,27 @@ export async function loadRoutesModule(file: string): Promise<RoutesModule> {
   }
   const declare = module.default ?? module.routes;
   if (typeof declare !== 'function') {
-    throw new ConfigError('ROUTES', `${file} must export a routes declaration as default, e.g. export default defineRoutes((routes) => { ... })`);
+    throw new ConfigError(
+      'ROUTES',
+      `${file} must export a routes declaration as default, e.g. export default defineRoutes((routes) => { ... })`,
+    );
   }
   const collectors = module.collectors ?? [];
   const isCollector = (value: unknown) => {
     if (typeof value !== 'object' || value === null) return false;
     const { name, collect, panel, text } = value as Collector;
-    return typeof name === 'string' && typeof collect === 'function' && (panel === undefined || (typeof panel === 'object' && panel !== null)) && (text === undefined || typeof text === 'function');
+    return (
+      typeof name === 'string' &&
+      typeof collect === 'function' &&
+      (panel === undefined || (typeof panel === 'object' && panel !== null)) &&
+      (text === undefined || typeof text === 'function')
+    );
   };
   if (!Array.isArray(collectors) || !collectors.every(isCollector)) {
-    throw new ConfigError('ROUTES', `${file}: the "collectors" export must be an array of collectors, each { name, collect(context) }, with an optional panel { title, badge, render } and text(section)`);
+    throw new ConfigError(
+      'ROUTES',
+      `${file}: the "collectors" export must be an array of collectors, each { name, collect(context) }, with an optional panel { title, badge, render } and text(section)`,
+    );
   }
   return { declare: declare as RoutesDeclaration, collectors };
 }
@@ -49,12 +60,14 @@ export async function loadRoutesModule(file: string): Promise<RoutesModule> {
 export function loadFailure(error: unknown, file: string): string {
   const { code, message, requireStack } = (error ?? {}) as NodeJS.ErrnoException & { requireStack?: unknown };
   const text = typeof message === 'string' ? message : String(error);
-  if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(file)) return 'a TypeScript module needs tsx (node --import tsx ...), or compile it to JavaScript';
+  if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(file))
+    return 'a TypeScript module needs tsx (node --import tsx ...), or compile it to JavaScript';
   if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return text;
   const found = /^Cannot find (package|module) '([^']+)'(?: imported from (.+))?/.exec(text);
   if (!found) return text.split('\n')[0]!;
   const [, kind, specifier, from] = found as unknown as [string, string, string, string | undefined];
-  const importer = from?.trim() ?? (Array.isArray(requireStack) && typeof requireStack[0] === 'string' ? requireStack[0] : file);
+  const importer =
+    from?.trim() ?? (Array.isArray(requireStack) && typeof requireStack[0] === 'string' ? requireStack[0] : file);
   const importerPath = importer.startsWith('file:') ? fileURLToPath(importer) : importer;
   const bare = kind === 'package' || !/^(\.{1,2}\/|\/|file:)/.test(specifier);
   if (bare) {

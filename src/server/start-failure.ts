@@ -10,16 +10,30 @@ import { RouteDefinitionError } from '../routing/routes.js';
 
 type Settings = Pick<Config, 'varDir' | 'tlsCert' | 'tlsKey' | 'host'>;
 
-const VERBS: Record<string, string> = { mkdir: 'create', open: 'open', write: 'write', read: 'read', rename: 'rename', chmod: 'change the mode of', unlink: 'remove', scandir: 'read', stat: 'read', lstat: 'read', access: 'reach' };
+const VERBS: Record<string, string> = {
+  mkdir: 'create',
+  open: 'open',
+  write: 'write',
+  read: 'read',
+  rename: 'rename',
+  chmod: 'change the mode of',
+  unlink: 'remove',
+  scandir: 'read',
+  stat: 'read',
+  lstat: 'read',
+  access: 'reach',
+};
 
 /** The line after "vigil: cannot start: ", for an error that stopped the start. */
 export function startFailureLine(error: unknown, settings: Settings | undefined): string {
   if (error instanceof ConfigError || error instanceof RouteDefinitionError) return error.message;
   // A store under VAR_DIR (the default place) is that setting's; any other is PROFILER_DSN's.
-  if (error instanceof ReportStoreError) return `${settingOf(error.location, settings) ?? 'PROFILER_DSN'}: ${error.message}`;
+  if (error instanceof ReportStoreError)
+    return `${settingOf(error.location, settings) ?? 'PROFILER_DSN'}: ${error.message}`;
   const failure = error as NodeJS.ErrnoException & { hostname?: string };
   if (failure?.syscall === 'listen' || failure?.code === 'EADDRINUSE') return `${failure.message} (set HOST or PORT)`;
-  if (failure?.syscall === 'getaddrinfo') return `HOST: ${failure.hostname ?? settings?.host} cannot be resolved (${failure.code})`;
+  if (failure?.syscall === 'getaddrinfo')
+    return `HOST: ${failure.hostname ?? settings?.host} cannot be resolved (${failure.code})`;
   if (typeof failure?.path === 'string' && typeof failure.code === 'string') {
     const setting = settingOf(failure.path, settings);
     const what = `cannot ${VERBS[failure.syscall ?? ''] ?? `${failure.syscall ?? 'use'}`} ${failure.path}: ${failure.code} (${describe(failure)})`;

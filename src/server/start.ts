@@ -45,7 +45,11 @@ export interface RunningService<Kernel extends { app: FastifyInstance } = { app:
   cutNow(reason: string): void;
 }
 
-export async function startService<Kernel extends { app: FastifyInstance }>(config: Config, createKernel: KernelFactory<Kernel>, options: StartOptions = {}): Promise<RunningService<Kernel>> {
+export async function startService<Kernel extends { app: FastifyInstance }>(
+  config: Config,
+  createKernel: KernelFactory<Kernel>,
+  options: StartOptions = {},
+): Promise<RunningService<Kernel>> {
   const tls = config.tls ? await loadTlsMaterial(config) : undefined;
   const module = config.routes ? await loadRoutesModule(config.routes) : undefined;
   const logOutput = await prettyLogOutput(config);
@@ -60,14 +64,21 @@ export async function startService<Kernel extends { app: FastifyInstance }>(conf
   });
   const connections = new OpenConnections(kernel.app.server, config.maxConnections, kernel.app.log);
   const shutdown = new Shutdown(kernel.app, connections, config.shutdownTimeoutMs);
-  await kernel.app.listen({ host: config.host, port: config.port, listenTextResolver: (address) => `Listening on ${address}` });
+  await kernel.app.listen({
+    host: config.host,
+    port: config.port,
+    listenTextResolver: (address) => `Listening on ${address}`,
+  });
   const address = kernel.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const scheme = config.tls ? 'https' : 'http';
   const defaultPort = scheme === 'https' ? 443 : 80;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${scheme}://${host}${port === defaultPort ? '' : `:${port}`}`;
-  if (tls?.unsaved) kernel.app.log.warn(`The self-signed certificate for localhost could not be written to ${tls.certFile} (${tls.unsaved}): it is kept in memory for this run`);
+  if (tls?.unsaved)
+    kernel.app.log.warn(
+      `The self-signed certificate for localhost could not be written to ${tls.certFile} (${tls.unsaved}): it is kept in memory for this run`,
+    );
   else if (tls?.created) kernel.app.log.info(`Created a self-signed certificate for localhost: ${tls.certFile}`);
   if (tls?.warning) kernel.app.log.warn(tls.warning);
   return { kernel, url, stop: () => shutdown.close(), cutNow: (reason) => shutdown.cut(reason, ' at once') };

@@ -4,7 +4,10 @@ import { startupBanner } from './startup-banner.js';
 
 describe('the startup banner says where, in which mode, which routes, and where the profiler is', () => {
   it('in debug mode', () => {
-    const banner = startupBanner({ appEnv: 'dev', debug: true, routes: '/srv/app/routes.ts' }, { url: 'https://localhost:8443', routeCount: 8, store: '/srv/var/profiler.sqlite' });
+    const banner = startupBanner(
+      { appEnv: 'dev', debug: true, routes: '/srv/app/routes.ts' },
+      { url: 'https://localhost:8443', routeCount: 8, store: '/srv/var/profiler.sqlite' },
+    );
     assert.equal(
       banner,
       'vigil listening on https://localhost:8443 (dev, debug on)\n' +
@@ -13,10 +16,19 @@ describe('the startup banner says where, in which mode, which routes, and where 
     );
   });
   it('in production, without a routes module', () => {
-    const banner = startupBanner({ appEnv: 'prod', debug: false, routes: undefined }, { url: 'http://0.0.0.0:8080', routeCount: 0, store: undefined });
-    assert.equal(banner, 'vigil listening on http://0.0.0.0:8080 (prod, debug off)\n  routes:   none (ROUTES names no module)\n  profiler: off (debug is off)\n');
+    const banner = startupBanner(
+      { appEnv: 'prod', debug: false, routes: undefined },
+      { url: 'http://0.0.0.0:8080', routeCount: 0, store: undefined },
+    );
+    assert.equal(
+      banner,
+      'vigil listening on http://0.0.0.0:8080 (prod, debug off)\n  routes:   none (ROUTES names no module)\n  profiler: off (debug is off)\n',
+    );
   });
   it('counts one route in the singular', () => {
-    assert.match(startupBanner({ appEnv: 'dev', debug: true, routes: 'r.ts' }, { url: 'u', routeCount: 1, store: 's' }), /\(1 route\)/);
+    assert.match(
+      startupBanner({ appEnv: 'dev', debug: true, routes: 'r.ts' }, { url: 'u', routeCount: 1, store: 's' }),
+      /\(1 route\)/,
+    );
   });
 });

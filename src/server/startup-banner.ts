@@ -9,10 +9,15 @@ export interface BannerFacts {
   store: string | undefined;
 }
 
-export function startupBanner(config: Pick<Config, 'appEnv' | 'debug' | 'routes'>, { url, routeCount, store }: BannerFacts): string {
+export function startupBanner(
+  config: Pick<Config, 'appEnv' | 'debug' | 'routes'>,
+  { url, routeCount, store }: BannerFacts,
+): string {
   const lines = [`vigil listening on ${url} (${config.appEnv}, debug ${config.debug ? 'on' : 'off'})`];
   const routes = `${routeCount} route${routeCount === 1 ? '' : 's'}`;
   lines.push(config.routes ? `  routes:   ${config.routes} (${routes})` : '  routes:   none (ROUTES names no module)');
-  lines.push(store === undefined ? '  profiler: off (debug is off)' : `  profiler: ${url}/_profiler (reports in ${store})`);
+  lines.push(
+    store === undefined ? '  profiler: off (debug is off)' : `  profiler: ${url}/_profiler (reports in ${store})`,
+  );
   return `${lines.join('\n')}\n`;
 }

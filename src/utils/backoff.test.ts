@@ -10,7 +10,16 @@ describe('a failing operation is retried with an exponential backoff, capped', (
     assert.equal(backoff.failed(0), 1000);
     assert.equal(backoff.ready(999), false);
     assert.equal(backoff.ready(1000), true);
-    assert.deepEqual([backoff.failed(1000), backoff.failed(3000), backoff.failed(7000), backoff.failed(15_000), backoff.failed(23_000)], [2000, 4000, 8000, 8000, 8000]);
+    assert.deepEqual(
+      [
+        backoff.failed(1000),
+        backoff.failed(3000),
+        backoff.failed(7000),
+        backoff.failed(15_000),
+        backoff.failed(23_000),
+      ],
+      [2000, 4000, 8000, 8000, 8000],
+    );
     assert.equal(backoff.ready(30_000), false);
     backoff.succeeded();
     assert.equal(backoff.ready(0), true);

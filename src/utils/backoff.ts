@@ -5,7 +5,10 @@ export class Backoff {
   private failures = 0;
   private retryAt = -Infinity;
 
-  constructor(private readonly firstMs: number, private readonly maxMs: number) {}
+  constructor(
+    private readonly firstMs: number,
+    private readonly maxMs: number,
+  ) {}
 
   ready(now: number): boolean {
     return now >= this.retryAt;

@@ -10,7 +10,13 @@ describe('a byte count reads in one style everywhere', () => {
 
   it('uses KiB, MiB and GiB with one decimal, left out when it is zero', () => {
     assert.deepEqual(
-      [formatBytes(1024), formatBytes(1536), formatBytes(64 * 1024 ** 2), formatBytes(1024 ** 2 + 1), formatBytes(3 * 1024 ** 3)],
+      [
+        formatBytes(1024),
+        formatBytes(1536),
+        formatBytes(64 * 1024 ** 2),
+        formatBytes(1024 ** 2 + 1),
+        formatBytes(3 * 1024 ** 3),
+      ],
       ['1 KiB', '1.5 KiB', '64 MiB', '1 MiB', '3 GiB'],
     );
   });

@@ -1,6 +1,10 @@
 /** How a byte count reads in messages, pages and the command line: one style everywhere. */
 
-const UNITS: ReadonlyArray<[string, number]> = [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]];
+const UNITS: ReadonlyArray<[string, number]> = [
+  ['GiB', 1024 ** 3],
+  ['MiB', 1024 ** 2],
+  ['KiB', 1024],
+];
 
 /** `1 byte`, `250 bytes`, `1.5 KiB`, `64 MiB`; a negative count (a difference) keeps its sign; `n/a` when unknown. */
 export function formatBytes(bytes: number | null | undefined): string {

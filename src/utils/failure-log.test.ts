@@ -34,7 +34,11 @@ describe('a failure that repeats is written at most once per interval per kind, 
     failures.record(WRITE, FULL, 0);
     assert.equal(failures.record(WRITE, 'SQLITE_IOERR: disk I/O error', 400)?.message, undefined);
     assert.equal(failures.record(WRITE, FULL, 2500)?.message, `${WRITE} 2 times in the last 2.5 s: ${FULL}`);
-    assert.equal(failures.record(WRITE, FULL, 9000)?.message, `${WRITE}: ${FULL}`, 'after a quiet interval the count starts again');
+    assert.equal(
+      failures.record(WRITE, FULL, 9000)?.message,
+      `${WRITE}: ${FULL}`,
+      'after a quiet interval the count starts again',
+    );
   });
 
   it('names the latest detail of the interval', () => {
@@ -42,7 +46,9 @@ describe('a failure that repeats is written at most once per interval per kind, 
     failures.record(WRITE, FULL, 0);
     failures.record(WRITE, FULL, 100);
     failures.record(WRITE, 'SQLITE_IOERR: disk I/O error', 200);
-    assert.deepEqual(messages(failures.due(1000)), [`${WRITE} 2 times in the last 1.0 s: SQLITE_IOERR: disk I/O error`]);
+    assert.deepEqual(messages(failures.due(1000)), [
+      `${WRITE} 2 times in the last 1.0 s: SQLITE_IOERR: disk I/O error`,
+    ]);
   });
 
   it('says once that a failing operation succeeds again, within the same pacing', () => {
@@ -51,11 +57,16 @@ describe('a failure that repeats is written at most once per interval per kind, 
     failures.record(WRITE, FULL, 100);
     assert.equal(failures.succeeded(WRITE, 200)?.message, undefined, 'within the interval the news waits');
     assert.equal(failures.succeeded(WRITE, 300)?.message, undefined);
-    assert.deepEqual(messages(failures.due(1000)), [`${WRITE} 1 time in the last 1.0 s: ${FULL}; it succeeds again (2 failures in 0.2 s)`]);
+    assert.deepEqual(messages(failures.due(1000)), [
+      `${WRITE} 1 time in the last 1.0 s: ${FULL}; it succeeds again (2 failures in 0.2 s)`,
+    ]);
     assert.deepEqual(messages(failures.due(3000)), []);
     assert.equal(failures.succeeded(WRITE, 3000)?.message, undefined, 'a success after a success says nothing');
     failures.record(WRITE, FULL, 4000);
-    assert.deepEqual(failures.succeeded(WRITE, 5500), { message: `${WRITE}: it succeeds again (1 failure in 1.5 s)`, failures: 0 });
+    assert.deepEqual(failures.succeeded(WRITE, 5500), {
+      message: `${WRITE}: it succeeds again (1 failure in 1.5 s)`,
+      failures: 0,
+    });
   });
 
   it('forgets a success that a new failure follows within the interval', () => {

@@ -59,7 +59,10 @@ export class ThrottledFailures {
       return undefined;
     }
     const failures = state.unlogged + 1;
-    const message = failures === 1 ? `${kind}: ${detail}` : `${kind} ${times(failures, 'time')} in the last ${seconds(now - state.loggedAt)}: ${detail}`;
+    const message =
+      failures === 1
+        ? `${kind}: ${detail}`
+        : `${kind} ${times(failures, 'time')} in the last ${seconds(now - state.loggedAt)}: ${detail}`;
     this.written(state, now);
     return { message, failures };
   }
@@ -113,7 +116,9 @@ export class ThrottledFailures {
 
   private lineOf(kind: string, state: KindState, now: number): FailureLine {
     const { recovered, unlogged: failures } = state;
-    const again = recovered && `it succeeds again (${times(recovered.failures, 'failure')} in ${seconds(recovered.at - recovered.since)})`;
+    const again =
+      recovered &&
+      `it succeeds again (${times(recovered.failures, 'failure')} in ${seconds(recovered.at - recovered.since)})`;
     if (failures === 0) return { message: `${kind}: ${again}`, failures };
     const counted = `${kind} ${times(failures, 'time')} in the last ${seconds(now - state.loggedAt)}: ${state.detail}`;
     return { message: again ? `${counted}; ${again}` : counted, failures };
@@ -137,7 +142,10 @@ export class PacedFailureLog {
   private readonly failures: ThrottledFailures;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly output: FailureLogOutput, intervalMs = 1000) {
+  constructor(
+    private readonly output: FailureLogOutput,
+    intervalMs = 1000,
+  ) {
     this.failures = new ThrottledFailures(intervalMs);
   }
 
@@ -161,11 +169,14 @@ export class PacedFailureLog {
   private schedule(): void {
     const due = this.failures.nextDue();
     if (due === undefined || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      for (const line of this.failures.due(Date.now())) this.write(line);
-      this.schedule();
-    }, Math.max(0, due - Date.now())).unref();
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        for (const line of this.failures.due(Date.now())) this.write(line);
+        this.schedule();
+      },
+      Math.max(0, due - Date.now()),
+    ).unref();
   }
 
   private write(line: FailureLine | undefined): void {

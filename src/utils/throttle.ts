@@ -7,7 +7,10 @@ export class Throttle {
   private lastRun = -Infinity;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly write: () => void, private readonly intervalMs = 1000) {}
+  constructor(
+    private readonly write: () => void,
+    private readonly intervalMs = 1000,
+  ) {}
 
   call(): void {
     const since = Date.now() - this.lastRun;

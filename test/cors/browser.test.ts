@@ -21,7 +21,9 @@ fetch(${JSON.stringify(`${serviceUrl}/items`)}, { method: 'POST', headers: { 'co
 
 before(async () => {
   service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
-  pages = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page(service.url)));
+  pages = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'text/html' }).end(page(service.url)),
+  );
   await new Promise<void>((resolve) => pages.listen(0, '0.0.0.0', resolve));
   browser = await launchChromium();
 });
@@ -36,7 +38,9 @@ async function outcomeFrom(pageUrl: string): Promise<string> {
   try {
     const tab = await context.newPage();
     await tab.goto(pageUrl);
-    await tab.waitForFunction(() => document.getElementById('out')?.textContent !== 'pending', undefined, { timeout: 10_000 });
+    await tab.waitForFunction(() => document.getElementById('out')?.textContent !== 'pending', undefined, {
+      timeout: 10_000,
+    });
     return (await tab.textContent('#out')) ?? '';
   } finally {
     await context.close();

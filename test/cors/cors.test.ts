@@ -15,7 +15,11 @@ const preflight = (path: string, origin: string, method: string, headers?: strin
   ask(service, {
     method: 'OPTIONS',
     path,
-    headers: { origin, 'access-control-request-method': method, ...(headers ? { 'access-control-request-headers': headers } : {}) },
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      ...(headers ? { 'access-control-request-headers': headers } : {}),
+    },
   });
 
 describe('a preflight is answered before routing, on any path', () => {
@@ -53,7 +57,10 @@ describe('a preflight is answered before routing, on any path', () => {
   it('refuses an unlisted header with a 400 naming it', async () => {
     const answer = await preflight('/items', allowed, 'POST', 'content-type, x-api-key');
     assert.equal(answer.status, 400);
-    assert.equal(decodeURIComponent(String(answer.headers['x-debug-exception'])), 'Unauthorized header x-api-key (allowed: content-type, authorization)');
+    assert.equal(
+      decodeURIComponent(String(answer.headers['x-debug-exception'])),
+      'Unauthorized header x-api-key (allowed: content-type, authorization)',
+    );
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
   });
 });
@@ -78,12 +85,19 @@ describe('actual requests from an allowed origin get Access-Control-Allow-Origin
   it('gives a disallowed origin no CORS header and the normal response', async () => {
     const answer = await ask(service, { path: '/robots.txt', headers: { origin: 'https://evil.example' } });
     assert.equal(answer.status, 404);
-    assert.deepEqual(Object.keys(answer.headers).filter((name) => name.startsWith('access-control-')), []);
+    assert.deepEqual(
+      Object.keys(answer.headers).filter((name) => name.startsWith('access-control-')),
+      [],
+    );
     assert.equal(answer.headers.vary, 'Accept');
   });
 
   it('leaves requests without Origin untouched: OPTIONS to a GET route is a 405', async () => {
-    const answer = await ask(service, { method: 'OPTIONS', path: '/hello', headers: { 'access-control-request-method': 'GET' } });
+    const answer = await ask(service, {
+      method: 'OPTIONS',
+      path: '/hello',
+      headers: { 'access-control-request-method': 'GET' },
+    });
     assert.equal(answer.status, 405);
     assert.equal(answer.headers['access-control-allow-origin'], undefined);
   });
@@ -99,12 +113,24 @@ describe('the policy is configurable', () => {
       CORS_MAX_AGE: '60',
     });
     try {
-      const ok = await ask(custom, { method: 'OPTIONS', path: '/x', headers: { origin: 'https://APP.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key' } });
+      const ok = await ask(custom, {
+        method: 'OPTIONS',
+        path: '/x',
+        headers: {
+          origin: 'https://APP.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'x-api-key',
+        },
+      });
       assert.equal(ok.status, 200);
       assert.equal(ok.headers['access-control-allow-origin'], 'https://APP.example.com');
       assert.equal(ok.headers['access-control-allow-methods'], 'GET, POST');
       assert.equal(ok.headers['access-control-max-age'], '60');
-      const refused = await ask(custom, { method: 'OPTIONS', path: '/x', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'DELETE' } });
+      const refused = await ask(custom, {
+        method: 'OPTIONS',
+        path: '/x',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'DELETE' },
+      });
       assert.equal(refused.status, 405);
       const actual = await ask(custom, { path: '/x', headers: { origin: 'https://app.example.com' } });
       assert.equal(actual.headers['access-control-expose-headers'], 'link, x-debug-token');

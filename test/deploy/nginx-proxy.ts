@@ -34,10 +34,17 @@ export interface TestValues {
  * kept); the file must hold exactly `count` of them, or the test would run something else than
  * what it means to.
  */
-function replaceDirective(text: string, what: string, pattern: RegExp, count: number, by: (index: number) => string): string {
+function replaceDirective(
+  text: string,
+  what: string,
+  pattern: RegExp,
+  count: number,
+  by: (index: number) => string,
+): string {
   const line = new RegExp(`^([ \\t]*)${pattern.source}`, 'gm');
   const found = text.match(line)?.length ?? 0;
-  if (found !== count) throw new Error(`deploy/nginx.conf: expected ${count} ${what} (${pattern.source}), found ${found}`);
+  if (found !== count)
+    throw new Error(`deploy/nginx.conf: expected ${count} ${what} (${pattern.source}), found ${found}`);
   let index = 0;
   return text.replace(line, (_match, indent: string) => indent + by(index++));
 }
@@ -46,19 +53,56 @@ function replaceDirective(text: string, what: string, pattern: RegExp, count: nu
 export function renderNginxConf(source: string, values: TestValues): string {
   const { dir } = values;
   let text = source;
-  text = replaceDirective(text, "workers' user", /user\s+[^;]+;/, 1, () => (values.user === undefined ? '# user: the test runs nginx as itself' : `user ${values.user};`));
+  text = replaceDirective(text, "workers' user", /user\s+[^;]+;/, 1, () =>
+    values.user === undefined ? '# user: the test runs nginx as itself' : `user ${values.user};`,
+  );
   text = replaceDirective(text, 'pid file', /pid\s+[^;]+;/, 1, () => `pid ${join(dir, 'nginx.pid')};`);
   text = replaceDirective(text, 'error log', /error_log\s+[^;]+;/, 1, () => 'error_log stderr warn;');
   text = replaceDirective(text, 'access log', /access_log\s+[^;]+;/, 1, () => `access_log ${join(dir, 'access.log')};`);
   // nginx's compiled-in temporary directories (/var/lib/nginx) belong to the system's nginx.
   text = replaceDirective(text, 'http block', /http\s*\{/, 1, () =>
-    ['http {', ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path ${join(dir, kind)};`)].join('\n'),
+    [
+      'http {',
+      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+        (kind) => `    ${kind}_temp_path ${join(dir, kind)};`,
+      ),
+    ].join('\n'),
   );
-  text = replaceDirective(text, 'instances', /server\s+127\.0\.0\.1:\d+;/, values.upstreams.length, (i) => `server 127.0.0.1:${values.upstreams[i]};`);
-  text = replaceDirective(text, 'IPv4 listen', /listen\s+443\s+ssl(\s+http2)?;/, 1, () => `listen 127.0.0.1:${values.port} ssl http2;`);
-  text = replaceDirective(text, 'IPv6 listen', /listen\s+\[::\]:443\s+ssl(\s+http2)?;/, 1, () => '# IPv6 listen: the test uses 127.0.0.1');
-  text = replaceDirective(text, 'certificate', /ssl_certificate\s+[^;]+;/, 1, () => `ssl_certificate ${values.certificate};`);
-  text = replaceDirective(text, 'certificate key', /ssl_certificate_key\s+[^;]+;/, 1, () => `ssl_certificate_key ${values.key};`);
+  text = replaceDirective(
+    text,
+    'instances',
+    /server\s+127\.0\.0\.1:\d+;/,
+    values.upstreams.length,
+    (i) => `server 127.0.0.1:${values.upstreams[i]};`,
+  );
+  text = replaceDirective(
+    text,
+    'IPv4 listen',
+    /listen\s+443\s+ssl(\s+http2)?;/,
+    1,
+    () => `listen 127.0.0.1:${values.port} ssl http2;`,
+  );
+  text = replaceDirective(
+    text,
+    'IPv6 listen',
+    /listen\s+\[::\]:443\s+ssl(\s+http2)?;/,
+    1,
+    () => '# IPv6 listen: the test uses 127.0.0.1',
+  );
+  text = replaceDirective(
+    text,
+    'certificate',
+    /ssl_certificate\s+[^;]+;/,
+    1,
+    () => `ssl_certificate ${values.certificate};`,
+  );
+  text = replaceDirective(
+    text,
+    'certificate key',
+    /ssl_certificate_key\s+[^;]+;/,
+    1,
+    () => `ssl_certificate_key ${values.key};`,
+  );
   return text;
 }
 
@@ -119,8 +163,20 @@ export async function startNginx(upstreams: readonly number[]): Promise<Nginx> {
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
   const root = process.getuid?.() === 0;
-  writeFileSync(conf, renderNginxConf(readFileSync(NGINX_CONF, 'utf8'), { dir, port, upstreams, certificate: TLS_CERT, key: TLS_KEY, user: root ? userInfo().username : undefined }));
-  const child = spawn(binary, ['-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    conf,
+    renderNginxConf(readFileSync(NGINX_CONF, 'utf8'), {
+      dir,
+      port,
+      upstreams,
+      certificate: TLS_CERT,
+      key: TLS_KEY,
+      user: root ? userInfo().username : undefined,
+    }),
+  );
+  const child = spawn(binary, ['-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk));

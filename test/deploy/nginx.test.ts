@@ -20,7 +20,12 @@ import { startNginx, type Nginx } from './nginx-proxy.js';
 const NGINX_ADDRESS = '127.0.0.2';
 
 /** What a client could claim to a vigil instance to pass for someone else, somewhere else. */
-const FORGED = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'forged.example:444', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-port': '444' };
+const FORGED = {
+  'x-forwarded-proto': 'https',
+  'x-forwarded-host': 'forged.example:444',
+  'x-forwarded-for': '203.0.113.9',
+  'x-forwarded-port': '444',
+};
 
 describe('vigil behind nginx (deploy/nginx.conf)', () => {
   let instances: Service[] = [];
@@ -28,7 +33,13 @@ describe('vigil behind nginx (deploy/nginx.conf)', () => {
 
   before(async () => {
     const store = `sqlite:${join(mkdtempSync(join(tmpdir(), 'vigil-deploy-')), 'profiler.sqlite')}`;
-    const env = { TLS: '0', HOST: '127.0.0.1', TRUSTED_PROXIES: NGINX_ADDRESS, PROFILER_DSN: store, ROUTES: 'test/fixtures/instance-routes.ts' };
+    const env = {
+      TLS: '0',
+      HOST: '127.0.0.1',
+      TRUSTED_PROXIES: NGINX_ADDRESS,
+      PROFILER_DSN: store,
+      ROUTES: 'test/fixtures/instance-routes.ts',
+    };
     instances = await Promise.all([startService(env), startService(env)]);
     nginx = await startNginx(instances.map((instance) => instance.port));
   });
@@ -50,7 +61,8 @@ describe('vigil behind nginx (deploy/nginx.conf)', () => {
    * report queued on one instance is not yet in the store the other reads.
    */
   async function settle(): Promise<void> {
-    for (const instance of instances) assert.equal((await ask(instance, { path: '/_profiler', headers: { accept: 'application/json' } })).status, 200);
+    for (const instance of instances)
+      assert.equal((await ask(instance, { path: '/_profiler', headers: { accept: 'application/json' } })).status, 200);
   }
 
   it('shows the public https URL in the 404 message, not the upstream http one', async () => {
@@ -92,7 +104,11 @@ describe('vigil behind nginx (deploy/nginx.conf)', () => {
     const through = await ask(nginx, { path: '/robots.txt', headers: FORGED });
     assert.equal(debugMessage(through), `No route found for "GET ${nginx.url}/robots.txt"`);
     await settle();
-    assert.equal((await reportOn(nginx, tokenOf(through))).ip, '127.0.0.1', 'the address nginx saw, not the one the client claimed');
+    assert.equal(
+      (await reportOn(nginx, tokenOf(through))).ip,
+      '127.0.0.1',
+      'the address nginx saw, not the one the client claimed',
+    );
   });
 
   it('sends requests to both instances in turn, and passes the debug headers through intact, over HTTP/1.1 and HTTP/2', async () => {
@@ -106,7 +122,11 @@ describe('vigil behind nginx (deploy/nginx.conf)', () => {
       assert.equal(answer.headers['x-debug-token-link'], `${nginx.url}/_profiler/${token}`);
     }
     const [first, second] = instances.map((instance) => instance.port);
-    assert.deepEqual(ports.toSorted(), [first!, first!, second!, second!].toSorted(), `answered by ${ports.join(', ')}`);
+    assert.deepEqual(
+      ports.toSorted(),
+      [first!, first!, second!, second!].toSorted(),
+      `answered by ${ports.join(', ')}`,
+    );
 
     const session = connect(nginx.url, { ca: nginx.ca });
     try {
@@ -147,7 +167,10 @@ describe('vigil behind nginx (deploy/nginx.conf)', () => {
     await settle();
     const peers = new Set<string>();
     for (const token of tokens) {
-      const { remoteAddress, remotePort } = (await reportOn(instances[0]!, token)).collectors.request as { remoteAddress: string; remotePort: number };
+      const { remoteAddress, remotePort } = (await reportOn(instances[0]!, token)).collectors.request as {
+        remoteAddress: string;
+        remotePort: number;
+      };
       assert.equal(remoteAddress, NGINX_ADDRESS);
       peers.add(`${remoteAddress}:${remotePort}`);
     }

@@ -49,7 +49,13 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const general: CampaignResult['general'] = [];
   let sent = 0;
   for (const fuzzCase of cases) {
-    const exchanged = await exchange(service, fuzzCase.chunks, { answers: fuzzCase.answers, methods: fuzzCase.methods, halfClose: fuzzCase.halfClose, untilClose: fuzzCase.untilClose, guardMs });
+    const exchanged = await exchange(service, fuzzCase.chunks, {
+      answers: fuzzCase.answers,
+      methods: fuzzCase.methods,
+      halfClose: fuzzCase.halfClose,
+      untilClose: fuzzCase.untilClose,
+      guardMs,
+    });
     sent++;
     const { answers, findings } = checkExchange(fuzzCase, exchanged, context);
     if (mode === 'debug') findings.push(...(await inspectReports(service, fuzzCase, answers, context, guardMs)));
@@ -66,8 +72,16 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
 }
 
 /** One plain request on a fresh connection, for the harness's own reads. */
-async function fetchRaw(service: Target, path: string, accept: string, guardMs: number): Promise<ParsedResponse | undefined> {
-  const bytes = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`, 'latin1');
+async function fetchRaw(
+  service: Target,
+  path: string,
+  accept: string,
+  guardMs: number,
+): Promise<ParsedResponse | undefined> {
+  const bytes = Buffer.from(
+    `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`,
+    'latin1',
+  );
   const exchanged = await exchange(service, [bytes], { answers: 1, methods: ['GET'], guardMs });
   return parseResponses(exchanged.received, ['GET'], true).responses[0];
 }
@@ -80,15 +94,30 @@ async function probe(service: RunningService, mode: Mode, guardMs: number): Prom
     return [{ kind: 'crashes', detail: `the service process ${service.pid} is gone` }];
   }
   const robots = await fetchRaw(service, '/robots.txt', '*/*', guardMs);
-  if (robots?.status !== 404) return [{ kind: 'crashes', detail: `GET /robots.txt was answered ${robots ? robots.status : 'nothing'} within ${guardMs} ms, not 404: the service hangs` }];
+  if (robots?.status !== 404)
+    return [
+      {
+        kind: 'crashes',
+        detail: `GET /robots.txt was answered ${robots ? robots.status : 'nothing'} within ${guardMs} ms, not 404: the service hangs`,
+      },
+    ];
   if (mode !== 'debug') return [];
   const list = await fetchRaw(service, '/_profiler', 'text/html', guardMs);
   const found = new Set([...(list?.body.toString('latin1') ?? '').matchAll(MARKUP)].map((match) => match[1]));
-  return [...found].map((id) => ({ kind: 'unescaped reflections' as Kind, detail: `the profiler's list page shows the markup of case ${id} unescaped` }));
+  return [...found].map((id) => ({
+    kind: 'unescaped reflections' as Kind,
+    detail: `the profiler's list page shows the markup of case ${id} unescaped`,
+  }));
 }
 
 /** Reads back the report of each answer: its page must not show markup raw; its JSON holds no secret and stays bounded. */
-async function inspectReports(service: Target, fuzzCase: FuzzCase, answers: readonly ParsedResponse[], context: CheckContext, guardMs: number): Promise<Finding[]> {
+async function inspectReports(
+  service: Target,
+  fuzzCase: FuzzCase,
+  answers: readonly ParsedResponse[],
+  context: CheckContext,
+  guardMs: number,
+): Promise<Finding[]> {
   const findings: Finding[] = [];
   const sentMarkup = fuzzCase.chunks.some((chunk) => chunk.includes('vgl-'));
   if (!sentMarkup && !fuzzCase.inspectReport && fuzzCase.secret === undefined) return findings;
@@ -99,14 +128,25 @@ async function inspectReports(service: Target, fuzzCase: FuzzCase, answers: read
     await fetchRaw(service, `/_profiler/search?token=${token}`, 'application/json', guardMs);
     if (sentMarkup) {
       const page = await fetchRaw(service, `/_profiler/${token}`, 'text/html', guardMs);
-      if (page?.status !== 200) findings.push({ kind: 'unbounded reports', detail: `the report page of ${token} could not be read back (${page?.status ?? 'no answer'})` });
+      if (page?.status !== 200)
+        findings.push({
+          kind: 'unbounded reports',
+          detail: `the report page of ${token} could not be read back (${page?.status ?? 'no answer'})`,
+        });
       const shown = /<vgl-\d+/.exec(page?.body.toString('latin1') ?? '');
-      if (shown) findings.push({ kind: 'unescaped reflections', detail: `the report page of ${token} shows ${shown[0]}> unescaped` });
+      if (shown)
+        findings.push({
+          kind: 'unescaped reflections',
+          detail: `the report page of ${token} shows ${shown[0]}> unescaped`,
+        });
     }
     if (fuzzCase.inspectReport || fuzzCase.secret !== undefined) {
       const report = await fetchRaw(service, `/_profiler/${token}`, 'application/json', guardMs);
       if (report?.status !== 200) {
-        findings.push({ kind: 'unbounded reports', detail: `the report ${token} could not be read back (${report?.status ?? 'no answer'})` });
+        findings.push({
+          kind: 'unbounded reports',
+          detail: `the report ${token} could not be read back (${report?.status ?? 'no answer'})`,
+        });
         continue;
       }
       findings.push(...checkReport(report.body.toString('utf8'), fuzzCase.secret, context.canary));

@@ -101,7 +101,10 @@ function forwardedFromOutside(bytes: string): boolean {
     .split('\r\n')
     .slice(1)
     .flatMap((line) => (/^x-forwarded-for:/i.test(line) ? [line.slice(line.indexOf(':') + 1)] : []));
-  const hops = values.join(',').split(',').map((hop) => hop.trim());
+  const hops = values
+    .join(',')
+    .split(',')
+    .map((hop) => hop.trim());
   if (values.length === 0 || hops.every((hop) => hop === '')) return false;
   let client = hops[0]!;
   for (let i = hops.length - 1; i >= 0; i--) {
@@ -135,7 +138,9 @@ export function noHeaderRule(says: string, test: (name: string) => boolean): Rul
   return {
     says,
     breach(answers) {
-      const found = answers.flatMap((answer) => answer.rawHeaders.map(([name]) => name)).filter((name) => test(name.toLowerCase()));
+      const found = answers
+        .flatMap((answer) => answer.rawHeaders.map(([name]) => name))
+        .filter((name) => test(name.toLowerCase()));
       return found.length === 0 ? undefined : `sent ${found.join(', ')}`;
     },
   };
@@ -177,11 +182,15 @@ export const LINKS_KEEP_SCHEME: Rule = {
 /** Item 6: the profiler's pages are never readable cross-origin (without debug there is no profiler: its paths are ordinary). */
 export const NO_CORS: Rule = {
   says: 'item 6: profiler pages send no CORS headers',
-  breach: (answers, mode) => (mode === 'debug' ? noHeaderRule('', (name) => name.startsWith('access-control-')).breach(answers, mode) : undefined),
+  breach: (answers, mode) =>
+    mode === 'debug' ? noHeaderRule('', (name) => name.startsWith('access-control-')).breach(answers, mode) : undefined,
 };
 
 /** Item 6: a client the profiler refuses gets the ordinary 404, for every method and target form. */
 export const REFUSED_LIKE_ANYONE: readonly Rule[] = [
   statusRule('item 6: a refused client gets the ordinary 404', [404]),
-  noHeaderRule('item 6: a refused client gets no Location and no Allow', (name) => name === 'location' || name === 'allow'),
+  noHeaderRule(
+    'item 6: a refused client gets no Location and no Allow',
+    (name) => name === 'location' || name === 'allow',
+  ),
 ];

@@ -70,15 +70,29 @@ const INTERNAL = /\b(?:ERR|FST_ERR|VIGIL_ERR|HPE)_[A-Z_]+|node_modules|\n\s+at \
 const SECRET_CONTENT = [/^root:[^:\n]*:0:0:/m, /PRIVATE KEY-----/];
 
 /** Reads a case's exchange into answers and findings. */
-export function checkExchange(fuzzCase: FuzzCase, exchange: Exchange, context: CheckContext): { answers: ParsedResponse[]; findings: Finding[] } {
+export function checkExchange(
+  fuzzCase: FuzzCase,
+  exchange: Exchange,
+  context: CheckContext,
+): { answers: ParsedResponse[]; findings: Finding[] } {
   const findings: Finding[] = [];
   const add = (kind: Kind, detail: string) => findings.push({ kind, detail });
   const parsed = parseResponses(exchange.received, fuzzCase.methods, exchange.closedByServer || exchange.timedOut);
   const answers = parsed.responses;
-  if (exchange.timedOut && answers.length < fuzzCase.answers) add('unparseable answers', `no answer ${answers.length + 1} within the hang guard (${Math.round(exchange.ms)} ms): the service hangs on this case`);
-  else if (exchange.error !== undefined && answers.length === 0) add('unparseable answers', `the connection failed with ${exchange.error} before any answer`);
-  else if (parsed.problem !== undefined && parsed.problem !== 'incomplete') add('unparseable answers', `answer ${answers.length + 1}: ${parsed.problem}`);
-  else if (answers.length < fuzzCase.answers) add('unparseable answers', `${answers.length} of ${fuzzCase.answers} answers before the server closed the connection`);
+  if (exchange.timedOut && answers.length < fuzzCase.answers)
+    add(
+      'unparseable answers',
+      `no answer ${answers.length + 1} within the hang guard (${Math.round(exchange.ms)} ms): the service hangs on this case`,
+    );
+  else if (exchange.error !== undefined && answers.length === 0)
+    add('unparseable answers', `the connection failed with ${exchange.error} before any answer`);
+  else if (parsed.problem !== undefined && parsed.problem !== 'incomplete')
+    add('unparseable answers', `answer ${answers.length + 1}: ${parsed.problem}`);
+  else if (answers.length < fuzzCase.answers)
+    add(
+      'unparseable answers',
+      `${answers.length} of ${fuzzCase.answers} answers before the server closed the connection`,
+    );
 
   for (const answer of answers) {
     for (const finding of checkAnswer(fuzzCase, answer, context)) findings.push(finding);
@@ -91,14 +105,19 @@ export function checkExchange(fuzzCase: FuzzCase, exchange: Exchange, context: C
 }
 
 /** The checks that hold for every single answer. */
-export function checkAnswer(fuzzCase: Pick<FuzzCase, 'serverErrors'> & Partial<Pick<FuzzCase, 'outsider'>>, answer: ParsedResponse, context: CheckContext): Finding[] {
+export function checkAnswer(
+  fuzzCase: Pick<FuzzCase, 'serverErrors'> & Partial<Pick<FuzzCase, 'outsider'>>,
+  answer: ParsedResponse,
+  context: CheckContext,
+): Finding[] {
   const findings: Finding[] = [];
   const add = (kind: Kind, detail: string) => findings.push({ kind, detail });
   const { status } = answer;
   const message = header(answer, 'x-debug-exception');
   const said = message === undefined ? '' : ` (${safeDecode(message).slice(0, 120)})`;
 
-  if (status >= 500 && !fuzzCase.serverErrors.includes(status)) add('unexpected 5xx', `${status} ${answer.reason}${said}`);
+  if (status >= 500 && !fuzzCase.serverErrors.includes(status))
+    add('unexpected 5xx', `${status} ${answer.reason}${said}`);
 
   for (const [name, value] of answer.rawHeaders) {
     if (/^x-injected-/i.test(name)) add('injected headers', `${name}: ${value}`);
@@ -114,25 +133,30 @@ export function checkAnswer(fuzzCase: Pick<FuzzCase, 'serverErrors'> & Partial<P
   if (status >= 400) {
     // Debug output goes only to clients that may open the profiler.
     const rendering = context.mode === 'debug' && fuzzCase.outsider ? 'prod' : context.mode;
-    for (const problem of pipelineProblems(answer, rendering)) add('outside the pipeline', `${status} ${answer.reason}: ${problem}${said}`);
+    for (const problem of pipelineProblems(answer, rendering))
+      add('outside the pipeline', `${status} ${answer.reason}: ${problem}${said}`);
   }
 
   const whole = `${answer.rawHeaders.map(([name, value]) => `${name}: ${value}`).join('\n')}\n${body}`;
   for (const pattern of SECRET_CONTENT) {
     if (pattern.test(whole)) add('leaks', `the answer holds ${pattern.source}`);
   }
-  if (whole.includes(context.canary)) add('leaks', 'the answer holds the service\'s environment (/proc/self/environ)');
+  if (whole.includes(context.canary)) add('leaks', "the answer holds the service's environment (/proc/self/environ)");
   for (const file of framesNamed(answer, type)) {
     // Frames without a file (`<anonymous>`, `node:internal/...`) name nothing to read.
-    if (file.startsWith('/') && !context.roots.some((root) => file.startsWith(`${root}/`))) add('leaks', `a stack frame names ${file}, outside the project`);
+    if (file.startsWith('/') && !context.roots.some((root) => file.startsWith(`${root}/`)))
+      add('leaks', `a stack frame names ${file}, outside the project`);
   }
   return findings;
 }
 
 function pipelineProblems(answer: ParsedResponse, mode: Mode): string[] {
   const problems: string[] = [];
-  if (header(answer, 'cache-control') !== 'no-cache, private') problems.push(`cache-control is ${JSON.stringify(header(answer, 'cache-control') ?? null)}`);
-  const debugHeaders = answer.rawHeaders.map(([name]) => name.toLowerCase()).filter((name) => name.startsWith('x-debug-'));
+  if (header(answer, 'cache-control') !== 'no-cache, private')
+    problems.push(`cache-control is ${JSON.stringify(header(answer, 'cache-control') ?? null)}`);
+  const debugHeaders = answer.rawHeaders
+    .map(([name]) => name.toLowerCase())
+    .filter((name) => name.startsWith('x-debug-'));
   if (mode === 'prod') {
     if (debugHeaders.length > 0) problems.push(`sends ${debugHeaders.join(', ')} without debug`);
     const body = answer.body.toString('latin1');
@@ -142,7 +166,8 @@ function pipelineProblems(answer: ParsedResponse, mode: Mode): string[] {
   }
   // A raw refusal from a trusted proxy has no client to judge: it may go without.
   if (!debugHeaders.includes('x-debug-exception') && !isRawRefusal(answer)) problems.push('no x-debug-exception');
-  if (!debugHeaders.includes('x-debug-token') && !isRawRefusal(answer) && !isProfilerPage(answer)) problems.push('no x-debug-token');
+  if (!debugHeaders.includes('x-debug-token') && !isRawRefusal(answer) && !isProfilerPage(answer))
+    problems.push('no x-debug-token');
   return problems;
 }
 
@@ -167,7 +192,11 @@ function framesNamed(answer: ParsedResponse, type: string): string[] {
   if (site !== undefined) files.push(safeDecode(site.slice(0, site.lastIndexOf(':'))));
   if (type.startsWith('application/problem+json')) {
     try {
-      const exception = (JSON.parse(answer.body.toString('utf8')) as { exception?: { file?: unknown; trace?: Array<{ file?: unknown }> } }).exception;
+      const exception = (
+        JSON.parse(answer.body.toString('utf8')) as {
+          exception?: { file?: unknown; trace?: Array<{ file?: unknown }> };
+        }
+      ).exception;
       if (typeof exception?.file === 'string') files.push(exception.file);
       for (const frame of exception?.trace ?? []) if (typeof frame.file === 'string') files.push(frame.file);
     } catch {
@@ -180,12 +209,25 @@ function framesNamed(answer: ParsedResponse, type: string): string[] {
 /** Checks on a stored report, read back as JSON (debug mode). */
 export function checkReport(json: string, secret: string | undefined, canary: string): Finding[] {
   const findings: Finding[] = [];
-  if (secret !== undefined && json.includes(secret)) findings.push({ kind: 'leaks', detail: `the stored report holds the credential ${secret} at ${whereIn(json, secret)}` });
-  if (json.includes(canary)) findings.push({ kind: 'leaks', detail: 'the stored report holds the service\'s environment' });
+  if (secret !== undefined && json.includes(secret))
+    findings.push({
+      kind: 'leaks',
+      detail: `the stored report holds the credential ${secret} at ${whereIn(json, secret)}`,
+    });
+  if (json.includes(canary))
+    findings.push({ kind: 'leaks', detail: "the stored report holds the service's environment" });
   const bytes = Buffer.byteLength(json);
-  if (bytes > REPORT_JSON_MAX) findings.push({ kind: 'unbounded reports', detail: `the stored report is ${bytes} bytes of JSON (bound ${REPORT_JSON_MAX})` });
+  if (bytes > REPORT_JSON_MAX)
+    findings.push({
+      kind: 'unbounded reports',
+      detail: `the stored report is ${bytes} bytes of JSON (bound ${REPORT_JSON_MAX})`,
+    });
   const longest = longestString(JSON.parse(json) as unknown);
-  if (longest.length > REPORT_STRING_MAX) findings.push({ kind: 'unbounded reports', detail: `a stored string at ${longest.path} is ${longest.length} characters (bound ${REPORT_STRING_MAX})` });
+  if (longest.length > REPORT_STRING_MAX)
+    findings.push({
+      kind: 'unbounded reports',
+      detail: `a stored string at ${longest.path} is ${longest.length} characters (bound ${REPORT_STRING_MAX})`,
+    });
   return findings;
 }
 

@@ -15,7 +15,13 @@ import { SECRET_FAMILIES } from './families-secrets.js';
 import { ISSUE_CASES, type IssueContext } from './issue-cases.js';
 import { Random } from './prng.js';
 
-export const FAMILIES = [...HEAD_FAMILIES, ...BODY_FAMILIES, ...REFLECT_FAMILIES, ...ROUTE_SHAPE_FAMILIES, ...SECRET_FAMILIES];
+export const FAMILIES = [
+  ...HEAD_FAMILIES,
+  ...BODY_FAMILIES,
+  ...REFLECT_FAMILIES,
+  ...ROUTE_SHAPE_FAMILIES,
+  ...SECRET_FAMILIES,
+];
 
 interface Slot {
   family: string;
@@ -24,7 +30,8 @@ interface Slot {
 }
 
 export function buildCorpus(seed: number, count: number, context: IssueContext): FuzzCase[] {
-  if (count < ISSUE_CASES.length) throw new Error(`--count must be at least ${ISSUE_CASES.length}: every case of issue 10 is in every corpus`);
+  if (count < ISSUE_CASES.length)
+    throw new Error(`--count must be at least ${ISSUE_CASES.length}: every case of issue 10 is in every corpus`);
   const random = new Random(seed);
   const slots: Slot[] = ISSUE_CASES.map((issueCase) => ({
     family: issueCase.family,

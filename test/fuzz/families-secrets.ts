@@ -17,7 +17,12 @@ export const secrets: Family = {
     const chosen = random.pick(corpus);
     return {
       name: `${chosen.name}`,
-      bytes: requestBytes({ method: chosen.method, target: chosen.path, headers: chosen.headers, ...(chosen.body === undefined ? {} : { body: chosen.body }) }),
+      bytes: requestBytes({
+        method: chosen.method,
+        target: chosen.path,
+        headers: chosen.headers,
+        ...(chosen.body === undefined ? {} : { body: chosen.body }),
+      }),
       secret: random.pick(chosen.secrets),
       serverErrors: chosen.path === FAILING ? [500] : [],
     };

@@ -44,7 +44,11 @@ export async function startFuzzService(mode: Mode): Promise<FuzzService> {
   execFileSync('mkfifo', [fifo]);
   const bait: Bait = { fifo, large, key: (await sharedCertificate()).TLS_KEY };
   const canary = `vgl-env-${randomBytes(8).toString('hex')}`;
-  const service = await startService({ ...FUZZ_SETTINGS, APP_ENV: mode === 'debug' ? 'dev' : 'prod', VIGIL_FUZZ_CANARY: canary });
+  const service = await startService({
+    ...FUZZ_SETTINGS,
+    APP_ENV: mode === 'debug' ? 'dev' : 'prod',
+    VIGIL_FUZZ_CANARY: canary,
+  });
   return {
     service,
     bait,

@@ -25,17 +25,30 @@ export interface RequestParts {
 
 /** The request as bytes: `METHOD target VERSION`, headers, an empty line, the body. */
 export function requestBytes(parts: RequestParts): string {
-  const { method = 'GET', target = '/', version = 'HTTP/1.1', host = 'localhost', body = '', length = true, eol = '\r\n' } = parts;
+  const {
+    method = 'GET',
+    target = '/',
+    version = 'HTTP/1.1',
+    host = 'localhost',
+    body = '',
+    length = true,
+    eol = '\r\n',
+  } = parts;
   const headers = [...(parts.headers ?? [])];
   const listed = (name: string) => headers.some(([header]) => header.toLowerCase() === name);
   if (host !== false && !listed('host')) headers.unshift(['Host', host]);
-  if (length && body !== '' && !listed('content-length') && !listed('transfer-encoding')) headers.push(['Content-Length', String(body.length)]);
+  if (length && body !== '' && !listed('content-length') && !listed('transfer-encoding'))
+    headers.push(['Content-Length', String(body.length)]);
   const head = [`${method} ${target} ${version}`, ...headers.map(([name, value]) => `${name}: ${value}`)];
   return `${head.join(eol)}${eol}${eol}${body}`;
 }
 
 /** A `multipart/form-data` body; each part's disposition parameters are written as given. */
-export function multipartBody(boundary: string, parts: ReadonlyArray<{ disposition: string; type?: string; content: string }>, close = true): string {
+export function multipartBody(
+  boundary: string,
+  parts: ReadonlyArray<{ disposition: string; type?: string; content: string }>,
+  close = true,
+): string {
   let body = '';
   for (const part of parts) {
     body += `--${boundary}\r\nContent-Disposition: ${part.disposition}\r\n`;

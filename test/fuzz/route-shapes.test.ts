@@ -20,6 +20,7 @@ describe('route shapes with several parameters per segment (issue 26, item 1)', 
     assert.ok(result.comparisons >= 60 * 50 && result.hostilePaths >= 60 * 5);
   });
   it('crashes: none', () => assert.deepEqual(result.crashes, []));
-  it('agrees with the old regular expression on every short path', () => assert.deepEqual(result.disagreements.slice(0, 20), []));
+  it('agrees with the old regular expression on every short path', () =>
+    assert.deepEqual(result.disagreements.slice(0, 20), []));
   it(`stalls over ${STALL_MS} ms on long paths: none`, () => assert.deepEqual(result.stalls.slice(0, 20), []));
 });

@@ -63,18 +63,36 @@ function generateShape(random: Random, id: number): Generated {
       if (requirement !== undefined && !native) requirements[name] = requirement;
       sample += requirement === undefined ? 'a' : sampleFor(requirement);
       // Fastify ends a parameter's name at "-" or "."; another literal needs a regex before it.
-      const literal = count > 1 || random.chance(0.4) ? random.pick(native && requirement === undefined ? ['-', '.', '-x', '.png', '--'] : LITERALS) : '';
+      const literal =
+        count > 1 || random.chance(0.4)
+          ? random.pick(native && requirement === undefined ? ['-', '.', '-x', '.png', '--'] : LITERALS)
+          : '';
       path += literal;
       sample += literal;
       if (literal !== '') literals.push(literal);
     }
   }
-  const route: MatchableRoute = native ? { name: `GET ${path}`, path, methods: ['GET'], shapes: fastifyPathShapes(path) } : { name: `GET ${path}`, path, methods: ['GET'], requirements };
+  const route: MatchableRoute = native
+    ? { name: `GET ${path}`, path, methods: ['GET'], shapes: fastifyPathShapes(path) }
+    : { name: `GET ${path}`, path, methods: ['GET'], requirements };
   return { route, literals, sample };
 }
 
 function sampleFor(requirement: string): string {
-  return { '\\d+': '12', '[a-z]+': 'ab', '[\\d-]+': '1-2', '[a-z.]+x': 'a.x', 'x|xy': 'xy', '[^/]*': '', '-*': '--', '(?:ab)+': 'abab', '\\w{1,3}': 'a1', '[^./]+': 'a-b' }[requirement] ?? 'a';
+  return (
+    {
+      '\\d+': '12',
+      '[a-z]+': 'ab',
+      '[\\d-]+': '1-2',
+      '[a-z.]+x': 'a.x',
+      'x|xy': 'xy',
+      '[^/]*': '',
+      '-*': '--',
+      '(?:ab)+': 'abab',
+      '\\w{1,3}': 'a1',
+      '[^./]+': 'a-b',
+    }[requirement] ?? 'a'
+  );
 }
 
 export interface ShapeFuzzResult {
@@ -91,9 +109,23 @@ export interface ShapeFuzzResult {
 }
 
 /** Runs the matcher part: `count` shapes, each compared on short paths and timed on long ones (a stall: over `stallMs`). */
-export function fuzzRouteShapes(seed: number, count: number, { shortPaths = 60, longLength = 8_000, stallMs = STALL_MS } = {}): ShapeFuzzResult {
+export function fuzzRouteShapes(
+  seed: number,
+  count: number,
+  { shortPaths = 60, longLength = 8_000, stallMs = STALL_MS } = {},
+): ShapeFuzzResult {
   const random = new Random(seed);
-  const result: ShapeFuzzResult = { shapes: 0, comparisons: 0, matched: 0, almost: 0, hostilePaths: 0, disagreements: [], stalls: [], slowestMs: 0, crashes: [] };
+  const result: ShapeFuzzResult = {
+    shapes: 0,
+    comparisons: 0,
+    matched: 0,
+    almost: 0,
+    hostilePaths: 0,
+    disagreements: [],
+    stalls: [],
+    slowestMs: 0,
+    crashes: [],
+  };
   for (let id = 1; id <= count; id++) {
     const generated = generateShape(random, id);
     const { route } = generated;
@@ -118,7 +150,9 @@ export function fuzzRouteShapes(seed: number, count: number, { shortPaths = 60, 
         if (expected) result.matched++;
         else if (expectedReason.includes('almost')) result.almost++;
         if (got !== expected || gotReason !== expectedReason) {
-          result.disagreements.push(`${route.path} on ${JSON.stringify(path)}: ${got ? 'match' : 'no match'} (${gotReason}), the old expression: ${expected ? 'match' : 'no match'} (${expectedReason})`);
+          result.disagreements.push(
+            `${route.path} on ${JSON.stringify(path)}: ${got ? 'match' : 'no match'} (${gotReason}), the old expression: ${expected ? 'match' : 'no match'} (${expectedReason})`,
+          );
         }
       } catch (error) {
         result.crashes.push(`${route.path} on ${JSON.stringify(path)}: ${(error as Error).message}`);
@@ -139,7 +173,10 @@ export function fuzzRouteShapes(seed: number, count: number, { shortPaths = 60, 
         }
         const ms = performance.now() - started;
         result.slowestMs = Math.max(result.slowestMs, ms);
-        if (ms > stallMs) result.stalls.push(`${question} of ${route.path} on ${JSON.stringify(path.slice(0, 40))}... (${path.length} characters): ${Math.round(ms)} ms`);
+        if (ms > stallMs)
+          result.stalls.push(
+            `${question} of ${route.path} on ${JSON.stringify(path.slice(0, 40))}... (${path.length} characters): ${Math.round(ms)} ms`,
+          );
       }
     }
   }
@@ -169,10 +206,17 @@ function shortPath(random: Random, { sample, literals }: Generated): string {
 /** Long paths that fit the shape's literals almost everywhere and fail late: what backtracking is slowest on. */
 function hostilePaths(random: Random, { sample, literals }: Generated, length: number): string[] {
   const prefix = sample.slice(0, sample.indexOf('/', 1) + 1);
-  const fill = (unit: string) => unit.repeat(Math.ceil(length / Math.max(1, unit.length))).slice(0, length - prefix.length - 5);
+  const fill = (unit: string) =>
+    unit.repeat(Math.ceil(length / Math.max(1, unit.length))).slice(0, length - prefix.length - 5);
   const unit = literals.length > 0 ? random.pick(literals) : '-';
   const mixed = literals.length > 1 ? literals.join('') : `${unit}a`;
-  return [`${prefix}${fill(unit)}/`, `${prefix}${fill(unit)}!`, `${prefix}${fill(mixed)}`, `${prefix}${fill(unit)}${sample.slice(prefix.length)}/`, `${prefix}${fill(`${unit}1`)}.pnx`];
+  return [
+    `${prefix}${fill(unit)}/`,
+    `${prefix}${fill(unit)}!`,
+    `${prefix}${fill(mixed)}`,
+    `${prefix}${fill(unit)}${sample.slice(prefix.length)}/`,
+    `${prefix}${fill(`${unit}1`)}.pnx`,
+  ];
 }
 
 /**
@@ -181,7 +225,11 @@ function hostilePaths(random: Random, { sample, literals }: Generated, length: n
  * read off the same expression with every parameter unconstrained. Fed short paths only.
  */
 class ReferenceMatcher {
-  private readonly shapes: Array<{ pattern: RegExp; loose: RegExp; params: Array<{ name: string; requirement: string | undefined }> }>;
+  private readonly shapes: Array<{
+    pattern: RegExp;
+    loose: RegExp;
+    params: Array<{ name: string; requirement: string | undefined }>;
+  }>;
 
   constructor(private readonly route: MatchableRoute) {
     this.shapes = (route.shapes ?? [apiShape(route.path, route.requirements ?? {})]).map((shape) => {
@@ -215,7 +263,10 @@ class ReferenceMatcher {
       const values = shape.loose.exec(decode(path))?.groups;
       if (!values) continue;
       for (const [index, param] of shape.params.entries()) {
-        if (param.requirement !== undefined && !new RegExp(`^(?:${param.requirement})$`).test(values[`p${index}`] ?? '')) {
+        if (
+          param.requirement !== undefined &&
+          !new RegExp(`^(?:${param.requirement})$`).test(values[`p${index}`] ?? '')
+        ) {
           return `Route "${name}" almost matches but requirement for "${param.name}" does not match (${param.requirement})`;
         }
       }
@@ -261,7 +312,9 @@ export const routeShapes: Family = {
       name: `${method} ${prefix}${JSON.stringify(unit)} x ${length}${end}`,
       bytes: requestBytes({ method, target, headers: [['Content-Length', '0']] }),
       methods: [method],
-      rules: [statusRule('issue 26: a path near a route shape gets its 404 or 405 (414 past the URL limit)', [404, 405, 414])],
+      rules: [
+        statusRule('issue 26: a path near a route shape gets its 404 or 405 (414 past the URL limit)', [404, 405, 414]),
+      ],
     };
   },
 };

@@ -23,7 +23,14 @@ for (const mode of ['debug', 'prod'] as const) {
       target = await startFuzzService(mode);
       const cases = buildCorpus(SEED, COUNT, { port: target.service.port, bait: target.bait });
       // The guard is a hang detector, not a speed limit: a case that needs it has frozen the service.
-      result = await runCampaign({ service: target.service, mode, cases, check: { roots: target.roots, canary: target.canary }, guardMs: 30_000, probeEvery: 25 });
+      result = await runCampaign({
+        service: target.service,
+        mode,
+        cases,
+        check: { roots: target.roots, canary: target.canary },
+        guardMs: 30_000,
+        probeEvery: 25,
+      });
     });
     after(() => target?.stop());
 
@@ -34,7 +41,14 @@ for (const mode of ['debug', 'prod'] as const) {
 
     for (const kind of KINDS) {
       it(`${kind}: none`, () => {
-        const only = { ...result, general: result.general.filter((finding) => finding.kind === kind), results: result.results.map((item) => ({ ...item, findings: item.findings.filter((finding) => finding.kind === kind) })) };
+        const only = {
+          ...result,
+          general: result.general.filter((finding) => finding.kind === kind),
+          results: result.results.map((item) => ({
+            ...item,
+            findings: item.findings.filter((finding) => finding.kind === kind),
+          })),
+        };
         assert.deepEqual(findingLines(only).slice(1), []);
       });
     }

@@ -26,7 +26,8 @@ export function countsOf(result: CampaignResult): Record<Kind, number> {
   for (const { findings } of result.results) {
     for (const kind of new Set(findings.map((finding) => finding.kind))) counts[kind]++;
   }
-  for (const kind of new Set(result.general.map((finding) => finding.kind))) counts[kind] += result.general.filter((finding) => finding.kind === kind).length;
+  for (const kind of new Set(result.general.map((finding) => finding.kind)))
+    counts[kind] += result.general.filter((finding) => finding.kind === kind).length;
   return counts;
 }
 
@@ -35,7 +36,11 @@ export function summaryTable(result: CampaignResult): string {
   for (const { fuzzCase, findings, ms } of result.results) {
     let row = families.get(fuzzCase.family);
     if (!row) {
-      row = { cases: 0, slowest: 0, counts: Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<Kind, number> };
+      row = {
+        cases: 0,
+        slowest: 0,
+        counts: Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<Kind, number>,
+      };
       families.set(fuzzCase.family, row);
     }
     row.cases++;
@@ -46,12 +51,26 @@ export function summaryTable(result: CampaignResult): string {
   const head = ['family', 'cases', ...KINDS.map((kind) => SHORT[kind]), 'slowest'];
   const rows = [...families.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, row]) => [name, String(row.cases), ...KINDS.map((kind) => cell(row.counts[kind])), `${Math.round(row.slowest)} ms`]);
+    .map(([name, row]) => [
+      name,
+      String(row.cases),
+      ...KINDS.map((kind) => cell(row.counts[kind])),
+      `${Math.round(row.slowest)} ms`,
+    ]);
   const sent = result.results.length;
   rows.push(['total', String(sent), ...KINDS.map((kind) => cell(total[kind])), '']);
   const widths = head.map((_, column) => Math.max(head[column]!.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((text, column) => (column === 0 ? text.padEnd(widths[column]!) : text.padStart(widths[column]!))).join('  ');
-  const out = [line(head), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.slice(0, -1).map(line), widths.map((width) => '-'.repeat(width)).join('  '), line(rows.at(-1)!)];
+  const line = (cells: string[]) =>
+    cells
+      .map((text, column) => (column === 0 ? text.padEnd(widths[column]!) : text.padStart(widths[column]!)))
+      .join('  ');
+  const out = [
+    line(head),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    ...rows.slice(0, -1).map(line),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    line(rows.at(-1)!),
+  ];
   if (result.unsent > 0) out.push(`${result.unsent} cases not sent: the service stopped answering`);
   return out.join('\n');
 }
@@ -63,9 +82,13 @@ export function findingLines(result: CampaignResult, limit = Infinity): string[]
   const lines: string[] = [];
   for (const kind of KINDS) {
     const items = [
-      ...result.general.filter((finding) => finding.kind === kind).map((finding) => `after case #${finding.afterCase}: ${finding.detail}`),
+      ...result.general
+        .filter((finding) => finding.kind === kind)
+        .map((finding) => `after case #${finding.afterCase}: ${finding.detail}`),
       ...result.results.flatMap(({ fuzzCase, findings }) =>
-        findings.filter((finding) => finding.kind === kind).map((finding) => `#${fuzzCase.id} ${fuzzCase.family} / ${fuzzCase.name}: ${finding.detail}`),
+        findings
+          .filter((finding) => finding.kind === kind)
+          .map((finding) => `#${fuzzCase.id} ${fuzzCase.family} / ${fuzzCase.name}: ${finding.detail}`),
       ),
     ];
     if (items.length === 0) continue;

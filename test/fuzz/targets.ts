@@ -34,7 +34,16 @@ export const BODY_TARGETS = ['/echo', '/isolated-echo', '/upload', '/items', '/n
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** The error formats a client can ask for, and odd Accept values. */
-export const ACCEPTS = ['text/html', 'application/json', 'application/problem+json', 'application/xml', 'text/plain', '*/*', 'image/png', 'text/html;q=0, application/json;q=0'] as const;
+export const ACCEPTS = [
+  'text/html',
+  'application/json',
+  'application/problem+json',
+  'application/xml',
+  'text/plain',
+  '*/*',
+  'image/png',
+  'text/html;q=0, application/json;q=0',
+] as const;
 
 /** A path from {@link PATHS} with the marker put in raw (where the parser lets it) or percent-encoded. */
 export function pathWith(random: Random, marker: string): string {

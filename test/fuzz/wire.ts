@@ -116,7 +116,8 @@ export function parseResponses(bytes: Buffer, methods: readonly string[], closed
       const colon = line.indexOf(':');
       const name = colon === -1 ? '' : line.slice(0, colon);
       const value = line.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, '');
-      if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) return { responses, problem: `not a header line: ${JSON.stringify(line.slice(0, 80))}` };
+      if (!TOKEN.test(name) || !FIELD_VALUE.test(value))
+        return { responses, problem: `not a header line: ${JSON.stringify(line.slice(0, 80))}` };
       rawHeaders.push([name, value]);
       const lower = name.toLowerCase();
       headers.set(lower, [...(headers.get(lower) ?? []), value]);
@@ -127,7 +128,14 @@ export function parseResponses(bytes: Buffer, methods: readonly string[], closed
     const framed = frameBody(bytes, start, headers, code, method, closed);
     if ('problem' in framed) return { responses, problem: framed.problem };
     if (code >= 200 || code === 101) {
-      responses.push({ status: code, reason: status[2]!, rawHeaders, headers, body: framed.body, delimitedByClose: framed.byClose });
+      responses.push({
+        status: code,
+        reason: status[2]!,
+        rawHeaders,
+        headers,
+        body: framed.body,
+        delimitedByClose: framed.byClose,
+      });
     }
     start = framed.end;
     offset = start;
@@ -137,7 +145,14 @@ export function parseResponses(bytes: Buffer, methods: readonly string[], closed
 
 type Framed = { body: Buffer; end: number; byClose: boolean } | { problem: string };
 
-function frameBody(bytes: Buffer, start: number, headers: Map<string, string[]>, code: number, method: string, closed: boolean): Framed {
+function frameBody(
+  bytes: Buffer,
+  start: number,
+  headers: Map<string, string[]>,
+  code: number,
+  method: string,
+  closed: boolean,
+): Framed {
   const none = { body: Buffer.alloc(0), end: start, byClose: false };
   if (code < 200 || code === 204 || code === 304) return none;
   const encoding = headers.get('transfer-encoding');
@@ -145,13 +160,18 @@ function frameBody(bytes: Buffer, start: number, headers: Map<string, string[]>,
   if (encoding && lengths) return { problem: 'both Transfer-Encoding and Content-Length' };
   if (method === 'HEAD') return none;
   if (encoding) {
-    if (encoding.join(',').trim().toLowerCase() !== 'chunked') return { problem: `unknown Transfer-Encoding ${encoding.join(',')}` };
+    if (encoding.join(',').trim().toLowerCase() !== 'chunked')
+      return { problem: `unknown Transfer-Encoding ${encoding.join(',')}` };
     return readChunks(bytes, start, closed);
   }
   if (lengths) {
-    if (lengths.length > 1 || !/^\d{1,15}$/.test(lengths[0]!)) return { problem: `bad Content-Length ${lengths.join(', ')}` };
+    if (lengths.length > 1 || !/^\d{1,15}$/.test(lengths[0]!))
+      return { problem: `bad Content-Length ${lengths.join(', ')}` };
     const end = start + Number(lengths[0]);
-    if (end > bytes.length) return { problem: closed ? `the body is cut short (${bytes.length - start} of ${lengths[0]} bytes)` : 'incomplete' };
+    if (end > bytes.length)
+      return {
+        problem: closed ? `the body is cut short (${bytes.length - start} of ${lengths[0]} bytes)` : 'incomplete',
+      };
     return { body: bytes.subarray(start, end), end, byClose: false };
   }
   // No framing: the body is everything until the server closes.
@@ -182,7 +202,8 @@ function readChunks(bytes: Buffer, start: number, closed: boolean): Framed {
     }
     if (offset + size + 2 > bytes.length) return cut;
     parts.push(bytes.subarray(offset, offset + size));
-    if (bytes.toString('latin1', offset + size, offset + size + 2) !== '\r\n') return { problem: 'a chunk does not end with CRLF' };
+    if (bytes.toString('latin1', offset + size, offset + size + 2) !== '\r\n')
+      return { problem: 'a chunk does not end with CRLF' };
     offset += size + 2;
   }
 }

@@ -39,11 +39,17 @@ describe('a bad setting stops the start with one line naming the variable', () =
   });
 
   it('ROUTES that does not exist is named as missing', async () => {
-    const result = await runMain({ ROUTES: 'no/such/routes.ts', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-config-')) });
-    assert.equal(result.stderr, `vigil: cannot start: ROUTES: cannot load ${join(ROOT, 'no/such/routes.ts')}: the file does not exist\n`);
+    const result = await runMain({
+      ROUTES: 'no/such/routes.ts',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-config-')),
+    });
+    assert.equal(
+      result.stderr,
+      `vigil: cannot start: ROUTES: cannot load ${join(ROOT, 'no/such/routes.ts')}: the file does not exist\n`,
+    );
   });
 
-  it('two routes the router cannot tell apart are named in vigil\'s syntax, with where each was declared', async () => {
+  it("two routes the router cannot tell apart are named in vigil's syntax, with where each was declared", async () => {
     const file = join(ROOT, 'test/fixtures/clashing-routes.ts');
     const result = await runMain({ ROUTES: file, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-config-')) });
     assert.equal(result.code, 1);
@@ -54,7 +60,10 @@ describe('a bad setting stops the start with one line naming the variable', () =
   });
 
   it('TLS_CERT without TLS_KEY', () => {
-    assert.throws(() => loadConfig({ TLS_CERT: 'cert.pem' }, '/srv'), (error: unknown) => error instanceof ConfigError && error.variable === 'TLS_KEY');
+    assert.throws(
+      () => loadConfig({ TLS_CERT: 'cert.pem' }, '/srv'),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'TLS_KEY',
+    );
   });
 });
 
@@ -72,7 +81,14 @@ describe('settings come from the environment over an optional .env file', () => 
   it('has the documented defaults', () => {
     const config = loadConfig({}, '/srv/app');
     assert.deepEqual(
-      { appEnv: config.appEnv, debug: config.debug, host: config.host, port: config.port, tls: config.tls, varDir: config.varDir },
+      {
+        appEnv: config.appEnv,
+        debug: config.debug,
+        host: config.host,
+        port: config.port,
+        tls: config.tls,
+        varDir: config.varDir,
+      },
       { appEnv: 'dev', debug: true, host: 'localhost', port: 8443, tls: true, varDir: '/srv/app/var' },
     );
   });
@@ -80,7 +96,19 @@ describe('settings come from the environment over an optional .env file', () => 
   it('prints the settings with --help', async () => {
     const result = await runMain({}, ['--help']);
     assert.equal(result.code, 0);
-    for (const name of ['APP_ENV', 'APP_DEBUG', 'HOST', 'PORT', 'VAR_DIR', 'PROFILER_DSN', 'ROUTES', 'TLS_CERT', 'TRUSTED_PROXIES', 'VIGIL_IDE']) assert.ok(result.stdout.includes(name), name);
+    for (const name of [
+      'APP_ENV',
+      'APP_DEBUG',
+      'HOST',
+      'PORT',
+      'VAR_DIR',
+      'PROFILER_DSN',
+      'ROUTES',
+      'TLS_CERT',
+      'TRUSTED_PROXIES',
+      'VIGIL_IDE',
+    ])
+      assert.ok(result.stdout.includes(name), name);
     // Its own line, not only inside ISOLATED_WORKERS.
     assert.match(result.stdout, /^ {2}WORKERS +\S/m);
   });
@@ -91,7 +119,11 @@ describe('HTTPS with a self-signed localhost certificate created once and reused
     const varDir = mkdtempSync(join(tmpdir(), 'vigil-cert-'));
     const first = await startInProcess({ VAR_DIR: varDir }, { ownCertificate: true });
     const certificate = readFileSync(join(varDir, 'tls', 'localhost.crt'), 'utf8');
-    assert.equal((await ask(first, { path: '/robots.txt' })).status, 404, 'the client verified the certificate for localhost');
+    assert.equal(
+      (await ask(first, { path: '/robots.txt' })).status,
+      404,
+      'the client verified the certificate for localhost',
+    );
     await first.stop();
     const second = await startInProcess({ VAR_DIR: varDir }, { ownCertificate: true });
     assert.equal(readFileSync(join(varDir, 'tls', 'localhost.crt'), 'utf8'), certificate);
@@ -102,14 +134,24 @@ describe('HTTPS with a self-signed localhost certificate created once and reused
 
 describe('behind a proxy, scheme and host come from X-Forwarded-* only for trusted peers', () => {
   // The client is on the proxy's machine: one that may see the debug headers these tests read.
-  const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com', 'x-forwarded-for': '127.0.0.1' };
+  const forwarded = {
+    'x-forwarded-proto': 'https',
+    'x-forwarded-host': 'api.example.com',
+    'x-forwarded-for': '127.0.0.1',
+  };
 
   it('believes a trusted proxy', async () => {
     const service = await startInProcess({ TLS: '0', TRUSTED_PROXIES: '127.0.0.1,::1' });
     try {
       const answer = await ask(service, { path: '/robots.txt', headers: forwarded });
-      assert.equal(decodeURIComponent(String(answer.headers['x-debug-exception'])), 'No route found for "GET https://api.example.com/robots.txt"');
-      assert.equal(answer.headers['x-debug-token-link'], `https://api.example.com/_profiler/${answer.headers['x-debug-token']}`);
+      assert.equal(
+        decodeURIComponent(String(answer.headers['x-debug-exception'])),
+        'No route found for "GET https://api.example.com/robots.txt"',
+      );
+      assert.equal(
+        answer.headers['x-debug-token-link'],
+        `https://api.example.com/_profiler/${answer.headers['x-debug-token']}`,
+      );
     } finally {
       await service.stop();
     }
@@ -119,7 +161,10 @@ describe('behind a proxy, scheme and host come from X-Forwarded-* only for trust
     const service = await startInProcess({ TLS: '0' });
     try {
       const answer = await ask(service, { path: '/robots.txt', headers: forwarded });
-      assert.equal(decodeURIComponent(String(answer.headers['x-debug-exception'])), `No route found for "GET http://localhost:${service.port}/robots.txt"`);
+      assert.equal(
+        decodeURIComponent(String(answer.headers['x-debug-exception'])),
+        `No route found for "GET http://localhost:${service.port}/robots.txt"`,
+      );
     } finally {
       await service.stop();
     }

@@ -13,26 +13,42 @@ before(async () => {
 });
 after(() => service.stop());
 
-
 describe('every error response carries the contract headers', () => {
   it('sends content-type, cache-control, vary, date and the x-debug-* headers, lower-case, and no cookie', async () => {
     const answer = await ask(service, { path: '/robots.txt', headers: { cookie: 'a=b' } });
     assert.equal(answer.headers['content-type'], 'text/html; charset=UTF-8');
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
     assert.equal(answer.headers.vary, 'Accept');
-    assert.match(String(answer.headers.date), /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/);
+    assert.match(
+      String(answer.headers.date),
+      /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/,
+    );
     assert.ok(Math.abs(Date.parse(String(answer.headers.date)) - Date.now()) < 60_000);
     const token = String(answer.headers['x-debug-token']);
     assert.match(token, /^[0-9a-f]{6}$/);
     assert.equal(answer.headers['x-debug-token-link'], `${service.url}/_profiler/${token}`);
     assert.equal(answer.headers['set-cookie'], undefined);
-    for (const name of ['content-type', 'cache-control', 'vary', 'date', 'x-debug-exception', 'x-debug-exception-file', 'x-debug-token', 'x-debug-token-link']) {
-      assert.ok(answer.rawHeaderNames.includes(name), `${name} is sent lower-case (got ${answer.rawHeaderNames.join(', ')})`);
+    for (const name of [
+      'content-type',
+      'cache-control',
+      'vary',
+      'date',
+      'x-debug-exception',
+      'x-debug-exception-file',
+      'x-debug-token',
+      'x-debug-token-link',
+    ]) {
+      assert.ok(
+        answer.rawHeaderNames.includes(name),
+        `${name} is sent lower-case (got ${answer.rawHeaderNames.join(', ')})`,
+      );
     }
   });
 
   it('gives every request its own token', async () => {
-    const tokens = await Promise.all(Array.from({ length: 50 }, () => ask(service, { path: '/robots.txt' }).then((a) => a.headers['x-debug-token'])));
+    const tokens = await Promise.all(
+      Array.from({ length: 50 }, () => ask(service, { path: '/robots.txt' }).then((a) => a.headers['x-debug-token'])),
+    );
     assert.equal(new Set(tokens).size, 50);
   });
 });
@@ -111,7 +127,10 @@ describe('the error format follows Accept', () => {
     for (const accept of ['application/xml', 'text/xml', 'application/problem+xml']) {
       const answer = await ask(service, { path: '/robots.txt', headers: { accept } });
       assert.equal(answer.headers['content-type'], 'application/problem+xml');
-      assert.ok(answer.body.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<problem xmlns="urn:ietf:rfc:7807">'), answer.body.slice(0, 80));
+      assert.ok(
+        answer.body.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<problem xmlns="urn:ietf:rfc:7807">'),
+        answer.body.slice(0, 80),
+      );
       assert.ok(answer.body.includes('<type>about:blank</type><title>Not Found</title><status>404</status>'));
       assert.ok(answer.body.includes(`<detail>No route found for &quot;GET ${service.url}/robots.txt&quot;</detail>`));
       assert.ok(answer.body.includes('<class>NotFoundHttpError</class>'));
@@ -159,7 +178,10 @@ describe('without VIGIL_IDE the frames are plain text', () => {
   it('links no file', async () => {
     const answer = await ask(service, { path: '/fail' });
     const file = join(ROOT, 'test/fixtures/failing-routes.ts');
-    assert.ok(answer.body.includes(`<span class="file">${file}:${lineOf(file, "throw new Error('database is down')")}</span>`), answer.body);
+    assert.ok(
+      answer.body.includes(`<span class="file">${file}:${lineOf(file, "throw new Error('database is down')")}</span>`),
+      answer.body,
+    );
     assert.ok(!answer.body.includes('<a class="file"'));
     assert.ok(!/href="(?!https:)/.test(answer.body), 'the only link is the report');
   });

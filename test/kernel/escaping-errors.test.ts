@@ -20,7 +20,6 @@ before(async () => {
 });
 after(() => Promise.all([debug.stop(), production.stop()]));
 
-
 interface RawAnswer {
   statusLine: string;
   headers: Map<string, string>;
@@ -35,7 +34,9 @@ function answers(raw: string): RawAnswer[] {
     const end = rest.indexOf('\r\n\r\n');
     if (end === -1) throw new Error(`an incomplete response: ${JSON.stringify(rest)}`);
     const [statusLine = '', ...lines] = rest.slice(0, end).split('\r\n');
-    const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = new Map(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     const length = headers.get('content-length');
     const bodyEnd = length === undefined ? rest.length : end + 4 + Number(length);
     found.push({ statusLine, headers, body: rest.slice(end + 4, bodyEnd) });
@@ -47,12 +48,16 @@ function answers(raw: string): RawAnswer[] {
 const firstAnswer = (raw: string): RawAnswer => answers(raw)[0]!;
 
 const request = (path: string, headers: Record<string, string> = {}) =>
-  `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${Object.entries({ connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+  `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${Object.entries({ connection: 'close', ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`;
 
 const decoded = (value: string | undefined) => decodeURIComponent(value ?? '');
 
 /** The stored report of a token, as the profiler serves it. */
-async function storedReport(token: string): Promise<{ status: number; collectors: { exception?: { message: string; code: string } } }> {
+async function storedReport(
+  token: string,
+): Promise<{ status: number; collectors: { exception?: { message: string; code: string } } }> {
   const answer = await ask(debug, { path: `/_profiler/${token}`, headers: { accept: 'application/json' } });
   assert.equal(answer.status, 200, `a report is stored under ${token}`);
   return JSON.parse(answer.body);
@@ -70,7 +75,10 @@ function assertThroughPipeline(answer: RawAnswer, status: string): string {
 function assertNothingInternal(answer: RawAnswer, status: string, internals: string[]): void {
   assert.equal(answer.statusLine, `HTTP/1.1 ${status}`);
   assert.equal(answer.headers.get('cache-control'), 'no-cache, private');
-  assert.deepEqual([...answer.headers.keys()].filter((name) => name.startsWith('x-')), []);
+  assert.deepEqual(
+    [...answer.headers.keys()].filter((name) => name.startsWith('x-')),
+    [],
+  );
   assert.equal(answer.body, `${status}\n`);
   for (const text of internals) assert.ok(!answer.body.includes(text), `shows "${text}"`);
 }
@@ -98,7 +106,9 @@ describe('a header value Node refuses to send goes through the pipeline', () => 
   });
 
   it("answers an isolated HttpError's invalid header with the error, through the pipeline, without the header", async () => {
-    const answer = firstAnswer(await rawExchange(debug, request('/isolated-echo-header', { accept: 'application/json' })));
+    const answer = firstAnswer(
+      await rawExchange(debug, request('/isolated-echo-header', { accept: 'application/json' })),
+    );
     const token = assertThroughPipeline(answer, '409 Conflict');
     assert.equal(answer.headers.get('x-echo'), undefined);
     assert.equal(JSON.parse(answer.body).detail, 'Conflict with a header');
@@ -106,7 +116,9 @@ describe('a header value Node refuses to send goes through the pipeline', () => 
   });
 
   it('shows nothing of the isolated one in production', async () => {
-    const answer = firstAnswer(await rawExchange(production, request('/isolated-echo-header', { accept: 'text/plain' })));
+    const answer = firstAnswer(
+      await rawExchange(production, request('/isolated-echo-header', { accept: 'text/plain' })),
+    );
     assertNothingInternal(answer, '409 Conflict', internals);
   });
 });
@@ -114,21 +126,33 @@ describe('a header value Node refuses to send goes through the pipeline', () => 
 describe('a malformed request pipelined behind good ones leaves their answers alone', () => {
   it('answers both good requests, in order, then the 400', async () => {
     const good = 'GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n';
-    const raw = await rawExchange(debug, `${good}${good}GET /hello HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n`);
+    const raw = await rawExchange(
+      debug,
+      `${good}${good}GET /hello HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n`,
+    );
     const [first, second, third, ...more] = answers(raw);
     assert.deepEqual([first?.statusLine, first?.body], ['HTTP/1.1 200 OK', 'hello']);
     assert.deepEqual([second?.statusLine, second?.body], ['HTTP/1.1 200 OK', 'hello']);
     assert.equal(third?.statusLine, 'HTTP/1.1 400 Bad Request');
-    assert.equal(decoded(third?.headers.get('x-debug-exception')), 'Bad request: the Content-Length header is not a valid length');
+    assert.equal(
+      decoded(third?.headers.get('x-debug-exception')),
+      'Bad request: the Content-Length header is not a valid length',
+    );
     assert.deepEqual(more, []);
   });
 
   it('answers the good request, then the 400 for a broken body behind it', async () => {
-    const raw = await rawExchange(debug, 'GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\nPOST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
+    const raw = await rawExchange(
+      debug,
+      'GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\nPOST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+    );
     const [first, second, ...more] = answers(raw);
     assert.deepEqual([first?.statusLine, first?.body], ['HTTP/1.1 200 OK', 'hello']);
     assert.equal(second?.statusLine, 'HTTP/1.1 400 Bad Request');
-    assert.equal(decoded(second?.headers.get('x-debug-exception')), 'Bad request: the chunked body has an invalid chunk size');
+    assert.equal(
+      decoded(second?.headers.get('x-debug-exception')),
+      'Bad request: the chunked body has an invalid chunk size',
+    );
     assert.deepEqual(more, []);
   });
 });
@@ -147,15 +171,36 @@ describe('two Host headers are a 400 through the pipeline', () => {
   });
 
   it('refuses them in production too, showing nothing internal', async () => {
-    assertNothingInternal(firstAnswer(await rawExchange(production, twoHosts.replace('Connection: close\r\n', 'Accept: text/plain\r\nConnection: close\r\n'))), '400 Bad Request', ['Host', 'evil']);
+    assertNothingInternal(
+      firstAnswer(
+        await rawExchange(
+          production,
+          twoHosts.replace('Connection: close\r\n', 'Accept: text/plain\r\nConnection: close\r\n'),
+        ),
+      ),
+      '400 Bad Request',
+      ['Host', 'evil'],
+    );
   });
 });
 
 describe('each framing error is named for what it is', () => {
   const cases: Array<[string, string, string]> = [
-    ['a duplicate Content-Length', 'Content-Length: 1\r\nContent-Length: 1\r\n\r\na', 'Bad request: the Content-Length header is sent more than once'],
-    ['Content-Length, then chunked', 'Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 'Bad request: Content-Length and Transfer-Encoding cannot be sent together'],
-    ['chunked, then Content-Length', 'Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n', 'Bad request: Content-Length and Transfer-Encoding cannot be sent together'],
+    [
+      'a duplicate Content-Length',
+      'Content-Length: 1\r\nContent-Length: 1\r\n\r\na',
+      'Bad request: the Content-Length header is sent more than once',
+    ],
+    [
+      'Content-Length, then chunked',
+      'Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'Bad request: Content-Length and Transfer-Encoding cannot be sent together',
+    ],
+    [
+      'chunked, then Content-Length',
+      'Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n',
+      'Bad request: Content-Length and Transfer-Encoding cannot be sent together',
+    ],
   ];
   for (const [what, headers, expected] of cases) {
     it(`answers ${what} with its own message`, async () => {

@@ -25,7 +25,12 @@ after(async () => {
 });
 
 async function tab(colorScheme: 'light' | 'dark' = 'light'): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, colorScheme, viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: true,
+    colorScheme,
+    viewport: { width: 1280, height: 900 },
+    javaScriptEnabled: false,
+  });
   const page = await context.newPage();
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().includes('status of 500')) complaints.push(message.text());
@@ -43,8 +48,14 @@ describe('the debug page shows the cause chain', () => {
       assert.equal(await causes.count(), 2);
       assert.equal(await causes.nth(0).locator('h2').textContent(), 'Caused by TypeError');
       assert.ok(await causes.nth(0).locator('p.message').isVisible());
-      assert.equal(await causes.nth(0).locator('p.message').textContent(), 'The database client could not connect to db.internal');
-      assert.match((await causes.nth(0).locator('p.site').textContent()) ?? '', /^Raised at .*examples\/demo-routes\.ts:\d+$/);
+      assert.equal(
+        await causes.nth(0).locator('p.message').textContent(),
+        'The database client could not connect to db.internal',
+      );
+      assert.match(
+        (await causes.nth(0).locator('p.site').textContent()) ?? '',
+        /^Raised at .*examples\/demo-routes\.ts:\d+$/,
+      );
       assert.equal(await causes.nth(1).locator('p.message').textContent(), 'connect ECONNREFUSED db.internal:5432');
       assert.ok(await causes.nth(1).locator('p.message').isVisible());
       const link = causes.nth(0).locator('p.site a');
@@ -69,7 +80,10 @@ describe('the folded kernel frames open with one click', () => {
       assert.match((await summary.textContent()) ?? '', /^(\d+ frames? outside the project, )?\d+ vigil frames?/);
       const firstKernelFrame = fold.locator('li.kernel').first();
       assert.equal(await firstKernelFrame.isVisible(), false, 'folded at first');
-      assert.ok(await page.locator('main > ol.trace > li.app').first().isVisible(), "the application's frame is in view");
+      assert.ok(
+        await page.locator('main > ol.trace > li.app').first().isVisible(),
+        "the application's frame is in view",
+      );
       const before = screenshotPath('error-page-frames-folded.png');
       await page.screenshot({ path: before, fullPage: true });
       await summary.click();

@@ -42,7 +42,12 @@ describe('the cause chain is on the debug page, in problem+json and problem+xml'
       message: 'The database client could not connect to db.internal',
       file: DEMO,
       line: lineOf(DEMO, 'throw new TypeError(`The database client'),
-      cause: { class: 'Error', message: 'connect ECONNREFUSED db.internal:5432', file: DEMO, line: lineOf(DEMO, 'const refused = new Error(') },
+      cause: {
+        class: 'Error',
+        message: 'connect ECONNREFUSED db.internal:5432',
+        file: DEMO,
+        line: lineOf(DEMO, 'const refused = new Error('),
+      },
     });
   });
 
@@ -60,9 +65,22 @@ describe('the cause chain is on the debug page, in problem+json and problem+xml'
   it('shows each cause on the page, with its raise site linked to the editor', async () => {
     const answer = await ask(service, { path: '/demo/cause' });
     const line = lineOf(DEMO, 'throw new TypeError(`The database client');
-    assert.ok(answer.body.includes('<h2>Caused by <code>TypeError</code></h2><p class="message">The database client could not connect to db.internal</p>'), answer.body);
-    assert.ok(answer.body.includes(`<p class="site">Raised at <a class="file" href="vscode://file/${DEMO}:${line}">${DEMO}:${line}</a></p>`));
-    assert.ok(answer.body.includes('<h2>Caused by <code>Error</code></h2><p class="message">connect ECONNREFUSED db.internal:5432</p>'));
+    assert.ok(
+      answer.body.includes(
+        '<h2>Caused by <code>TypeError</code></h2><p class="message">The database client could not connect to db.internal</p>',
+      ),
+      answer.body,
+    );
+    assert.ok(
+      answer.body.includes(
+        `<p class="site">Raised at <a class="file" href="vscode://file/${DEMO}:${line}">${DEMO}:${line}</a></p>`,
+      ),
+    );
+    assert.ok(
+      answer.body.includes(
+        '<h2>Caused by <code>Error</code></h2><p class="message">connect ECONNREFUSED db.internal:5432</p>',
+      ),
+    );
   });
 
   it('escapes a cause message in HTML and XML and keeps it exact in JSON', async () => {
@@ -70,8 +88,14 @@ describe('the cause chain is on the debug page, in problem+json and problem+xml'
     assert.ok(!page.body.includes('<script>alert(1)'));
     assert.ok(page.body.includes('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;'));
     const xml = await ask(service, { path: '/cause-markup', headers: { accept: 'application/xml' } });
-    assert.ok(!xml.body.includes('<script>') && xml.body.includes('<message>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;</message>'));
-    assert.equal(JSON.parse((await json('/cause-markup')).body).exception.cause.message, '<script>alert(1)</script> & "quotes"');
+    assert.ok(
+      !xml.body.includes('<script>') &&
+        xml.body.includes('<message>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;</message>'),
+    );
+    assert.equal(
+      JSON.parse((await json('/cause-markup')).body).exception.cause.message,
+      '<script>alert(1)</script> & "quotes"',
+    );
   });
 });
 
@@ -85,7 +109,12 @@ describe("an AggregateError's members are listed", () => {
       { class: 'RangeError', message: 'The fallback price source timed out', file: DEMO, line },
     ]);
     const page = await ask(service, { path: '/demo/aggregate' });
-    assert.ok(page.body.includes('<h2>Error 1 of 2 <code>RangeError</code></h2><p class="message">The primary price source timed out</p>'), page.body);
+    assert.ok(
+      page.body.includes(
+        '<h2>Error 1 of 2 <code>RangeError</code></h2><p class="message">The primary price source timed out</p>',
+      ),
+      page.body,
+    );
     assert.ok(page.body.includes('<h2>Error 2 of 2 <code>RangeError</code></h2>'));
   });
 });
@@ -93,7 +122,10 @@ describe("an AggregateError's members are listed", () => {
 describe('hostile causes never break the error response', () => {
   it('stops at a cause that points back', async () => {
     const { exception } = JSON.parse((await json('/cause-cycle')).body);
-    assert.deepEqual([exception.message, exception.cause.message, exception.cause.cause.message, exception.cause.cause.repeated], ['first', 'second', 'first', true]);
+    assert.deepEqual(
+      [exception.message, exception.cause.message, exception.cause.cause.message, exception.cause.cause.repeated],
+      ['first', 'second', 'first', true],
+    );
     assert.equal(exception.cause.cause.cause, undefined);
     assert.ok((await ask(service, { path: '/cause-cycle' })).body.includes('Shown above already: not followed again.'));
   });
@@ -119,8 +151,17 @@ describe('hostile causes never break the error response', () => {
 
   it('describes a cause that is not an Error', async () => {
     const { exception } = JSON.parse((await json('/cause-value')).body);
-    assert.deepEqual(exception.cause, { class: 'object', message: "{ code: 'E_NOPE', detail: '<b>no</b>' }", file: null, line: null });
-    assert.ok((await ask(service, { path: '/cause-value' })).body.includes('{ code: &#39;E_NOPE&#39;, detail: &#39;&lt;b&gt;no&lt;/b&gt;&#39; }'));
+    assert.deepEqual(exception.cause, {
+      class: 'object',
+      message: "{ code: 'E_NOPE', detail: '<b>no</b>' }",
+      file: null,
+      line: null,
+    });
+    assert.ok(
+      (await ask(service, { path: '/cause-value' })).body.includes(
+        '{ code: &#39;E_NOPE&#39;, detail: &#39;&lt;b&gt;no&lt;/b&gt;&#39; }',
+      ),
+    );
   });
 });
 
@@ -131,7 +172,12 @@ describe('a thrown value that is not an Error points at the handler that threw i
     assert.equal(debugMessage(answer), 'Non-error thrown: the string "a string, not an Error"');
     const line = lineOf(DEMO, "routes.get('/demo/throw-string'");
     assert.deepEqual(exceptionFile(answer), { file: DEMO, line });
-    assert.ok(answer.body.includes(`<dt>Raised at</dt><dd><a class="file" href="vscode://file/${DEMO}:${line}">${DEMO}:${line}</a></dd>`), answer.body);
+    assert.ok(
+      answer.body.includes(
+        `<dt>Raised at</dt><dd><a class="file" href="vscode://file/${DEMO}:${line}">${DEMO}:${line}</a></dd>`,
+      ),
+      answer.body,
+    );
     assert.ok(!answer.body.includes('http-errors.ts'));
   });
 
@@ -165,17 +211,29 @@ describe('a thrown value that is not an Error points at the handler that threw i
   it("carries an isolated handler's cause chain across", async () => {
     const { exception } = JSON.parse((await json('/isolated-cause')).body);
     assert.equal(exception.message, 'isolated outer');
-    assert.deepEqual([exception.cause.class, exception.cause.message, exception.cause.file], ['RangeError', 'isolated inner', FIXTURE]);
+    assert.deepEqual(
+      [exception.cause.class, exception.cause.message, exception.cause.file],
+      ['RangeError', 'isolated inner', FIXTURE],
+    );
   });
 });
 
 describe("the trace folds the kernel's and dependencies' frames and drops frames without a position", () => {
   it("keeps the handler's frame in view, the others in closed <details>", async () => {
     const answer = await ask(service, { path: '/demo/cause' });
-    const trace = answer.body.slice(answer.body.indexOf('<h2>Stack trace</h2>'), answer.body.indexOf('<section class="related">'));
-    assert.ok(trace.startsWith('<h2>Stack trace</h2><ol class="trace"><li class="app"><details open>'), trace.slice(0, 200));
+    const trace = answer.body.slice(
+      answer.body.indexOf('<h2>Stack trace</h2>'),
+      answer.body.indexOf('<section class="related">'),
+    );
+    assert.ok(
+      trace.startsWith('<h2>Stack trace</h2><ol class="trace"><li class="app"><details open>'),
+      trace.slice(0, 200),
+    );
     // Node's own frames may come first in the fold: a continuation run from a timer under load has some.
-    assert.match(trace, /<li class="folded"><details><summary>(\d+ frames? outside the project, )?\d+ vigil frames?(, \d+ node_modules frames?)?/);
+    assert.match(
+      trace,
+      /<li class="folded"><details><summary>(\d+ frames? outside the project, )?\d+ vigil frames?(, \d+ node_modules frames?)?/,
+    );
     assert.ok(!/<li class="folded"><details open>/.test(trace));
     assert.ok(!answer.body.includes('new Promise'), 'no frame without a position');
     assert.ok(!/:0<\/(span|a)>/.test(answer.body));
@@ -208,14 +266,23 @@ describe('the stored report and its panel carry the chain', () => {
 
   it('redacts secrets in a cause message before storing it, as in every other text', async () => {
     const answer = await ask(service, { path: '/cause-secret' });
-    const stored = await ask(service, { path: `/_profiler/${tokenOf(answer)}`, headers: { accept: 'application/json' } });
+    const stored = await ask(service, {
+      path: `/_profiler/${tokenOf(answer)}`,
+      headers: { accept: 'application/json' },
+    });
     assert.ok(!stored.body.includes('s3cr3t-k3y'), 'the key is not stored');
-    assert.equal(JSON.parse(stored.body).collectors.exception.cause.message, 'GET https://api.example.com/orders?api_key=[redacted]&page=2 answered 401');
+    assert.equal(
+      JSON.parse(stored.body).collectors.exception.cause.message,
+      'GET https://api.example.com/orders?api_key=[redacted]&page=2 answered 401',
+    );
   });
 
   it('stores the members of an AggregateError', async () => {
     const { exception } = (await storedReport(await ask(service, { path: '/demo/aggregate' }))).collectors;
-    assert.deepEqual(exception.errors.map((member: { message: string }) => member.message), ['The primary price source timed out', 'The fallback price source timed out']);
+    assert.deepEqual(
+      exception.errors.map((member: { message: string }) => member.message),
+      ['The primary price source timed out', 'The fallback price source timed out'],
+    );
   });
 
   it('shows the chain in the exception panel, escaped', async () => {
@@ -234,10 +301,23 @@ describe('production shows nothing of causes, members or thrown values', () => {
       for (const accept of ['text/html', 'application/json', 'application/xml', 'text/plain']) {
         const answer = await ask(production, { path, headers: { accept } });
         assert.equal(answer.status, 500);
-        for (const secret of ['cause', 'Caused', 'TypeError', 'RangeError', 'database', 'price', 'string', 'vscode:', 'demo-routes']) {
+        for (const secret of [
+          'cause',
+          'Caused',
+          'TypeError',
+          'RangeError',
+          'database',
+          'price',
+          'string',
+          'vscode:',
+          'demo-routes',
+        ]) {
           assert.ok(!answer.body.includes(secret), `${path} ${accept} shows "${secret}"`);
         }
-        assert.deepEqual(Object.keys(answer.headers).filter((name) => name.startsWith('x-debug')), []);
+        assert.deepEqual(
+          Object.keys(answer.headers).filter((name) => name.startsWith('x-debug')),
+          [],
+        );
       }
     }
   });

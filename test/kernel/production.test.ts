@@ -10,7 +10,14 @@ before(async () => {
 });
 after(() => service.stop());
 
-const internals = ['robots.txt', 'No route found', 'NotFoundHttpError', 'unmatched.ts', 'database is down', 'failing-routes'];
+const internals = [
+  'robots.txt',
+  'No route found',
+  'NotFoundHttpError',
+  'unmatched.ts',
+  'database is down',
+  'failing-routes',
+];
 
 describe('production mode shows nothing internal', () => {
   it('answers the 404 with status, reason phrase and the cache headers only', async () => {
@@ -20,7 +27,10 @@ describe('production mode shows nothing internal', () => {
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
     assert.equal(answer.headers.vary, 'Accept');
     assert.equal(answer.headers['set-cookie'], undefined);
-    assert.deepEqual(Object.keys(answer.headers).filter((name) => name.startsWith('x-debug')), []);
+    assert.deepEqual(
+      Object.keys(answer.headers).filter((name) => name.startsWith('x-debug')),
+      [],
+    );
     assert.ok(answer.body.includes('<title>Error 404 Not Found</title>'));
     for (const text of internals) assert.ok(!answer.body.includes(text), `body shows "${text}"`);
   });
@@ -30,9 +40,14 @@ describe('production mode shows nothing internal', () => {
       const answer = await ask(service, { path: '/robots.txt', headers: { accept } });
       for (const text of internals) assert.ok(!answer.body.includes(text), `${accept} body shows "${text}"`);
     }
-    const problem = JSON.parse((await ask(service, { path: '/robots.txt', headers: { accept: 'application/json' } })).body);
+    const problem = JSON.parse(
+      (await ask(service, { path: '/robots.txt', headers: { accept: 'application/json' } })).body,
+    );
     assert.deepEqual(problem, { type: 'about:blank', title: 'Not Found', status: 404, detail: 'Not Found' });
-    assert.equal((await ask(service, { path: '/robots.txt', headers: { accept: 'text/plain' } })).body, '404 Not Found\n');
+    assert.equal(
+      (await ask(service, { path: '/robots.txt', headers: { accept: 'text/plain' } })).body,
+      '404 Not Found\n',
+    );
   });
 
   it("hides a handler's failure behind a 500", async () => {

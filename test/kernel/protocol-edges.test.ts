@@ -67,7 +67,10 @@ describe('HTTP/1.1 without Host is a 400 through the pipeline; HTTP/1.0 may omit
     const service = services.debug;
     const hello = await rawExchange(service, 'GET /hello HTTP/1.0\r\n\r\n');
     assert.equal(statusLine(hello), 'HTTP/1.1 200 OK');
-    assert.equal(rawHeader(hello, 'x-debug-token-link'), `https://localhost:${service.port}/_profiler/${rawHeader(hello, 'x-debug-token')}`);
+    assert.equal(
+      rawHeader(hello, 'x-debug-token-link'),
+      `https://localhost:${service.port}/_profiler/${rawHeader(hello, 'x-debug-token')}`,
+    );
     const redirect = await rawExchange(service, 'GET /with-slash HTTP/1.0\r\n\r\n');
     assert.equal(statusLine(redirect), 'HTTP/1.1 301 Moved Permanently');
     assert.equal(rawHeader(redirect, 'location'), '/with-slash/');
@@ -77,7 +80,10 @@ describe('HTTP/1.1 without Host is a 400 through the pipeline; HTTP/1.0 may omit
 describe('an Expect other than 100-continue is a 417 through the pipeline', () => {
   for (const expect of ['x=1', '', '<vgl-2>']) {
     it(`answers Expect ${JSON.stringify(expect)} with 417, a token and the report`, async () => {
-      const raw = await rawExchange(services.debug, `POST /nope HTTP/1.1\r\nHost: localhost\r\nExpect: ${expect}\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc`);
+      const raw = await rawExchange(
+        services.debug,
+        `POST /nope HTTP/1.1\r\nHost: localhost\r\nExpect: ${expect}\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc`,
+      );
       assert.equal(statusLine(raw), 'HTTP/1.1 417 Expectation Failed');
       assert.equal(rawHeader(raw, 'cache-control'), 'no-cache, private');
       assert.match(rawHeader(raw, 'x-debug-token') ?? '', TOKEN);
@@ -88,12 +94,18 @@ describe('an Expect other than 100-continue is a 417 through the pipeline', () =
   }
 
   it('still honours Expect: 100-continue', async () => {
-    const raw = await rawExchange(services.debug, 'GET /hello HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+    const raw = await rawExchange(
+      services.debug,
+      'GET /hello HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+    );
     assert.match(raw, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
   });
 
   it('answers it in production without debug headers', async () => {
-    const raw = await rawExchange(services.prod, 'GET /hello HTTP/1.1\r\nHost: localhost\r\nExpect: x=1\r\nConnection: close\r\n\r\n');
+    const raw = await rawExchange(
+      services.prod,
+      'GET /hello HTTP/1.1\r\nHost: localhost\r\nExpect: x=1\r\nConnection: close\r\n\r\n',
+    );
     assert.equal(statusLine(raw), 'HTTP/1.1 417 Expectation Failed');
     assert.equal(rawHeader(raw, 'cache-control'), 'no-cache, private');
     assert.doesNotMatch(raw, /x-debug-/i);
@@ -101,8 +113,11 @@ describe('an Expect other than 100-continue is a 417 through the pipeline', () =
 });
 
 describe('headers built from the request hold only URI characters', () => {
-  it('percent-encodes in the slash redirect\'s Location what a URI may not hold, keeping what is encoded', async () => {
-    const raw = await rawExchange(services.debug, 'GET /with-slash?q=<vgl-3>&r=%3C&s="a"|{}^`\\ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+  it("percent-encodes in the slash redirect's Location what a URI may not hold, keeping what is encoded", async () => {
+    const raw = await rawExchange(
+      services.debug,
+      'GET /with-slash?q=<vgl-3>&r=%3C&s="a"|{}^`\\ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    );
     assert.equal(statusLine(raw), 'HTTP/1.1 301 Moved Permanently');
     assert.equal(rawHeader(raw, 'location'), '/with-slash/?q=%3Cvgl-3%3E&r=%3C&s=%22a%22%7C%7B%7D%5E%60%5C');
   });

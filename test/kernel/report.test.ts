@@ -19,7 +19,12 @@ describe('every request in debug mode gets a stored report under its token', () 
     const started = Date.now();
     const answer = await ask(service, {
       path: '/robots.txt?page=2',
-      headers: { authorization: 'Bearer secret-token', cookie: 'session=secret', 'proxy-authorization': 'Basic c2VjcmV0', 'x-trace': 'visible' },
+      headers: {
+        authorization: 'Bearer secret-token',
+        cookie: 'session=secret',
+        'proxy-authorization': 'Basic c2VjcmV0',
+        'x-trace': 'visible',
+      },
     });
     const token = String(answer.headers['x-debug-token']);
     const stored = await report(token);
@@ -72,6 +77,9 @@ describe('every request in debug mode gets a stored report under its token', () 
     const tokens = answers.map((a) => String(a.headers['x-debug-token']));
     assert.equal(new Set(tokens).size, 100);
     const urls = await Promise.all(tokens.map(async (token) => JSON.parse((await report(token)).body).url));
-    assert.deepEqual(urls, answers.map((_, i) => `${service.url}/burst/${i}`));
+    assert.deepEqual(
+      urls,
+      answers.map((_, i) => `${service.url}/burst/${i}`),
+    );
   });
 });

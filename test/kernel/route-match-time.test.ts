@@ -18,7 +18,11 @@ interface App {
 
 /** The application of test/fixtures/route-shapes-app.ts in a process of its own. */
 async function startApp(mode: 'prod' | 'dev'): Promise<App> {
-  const child = spawn(process.execPath, ['--enable-source-maps', builtFile('test/fixtures/route-shapes-app.ts')!], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', APP_ENV: mode }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--enable-source-maps', builtFile('test/fixtures/route-shapes-app.ts')!], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', APP_ENV: mode },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
@@ -49,10 +53,18 @@ after(() => {
 const PROMPT_MS = 2_000;
 const DASHES = '-'.repeat(6_000);
 
-async function timed(method: string, path: string, to = service): Promise<{ status: number; ms: number; token: string | undefined }> {
+async function timed(
+  method: string,
+  path: string,
+  to = service,
+): Promise<{ status: number; ms: number; token: string | undefined }> {
   const started = performance.now();
   const answer = await ask(to, { method, path, timeoutMs: 20_000, headers: { accept: 'text/html' } });
-  return { status: answer.status, ms: performance.now() - started, token: answer.headers['x-debug-token'] as string | undefined };
+  return {
+    status: answer.status,
+    ms: performance.now() - started,
+    token: answer.headers['x-debug-token'] as string | undefined,
+  };
 }
 
 describe('an unmatched path is decided in time linear in its length, whatever the route shapes', () => {

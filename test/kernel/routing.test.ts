@@ -12,7 +12,6 @@ before(async () => {
 });
 after(() => service.stop());
 
-
 describe('a path without a route is a 404 "No route found"', () => {
   it("answers the seed's own request", async () => {
     const answer = await ask(service, {
@@ -30,7 +29,10 @@ describe('a path without a route is a 404 "No route found"', () => {
 
   it('appends the Referer as (from "<referer>")', async () => {
     const answer = await ask(service, { path: '/nowhere', headers: { referer: 'https://example.com/page?x=1' } });
-    assert.equal(debugMessage(answer), `No route found for "GET ${service.url}/nowhere" (from "https://example.com/page?x=1")`);
+    assert.equal(
+      debugMessage(answer),
+      `No route found for "GET ${service.url}/nowhere" (from "https://example.com/page?x=1")`,
+    );
   });
 
   it('leaves the query string out of the message', async () => {
@@ -58,10 +60,17 @@ describe('a path without a route is a 404 "No route found"', () => {
 
 describe('a path with a route but another method is a 405 with Allow', () => {
   it('lists the allowed methods in declaration order', async () => {
-    const answer = await ask(service, { method: 'DELETE', path: '/items', headers: { referer: 'https://example.com/' } });
+    const answer = await ask(service, {
+      method: 'DELETE',
+      path: '/items',
+      headers: { referer: 'https://example.com/' },
+    });
     assert.equal(answer.status, 405);
     assert.equal(answer.headers.allow, 'GET, POST');
-    assert.equal(debugMessage(answer), `No route found for "DELETE ${service.url}/items": Method Not Allowed (Allow: GET, POST)`);
+    assert.equal(
+      debugMessage(answer),
+      `No route found for "DELETE ${service.url}/items": Method Not Allowed (Allow: GET, POST)`,
+    );
   });
 
   it('does not add HEAD to Allow', async () => {
@@ -98,7 +107,17 @@ describe('declared routes answer', () => {
 
   it('GET and POST /items both answer', async () => {
     assert.equal((await ask(service, { path: '/items' })).status, 200);
-    assert.equal((await ask(service, { method: 'POST', path: '/items', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 200);
+    assert.equal(
+      (
+        await ask(service, {
+          method: 'POST',
+          path: '/items',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+      200,
+    );
   });
 });
 
@@ -133,9 +152,12 @@ describe('a trailing slash mismatch on GET or HEAD is a 301 to the other form', 
     assert.equal(answer.headers['cache-control'], 'no-store');
   });
 
-  it('is not built from the client\'s Host', async () => {
+  it("is not built from the client's Host", async () => {
     const answer = await ask(service, { path: '/with-slash', headers: { host: `evil.example:${service.port}` } });
-    assert.ok(answer.status === 400 || answer.headers.location === '/with-slash/', `${answer.status} ${String(answer.headers.location)}`);
+    assert.ok(
+      answer.status === 400 || answer.headers.location === '/with-slash/',
+      `${answer.status} ${String(answer.headers.location)}`,
+    );
   });
 
   it('removes the slash when only the slash-less route exists', async () => {
@@ -156,7 +178,9 @@ describe('unrouted requests are answered without reading their body', () => {
     const chunk = Buffer.alloc(1024 * 1024, 0x61);
     const result = await new Promise<{ statusLine: string; sent: number }>((resolvePromise, reject) => {
       const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () => {
-        socket.write(`POST /robots.txt HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${total}\r\n\r\n`);
+        socket.write(
+          `POST /robots.txt HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${total}\r\n\r\n`,
+        );
         const pump = () => {
           while (sent < total && !answered) {
             sent += chunk.length;

@@ -34,7 +34,9 @@ interface Frame {
 }
 
 /** Every way the error of one request is shown: header, HTML page, problem details, text, stored report. */
-async function everyView(path: string): Promise<{ site: string; html: Answer; problem: Answer; text: Answer; report: Answer }> {
+async function everyView(
+  path: string,
+): Promise<{ site: string; html: Answer; problem: Answer; text: Answer; report: Answer }> {
   const html = await ask(service, { path });
   const problem = await ask(service, { path, headers: { accept: 'application/json' } });
   const text = await ask(service, { path, headers: { accept: 'text/plain' } });
@@ -59,23 +61,34 @@ function assertNoForgedFrame(views: Awaited<ReturnType<typeof everyView>>, raise
   const exception = JSON.parse(problem.body).exception as Frame & { trace: Frame[] };
   assert.equal(exception.file, FIXTURE);
   assert.equal(exception.line, raisedAt);
-  assert.ok(exception.trace.every((frame) => frame.file !== '/etc/passwd'), 'no /etc/passwd frame in problem details');
+  assert.ok(
+    exception.trace.every((frame) => frame.file !== '/etc/passwd'),
+    'no /etc/passwd frame in problem details',
+  );
 
   assert.ok(!text.body.includes('(/etc/passwd:1)'), 'no /etc/passwd frame in the text trace');
 
   const stored = JSON.parse(report.body).collectors.exception as Frame & { trace: Array<Frame & { excerpt: unknown }> };
   assert.equal(stored.file, FIXTURE);
   assert.equal(stored.line, raisedAt);
-  assert.ok(stored.trace.every((frame) => frame.file !== '/etc/passwd'), 'no /etc/passwd frame in the stored report');
+  assert.ok(
+    stored.trace.every((frame) => frame.file !== '/etc/passwd'),
+    'no /etc/passwd frame in the stored report',
+  );
 }
 
 describe('frames come from real call sites, never from the message', () => {
-  it('keeps a forged frame in an isolated route\'s message out of every view', async () => {
+  it("keeps a forged frame in an isolated route's message out of every view", async () => {
     const views = await everyView(`/check?v=${FORGED_FRAME}`);
     assertNoForgedFrame(views, lineOf('throw new HttpError(422', 1));
     // The real frame still has its excerpt: the worker's frames are structured, not dropped.
-    assert.ok(views.html.body.includes('throw new HttpError(422, `Invalid value: ${String(query.v)}`'), 'the excerpt of the raising line');
-    const stored = JSON.parse(views.report.body).collectors.exception.trace as Array<Frame & { excerpt: Array<{ number: number }> | null }>;
+    assert.ok(
+      views.html.body.includes('throw new HttpError(422, `Invalid value: ${String(query.v)}`'),
+      'the excerpt of the raising line',
+    );
+    const stored = JSON.parse(views.report.body).collectors.exception.trace as Array<
+      Frame & { excerpt: Array<{ number: number }> | null }
+    >;
     assert.ok(stored[0]!.excerpt?.some((line) => line.number === stored[0]!.line));
   });
 
@@ -84,7 +97,10 @@ describe('frames come from real call sites, never from the message', () => {
   });
 
   it('keeps it out for an in-process route that throws a frozen error', async () => {
-    assertNoForgedFrame(await everyView(`/check-frozen?v=${FORGED_FRAME}`), lineOf('throw Object.freeze(new HttpError(422'));
+    assertNoForgedFrame(
+      await everyView(`/check-frozen?v=${FORGED_FRAME}`),
+      lineOf('throw Object.freeze(new HttpError(422'),
+    );
   });
 
   it('still answers other requests', async () => {

@@ -16,7 +16,10 @@ describe('TRUSTED_HOSTS: comma-separated regular expressions, case-insensitive, 
     assert.deepEqual(hosts.map(String), ['/^localhost$/i', '/^api\\.example\\.com$/i']);
   });
   it('stops the start on an expression that is not one, naming the variable', async () => {
-    assert.throws(() => loadConfig({ TRUSTED_HOSTS: '^(localhost$' }), (error: unknown) => error instanceof ConfigError && error.variable === 'TRUSTED_HOSTS');
+    assert.throws(
+      () => loadConfig({ TRUSTED_HOSTS: '^(localhost$' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'TRUSTED_HOSTS',
+    );
     const { code, stderr } = await runMain({ TRUSTED_HOSTS: '^(localhost$' });
     assert.equal(code, 1);
     assert.match(stderr, /TRUSTED_HOSTS: "\^\(localhost\$" is not a valid regular expression/);
@@ -26,7 +29,10 @@ describe('TRUSTED_HOSTS: comma-separated regular expressions, case-insensitive, 
 describe('a host TRUSTED_HOSTS does not match is answered 400', () => {
   let service: Service;
   before(async () => {
-    service = await startInProcess({ TRUSTED_HOSTS: '^localhost$,^api\\.example\\.com$', TRUSTED_PROXIES: '127.0.0.1,::1' });
+    service = await startInProcess({
+      TRUSTED_HOSTS: '^localhost$,^api\\.example\\.com$',
+      TRUSTED_PROXIES: '127.0.0.1,::1',
+    });
   });
   after(() => service.stop());
 
@@ -43,12 +49,18 @@ describe('a host TRUSTED_HOSTS does not match is answered 400', () => {
     assert.equal(message(answer), 'Untrusted Host "rebound.example".');
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
-    const stored = await ask(service, { path: `/_profiler/${answer.headers['x-debug-token']}`, headers: { accept: 'application/json' } });
+    const stored = await ask(service, {
+      path: `/_profiler/${answer.headers['x-debug-token']}`,
+      headers: { accept: 'application/json' },
+    });
     assert.equal(JSON.parse(stored.body).status, 400);
   });
 
   it('keeps a rebound name from the profiler, even on loopback', async () => {
-    const answer = await ask(service, { path: '/_profiler/search', headers: { host: `rebound.example:${service.port}`, accept: 'application/json' } });
+    const answer = await ask(service, {
+      path: '/_profiler/search',
+      headers: { host: `rebound.example:${service.port}`, accept: 'application/json' },
+    });
     assert.equal(answer.status, 400);
     assert.doesNotMatch(answer.body, /"token":/);
   });

@@ -19,7 +19,9 @@ after(() => service.stop());
 /** The page with its token taken out where the page shows it (its report link): the only part two answers to one request may differ in. */
 function withoutToken(answer: Answer): string {
   const token = tokenOf(answer);
-  return answer.body.replaceAll(`/_profiler/${token}"`, '/_profiler/<token>"').replaceAll(`debug report ${token}<`, 'debug report <token><');
+  return answer.body
+    .replaceAll(`/_profiler/${token}"`, '/_profiler/<token>"')
+    .replaceAll(`debug report ${token}<`, 'debug report <token><');
 }
 
 function assertSentWhole(answer: Answer): void {
@@ -29,7 +31,10 @@ function assertSentWhole(answer: Answer): void {
 
 describe('the debug pages of the unmatched outcome', () => {
   it('are the same page from the template as from the renderer, with markup and other scripts in the request', async () => {
-    const hostile = { path: `/<script>alert('x')</script>/caf%C3%A9/%F0%9F%98%80?a="b"&c=<d>`, headers: { accept: 'text/html', referer: `https://x.example/"><img src=x onerror=alert(1)>` } };
+    const hostile = {
+      path: `/<script>alert('x')</script>/caf%C3%A9/%F0%9F%98%80?a="b"&c=<d>`,
+      headers: { accept: 'text/html', referer: `https://x.example/"><img src=x onerror=alert(1)>` },
+    };
     const first = await ask(service, hostile);
     await ask(service, { path: '/another-path' });
     const templated = await ask(service, hostile);

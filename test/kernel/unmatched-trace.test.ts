@@ -12,14 +12,21 @@ const CORS_HOOK = join(process.cwd(), 'src/cors/cors-hook.ts');
 
 let kernel: TestKernel;
 before(async () => {
-  kernel = await startKernel({ ISOLATED_WORKERS: '1', CORS_ALLOW_ORIGIN: 'https://app.example' }, { routes: [profiledRoutes], routesModule });
+  kernel = await startKernel(
+    { ISOLATED_WORKERS: '1', CORS_ALLOW_ORIGIN: 'https://app.example' },
+    { routes: [profiledRoutes], routesModule },
+  );
 });
 after(() => kernel.close());
 
 async function traceOf(method: 'GET' | 'PUT' | 'DELETE', url: string, headers: Record<string, string> = {}) {
   const answer = await kernel.app.inject({ method, url, headers: { accept: 'application/json', ...headers } });
   const report = await kernel.report(String(answer.headers['x-debug-token']));
-  return { status: answer.statusCode, raisedAt: exceptionFile(answer), trace: (report.collectors.exception as ExceptionSection).trace };
+  return {
+    status: answer.statusCode,
+    raisedAt: exceptionFile(answer),
+    trace: (report.collectors.exception as ExceptionSection).trace,
+  };
 }
 
 describe('the unmatched outcome names the raise site and frames of its own request', () => {
@@ -41,7 +48,11 @@ describe('the unmatched outcome names the raise site and frames of its own reque
 
   it('names the line of the CORS hook a request went on from, with an Origin or without', async () => {
     const line = lineOf(CORS_HOOK, '// One way on') + 1;
-    const cases: Array<Record<string, string>> = [{}, { origin: 'https://app.example' }, { origin: 'https://elsewhere.example' }];
+    const cases: Array<Record<string, string>> = [
+      {},
+      { origin: 'https://app.example' },
+      { origin: 'https://elsewhere.example' },
+    ];
     for (const headers of cases) {
       const { trace } = await traceOf('GET', '/nowhere', headers);
       const cors = trace.find((frame) => frame.file === CORS_HOOK);
@@ -56,7 +67,10 @@ describe('the unmatched outcome names the raise site and frames of its own reque
     try {
       const { trace } = await traceOf('GET', '/nowhere');
       assert.ok(trace.length > 10, `${trace.length} frames`);
-      assert.ok(trace.some((frame) => frame.function === 'requestHostCheck'), trace.map((frame) => frame.function).join(', '));
+      assert.ok(
+        trace.some((frame) => frame.function === 'requestHostCheck'),
+        trace.map((frame) => frame.function).join(', '),
+      );
     } finally {
       Error.stackTraceLimit = limit;
     }

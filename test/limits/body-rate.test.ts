@@ -30,12 +30,20 @@ const BOUND = { timeout: 25_000 };
  * Sends the head, then `body` in pieces of `piece` bytes every `everyMs`, until the body is
  * sent or the service closes the connection; reads until closed. Returns the bytes sent too.
  */
-async function sendPaced(path: string, contentType: string, body: Buffer, piece: number, everyMs: number): Promise<{ raw: string; sent: number }> {
+async function sendPaced(
+  path: string,
+  contentType: string,
+  body: Buffer,
+  piece: number,
+  everyMs: number,
+): Promise<{ raw: string; sent: number }> {
   const connection = await openRaw(service);
   connections.push(connection);
   let closed = false;
   void connection.closed.then(() => (closed = true));
-  connection.socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\nAccept: text/plain\r\nConnection: close\r\n\r\n`);
+  connection.socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\nAccept: text/plain\r\nConnection: close\r\n\r\n`,
+  );
   let sent = 0;
   while (sent < body.length && !closed) {
     connection.socket.write(body.subarray(sent, sent + piece));
@@ -51,7 +59,10 @@ describe('a body that averages under BODY_MIN_RATE after its first 10 s is answe
     const body = Buffer.from('t'.repeat(40));
     const { raw, sent } = await sendPaced('/echo', 'text/plain', body, 1, 1000);
     assert.equal(statusLine(raw), 'HTTP/1.1 408 Request Timeout');
-    assert.match(raw, /The request body came too slowly: under BODY_MIN_RATE \(500 bytes\/s\) on average after its first 10s/);
+    assert.match(
+      raw,
+      /The request body came too slowly: under BODY_MIN_RATE \(500 bytes\/s\) on average after its first 10s/,
+    );
     assert.match(raw, /RequestTimeoutHttpError \(VIGIL_ERR_BODY_TOO_SLOW\)/);
     assert.match(String(rawHeader(raw, 'x-debug-token')), /^[0-9a-f]{6}$/);
     assert.equal(rawHeader(raw, 'connection'), 'close');
@@ -66,11 +77,15 @@ describe('a body that averages under BODY_MIN_RATE after its first 10 s is answe
     assert.ok(sent < body.length, `the whole body (${sent} bytes) was sent before the answer`);
   });
 
-  it('reads a body sent for 12 s at 800 bytes/s, slower than BODY_TIMEOUT would ever notice but above the rate', BOUND, async () => {
-    const body = Buffer.from('s'.repeat(48 * 200));
-    const { raw, sent } = await sendPaced('/echo', 'text/plain', body, 200, 250);
-    assert.equal(sent, body.length);
-    assert.equal(statusLine(raw), 'HTTP/1.1 200 OK');
-    assert.match(raw, new RegExp(`"length":${body.length}`));
-  });
+  it(
+    'reads a body sent for 12 s at 800 bytes/s, slower than BODY_TIMEOUT would ever notice but above the rate',
+    BOUND,
+    async () => {
+      const body = Buffer.from('s'.repeat(48 * 200));
+      const { raw, sent } = await sendPaced('/echo', 'text/plain', body, 200, 250);
+      assert.equal(sent, body.length);
+      assert.equal(statusLine(raw), 'HTTP/1.1 200 OK');
+      assert.match(raw, new RegExp(`"length":${body.length}`));
+    },
+  );
 });

@@ -33,7 +33,9 @@ const BOUND = { timeout: 20_000 };
 /** Sends the head and the first `sent` bytes of a body of `length`, then nothing more; reads until closed. */
 async function stallBody(path: string, contentType: string, body: Buffer, sent: number): Promise<string> {
   const connection = await open();
-  connection.socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\nAccept: text/plain\r\n\r\n`);
+  connection.socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\nAccept: text/plain\r\n\r\n`,
+  );
   connection.socket.write(body.subarray(0, sent));
   await connection.closed;
   return connection.received();
@@ -74,7 +76,9 @@ describe('a body that keeps coming is never cut', () => {
   it('reads a body sent a byte every 300 ms, slower in all than BODY_TIMEOUT', async () => {
     const body = 'a=123456789';
     const connection = await open();
-    connection.socket.write(`POST /echo HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    connection.socket.write(
+      `POST /echo HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
     for (const byte of body) {
       connection.socket.write(byte);
       await sleep(300);

@@ -13,14 +13,22 @@ import { debugMessage } from '../support/answers.js';
 const LIMIT = 1024 * 1024;
 let service: Service;
 before(async () => {
-  service = await startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts', POST_MAX_SIZE: '1M', PARSED_BODY_MAX_SIZE: '1M' });
+  service = await startInProcess({
+    ROUTES: 'test/fixtures/limit-routes.ts',
+    POST_MAX_SIZE: '1M',
+    PARSED_BODY_MAX_SIZE: '1M',
+  });
 });
 after(() => service.stop());
 
-
 describe('a body up to POST_MAX_SIZE is read and parsed', () => {
   it('parses a text body of exactly the limit', async () => {
-    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain' }, body: 'a'.repeat(LIMIT) });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'text/plain' },
+      body: 'a'.repeat(LIMIT),
+    });
     assert.equal(answer.status, 200);
     assert.equal(JSON.parse(answer.body).length, LIMIT);
   });
@@ -34,19 +42,34 @@ describe('a body up to POST_MAX_SIZE is read and parsed', () => {
   it('parses a JSON body just under the limit', async () => {
     const body = JSON.stringify({ text: 'j'.repeat(LIMIT - 20) });
     assert.ok(body.length <= LIMIT);
-    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(answer.status, 200);
     assert.equal(JSON.parse(answer.body).body.text.length, LIMIT - 20);
   });
 
   it('parses a form body, repeated names as lists', async () => {
-    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=x%20y&b=3' });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1&b=x%20y&b=3',
+    });
     assert.equal(answer.status, 200);
     assert.deepEqual(JSON.parse(answer.body).body, { a: '1', b: ['x y', '3'] });
   });
 
   it('answers a body that is not JSON with a 400 through the pipeline', async () => {
-    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: '{"broken' });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/json' },
+      body: '{"broken',
+    });
     assert.equal(answer.status, 400);
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
   });
@@ -54,9 +77,17 @@ describe('a body up to POST_MAX_SIZE is read and parsed', () => {
 
 describe('a Content-Length over POST_MAX_SIZE is a 413 before the body is read', () => {
   it("answers one byte over with 413, the kernel's message and the pipeline's headers", async () => {
-    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: 'a'.repeat(LIMIT + 1) });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'text/plain', accept: 'application/json' },
+      body: 'a'.repeat(LIMIT + 1),
+    });
     assert.equal(answer.status, 413);
-    assert.equal(debugMessage(answer), `The request body (Content-Length: ${LIMIT + 1} bytes) is larger than POST_MAX_SIZE (1M)`);
+    assert.equal(
+      debugMessage(answer),
+      `The request body (Content-Length: ${LIMIT + 1} bytes) is larger than POST_MAX_SIZE (1M)`,
+    );
     assert.match(String(answer.headers['x-debug-exception-file']), /src%2Flimits%2Fbody-limit\.ts:\d+$/);
     assert.equal(JSON.parse(answer.body).exception.class, 'PayloadTooLargeHttpError');
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
@@ -75,7 +106,9 @@ describe('a Content-Length over POST_MAX_SIZE is a 413 before the body is read',
     const statusLine = await new Promise<string>((resolve, reject) => {
       const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () => {
         // Headers only: the body never comes, so only a refusal before reading can answer.
-        socket.write(`POST /echo HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: text/plain\r\nContent-Length: ${LIMIT + 1}\r\n\r\n`);
+        socket.write(
+          `POST /echo HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: text/plain\r\nContent-Length: ${LIMIT + 1}\r\n\r\n`,
+        );
       });
       let received = '';
       socket.on('data', (data: Buffer) => {
@@ -93,7 +126,12 @@ describe('a Content-Length over POST_MAX_SIZE is a 413 before the body is read',
 
 describe('a streamed body is cut at POST_MAX_SIZE with a 413', () => {
   it('answers a chunked body one byte over the limit with 413', async () => {
-    const answer = await sendStreaming(service, { path: '/echo', total: LIMIT + 1, chunked: true, headers: { accept: 'text/plain' } });
+    const answer = await sendStreaming(service, {
+      path: '/echo',
+      total: LIMIT + 1,
+      chunked: true,
+      headers: { accept: 'text/plain' },
+    });
     assert.equal(answer.status, 413);
     assert.match(answer.body, /The request body is larger than POST_MAX_SIZE \(1M\)/);
     assert.match(answer.body, /PayloadTooLargeHttpError \(VIGIL_ERR_BODY_TOO_LARGE\)/);
@@ -113,7 +151,12 @@ describe('a streamed body is cut at POST_MAX_SIZE with a 413', () => {
 
 describe('the body limit applies to matched routes only', () => {
   it('answers an unrouted 2 MB POST with its 404', async () => {
-    const answer = await ask(service, { method: 'POST', path: '/robots.txt', headers: { 'content-type': 'text/plain' }, body: 'a'.repeat(2 * LIMIT) });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/robots.txt',
+      headers: { 'content-type': 'text/plain' },
+      body: 'a'.repeat(2 * LIMIT),
+    });
     assert.equal(answer.status, 404);
   });
 });

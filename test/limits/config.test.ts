@@ -34,7 +34,11 @@ describe('sizes use php.ini syntax', () => {
   });
 
   const bad: Array<[string, string, RegExp]> = [
-    ['POST_MAX_SIZE', '10MB', /^POST_MAX_SIZE: "10MB" is not a size: use bytes or a number with K, M or G, e.g. 100M, or 0 for no limit$/],
+    [
+      'POST_MAX_SIZE',
+      '10MB',
+      /^POST_MAX_SIZE: "10MB" is not a size: use bytes or a number with K, M or G, e.g. 100M, or 0 for no limit$/,
+    ],
     ['POST_MAX_SIZE', '-1', /^POST_MAX_SIZE: "-1" is not a size/],
     ['UPLOAD_MAX_FILESIZE', '0', /^UPLOAD_MAX_FILESIZE: "0" is below the minimum of 1 byte$/],
     ['UPLOAD_MAX_FILESIZE', '1.5M', /^UPLOAD_MAX_FILESIZE: "1.5M" is not a size/],
@@ -46,7 +50,10 @@ describe('sizes use php.ini syntax', () => {
   ];
   for (const [variable, value, expected] of bad) {
     it(`refuses ${variable}=${value}, naming the variable`, () => {
-      assert.throws(() => load({ [variable]: value }), (error: unknown) => error instanceof ConfigError && error.variable === variable && expected.test(error.message));
+      assert.throws(
+        () => load({ [variable]: value }),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable && expected.test(error.message),
+      );
     });
   }
 });

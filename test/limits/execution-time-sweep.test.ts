@@ -12,7 +12,12 @@ import { ask, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startInProcess({ APP_ENV: 'prod', ROUTES: 'test/fixtures/limit-routes.ts', MAX_EXECUTION_TIME: '2', ISOLATED_WORKERS: '1' });
+  service = await startInProcess({
+    APP_ENV: 'prod',
+    ROUTES: 'test/fixtures/limit-routes.ts',
+    MAX_EXECUTION_TIME: '2',
+    ISOLATED_WORKERS: '1',
+  });
 });
 after(() => service.stop());
 
@@ -30,7 +35,10 @@ describe('the execution time of in-process handlers', () => {
     const answers = await Promise.all(waiting);
     const ms = performance.now() - started;
     assert.ok(running - idle <= 2, `${running - idle} timers more with 20 handlers running`);
-    assert.deepEqual(answers.map((answer) => answer.status), Array(20).fill(500));
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      Array(20).fill(500),
+    );
     assert.ok(ms >= 1950, `answered after ${ms.toFixed(0)} ms`);
   });
 });

@@ -12,7 +12,11 @@ import { debugMessage } from '../support/answers.js';
 
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts', NODE_OPTIONS: '--max-old-space-size=128', ISOLATED_WORKERS: '1' });
+  service = await startService({
+    ROUTES: 'test/fixtures/limit-routes.ts',
+    NODE_OPTIONS: '--max-old-space-size=128',
+    ISOLATED_WORKERS: '1',
+  });
 });
 after(() => service.stop());
 
@@ -25,7 +29,6 @@ async function askService(path: string) {
   }
 }
 
-
 describe('the heap guard keeps the process alive near its heap limit', () => {
   it('stops a growing in-process handler with a 500, refuses new routed requests with 503 but not unrouted ones, then recovers', async () => {
     const grown = await askService('/grow?hold=1000');
@@ -37,7 +40,10 @@ describe('the heap guard keeps the process alive near its heap limit', () => {
     const refused = await askService('/hello');
     assert.equal(refused.status, 503);
     assert.equal(refused.headers['retry-after'], '1');
-    assert.match(debugMessage(refused), /^The service is short of memory \(heap \d+ MB of \d+ MB in use\); try again shortly$/);
+    assert.match(
+      debugMessage(refused),
+      /^The service is short of memory \(heap \d+ MB of \d+ MB in use\); try again shortly$/,
+    );
     // Unrouted requests cost no memory: they are answered while the guard refuses routed ones.
     assert.equal((await askService('/robots.txt')).status, 404);
 

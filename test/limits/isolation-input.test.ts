@@ -13,12 +13,36 @@ import { importable } from '../support/kernel-build.js';
 import { ROOT } from '../support/service.js';
 
 const quiet = () => undefined;
-const log = { level: 'silent', fatal: quiet, error: quiet, warn: quiet, info: quiet, debug: quiet, trace: quiet, silent: quiet, child: () => log } as unknown as FastifyBaseLogger;
-const input = (query: Record<string, string>, body: unknown): IsolatedInput => ({ params: {}, query, body, files: [], method: 'GET', url: '/isolated-echo/1', headers: {} });
+const log = {
+  level: 'silent',
+  fatal: quiet,
+  error: quiet,
+  warn: quiet,
+  info: quiet,
+  debug: quiet,
+  trace: quiet,
+  silent: quiet,
+  child: () => log,
+} as unknown as FastifyBaseLogger;
+const input = (query: Record<string, string>, body: unknown): IsolatedInput => ({
+  params: {},
+  query,
+  body,
+  files: [],
+  method: 'GET',
+  url: '/isolated-echo/1',
+  headers: {},
+});
 
 let pool: WorkerPool;
 before(async () => {
-  pool = new WorkerPool({ routesModule: importable(resolve(ROOT, 'test/fixtures/limit-routes.ts')), routes: ['GET /isolated-echo/{id}'], size: 1, memoryLimit: Infinity, log });
+  pool = new WorkerPool({
+    routesModule: importable(resolve(ROOT, 'test/fixtures/limit-routes.ts')),
+    routes: ['GET /isolated-echo/{id}'],
+    size: 1,
+    memoryLimit: Infinity,
+    log,
+  });
   await pool.start();
 });
 after(() => pool.close());

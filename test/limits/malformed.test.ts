@@ -16,14 +16,16 @@ before(async () => {
 });
 after(() => service.stop());
 
-
 const rawExchange = (request: string | Buffer) => exchange(service, request);
 
 describe('a request target over 8 KB is a 414 through the pipeline', () => {
   it('answers a 10 KB URL with 414, a debug token and the stored report', async () => {
     const answer = await ask(service, { path: `/hello?q=${'a'.repeat(10_000)}` });
     assert.equal(answer.status, 414);
-    assert.equal(debugMessage(answer), `The request target is ${'/hello?q='.length + 10_000} bytes long; the limit is 8192`);
+    assert.equal(
+      debugMessage(answer),
+      `The request target is ${'/hello?q='.length + 10_000} bytes long; the limit is 8192`,
+    );
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
   });
@@ -37,7 +39,10 @@ describe('a request target over 8 KB is a 414 through the pipeline', () => {
   it('answers a 70 KB request line, which Node refuses before the app, with a raw 431 naming line and headers', async () => {
     const raw = await rawExchange(`GET /${'a'.repeat(70_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
     assert.equal(statusLine(raw), 'HTTP/1.1 431 Request Header Fields Too Large');
-    assert.equal(decodeURIComponent(rawHeader(raw, 'x-debug-exception') ?? ''), 'The request line and headers are larger than 65536 bytes');
+    assert.equal(
+      decodeURIComponent(rawHeader(raw, 'x-debug-exception') ?? ''),
+      'The request line and headers are larger than 65536 bytes',
+    );
     assert.equal(rawHeader(raw, 'connection'), 'close');
   });
 });
@@ -50,12 +55,15 @@ describe('headers over 16 KB are a 431', () => {
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
   });
 
-  it('answers 70 KB of headers, refused by Node, with a raw 431 in the pipeline\'s words', async () => {
+  it("answers 70 KB of headers, refused by Node, with a raw 431 in the pipeline's words", async () => {
     const raw = await rawExchange(`GET /hello HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'b'.repeat(70_000)}\r\n\r\n`);
     assert.equal(statusLine(raw), 'HTTP/1.1 431 Request Header Fields Too Large');
     assert.equal(rawHeader(raw, 'content-type'), 'text/plain; charset=UTF-8');
     assert.equal(rawHeader(raw, 'cache-control'), 'no-cache, private');
-    assert.equal(decodeURIComponent(rawHeader(raw, 'x-debug-exception') ?? ''), 'The request line and headers are larger than 65536 bytes');
+    assert.equal(
+      decodeURIComponent(rawHeader(raw, 'x-debug-exception') ?? ''),
+      'The request line and headers are larger than 65536 bytes',
+    );
     assert.match(rawHeader(raw, 'x-debug-exception-file') ?? '', /src%2Fguards%2Fmalformed-request\.ts:\d+$/);
   });
 });
@@ -69,16 +77,28 @@ describe('bad percent-encoding in the path is a 400 through the pipeline', () =>
       assert.equal(answer.headers['content-type'], 'application/problem+json');
       assert.equal(answer.headers['cache-control'], 'no-cache, private');
       assert.equal(JSON.parse(answer.body).status, 400);
-      assert.ok(answer.rawHeaderNames.includes('date'), 'the date header is the kernel\'s, lower-case');
+      assert.ok(answer.rawHeaderNames.includes('date'), "the date header is the kernel's, lower-case");
     });
   }
 });
 
 describe('broken framing is a raw 400 naming the problem', () => {
   const cases: Array<[string, string, string]> = [
-    ['an invalid chunk size', 'POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\nzz\r\n', 'Bad request: the chunked body has an invalid chunk size'],
-    ['Content-Length with chunked', 'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 'Bad request: Content-Length and Transfer-Encoding cannot be sent together'],
-    ['a Content-Length that is not a number', 'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n', 'Bad request: the Content-Length header is not a valid length'],
+    [
+      'an invalid chunk size',
+      'POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\nzz\r\n',
+      'Bad request: the chunked body has an invalid chunk size',
+    ],
+    [
+      'Content-Length with chunked',
+      'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'Bad request: Content-Length and Transfer-Encoding cannot be sent together',
+    ],
+    [
+      'a Content-Length that is not a number',
+      'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n',
+      'Bad request: the Content-Length header is not a valid length',
+    ],
     ['a request that is not HTTP', 'HELLO THERE\r\n\r\n', 'Bad request: the method is not a valid HTTP method'],
   ];
   for (const [what, request, expected] of cases) {

@@ -77,7 +77,11 @@ describe('an isolated handler over MEMORY_LIMIT is a 500 and its worker is repla
   });
 
   it('answers other requests while the worker is killed for its memory (the next isolated one waits for its replacement)', async () => {
-    const [hog, hello, small] = await Promise.all([ask(service, { path: '/hog?mb=500' }), ask(service, { path: '/hello' }), ask(service, { path: '/hog?mb=4' })]);
+    const [hog, hello, small] = await Promise.all([
+      ask(service, { path: '/hog?mb=500' }),
+      ask(service, { path: '/hello' }),
+      ask(service, { path: '/hog?mb=4' }),
+    ]);
     assert.equal(hog.status, 500);
     assert.equal(hello.status, 200);
     assert.equal(small.status, 200);
@@ -88,7 +92,13 @@ describe('an isolated handler gets its request and answers like any handler', ()
   it('receives params, query, method, url and headers', async () => {
     const answer = await ask(service, { path: '/isolated-echo/7?x=1&x=2', headers: { 'user-agent': 'limits-test' } });
     assert.equal(answer.status, 200);
-    assert.deepEqual(JSON.parse(answer.body), { params: { id: '7' }, query: { x: ['1', '2'] }, method: 'GET', url: '/isolated-echo/7?x=1&x=2', agent: 'limits-test' });
+    assert.deepEqual(JSON.parse(answer.body), {
+      params: { id: '7' },
+      query: { x: ['1', '2'] },
+      method: 'GET',
+      url: '/isolated-echo/7?x=1&x=2',
+      agent: 'limits-test',
+    });
   });
 
   it('sends a Buffer it returns as bytes', async () => {

@@ -17,7 +17,8 @@ before(async () => {
 });
 after(() => service.stop());
 
-const message = (answer: { headers: Record<string, unknown> }) => decodeURIComponent(String(answer.headers['x-debug-exception']));
+const message = (answer: { headers: Record<string, unknown> }) =>
+  decodeURIComponent(String(answer.headers['x-debug-exception']));
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const json = { 'content-type': 'application/json' };
 /** `[{},{},...]` of about `bytes` bytes: the most objects per byte. */
@@ -45,9 +46,17 @@ describe('a form body is parsed in linear time, repeated names as one list in or
 describe('a JSON or form body over PARSED_BODY_MAX_SIZE is a 413 that names the setting', () => {
   it('refuses a declared 2 MB JSON body before reading it, through the pipeline', async () => {
     const body = emptyObjects(2 * MB);
-    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { ...json, accept: 'application/json' }, body });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/echo',
+      headers: { ...json, accept: 'application/json' },
+      body,
+    });
     assert.equal(answer.status, 413);
-    assert.equal(message(answer), `The request body (Content-Length: ${body.length} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON, form and text bodies`);
+    assert.equal(
+      message(answer),
+      `The request body (Content-Length: ${body.length} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON, form and text bodies`,
+    );
     assert.equal(JSON.parse(answer.body).exception.class, 'PayloadTooLargeHttpError');
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
@@ -56,9 +65,18 @@ describe('a JSON or form body over PARSED_BODY_MAX_SIZE is a 413 that names the 
 
   it('cuts a chunked JSON body where it passes the limit', async () => {
     const total = 32 * MB;
-    const answer = await sendStreaming(service, { path: '/echo', total, chunked: true, headers: { ...json, accept: 'text/plain' }, piece: (_offset, size) => Buffer.alloc(size, '{},') });
+    const answer = await sendStreaming(service, {
+      path: '/echo',
+      total,
+      chunked: true,
+      headers: { ...json, accept: 'text/plain' },
+      piece: (_offset, size) => Buffer.alloc(size, '{},'),
+    });
     assert.equal(answer.status, 413);
-    assert.match(answer.body, /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON, form and text bodies/);
+    assert.match(
+      answer.body,
+      /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON, form and text bodies/,
+    );
     assert.ok(answer.sentWhenAnswered < total / 2, `answered after ${answer.sentWhenAnswered} of ${total} bytes`);
   });
 
@@ -81,16 +99,29 @@ describe('a JSON body nested deeper than 1,000 levels is a 400 that names the bo
   for (const path of ['/echo', '/isolated-upload']) {
     for (const depth of [1_001, 10_000, 100_000]) {
       it(`refuses ${depth} levels sent to ${path}, through the pipeline`, async () => {
-        const answer = await ask(service, { method: 'POST', path, headers: { ...json, accept: 'application/json' }, body: nested(depth) });
+        const answer = await ask(service, {
+          method: 'POST',
+          path,
+          headers: { ...json, accept: 'application/json' },
+          body: nested(depth),
+        });
         assert.equal(answer.status, 400);
-        assert.equal(message(answer), 'The JSON body is nested more than 1000 levels deep (the limit for parsed bodies)');
+        assert.equal(
+          message(answer),
+          'The JSON body is nested more than 1000 levels deep (the limit for parsed bodies)',
+        );
         assert.equal(JSON.parse(answer.body).exception.class, 'BadRequestHttpError');
         assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
       });
     }
 
     it(`parses 1,000 levels sent to ${path}, and brackets inside strings do not count`, async () => {
-      const answer = await ask(service, { method: 'POST', path, headers: json, body: `[${nested(999)}, "${'['.repeat(5_000)}\\"{"]` });
+      const answer = await ask(service, {
+        method: 'POST',
+        path,
+        headers: json,
+        body: `[${nested(999)}, "${'['.repeat(5_000)}\\"{"]`,
+      });
       assert.equal(answer.status, 200, answer.body.slice(0, 300));
     });
   }
@@ -101,7 +132,10 @@ describe('a text body is held under PARSED_BODY_MAX_SIZE too (issue 26, item 7)'
     const total = 8 * MB;
     const answer = await sendStreaming(service, { path: '/echo', total, headers: { accept: 'application/json' } });
     assert.equal(answer.status, 413);
-    assert.equal(message(answer), `The request body (Content-Length: ${total} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON, form and text bodies`);
+    assert.equal(
+      message(answer),
+      `The request body (Content-Length: ${total} bytes) is larger than PARSED_BODY_MAX_SIZE (512K), the limit for JSON, form and text bodies`,
+    );
     assert.equal(JSON.parse(answer.body).exception.class, 'PayloadTooLargeHttpError');
     assert.equal(answer.headers.connection, 'close');
     assert.ok(answer.sentWhenAnswered < total / 2, `answered after ${answer.sentWhenAnswered} of ${total} bytes`);
@@ -109,15 +143,28 @@ describe('a text body is held under PARSED_BODY_MAX_SIZE too (issue 26, item 7)'
 
   it('cuts a chunked text body where it passes the limit, long before its end', async () => {
     const total = 32 * MB;
-    const answer = await sendStreaming(service, { path: '/echo', total, chunked: true, headers: { accept: 'text/plain' } });
+    const answer = await sendStreaming(service, {
+      path: '/echo',
+      total,
+      chunked: true,
+      headers: { accept: 'text/plain' },
+    });
     assert.equal(answer.status, 413);
-    assert.match(answer.body, /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON, form and text bodies/);
+    assert.match(
+      answer.body,
+      /The request body is larger than PARSED_BODY_MAX_SIZE \(512K\), the limit for JSON, form and text bodies/,
+    );
     assert.match(answer.body, /PayloadTooLargeHttpError \(VIGIL_ERR_BODY_TOO_LARGE\)/);
     assert.ok(answer.sentWhenAnswered < total / 4, `answered after ${answer.sentWhenAnswered} of ${total} bytes`);
   });
 
   it('still reads a text body of exactly the limit', async () => {
-    const answer = await ask(service, { method: 'POST', path: '/echo', headers: { 'content-type': 'text/plain' }, body: 't'.repeat(MB / 2) });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'text/plain' },
+      body: 't'.repeat(MB / 2),
+    });
     assert.equal(answer.status, 200);
     assert.equal(JSON.parse(answer.body).length, MB / 2);
   });

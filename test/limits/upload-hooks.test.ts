@@ -29,7 +29,12 @@ describe('uploads are received only on routes that can have a body', () => {
   let kernel: Kernel;
 
   before(async () => {
-    const config = loadConfig({ APP_ENV: 'prod', TLS: '0', LOG_LEVEL: 'warn', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-upload-hooks-')) });
+    const config = loadConfig({
+      APP_ENV: 'prod',
+      TLS: '0',
+      LOG_LEVEL: 'warn',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-upload-hooks-')),
+    });
     const declaration = defineRoutes((routes) => {
       routes.post('/item', () => 'written');
       routes.get('/item', () => 'read');

@@ -14,7 +14,10 @@ import { multipartBody, sendStreaming } from '../support/streaming.js';
 const MB = 1024 * 1024;
 let service: Service;
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts', TMPDIR: mkdtempSync(join(tmpdir(), 'vigil-rss-test-')) });
+  service = await startService({
+    ROUTES: 'test/fixtures/limit-routes.ts',
+    TMPDIR: mkdtempSync(join(tmpdir(), 'vigil-rss-test-')),
+  });
 });
 after(() => service.stop());
 
@@ -37,13 +40,20 @@ function streamedUpload(size: number) {
   return { contentType, total, piece };
 }
 
-async function uploadWatchingMemory(size: number): Promise<{ status: number; body: string; before: number; peak: number }> {
+async function uploadWatchingMemory(
+  size: number,
+): Promise<{ status: number; body: string; before: number; peak: number }> {
   const upload = streamedUpload(size);
   const before = residentBytes(service.pid);
   let peak = before;
   const watch = setInterval(() => (peak = Math.max(peak, residentBytes(service.pid))), 10);
   try {
-    const answer = await sendStreaming(service, { path: '/upload', total: upload.total, headers: { 'content-type': upload.contentType }, piece: upload.piece });
+    const answer = await sendStreaming(service, {
+      path: '/upload',
+      total: upload.total,
+      headers: { 'content-type': upload.contentType },
+      piece: upload.piece,
+    });
     peak = Math.max(peak, residentBytes(service.pid));
     return { status: answer.status, body: answer.body, before, peak };
   } finally {
@@ -61,7 +71,9 @@ describe('an upload streams to disk: memory does not grow with file size', () =>
     assert.equal(first.status, 200);
     assert.equal(JSON.parse(first.body).files[0].size, 50 * MB);
     const growth = first.peak - first.before;
-    process.stdout.write(`# 50 MB upload: RSS ${(first.before / MB).toFixed(1)} MB before, ${(first.peak / MB).toFixed(1)} MB at peak (+${(growth / MB).toFixed(1)} MB)\n`);
+    process.stdout.write(
+      `# 50 MB upload: RSS ${(first.before / MB).toFixed(1)} MB before, ${(first.peak / MB).toFixed(1)} MB at peak (+${(growth / MB).toFixed(1)} MB)\n`,
+    );
     // Held in memory, the file alone would add 50 MB; what remains is garbage not yet collected.
     assert.ok(growth < 50 * MB, `resident memory grew by ${(growth / MB).toFixed(1)} MB`);
   });
@@ -70,7 +82,9 @@ describe('an upload streams to disk: memory does not grow with file size', () =>
     const second = await uploadWatchingMemory(90 * MB);
     assert.equal(second.status, 200);
     const rise = second.peak - first.peak;
-    process.stdout.write(`# 90 MB upload: RSS peak ${(second.peak / MB).toFixed(1)} MB (${rise >= 0 ? '+' : ''}${(rise / MB).toFixed(1)} MB over the 50 MB upload's peak)\n`);
+    process.stdout.write(
+      `# 90 MB upload: RSS peak ${(second.peak / MB).toFixed(1)} MB (${rise >= 0 ? '+' : ''}${(rise / MB).toFixed(1)} MB over the 50 MB upload's peak)\n`,
+    );
     assert.ok(rise < 20 * MB, `the peak rose by ${(rise / MB).toFixed(1)} MB`);
   });
 });

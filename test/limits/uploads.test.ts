@@ -31,7 +31,11 @@ after(() => service.stop());
 /** Upload directories left in the service's TMPDIR (tsx keeps its own cache there too). */
 const leftovers = () => readdirSync(uploadDir).filter((name) => name.startsWith('vigil-upload-'));
 
-async function upload(path: string, files: Array<{ field: string; name: string; size: number }>, fields?: Record<string, string>) {
+async function upload(
+  path: string,
+  files: Array<{ field: string; name: string; size: number }>,
+  fields?: Record<string, string>,
+) {
   const { contentType, body } = multipartBody(files, fields);
   return ask(service, { method: 'POST', path, headers: { 'content-type': contentType }, body });
 }
@@ -44,7 +48,14 @@ async function assertNoLeftovers(): Promise<void> {
 
 describe('files up to UPLOAD_MAX_FILESIZE are received on disk', () => {
   it('answers the names and sizes of the files, with the fields', async () => {
-    const answer = await upload('/upload', [{ field: 'a', name: 'exact.bin', size: MB }, { field: 'b', name: 'small.txt', size: 10 }], { note: 'hi' });
+    const answer = await upload(
+      '/upload',
+      [
+        { field: 'a', name: 'exact.bin', size: MB },
+        { field: 'b', name: 'small.txt', size: 10 },
+      ],
+      { note: 'hi' },
+    );
     assert.equal(answer.status, 200);
     assert.deepEqual(JSON.parse(answer.body), {
       files: [
@@ -76,7 +87,10 @@ describe('a file over UPLOAD_MAX_FILESIZE is a 413', () => {
   });
 
   it('answers a second file over the limit with 413 and removes the first', async () => {
-    const answer = await upload('/upload', [{ field: 'a', name: 'fine.bin', size: 1000 }, { field: 'b', name: 'big.bin', size: 2 * MB }]);
+    const answer = await upload('/upload', [
+      { field: 'a', name: 'fine.bin', size: 1000 },
+      { field: 'b', name: 'big.bin', size: 2 * MB },
+    ]);
     assert.equal(answer.status, 413);
     assert.equal(debugMessage(answer), 'The uploaded file "big.bin" is larger than UPLOAD_MAX_FILESIZE (1M)');
     await assertNoLeftovers();
@@ -89,11 +103,16 @@ describe('a multipart body over POST_MAX_SIZE is a 413', () => {
     const answer = await upload('/upload', files);
     assert.equal(answer.status, 413);
     // The declared length is named: the body was refused before the multipart parser counted it.
-    assert.match(debugMessage(answer), /^The request body \(Content-Length: 41908\d\d bytes\) is larger than POST_MAX_SIZE \(3M\)$/);
+    assert.match(
+      debugMessage(answer),
+      /^The request body \(Content-Length: 41908\d\d bytes\) is larger than POST_MAX_SIZE \(3M\)$/,
+    );
   });
 
   it('cuts a chunked multipart body where it passes the limit', async () => {
-    const { contentType, body } = multipartBody([1, 2, 3, 4].map((n) => ({ field: `f${n}`, name: `part${n}.bin`, size: MB - 1000 })));
+    const { contentType, body } = multipartBody(
+      [1, 2, 3, 4].map((n) => ({ field: `f${n}`, name: `part${n}.bin`, size: MB - 1000 })),
+    );
     const answer = await sendStreaming(service, {
       path: '/upload',
       total: body.length,
@@ -116,10 +135,15 @@ describe('temporary files are removed however the request ends', () => {
   });
 
   it('removes them when the client goes away in the middle of an upload', async () => {
-    const { contentType, body } = multipartBody([{ field: 'a', name: 'first.bin', size: 1000 }, { field: 'b', name: 'cut.bin', size: 900 * 1024 }]);
+    const { contentType, body } = multipartBody([
+      { field: 'a', name: 'first.bin', size: 1000 },
+      { field: 'b', name: 'cut.bin', size: 900 * 1024 },
+    ]);
     await new Promise<void>((resolve, reject) => {
       const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () => {
-        socket.write(`POST /upload HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`);
+        socket.write(
+          `POST /upload HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
+        );
         // The first file and half of the second; once they are on disk, the client is gone.
         socket.write(body.subarray(0, body.length / 2), async () => {
           for (let i = 0; i < 100 && leftovers().length === 0; i++) await sleep(10);

@@ -31,7 +31,8 @@ let upstreamUrl: string;
 /** The example's sources and tsconfig, as they are now. */
 function exampleHash(): string {
   const hash = createHash('sha256');
-  for (const name of readdirSync(join(EXAMPLE, 'src')).sort()) hash.update(`${name}\0${readFileSync(join(EXAMPLE, 'src', name), 'utf8')}\0`);
+  for (const name of readdirSync(join(EXAMPLE, 'src')).sort())
+    hash.update(`${name}\0${readFileSync(join(EXAMPLE, 'src', name), 'utf8')}\0`);
   hash.update(readFileSync(join(EXAMPLE, 'tsconfig.json'), 'utf8'));
   return hash.digest('hex').slice(0, 16);
 }
@@ -57,7 +58,14 @@ function start(): Promise<string> {
   const varDir = mkdtempSync(join(tmpdir(), 'vigil-example-'));
   child = spawn(process.execPath, ['--enable-source-maps', 'dist/server.js'], {
     cwd: project,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', UPSTREAM_URL: `${upstreamUrl}/prices` },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      VAR_DIR: varDir,
+      LOG_LEVEL: 'warn',
+      UPSTREAM_URL: `${upstreamUrl}/prices`,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -110,29 +118,52 @@ describe('the packed package installs into a project of its own, typed and runna
   it('runs the vigil command from its build, with no tsx installed', () => {
     assert.equal(existsSync(join(project, 'node_modules/tsx')), false);
     const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')) };
-    const output = execFileSync(process.execPath, [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), '--help'], { cwd: project, env, encoding: 'utf8' });
+    const output = execFileSync(
+      process.execPath,
+      [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), '--help'],
+      { cwd: project, env, encoding: 'utf8' },
+    );
     assert.match(output, /^vigil: the kernel's command line\./);
   });
 
   it("lists the example's routes with vigil debug:router --app, without listening", () => {
-    const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')), LOG_LEVEL: 'warn' };
-    const output = execFileSync(process.execPath, [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), 'debug:router', '--app', 'dist/app.js'], { cwd: project, env, encoding: 'utf8', timeout: 20_000 });
+    const env = {
+      PATH: process.env.PATH ?? '',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')),
+      LOG_LEVEL: 'warn',
+    };
+    const output = execFileSync(
+      process.execPath,
+      [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), 'debug:router', '--app', 'dist/app.js'],
+      { cwd: project, env, encoding: 'utf8', timeout: 20_000 },
+    );
     assert.match(output, /^POST \/users\s+POST\s+\/users\s+-\s+no$/m);
     assert.match(output, /^GET \/users\/:id\(\^\\d\+\$\)\s+GET\s/m);
   });
 
   it('is imported from plain JavaScript, without tsx', () => {
-    const script = "import('fastify-vigil').then((m) => console.log([typeof m.vigil, typeof m.vigilFastifyOptions, typeof m.createKernel, typeof m.ERROR_CODES].join(',')))";
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
+    const script =
+      "import('fastify-vigil').then((m) => console.log([typeof m.vigil, typeof m.vigilFastifyOptions, typeof m.createKernel, typeof m.ERROR_CODES].join(',')))";
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     assert.equal(output.trim(), 'function,function,function,object');
   });
 
   it('offers fastify-vigil/routes to routes modules: the routes API and the same error classes, without the kernel', () => {
     const script =
       "Promise.all([import('fastify-vigil/routes'), import('fastify-vigil')]).then(([r, v]) => console.log([typeof r.defineRoutes, typeof r.defineCollector, r.HttpError === v.HttpError, 'vigil' in r, 'createKernel' in r].join(',')))";
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     assert.equal(output.trim(), 'function,function,true,false,false');
-    assert.equal(existsSync(join(project, 'node_modules/fastify-vigil/dist/src/routes-api.d.ts')), true, 'fastify-vigil/routes has its types');
+    assert.equal(
+      existsSync(join(project, 'node_modules/fastify-vigil/dist/src/routes-api.d.ts')),
+      true,
+      'fastify-vigil/routes has its types',
+    );
   });
 });
 
@@ -141,7 +172,9 @@ describe("the example's native routes get the debug kernel", () => {
     const answer = await get({ path: '/users/7' });
     assert.equal(answer.status, 200);
     const report = await get({ path: `/_profiler/${tokenOf(answer)}`, headers: { accept: 'application/json' } });
-    const routing = (JSON.parse(report.body) as { collectors: { routing: { matched: { name: string; path: string } } } }).collectors.routing;
+    const routing = (
+      JSON.parse(report.body) as { collectors: { routing: { matched: { name: string; path: string } } } }
+    ).collectors.routing;
     assert.deepEqual([routing.matched.name, routing.matched.path], ['GET /users/:id(^\\d+$)', '/users/:id(^\\d+$)']);
   });
 
@@ -152,15 +185,28 @@ describe("the example's native routes get the debug kernel", () => {
   });
 
   it('renders a schema error as problem+json, raised at its route', async () => {
-    const answer = await get({ method: 'POST', path: '/users', headers: { 'content-type': 'application/json', accept: 'application/problem+json' }, body: '{"name":"Ada"}' });
+    const answer = await get({
+      method: 'POST',
+      path: '/users',
+      headers: { 'content-type': 'application/json', accept: 'application/problem+json' },
+      body: '{"name":"Ada"}',
+    });
     assert.equal(answer.status, 400);
     assert.equal(answer.headers['content-type'], 'application/problem+json');
     const source = join(project, 'src/app.ts');
     const declared = { file: source, line: lineOf(source, "app.post<{ Body: NewUser }>('/users'") };
     assert.deepEqual(exceptionFile(answer), declared);
-    const problem = JSON.parse(answer.body) as { detail: string; exception: { class: string; file: string; line: number } };
+    const problem = JSON.parse(answer.body) as {
+      detail: string;
+      exception: { class: string; file: string; line: number };
+    };
     assert.equal(problem.detail, "body must have required property 'email'");
-    assert.deepEqual(problem.exception, { ...problem.exception, class: 'SchemaValidationHttpError', file: declared.file, line: declared.line });
+    assert.deepEqual(problem.exception, {
+      ...problem.exception,
+      class: 'SchemaValidationHttpError',
+      file: declared.file,
+      line: declared.line,
+    });
   });
 
   it("keeps the example's outgoing fetch in the report of the request that made it", async () => {
@@ -168,7 +214,11 @@ describe("the example's native routes get the debug kernel", () => {
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { price: 42 });
     const report = await get({ path: `/_profiler/${tokenOf(answer)}`, headers: { accept: 'application/json' } });
-    const calls = (JSON.parse(report.body) as { collectors: { httpClient: { calls: Array<{ url: string; status: number; site: string }> } } }).collectors.httpClient.calls;
+    const calls = (
+      JSON.parse(report.body) as {
+        collectors: { httpClient: { calls: Array<{ url: string; status: number; site: string }> } };
+      }
+    ).collectors.httpClient.calls;
     assert.deepEqual(
       calls.map((call) => [call.url, call.status]),
       [[`${upstreamUrl}/prices`, 200]],
@@ -199,14 +249,24 @@ describe("the example's native routes get the debug kernel", () => {
 describe('the package is publishable, and lean for a plugin user', () => {
   it('passes npm publish --dry-run', () => {
     const { tarball } = installedPackage();
-    const output = execFileSync('npm', ['publish', '--dry-run', tarball], { cwd: mkdtempSync(join(tmpdir(), 'vigil-publish-')), encoding: 'utf8', stdio: 'pipe', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const output = execFileSync('npm', ['publish', '--dry-run', tarball], {
+      cwd: mkdtempSync(join(tmpdir(), 'vigil-publish-')),
+      encoding: 'utf8',
+      stdio: 'pipe',
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     assert.match(output, /fastify-vigil@\d+\.\d+\.\d+/);
   });
 
   it('installs no PostgreSQL driver, certificate generator or pretty printer', (t) => {
-    const listed = execFileSync('npm', ['ls', '--all', '--omit=dev'], { cwd: project, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const listed = execFileSync('npm', ['ls', '--all', '--omit=dev'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     t.diagnostic(`a plugin user's install:\n${listed}`);
-    for (const name of ['pg', 'selfsigned', 'pino-pretty']) assert.equal(existsSync(join(project, 'node_modules', name)), false, `${name} is installed`);
+    for (const name of ['pg', 'selfsigned', 'pino-pretty'])
+      assert.equal(existsSync(join(project, 'node_modules', name)), false, `${name} is installed`);
   });
 
   it('needs better-sqlite3 only on a Node without node:sqlite', () => {
@@ -215,10 +275,19 @@ describe('the package is publishable, and lean for a plugin user', () => {
   });
 
   it('names the package to install when a feature needs a missing one', () => {
-    const env = { PATH: process.env.PATH ?? '', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')), PROFILER_DSN: 'postgres://vigil@127.0.0.1:1/vigil' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-example-')),
+      PROFILER_DSN: 'postgres://vigil@127.0.0.1:1/vigil',
+    };
     let stderr = '';
     try {
-      execFileSync(process.execPath, [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), 'profiler:list'], { cwd: project, env, encoding: 'utf8', stdio: 'pipe' });
+      execFileSync(process.execPath, [join(project, 'node_modules/fastify-vigil/bin/vigil.js'), 'profiler:list'], {
+        cwd: project,
+        env,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     } catch (error) {
       stderr = String((error as { stderr?: string }).stderr);
     }

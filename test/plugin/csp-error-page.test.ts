@@ -26,7 +26,12 @@ after(async () => {
 });
 
 async function startApp(env: Record<string, string>): Promise<{ url: string; ca: undefined }> {
-  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'error', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-csp-')), ...env });
+  const config = loadConfig({
+    TLS: '0',
+    LOG_LEVEL: 'error',
+    VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-csp-')),
+    ...env,
+  });
   const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
   apps.push(app);
   await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
@@ -63,12 +68,12 @@ describe("the error page is styled under the application's strict CSP", () => {
       const answer = await ask(app, { path: '/boom', headers: { accept: 'text/html' } });
       assert.equal(answer.status, 500);
       const policy = String(answer.headers['content-security-policy']);
-      assert.match(policy, /style-src 'self'/, 'the application\'s policy is kept');
+      assert.match(policy, /style-src 'self'/, "the application's policy is kept");
       assert.match(policy, /style-src-elem 'self' 'sha256-/, policy);
       const { status, color, violations } = await seen(`${app.url}/boom`);
       assert.equal(status, 500);
       assert.deepEqual(violations, []);
-      assert.equal(color, 'rgb(180, 35, 24)', 'the heading has the page\'s accent colour');
+      assert.equal(color, 'rgb(180, 35, 24)', "the heading has the page's accent colour");
     });
   }
 });

@@ -50,7 +50,12 @@ after(() => Promise.all(apps.map((app) => app.close())));
 
 /** An application as docs/plugin.md would have it: vigil, the plugin under test, a few routes. */
 async function startApp({ env = {}, options = {}, before, plugins }: AppSetup = {}): Promise<App> {
-  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-ecosystem-')), ...env });
+  const config = loadConfig({
+    TLS: '0',
+    LOG_LEVEL: 'info',
+    VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-ecosystem-')),
+    ...env,
+  });
   const lines: string[] = [];
   const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: (line: string) => lines.push(line) } }));
   apps.push(app);
@@ -59,7 +64,11 @@ async function startApp({ env = {}, options = {}, before, plugins }: AppSetup = 
   await plugins?.(app);
   app.get('/hello', async () => ({ hello: 'world' }));
   app.post('/echo', async (request) => ({ body: request.body }));
-  app.get('/page', async (_request, reply) => reply.type('text/html; charset=utf-8').send('<!DOCTYPE html><html><head><title>page</title></head><body><p>page</p></body></html>'));
+  app.get('/page', async (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .send('<!DOCTYPE html><html><head><title>page</title></head><body><p>page</p></body></html>'),
+  );
   app.get('/boom', async () => {
     throw new Error('native failure');
   });
@@ -71,7 +80,11 @@ async function startApp({ env = {}, options = {}, before, plugins }: AppSetup = 
 
 const get = (app: App, request: Ask): Promise<Answer> => ask(app, request);
 const FRONT = 'https://front.example';
-const preflight = (origin: string) => ({ method: 'OPTIONS', path: '/echo', headers: { origin, 'access-control-request-method': 'POST' } });
+const preflight = (origin: string) => ({
+  method: 'OPTIONS',
+  path: '/echo',
+  headers: { origin, 'access-control-request-method': 'POST' },
+});
 
 describe('@fastify/cors: the application owns the cross-origin policy', () => {
   const withCors = (env: Record<string, string> = {}, options: AppSetup['options'] = {}) =>
@@ -127,35 +140,62 @@ describe("vigil's own CORS in plugin mode", () => {
 
 describe('@fastify/formbody and @fastify/multipart: the application parsers win', () => {
   it('starts with formbody registered after vigil, and formbody parses the form', async () => {
-    const app = await startApp({ plugins: (instance) => instance.register(formbody, { parser: (text) => ({ parsedBy: 'formbody', text }) }) });
-    const answer = await get(app, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+    const app = await startApp({
+      plugins: (instance) => instance.register(formbody, { parser: (text) => ({ parsedBy: 'formbody', text }) }),
+    });
+    const answer = await get(app, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1',
+    });
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { body: { parsedBy: 'formbody', text: 'a=1' } });
   });
 
   it("limits the application's parsers to Fastify's 1 MiB, or PARSED_BODY_MAX_SIZE, not POST_MAX_SIZE", async () => {
-    const form = (size: number) => ({ method: 'POST', path: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: `a=${'x'.repeat(size - 2)}` });
+    const form = (size: number) => ({
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: `a=${'x'.repeat(size - 2)}`,
+    });
     const [fastifyDefault, set] = await Promise.all([
       startApp({ plugins: (instance) => instance.register(formbody) }),
       startApp({ env: { PARSED_BODY_MAX_SIZE: '3M' }, plugins: (instance) => instance.register(formbody) }),
     ]);
     const refused = await get(fastifyDefault, form(2 * 1024 * 1024));
     assert.equal(refused.status, 413, refused.body.slice(0, 200));
-    assert.equal(refused.headers['content-type'], 'application/problem+json', 'through vigil\'s pipeline');
+    assert.equal(refused.headers['content-type'], 'application/problem+json', "through vigil's pipeline");
     assert.equal((await get(fastifyDefault, form(512 * 1024))).status, 200);
     assert.equal((await get(set, form(2 * 1024 * 1024))).status, 200);
     assert.equal((await get(set, form(4 * 1024 * 1024))).status, 413);
   });
 
-  it("keeps a limit the application gives its parser", async () => {
+  it('keeps a limit the application gives its parser', async () => {
     const app = await startApp({ plugins: (instance) => instance.register(formbody, { bodyLimit: 3 * 1024 * 1024 }) });
-    const answer = await get(app, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `a=${'x'.repeat(2 * 1024 * 1024)}` });
+    const answer = await get(app, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `a=${'x'.repeat(2 * 1024 * 1024)}`,
+    });
     assert.equal(answer.status, 200);
   });
 
   it("lets the application's JSON parser replace vigil's", async () => {
-    const app = await startApp({ plugins: (instance) => instance.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, { own: body })) });
-    const answer = await get(app, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const app = await startApp({
+      plugins: (instance) =>
+        instance.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+          done(null, { own: body }),
+        ),
+    });
+    const answer = await get(app, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.deepEqual(JSON.parse(answer.body), { body: { own: '{}' } });
   });
 
@@ -171,7 +211,12 @@ describe('@fastify/formbody and @fastify/multipart: the application parsers win'
     });
     const boundary = 'x-boundary';
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`;
-    const answer = await get(app, { method: 'POST', path: '/upload', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+    const answer = await get(app, {
+      method: 'POST',
+      path: '/upload',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { name: 'a.txt', size: 5 });
   });
@@ -185,7 +230,10 @@ describe("an API's error contract in plugin mode", () => {
       assert.equal(answer.status, 404);
       assert.equal(answer.headers['content-type'], 'application/problem+json');
     }
-    const browser = await get(app, { path: '/missing', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const browser = await get(app, {
+      path: '/missing',
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     assert.equal(browser.headers['content-type'], 'text/html; charset=UTF-8');
   });
 
@@ -195,24 +243,43 @@ describe("an API's error contract in plugin mode", () => {
     assert.equal(answer.headers['content-type'], 'text/html; charset=UTF-8');
   });
 
-  it("answers in Fastify's shape in production with `errorShape: \"fastify\"`", async () => {
+  it('answers in Fastify\'s shape in production with `errorShape: "fastify"`', async () => {
     const app = await startApp({ env: { APP_ENV: 'prod' }, options: { errorShape: 'fastify' } });
     const missing = await get(app, { path: '/missing', headers: { accept: 'application/json' } });
     assert.equal(missing.status, 404);
     assert.equal(missing.headers['content-type'], 'application/json; charset=utf-8');
     assert.deepEqual(JSON.parse(missing.body), { statusCode: 404, error: 'Not Found', message: 'Not Found' });
     const failed = await get(app, { path: '/boom' });
-    assert.deepEqual(JSON.parse(failed.body), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' });
+    assert.deepEqual(JSON.parse(failed.body), {
+      statusCode: 500,
+      error: 'Internal Server Error',
+      message: 'Internal Server Error',
+    });
   });
 
   it("parses bodies up to Fastify's 1 MiB unless PARSED_BODY_MAX_SIZE is set", async () => {
     const [plain, limited] = await Promise.all([startApp(), startApp({ env: { PARSED_BODY_MAX_SIZE: '1K' } })]);
     const body = JSON.stringify({ text: 'x'.repeat(900 * 1024) });
-    const accepted = await get(plain, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body });
+    const accepted = await get(plain, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(accepted.status, 200);
-    const over = await get(plain, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'x'.repeat(1100 * 1024) }) });
+    const over = await get(plain, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'x'.repeat(1100 * 1024) }),
+    });
     assert.equal(over.status, 413);
-    const refused = await get(limited, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: '{"text":"' + 'x'.repeat(2048) + '"}' });
+    const refused = await get(limited, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/json' },
+      body: '{"text":"' + 'x'.repeat(2048) + '"}',
+    });
     assert.equal(refused.status, 413);
   });
 });
@@ -230,7 +297,8 @@ describe('what the start says', () => {
 
   it('lets a root error handler hand errors to vigil with app.vigil.handleError', async () => {
     const app = await startApp({
-      plugins: (instance) => void instance.setErrorHandler((error, request, reply) => instance.vigil.handleError(error, request, reply)),
+      plugins: (instance) =>
+        void instance.setErrorHandler((error, request, reply) => instance.vigil.handleError(error, request, reply)),
     });
     const answer = await get(app, { path: '/boom', headers: { accept: 'application/json' } });
     assert.equal(answer.status, 500);
@@ -248,19 +316,35 @@ describe('what the start says', () => {
 
 describe("the application's logger", () => {
   it('takes logger options: their level and serializers', async () => {
-    const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-ecosystem-')) });
+    const config = loadConfig({
+      TLS: '0',
+      LOG_LEVEL: 'info',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-ecosystem-')),
+    });
     const lines: string[] = [];
-    const app = Fastify(vigilFastifyOptions(config, { logger: { level: 'warn' }, logOutput: { write: (line: string) => lines.push(line) } }));
+    const app = Fastify(
+      vigilFastifyOptions(config, {
+        logger: { level: 'warn' },
+        logOutput: { write: (line: string) => lines.push(line) },
+      }),
+    );
     apps.push(app);
     await app.register(vigil, { config });
     await app.ready();
     app.log.info('quiet');
     app.log.warn('loud');
-    assert.deepEqual(lines.map((line) => JSON.parse(line).msg), ['loud']);
+    assert.deepEqual(
+      lines.map((line) => JSON.parse(line).msg),
+      ['loud'],
+    );
   });
 
   it('takes a logger instance', async () => {
-    const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-ecosystem-')) });
+    const config = loadConfig({
+      TLS: '0',
+      LOG_LEVEL: 'info',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-ecosystem-')),
+    });
     const lines: string[] = [];
     const logger = pino({ level: 'info', base: { service: 'shop' } }, { write: (line: string) => lines.push(line) });
     const app = Fastify(vigilFastifyOptions(config, { logger }));
@@ -272,26 +356,37 @@ describe("the application's logger", () => {
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     app.log.info('outside');
-    assert.ok(lines.some((line) => JSON.parse(line).msg === 'outside' && JSON.parse(line).service === 'shop'), lines.join(''));
+    assert.ok(
+      lines.some((line) => JSON.parse(line).msg === 'outside' && JSON.parse(line).service === 'shop'),
+      lines.join(''),
+    );
   });
 
   it('writes an access line with `accessLog: true`', async () => {
     const app = await startApp({ options: { accessLog: true } });
     await get(app, { path: '/hello' });
-    assert.ok(app.lines.some((line) => /GET \/hello 200 .* ms/.test(line)), app.lines.join(''));
+    assert.ok(
+      app.lines.some((line) => /GET \/hello 200 .* ms/.test(line)),
+      app.lines.join(''),
+    );
   });
 });
 
-describe("span and the toolbar in native routes", () => {
+describe('span and the toolbar in native routes', () => {
   it('exports span, recorded in a native route', async () => {
     const span = (vigilPackage as Record<string, unknown>).span as <T>(name: string, fn: () => T) => T;
     assert.equal(typeof span, 'function');
-    const app = await startApp({ plugins: (instance) => void instance.get('/steps', async () => span('load', async () => 'loaded')) });
+    const app = await startApp({
+      plugins: (instance) => void instance.get('/steps', async () => span('load', async () => 'loaded')),
+    });
     const answer = await get(app, { path: '/steps' });
     assert.equal(answer.body, 'loaded');
     await app.app.vigil.profiler!.writer.flush();
     const report = await app.app.vigil.profiler!.store.read(tokenOf(answer));
-    assert.deepEqual((report!.collectors.performance as PerformanceSection).spans?.map((one) => one.name), ['load']);
+    assert.deepEqual(
+      (report!.collectors.performance as PerformanceSection).spans?.map((one) => one.name),
+      ['load'],
+    );
   });
 
   it("puts the toolbar on the application's pages, never on the kernel's 500 page", async () => {
@@ -306,7 +401,10 @@ describe("span and the toolbar in native routes", () => {
 
 describe('the rest of the matrix: each plugin beside vigil', () => {
   it('@fastify/helmet: its headers, and the toolbar admitted by its policy', async () => {
-    const app = await startApp({ plugins: (instance) => instance.register(helmet, { contentSecurityPolicy: { directives: { 'style-src': ["'self'"] } } }) });
+    const app = await startApp({
+      plugins: (instance) =>
+        instance.register(helmet, { contentSecurityPolicy: { directives: { 'style-src': ["'self'"] } } }),
+    });
     const page = await get(app, { path: '/page' });
     assert.match(String(page.headers['content-security-policy']), /style-src-elem 'self' 'nonce-/);
     assert.equal(page.headers['x-content-type-options'], 'nosniff');
@@ -317,7 +415,9 @@ describe('the rest of the matrix: each plugin beside vigil', () => {
     const app = await startApp({
       plugins: async (instance) => {
         await instance.register(cookie);
-        instance.get('/cookie', async (request, reply) => reply.setCookie('seen', 'yes').send({ had: request.cookies.seen ?? null }));
+        instance.get('/cookie', async (request, reply) =>
+          reply.setCookie('seen', 'yes').send({ had: request.cookies.seen ?? null }),
+        );
       },
     });
     const answer = await get(app, { path: '/cookie', headers: { cookie: 'seen=before' } });
@@ -342,19 +442,25 @@ describe('the rest of the matrix: each plugin beside vigil', () => {
         await instance.register(swaggerUi, { routePrefix: '/documentation' });
       },
     });
-    const document = JSON.parse((await get(app, { path: '/documentation/json' })).body) as { paths: Record<string, unknown> };
+    const document = JSON.parse((await get(app, { path: '/documentation/json' })).body) as {
+      paths: Record<string, unknown>;
+    };
     assert.ok('/hello' in document.paths, Object.keys(document.paths).join(', '));
     assert.equal((await get(app, { path: '/documentation/static/swagger-ui.css' })).status, 200);
   });
 
   it('@fastify/rate-limit: its 429 through the pipeline', async () => {
-    const app = await startApp({ env: { APP_ENV: 'prod' }, plugins: (instance) => instance.register(rateLimit, { max: 2, timeWindow: 60_000 }) });
+    const app = await startApp({
+      env: { APP_ENV: 'prod' },
+      plugins: (instance) => instance.register(rateLimit, { max: 2, timeWindow: 60_000 }),
+    });
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await get(app, { path: '/hello', headers: { accept: 'application/json' } })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await get(app, { path: '/hello', headers: { accept: 'application/json' } })).status);
     assert.deepEqual(statuses, [200, 200, 429]);
   });
 
-  it("@fastify/sensible: its errors through the pipeline", async () => {
+  it('@fastify/sensible: its errors through the pipeline', async () => {
     const app = await startApp({
       env: { APP_ENV: 'prod' },
       plugins: async (instance) => {
@@ -370,7 +476,9 @@ describe('the rest of the matrix: each plugin beside vigil', () => {
   });
 
   it('@fastify/under-pressure: its status route', async () => {
-    const app = await startApp({ plugins: (instance) => instance.register(underPressure, { exposeStatusRoute: true }) });
+    const app = await startApp({
+      plugins: (instance) => instance.register(underPressure, { exposeStatusRoute: true }),
+    });
     const answer = await get(app, { path: '/status' });
     assert.equal(answer.status, 200);
     assert.equal((await get(app, { path: '/missing' })).status, 404);

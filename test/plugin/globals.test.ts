@@ -30,7 +30,12 @@ function globals(): Record<string, unknown> {
 }
 
 async function startApp(debug: boolean): Promise<{ app: FastifyInstance; url: string; ca: undefined }> {
-  const config = loadConfig({ TLS: '0', APP_DEBUG: debug ? '1' : '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-globals-')) });
+  const config = loadConfig({
+    TLS: '0',
+    APP_DEBUG: debug ? '1' : '0',
+    LOG_LEVEL: 'info',
+    VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-globals-')),
+  });
   const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
   await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
   app.get('/fail', async () => {
@@ -79,7 +84,9 @@ describe('a debug and a production instance in one process', () => {
   for (const order of ['debug first', 'production first'] as const) {
     it(`each keeps its own behaviour (${order})`, async () => {
       const [debug, production] =
-        order === 'debug first' ? [await startApp(true), await startApp(false)] : await Promise.all([startApp(false), startApp(true)]).then(([p, d]) => [d, p] as const);
+        order === 'debug first'
+          ? [await startApp(true), await startApp(false)]
+          : await Promise.all([startApp(false), startApp(true)]).then(([p, d]) => [d, p] as const);
       try {
         const debugMiss = await ask(debug, { path: '/nowhere' });
         assert.equal(debugMiss.status, 404);

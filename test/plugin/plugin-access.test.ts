@@ -31,15 +31,35 @@ interface App {
 }
 
 /** An application with vigil registered, its own Fastify options spread over vigil's, listening on `host`. */
-async function startApp({ env = {}, own = {}, host = '0.0.0.0' }: { env?: Record<string, string>; own?: Record<string, unknown>; host?: string } = {}): Promise<App> {
-  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-access-')), ...env });
+async function startApp({
+  env = {},
+  own = {},
+  host = '0.0.0.0',
+}: {
+  env?: Record<string, string>;
+  own?: Record<string, unknown>;
+  host?: string;
+} = {}): Promise<App> {
+  const config = loadConfig({
+    TLS: '0',
+    LOG_LEVEL: 'info',
+    VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-access-')),
+    ...env,
+  });
   const logs: App['logs'] = [];
-  const app = Fastify({ ...vigilFastifyOptions(config, { logOutput: { write: (line: string) => (logs.push(JSON.parse(line) as App['logs'][number]), true) } }), ...own });
+  const app = Fastify({
+    ...vigilFastifyOptions(config, {
+      logOutput: { write: (line: string) => (logs.push(JSON.parse(line) as App['logs'][number]), true) },
+    }),
+    ...own,
+  });
   await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
   app.get('/fail', async () => {
     throw new Error('native failure at db.internal.example:5432');
   });
-  app.get('/page', async (_request, reply) => reply.type('text/html; charset=utf-8').send('<!DOCTYPE html><html><body><p>page</p></body></html>'));
+  app.get('/page', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send('<!DOCTYPE html><html><body><p>page</p></body></html>'),
+  );
   await app.listen({ host, port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -81,10 +101,16 @@ describe("profiler access never depends on the application's trustProxy", { skip
 
   it("walks X-Forwarded-For back through vigil's TRUSTED_PROXIES only", async () => {
     // The proxy forwards the name its client asked for: one the profiler answers.
-    const admitted = await behindProxy.outsider({ path: '/_profiler', headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': 'localhost:8443' } });
+    const admitted = await behindProxy.outsider({
+      path: '/_profiler',
+      headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-host': 'localhost:8443' },
+    });
     assert.equal(admitted.status, 200);
     for (const forwarded of ['203.0.113.7', '127.0.0.1, 203.0.113.7', 'not-an-address', '']) {
-      const refused = await behindProxy.outsider({ path: '/_profiler', headers: { 'x-forwarded-for': forwarded, 'x-forwarded-host': 'localhost:8443' } });
+      const refused = await behindProxy.outsider({
+        path: '/_profiler',
+        headers: { 'x-forwarded-for': forwarded, 'x-forwarded-host': 'localhost:8443' },
+      });
       assert.equal(refused.status, 404, forwarded);
     }
   });
@@ -113,8 +139,15 @@ describe('debug output goes only to clients that may open the profiler', { skip:
       assert.doesNotMatch(answer.body, /native failure|db\.internal|Error:|\.ts\b/, accept);
       assert.ok(!answer.body.includes(ROOT), accept);
     }
-    const problem = JSON.parse((await open.outsider({ path: '/fail', headers: { accept: 'application/json' } })).body) as Record<string, unknown>;
-    assert.deepEqual(problem, { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'Internal Server Error' });
+    const problem = JSON.parse(
+      (await open.outsider({ path: '/fail', headers: { accept: 'application/json' } })).body,
+    ) as Record<string, unknown>;
+    assert.deepEqual(problem, {
+      type: 'about:blank',
+      title: 'Internal Server Error',
+      status: 500,
+      detail: 'Internal Server Error',
+    });
   });
 
   it('gives an outsider the production 404, with no token', async () => {
@@ -134,7 +167,9 @@ describe('debug output goes only to clients that may open the profiler', { skip:
   it("answers an outsider's malformed request without debug headers", async () => {
     const raw = await new Promise<string>((resolve, reject) => {
       let text = '';
-      const socket = connect({ host: OUTSIDE, port: open.port }, () => socket.write('GET / HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n'));
+      const socket = connect({ host: OUTSIDE, port: open.port }, () =>
+        socket.write('GET / HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n'),
+      );
       socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
       socket.on('close', () => resolve(text));
       socket.on('error', reject);
@@ -146,9 +181,15 @@ describe('debug output goes only to clients that may open the profiler', { skip:
   it('still records the outsider’s requests for the profiler’s users', async () => {
     await open.outsider({ path: '/fail?probe=outsider' });
     await open.app.vigil.profiler!.writer.flush();
-    const found = await open.local({ path: `/_profiler/search?ip=${OUTSIDE}&url=probe`, headers: { accept: 'application/json' } });
+    const found = await open.local({
+      path: `/_profiler/search?ip=${OUTSIDE}&url=probe`,
+      headers: { accept: 'application/json' },
+    });
     const results = JSON.parse(found.body) as Array<{ status: number }>;
-    assert.deepEqual(results.map((result) => result.status), [500]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      [500],
+    );
   });
 
   it('keeps the debug rendering, headers and toolbar for loopback', async () => {
@@ -169,7 +210,10 @@ describe('a debug-mode server on loopback only', () => {
   it('gives no warning at start', async () => {
     const local = await startApp({ host: '127.0.0.1' });
     try {
-      assert.deepEqual(local.logs.filter((line) => line.level >= 40), []);
+      assert.deepEqual(
+        local.logs.filter((line) => line.level >= 40),
+        [],
+      );
     } finally {
       await local.app.close();
     }

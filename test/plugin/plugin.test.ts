@@ -30,7 +30,12 @@ interface App {
 
 /** An ordinary Fastify application with vigil registered first, listening on a free port. */
 async function startApp(env: Record<string, string> = {}): Promise<App> {
-  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-')), ...env });
+  const config = loadConfig({
+    TLS: '0',
+    LOG_LEVEL: 'info',
+    VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-')),
+    ...env,
+  });
   const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
   // vigil's own CORS and the standalone's HTML for `*/*`: the plugin's defaults are tested in ecosystem.test.ts.
   await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 }, cors: true, errorFormat: 'html' });
@@ -75,7 +80,10 @@ async function startApp(env: Record<string, string> = {}): Promise<App> {
 let debug: App;
 let production: App;
 before(async () => {
-  [debug, production] = await Promise.all([startApp({ MAX_EXECUTION_TIME: '1', POST_MAX_SIZE: '64K' }), startApp({ APP_ENV: 'prod' })]);
+  [debug, production] = await Promise.all([
+    startApp({ MAX_EXECUTION_TIME: '1', POST_MAX_SIZE: '64K' }),
+    startApp({ APP_ENV: 'prod' }),
+  ]);
 });
 after(() => Promise.all([debug.app.close(), production.app.close()]));
 
@@ -87,9 +95,16 @@ describe("a native route's report names the route that answered", () => {
     const answer = await get(debug, { path: '/hello' });
     assert.equal(answer.status, 200);
     const report = await debug.report(tokenOf(answer));
-    assert.deepEqual(section<RoutingSection>(report, 'routing').matched, { name: 'GET /hello', path: '/hello', methods: ['GET'] });
+    assert.deepEqual(section<RoutingSection>(report, 'routing').matched, {
+      name: 'GET /hello',
+      path: '/hello',
+      methods: ['GET'],
+    });
     const logs = section<LogsSection>(report, 'logs');
-    assert.ok(logs.lines.some((line) => line.message === 'saying hello'), JSON.stringify(logs));
+    assert.ok(
+      logs.lines.some((line) => line.message === 'saying hello'),
+      JSON.stringify(logs),
+    );
   });
 
   it('names a route with a parameter as declared, and its parameters', async () => {
@@ -150,17 +165,32 @@ describe('405, 404 and 301 are decided from the routes the application declared 
 
 describe('errors of native routes go through the one pipeline', () => {
   it("renders a schema's validation error as problem+json, raised at the route's declaration", async () => {
-    const answer = await get(debug, { method: 'POST', path: '/users', headers: { 'content-type': 'application/json', accept: 'application/problem+json' }, body: '{}' });
+    const answer = await get(debug, {
+      method: 'POST',
+      path: '/users',
+      headers: { 'content-type': 'application/json', accept: 'application/problem+json' },
+      body: '{}',
+    });
     assert.equal(answer.status, 400);
     assert.equal(answer.headers['content-type'], 'application/problem+json');
     const declared = { file: THIS_FILE, line: lineOf(THIS_FILE, '// declared: users') };
     assert.deepEqual(exceptionFile(answer), declared);
-    const problem = JSON.parse(answer.body) as { status: number; detail: string; exception: { class: string; file: string; line: number } };
+    const problem = JSON.parse(answer.body) as {
+      status: number;
+      detail: string;
+      exception: { class: string; file: string; line: number };
+    };
     assert.equal(problem.status, 400);
     assert.equal(problem.detail, "body must have required property 'name'");
-    assert.deepEqual([problem.exception.class, problem.exception.file, problem.exception.line], ['SchemaValidationHttpError', declared.file, declared.line]);
+    assert.deepEqual(
+      [problem.exception.class, problem.exception.file, problem.exception.line],
+      ['SchemaValidationHttpError', declared.file, declared.line],
+    );
     const exception = section<ExceptionSection>(await debug.report(tokenOf(answer)), 'exception');
-    assert.deepEqual([exception.code, exception.file, exception.line], ['VIGIL_ERR_VALIDATION', declared.file, declared.line]);
+    assert.deepEqual(
+      [exception.code, exception.file, exception.line],
+      ['VIGIL_ERR_VALIDATION', declared.file, declared.line],
+    );
   });
 
   it("renders a handler's throw with the debug headers, raised where it was thrown", async () => {
@@ -195,20 +225,34 @@ describe('the profiler, CORS and the limits apply to native routes', () => {
   });
 
   it('answers a CORS preflight before routing', async () => {
-    const answer = await get(debug, { method: 'OPTIONS', path: '/users', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } });
+    const answer = await get(debug, {
+      method: 'OPTIONS',
+      path: '/users',
+      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' },
+    });
     assert.equal(answer.status, 200);
     assert.equal(answer.headers['access-control-allow-origin'], 'http://localhost:3000');
   });
 
   it('refuses a JSON body nested too deep', async () => {
     const body = `{"name":${'['.repeat(1500)}${']'.repeat(1500)}}`;
-    const answer = await get(debug, { method: 'POST', path: '/users', headers: { 'content-type': 'application/json' }, body });
+    const answer = await get(debug, {
+      method: 'POST',
+      path: '/users',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(answer.status, 400);
     assert.match(debugMessage(answer), /nested more than 1000 levels deep/);
   });
 
   it('refuses a declared body over POST_MAX_SIZE before reading it', async () => {
-    const answer = await get(debug, { method: 'POST', path: '/users', headers: { 'content-type': 'application/json', 'content-length': String(65 * 1024) }, body: Buffer.alloc(65 * 1024, 0x20) });
+    const answer = await get(debug, {
+      method: 'POST',
+      path: '/users',
+      headers: { 'content-type': 'application/json', 'content-length': String(65 * 1024) },
+      body: Buffer.alloc(65 * 1024, 0x20),
+    });
     assert.equal(answer.status, 413);
   });
 
@@ -221,9 +265,17 @@ describe('the profiler, CORS and the limits apply to native routes', () => {
 
 describe('routes declared with the routes API, and isolated routes, in plugin mode', () => {
   it('serves routes API routes beside the native ones, both in Allow', async () => {
-    const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', APP_DEBUG: '0', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-')) });
+    const config = loadConfig({
+      TLS: '0',
+      LOG_LEVEL: 'silent',
+      APP_DEBUG: '0',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-')),
+    });
     const app = Fastify(vigilFastifyOptions(config));
-    await app.register(vigil, { config, routes: [defineRoutes((routes) => void routes.post('/both', () => 'declared'))] });
+    await app.register(vigil, {
+      config,
+      routes: [defineRoutes((routes) => void routes.post('/both', () => 'declared'))],
+    });
     app.get('/both', async () => 'native');
     await app.ready();
     const [declared, native, refused] = await Promise.all([
@@ -231,17 +283,29 @@ describe('routes declared with the routes API, and isolated routes, in plugin mo
       app.inject({ method: 'GET', url: '/both' }),
       app.inject({ method: 'DELETE', url: '/both' }),
     ]);
-    assert.deepEqual([declared.body, native.body, refused.statusCode, refused.headers.allow], ['declared', 'native', 405, 'POST, GET']);
+    assert.deepEqual(
+      [declared.body, native.body, refused.statusCode, refused.headers.allow],
+      ['declared', 'native', 405, 'POST, GET'],
+    );
     await app.close();
   });
 
   it('refuses an isolated native route when it is added, saying why', async () => {
-    const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', APP_DEBUG: '0', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-')) });
+    const config = loadConfig({
+      TLS: '0',
+      LOG_LEVEL: 'silent',
+      APP_DEBUG: '0',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-')),
+    });
     const app = Fastify(vigilFastifyOptions(config));
     await app.register(vigil, { config });
     assert.throws(
       () => app.get('/spin', { config: { isolated: true } }, async () => 'spun'),
-      (error: unknown) => error instanceof RouteDefinitionError && /^route GET \/spin: only routes declared with defineRoutes in a routes module can be isolated/.test(error.message),
+      (error: unknown) =>
+        error instanceof RouteDefinitionError &&
+        /^route GET \/spin: only routes declared with defineRoutes in a routes module can be isolated/.test(
+          error.message,
+        ),
     );
     await app.close();
   });

@@ -27,7 +27,12 @@ describe("a request's logger is made when its code logs", () => {
   let get: (path: string) => Promise<Answer>;
 
   before(async () => {
-    const config = loadConfig({ APP_ENV: 'prod', TLS: '0', LOG_LEVEL: 'info', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-logger-')) });
+    const config = loadConfig({
+      APP_ENV: 'prod',
+      TLS: '0',
+      LOG_LEVEL: 'info',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-logger-')),
+    });
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
     // Every child, of the instance or of a child of it, goes through this own property.
     const child = logger.child;
@@ -69,7 +74,10 @@ describe("a request's logger is made when its code logs", () => {
     const before = children;
     assert.equal((await get('/below')).body, 'below');
     assert.equal(children - before, 0);
-    assert.equal(lines.some((entry) => entry.msg === 'under the level'), false);
+    assert.equal(
+      lines.some((entry) => entry.msg === 'under the level'),
+      false,
+    );
   });
 
   it("writes a logging request's lines bound to its id", async () => {
@@ -83,7 +91,10 @@ describe("a request's logger is made when its code logs", () => {
 
   it("keeps the route's log level", async () => {
     assert.equal((await get('/muted')).body, 'muted');
-    assert.equal(lines.some((entry) => entry.msg === 'not at this level'), false);
+    assert.equal(
+      lines.some((entry) => entry.msg === 'not at this level'),
+      false,
+    );
     assert.equal(lines.find((entry) => entry.msg === 'at this level')?.level, 50);
   });
 });

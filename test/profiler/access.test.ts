@@ -31,7 +31,8 @@ describe('a client outside the allowed networks gets the ordinary 404', () => {
     service = await startInProcess({ TRUSTED_PROXIES: '127.0.0.1,::1' });
   });
   after(() => service.stop());
-  const asOutsider = (path: string, method = 'GET') => ask(service, { method, path, headers: { 'x-forwarded-for': OUTSIDER } });
+  const asOutsider = (path: string, method = 'GET') =>
+    ask(service, { method, path, headers: { 'x-forwarded-for': OUTSIDER } });
 
   it('answers /_profiler like an unrouted path, in the production rendering it gives an outsider', async () => {
     const denied = await asOutsider('/_profiler');
@@ -39,7 +40,10 @@ describe('a client outside the allowed networks gets the ordinary 404', () => {
     assert.equal(denied.status, 404);
     assert.equal(denied.body, unrouted.body);
     assert.deepEqual(Object.keys(denied.headers).sort(), Object.keys(unrouted.headers).sort());
-    assert.deepEqual(Object.keys(denied.headers).filter((name) => name.startsWith('x-debug-')), []);
+    assert.deepEqual(
+      Object.keys(denied.headers).filter((name) => name.startsWith('x-debug-')),
+      [],
+    );
     assert.equal(denied.headers['content-security-policy'], undefined);
   });
 
@@ -65,9 +69,15 @@ describe('a client outside the allowed networks gets the ordinary 404', () => {
 
   it('records the refused request like any other, for the profiler’s own users to see', async () => {
     await asOutsider('/_profiler?probe=1');
-    const found = await ask(service, { path: `/_profiler/search?ip=${OUTSIDER}&url=probe`, headers: { accept: 'application/json' } });
+    const found = await ask(service, {
+      path: `/_profiler/search?ip=${OUTSIDER}&url=probe`,
+      headers: { accept: 'application/json' },
+    });
     const results = JSON.parse(found.body) as Array<{ url: string; status: number }>;
-    assert.deepEqual(results.map((r) => [r.url, r.status]), [[`${service.url}/_profiler?probe=1`, 404]]);
+    assert.deepEqual(
+      results.map((r) => [r.url, r.status]),
+      [[`${service.url}/_profiler?probe=1`, 404]],
+    );
   });
 
   it('serves loopback clients', async () => {
@@ -99,7 +109,11 @@ describe('the socket address decides when no proxy is trusted', () => {
   it('refuses a peer outside loopback even if it claims otherwise', async () => {
     const kernel = await startKernel();
     try {
-      const outsider = await kernel.app.inject({ url: '/_profiler', remoteAddress: '192.0.2.50', headers: { 'x-forwarded-for': '127.0.0.1' } });
+      const outsider = await kernel.app.inject({
+        url: '/_profiler',
+        remoteAddress: '192.0.2.50',
+        headers: { 'x-forwarded-for': '127.0.0.1' },
+      });
       assert.equal(outsider.statusCode, 404);
       assert.equal(outsider.headers['x-frame-options'], undefined);
       const local = await kernel.app.inject({ url: '/_profiler', remoteAddress: '127.0.0.1' });
@@ -112,7 +126,8 @@ describe('the socket address decides when no proxy is trusted', () => {
 
 // Issue 27, item 7: behind a proxy on this machine with no TRUSTED_PROXIES, every client is loopback.
 describe('a loopback peer forwarding for others while no proxy is trusted is warned about, once', () => {
-  const WARNING = /"msg":"A request from loopback \(\S+\) carries X-Forwarded-For or Forwarded, but TRUSTED_PROXIES is empty: every client of a proxy on this machine counts as loopback and may open \/_profiler\. Set TRUSTED_PROXIES to the proxy's address"/g;
+  const WARNING =
+    /"msg":"A request from loopback \(\S+\) carries X-Forwarded-For or Forwarded, but TRUSTED_PROXIES is empty: every client of a proxy on this machine counts as loopback and may open \/_profiler\. Set TRUSTED_PROXIES to the proxy's address"/g;
   const running: Service[] = [];
   after(() => Promise.all(running.map((service) => service.stop())));
 

@@ -29,7 +29,15 @@ import { runVigil } from '../support/command-line.js';
 import { ask } from '../support/service.js';
 import { tokenOf } from '../support/answers.js';
 
-const HTTP_CHANNELS = ['undici:request:create', 'undici:request:headers', 'undici:request:trailers', 'undici:request:error', 'http.client.request.start', 'http.client.response.finish', 'http.client.request.error'];
+const HTTP_CHANNELS = [
+  'undici:request:create',
+  'undici:request:headers',
+  'undici:request:trailers',
+  'undici:request:error',
+  'http.client.request.start',
+  'http.client.response.finish',
+  'http.client.request.error',
+];
 
 const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
 
@@ -48,7 +56,15 @@ interface HttpClientSection {
 }
 interface DatabaseSection {
   texts: string[];
-  statements: Array<{ text: number; system: string; duration: number | null; rows: number | null; site: string | null; siteLookedUp?: boolean; error: boolean }>;
+  statements: Array<{
+    text: number;
+    system: string;
+    duration: number | null;
+    rows: number | null;
+    site: string | null;
+    siteLookedUp?: boolean;
+    error: boolean;
+  }>;
   omitted: number;
   slowMs: number;
 }
@@ -118,7 +134,13 @@ function route(app: FastifyInstance): void {
   app.get('/late', async (request) => {
     const to = String((request.query as Record<string, string>).to);
     // Made from a timer after the response went: no report's.
-    setTimeout(() => void fetch(to).then((answer) => answer.text()).catch(() => undefined), 50);
+    setTimeout(
+      () =>
+        void fetch(to)
+          .then((answer) => answer.text())
+          .catch(() => undefined),
+      50,
+    );
     return 'answered';
   });
   app.get('/html', async (_request, reply) => {
@@ -153,7 +175,9 @@ async function startApp(env: Record<string, string> = {}): Promise<App> {
 }
 
 function listen(server: Server): Promise<number> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+  );
 }
 
 function closedPort(): Promise<number> {
@@ -165,10 +189,16 @@ function closedPort(): Promise<number> {
   });
 }
 
-const answerUpstream = (request: { url?: string }, response: { writeHead(status: number, headers: Record<string, string>): void; end(body: string): void }) => {
+const answerUpstream = (
+  request: { url?: string },
+  response: { writeHead(status: number, headers: Record<string, string>): void; end(body: string): void },
+) => {
   asked.push(request.url ?? '');
   const body = `upstream ${request.url}`;
-  response.writeHead(request.url?.startsWith('/missing') ? 404 : 200, { 'content-type': 'text/plain', 'content-length': String(Buffer.byteLength(body)) });
+  response.writeHead(request.url?.startsWith('/missing') ? 404 : 200, {
+    'content-type': 'text/plain',
+    'content-length': String(Buffer.byteLength(body)),
+  });
   response.end(body);
 };
 
@@ -234,7 +264,8 @@ describe('the application, seen from a debug report', () => {
       assert.equal(database(report).statements.length, 12);
       assert.equal(database(report).texts.length, 1);
       // pg's pool runs each statement from its own callback: the site is still the route's line.
-      for (const statement of database(report).statements) assert.match(statement.site ?? 'unknown', /test\/profiler\/app-activity\.test\.ts:\d+/);
+      for (const statement of database(report).statements)
+        assert.match(statement.site ?? 'unknown', /test\/profiler\/app-activity\.test\.ts:\d+/);
       const page = (await ask(debug, { path: `/_profiler/${report.token}?panel=database` })).body;
       assert.match(page, /12 identical/);
       // A run of one statement from one line: after the first two, the stack is not looked at again, and the panel says so.
@@ -252,7 +283,11 @@ describe('the application, seen from a debug report', () => {
     it('after a run of identical statements, says which call sites were not looked up', async () => {
       const { report } = await reportOf('/db/run-then-other');
       const section = database(report);
-      const shown = section.statements.map((statement) => [section.texts[statement.text], statement.site === null ? null : 'line', statement.siteLookedUp !== false]);
+      const shown = section.statements.map((statement) => [
+        section.texts[statement.text],
+        statement.site === null ? null : 'line',
+        statement.siteLookedUp !== false,
+      ]);
       assert.deepEqual(shown, [
         ['SELECT 1 AS one', 'line', true],
         ['SELECT 1 AS one', 'line', true],
@@ -305,7 +340,11 @@ describe('the application, seen from a debug report', () => {
     });
 
     it('files each of 50 concurrent calls under the request that made it, and no other', async () => {
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => ask(debug, { path: `/fetch?to=${encodeURIComponent(`${upstreamUrl}/own/${i}`)}` })));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          ask(debug, { path: `/fetch?to=${encodeURIComponent(`${upstreamUrl}/own/${i}`)}` }),
+        ),
+      );
       for (const [i, answer] of answers.entries()) {
         const held = calls(await debug.report(tokenOf(answer))).map((call) => call.url);
         assert.deepEqual(held, [`${upstreamUrl}/own/${i}`]);
@@ -318,7 +357,10 @@ describe('the application, seen from a debug report', () => {
       assert.ok(asked.includes('/late-call'), 'the timer made its call');
       const next = await reportOf(`/fetch?to=${encodeURIComponent(`${upstreamUrl}/after-late`)}`);
       assert.deepEqual(calls(report), []);
-      assert.deepEqual(calls(next.report).map((call) => call.url), [`${upstreamUrl}/after-late`]);
+      assert.deepEqual(
+        calls(next.report).map((call) => call.url),
+        [`${upstreamUrl}/after-late`],
+      );
     });
 
     it('shows the calls in the HTTP client panel, on the waterfall and in the summary', async () => {
@@ -342,21 +384,34 @@ describe('the application, seen from a debug report', () => {
     it('prints the Database section with its "12 identical" group and each statement\'s line', async () => {
       const { report } = await reportOf('/db/repeat');
       const text = reportAsText(report);
-      assert.match(text, /\nDatabase\n  12 queries in [\d.]+ ms\n    12 identical: SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1\n/);
-      assert.match(text, /\n    [\d.]+ ms SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1 {2}test\/profiler\/app-activity\.test\.ts:\d+\n/);
+      assert.match(
+        text,
+        /\nDatabase\n  12 queries in [\d.]+ ms\n    12 identical: SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1\n/,
+      );
+      assert.match(
+        text,
+        /\n    [\d.]+ ms SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1 {2}test\/profiler\/app-activity\.test\.ts:\d+\n/,
+      );
       assert.doesNotMatch(text, /"texts"/);
     });
 
     it('prints the HTTP client section, and both sections with --json', async () => {
       const { report } = await reportOf(`/fetch?to=${encodeURIComponent(`${upstreamUrl}/for-cli?token=abc123`)}`);
       const text = reportAsText(report);
-      assert.match(text, new RegExp(`\\nHTTP client\\n  1 HTTP call in [\\d.]+ ms\\n    GET ${upstreamUrl}/for-cli\\?token=\\[redacted\\] 200 [\\d.]+ ms {2}test/profiler/app-activity\\.test\\.ts:\\d+\\n`));
+      assert.match(
+        text,
+        new RegExp(
+          `\\nHTTP client\\n  1 HTTP call in [\\d.]+ ms\\n    GET ${upstreamUrl}/for-cli\\?token=\\[redacted\\] 200 [\\d.]+ ms {2}test/profiler/app-activity\\.test\\.ts:\\d+\\n`,
+        ),
+      );
       const shown = await runVigil(['profiler:show', report.token, '--json'], { VAR_DIR: debug.varDir });
       assert.equal(shown.code, 0, shown.stderr);
       const json = JSON.parse(shown.stdout) as Report;
       assert.equal(calls(json)[0]!.url, `${upstreamUrl}/for-cli?token=[redacted]`);
       const repeated = await reportOf('/db/repeat');
-      const shownDb = JSON.parse((await runVigil(['profiler:show', repeated.report.token, '--json'], { VAR_DIR: debug.varDir })).stdout) as Report;
+      const shownDb = JSON.parse(
+        (await runVigil(['profiler:show', repeated.report.token, '--json'], { VAR_DIR: debug.varDir })).stdout,
+      ) as Report;
       assert.equal(database(shownDb).statements.length, 12);
     });
   });
@@ -376,7 +431,10 @@ describe('the application, seen from a debug report', () => {
 
         const fetched = await ask(debug, { path: `/fetch?to=${encodeURIComponent(`${upstreamUrl}/in-browser`)}` });
         await page.goto(`${debug.url}/_profiler/${tokenOf(fetched)}?panel=httpClient`);
-        assert.match((await page.locator('#http-calls tbody tr').first().textContent()) ?? '', /GET.*\/in-browser.*200/);
+        assert.match(
+          (await page.locator('#http-calls tbody tr').first().textContent()) ?? '',
+          /GET.*\/in-browser.*200/,
+        );
         await page.screenshot({ path: screenshotPath('profiler-http-client-panel.png'), fullPage: true });
         await page.goto(`${debug.url}/_profiler/${tokenOf(fetched)}?panel=performance`);
         const bar = await page.locator('#timeline tr.call .bar').boundingBox();

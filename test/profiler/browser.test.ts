@@ -26,7 +26,11 @@ after(async () => {
 });
 
 async function tab(colorScheme: 'light' | 'dark' = 'light'): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, colorScheme, viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: true,
+    colorScheme,
+    viewport: { width: 1280, height: 900 },
+  });
   const page = await context.newPage();
   page.on('console', (message) => {
     // The 404 page itself is an expected failed load; anything else is a complaint.
@@ -48,7 +52,10 @@ describe('a 404 debug page links to its report, which opens on the exception pan
       const panel = page.locator('section#panel-exception');
       assert.ok(await panel.isVisible(), 'the exception panel is open');
       assert.equal(await panel.locator('h2').textContent(), 'NotFoundHttpError');
-      assert.equal(await page.locator('#exception-message').textContent(), `No route found for "GET ${service.url}/robots.txt"`);
+      assert.equal(
+        await page.locator('#exception-message').textContent(),
+        `No route found for "GET ${service.url}/robots.txt"`,
+      );
       assert.equal(await page.locator('.menu a[aria-current="page"] span').first().textContent(), 'Exception');
       // The inline styles were applied under the page's Content-Security-Policy.
       const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);

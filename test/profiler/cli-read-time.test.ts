@@ -28,7 +28,9 @@ before(async () => {
   const store = await openStoreOf(varDir);
   [token] = (await store.leaseTokens(1)) as [string];
   const routing: RoutingSection = { path: '/items/abc', matched: null, routeTable: '000000000000', redirectedTo: null };
-  await store.write(encoded([report(token, { method: 'PUT', url: 'https://localhost:8443/items/abc', collectors: { routing } })]));
+  await store.write(
+    encoded([report(token, { method: 'PUT', url: 'https://localhost:8443/items/abc', collectors: { routing } })]),
+  );
   await store.close();
 });
 
@@ -36,7 +38,10 @@ describe('profiler:show explains a stored unmatched request against the routes R
   it('prints the closest routes and says the routes changed since the request', () => {
     const run = show();
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /closest: PUT \/items\/\{id\}: parameter "id" = "abc" does not match the requirement \\d\+/);
+    assert.match(
+      run.stdout,
+      /closest: PUT \/items\/\{id\}: parameter "id" = "abc" does not match the requirement \\d\+/,
+    );
     assert.match(run.stdout, /the routes changed since this request \(route table 000000000000\)/);
   });
 

@@ -12,7 +12,6 @@ import { startInProcess } from '../support/in-process-service.js';
 import { ask } from '../support/service.js';
 import { openStoreOf } from '../support/stores.js';
 
-
 /** Runs the command line as a user would (from the build), with the given VAR_DIR. */
 function vigil(varDir: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return runVigil(args, { VAR_DIR: varDir, ...env });
@@ -23,7 +22,12 @@ const tokens: Record<string, string> = {};
 before(async () => {
   const service = await startInProcess({ ROUTES: 'test/fixtures/failing-routes.ts' });
   varDir = service.varDir;
-  for (const [name, path] of [['missing', '/robots.txt?from=cli'], ['hello', '/hello'], ['fail', '/fail'], ['other', '/nowhere']]) {
+  for (const [name, path] of [
+    ['missing', '/robots.txt?from=cli'],
+    ['hello', '/hello'],
+    ['fail', '/fail'],
+    ['other', '/nowhere'],
+  ]) {
     tokens[name!] = String((await ask(service, { path: path! })).headers['x-debug-token']);
   }
   // Stopping flushes the queue, so every report is in the store the commands read.
@@ -35,9 +39,21 @@ describe('vigil --help lists the commands', () => {
     // Through bin/vigil.js itself once: the other tests run the same command line from the build.
     const help = await runVigilBin(['--help'], { VAR_DIR: varDir });
     assert.equal(help.code, 0);
-    for (const command of ['profiler:list', 'profiler:show', 'profiler:purge']) assert.match(help.stdout, new RegExp(`  ${command} `));
+    for (const command of ['profiler:list', 'profiler:show', 'profiler:purge'])
+      assert.match(help.stdout, new RegExp(`  ${command} `));
     const list = await vigil(varDir, ['profiler:list', '--help']);
-    for (const option of ['--ip', '--method', '--status-code', '--url', '--token', '--start', '--end', '--limit', '--json']) assert.match(list.stdout, new RegExp(`  ${option} `));
+    for (const option of [
+      '--ip',
+      '--method',
+      '--status-code',
+      '--url',
+      '--token',
+      '--start',
+      '--end',
+      '--limit',
+      '--json',
+    ])
+      assert.match(list.stdout, new RegExp(`  ${option} `));
   });
 
   it('refuses an unknown command or option with exit code 2', async () => {
@@ -56,14 +72,20 @@ describe('profiler:list searches with the web search’s filters', () => {
     assert.equal(run.code, 0);
     const lines = run.stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^TOKEN\s+TIME\s+METHOD\s+STATUS\s+IP\s+DURATION\s+URL$/);
-    assert.deepEqual(lines.slice(1).map((line) => line.split(/\s+/)[0]), [tokens.other, tokens.missing]);
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(/\s+/)[0]),
+      [tokens.other, tokens.missing],
+    );
     assert.match(lines[2]!, /GET\s+404\s+127\.0\.0\.1\s+.*\/robots\.txt\?from=cli$/);
   });
 
   it('prints JSON with --json, and combines filters', async () => {
     const run = await vigil(varDir, ['profiler:list', '--json', '--method', 'get', '--url', 'from=cli']);
     const results = JSON.parse(run.stdout) as Array<{ token: string; status: number }>;
-    assert.deepEqual(results.map((r) => [r.token, r.status]), [[tokens.missing, 404]]);
+    assert.deepEqual(
+      results.map((r) => [r.token, r.status]),
+      [[tokens.missing, 404]],
+    );
   });
 
   it('rejects a bad filter naming the option', async () => {
@@ -86,7 +108,10 @@ describe('profiler:show prints one report', () => {
     const run = await vigil(varDir, ['profiler:show', tokens.fail!]);
     assert.equal(run.code, 0);
     assert.match(run.stdout, new RegExp(`^Report ${tokens.fail}\\n  GET https://localhost:\\d+/fail\\n  status 500, `));
-    assert.match(run.stdout, /\nException\n  Error \(VIGIL_ERR_INTERNAL, status 500\): database is down\n  raised at .*test\/fixtures\/failing-routes\.ts:8\n/);
+    assert.match(
+      run.stdout,
+      /\nException\n  Error \(VIGIL_ERR_INTERNAL, status 500\): database is down\n  raised at .*test\/fixtures\/failing-routes\.ts:8\n/,
+    );
     assert.match(run.stdout, /\nRouting\n  route GET \/fail \/fail \(GET\)\n/);
     assert.match(run.stdout, /\nPerformance\n  total [\d.]+ ms: routing/);
     assert.match(run.stdout, /\nMemory\n  heap used [\d.]+ MiB -> /);
@@ -112,7 +137,10 @@ describe('profiler:purge deletes reports', () => {
     const retention = await vigil(varDir, ['profiler:purge', '--retention'], { PROFILER_MAX_REPORTS: '1' });
     assert.equal(retention.stdout, 'Deleted 3 reports; 1 left.\n');
     const left = JSON.parse((await vigil(varDir, ['profiler:list', '--json'])).stdout) as Array<{ token: string }>;
-    assert.deepEqual(left.map((r) => r.token), [tokens.other]);
+    assert.deepEqual(
+      left.map((r) => r.token),
+      [tokens.other],
+    );
     const all = await vigil(varDir, ['profiler:purge']);
     assert.equal(all.stdout, 'Deleted 1 report; 0 left.\n');
     assert.equal((await vigil(varDir, ['profiler:list'])).stdout, 'No report matches.\n');
@@ -151,7 +179,13 @@ describe('profiler commands stop with a message on a store they cannot use', () 
   async function overwrittenStore(dir: string): Promise<string> {
     const file = join(dir, 'profiler.sqlite');
     const store = await openStoreOf(dir);
-    await store.write(encoded(Array.from({ length: 300 }, (_, i) => report(i.toString(16).padStart(6, '0'), { collectors: { request: { body: `${i} `.repeat(800) } } }))));
+    await store.write(
+      encoded(
+        Array.from({ length: 300 }, (_, i) =>
+          report(i.toString(16).padStart(6, '0'), { collectors: { request: { body: `${i} `.repeat(800) } } }),
+        ),
+      ),
+    );
     await store.close();
     const bytes = readFileSync(file);
     const third = Math.floor(bytes.length / 3 / 4096) * 4096;
@@ -166,7 +200,12 @@ describe('profiler commands stop with a message on a store they cannot use', () 
     writeFileSync(join(dir, 'profiler.sqlite'), garbage);
     const purge = await vigil(dir, ['profiler:purge']);
     assert.equal(purge.code, 1, purge.stderr);
-    assert.ok(purge.stderr.startsWith(`vigil profiler:purge: the report store ${join(dir, 'profiler.sqlite')} is damaged (file is not a database)`), purge.stderr);
+    assert.ok(
+      purge.stderr.startsWith(
+        `vigil profiler:purge: the report store ${join(dir, 'profiler.sqlite')} is damaged (file is not a database)`,
+      ),
+      purge.stderr,
+    );
     assert.doesNotMatch(purge.stderr, /\n    at /, 'a message, not a stack');
     assert.ok(readFileSync(join(dir, 'profiler.sqlite')).equals(garbage));
   });
@@ -186,14 +225,26 @@ describe('profiler commands stop with a message on a store they cannot use', () 
     mkdirSync(join(dir, 'profiler.sqlite'));
     const purge = await vigil(dir, ['profiler:purge']);
     assert.equal(purge.code, 1, purge.stderr);
-    assert.ok(purge.stderr.startsWith(`vigil profiler:purge: the report store ${join(dir, 'profiler.sqlite')} cannot be opened`), purge.stderr);
+    assert.ok(
+      purge.stderr.startsWith(
+        `vigil profiler:purge: the report store ${join(dir, 'profiler.sqlite')} cannot be opened`,
+      ),
+      purge.stderr,
+    );
   });
 });
 
 describe('profiler:show never prints control characters from a report', () => {
   it('replaces escape sequences a log line carried', () => {
     const text = reportAsText(
-      report('abcdef', { collectors: { logs: { lines: [{ level: 'warn', time: null, message: 'red \u001b[31malert\u0007', context: {} }], omitted: 0 } } }),
+      report('abcdef', {
+        collectors: {
+          logs: {
+            lines: [{ level: 'warn', time: null, message: 'red \u001b[31malert\u0007', context: {} }],
+            omitted: 0,
+          },
+        },
+      }),
     );
     assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f]/);
     assert.match(text, /red \uFFFD\[31malert\uFFFD/);

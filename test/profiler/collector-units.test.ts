@@ -17,12 +17,19 @@ before(async () => {
 after(() => service.stop());
 
 const tokenOf = (answer: Answer) => String(answer.headers['x-debug-token']);
-const json = async (token: string) => JSON.parse((await ask(service, { path: `/_profiler/${token}`, headers: { accept: 'application/json' } })).body) as { collectors: Record<string, any> };
-const CLIENT_ENTRY = /<a href="\/_profiler\/[0-9a-f]{6}\?panel=client"[^>]*><span>Client<\/span><span class="count">(.*?)<\/span><\/a>/;
+const json = async (token: string) =>
+  JSON.parse((await ask(service, { path: `/_profiler/${token}`, headers: { accept: 'application/json' } })).body) as {
+    collectors: Record<string, any>;
+  };
+const CLIENT_ENTRY =
+  /<a href="\/_profiler\/[0-9a-f]{6}\?panel=client"[^>]*><span>Client<\/span><span class="count">(.*?)<\/span><\/a>/;
 
 describe("the demo's collector is one unit: its panel has a title, a badge and its own renderer", () => {
   it('shows the badge, coloured by its status, in the menu of every report', async () => {
-    const withAgent = await ask(service, { path: '/hello', headers: { 'user-agent': 'demo/1', 'accept-language': 'fr, en;q=0.5' } });
+    const withAgent = await ask(service, {
+      path: '/hello',
+      headers: { 'user-agent': 'demo/1', 'accept-language': 'fr, en;q=0.5' },
+    });
     const page = (await ask(service, { path: `/_profiler/${tokenOf(withAgent)}` })).body;
     assert.equal(CLIENT_ENTRY.exec(page)?.[1], '<span class="pill ok">2</span>');
     const missing = await ask(service, { path: '/nowhere' });
@@ -31,14 +38,23 @@ describe("the demo's collector is one unit: its panel has a title, a badge and i
   });
 
   it('renders the panel under the same title as the menu, its records as a table with rounded numbers', async () => {
-    const answer = await ask(service, { path: '/hello', headers: { 'user-agent': 'demo/1', 'accept-language': 'de;q=0.333333333, fr' } });
+    const answer = await ask(service, {
+      path: '/hello',
+      headers: { 'user-agent': 'demo/1', 'accept-language': 'de;q=0.333333333, fr' },
+    });
     const page = (await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=client` })).body;
     assert.match(page, /data-panel="client"><h2>Client<\/h2><table class="kv">/);
-    assert.match(page, /<h3>Accepted languages<\/h3><table class="records"><thead><tr><th>tag<\/th><th>quality<\/th><\/tr><\/thead><tbody><tr><td><code>fr<\/code><\/td><td><code>1<\/code><\/td><\/tr><tr><td><code>de<\/code><\/td><td><code>0\.333<\/code><\/td><\/tr>/);
+    assert.match(
+      page,
+      /<h3>Accepted languages<\/h3><table class="records"><thead><tr><th>tag<\/th><th>quality<\/th><\/tr><\/thead><tbody><tr><td><code>fr<\/code><\/td><td><code>1<\/code><\/td><\/tr><tr><td><code>de<\/code><\/td><td><code>0\.333<\/code><\/td><\/tr>/,
+    );
   });
 
   it('prints its own text in vigil profiler:show', async () => {
-    const answer = await ask(service, { path: '/hello', headers: { 'user-agent': 'demo/1', 'accept-language': 'fr, en;q=0.5' } });
+    const answer = await ask(service, {
+      path: '/hello',
+      headers: { 'user-agent': 'demo/1', 'accept-language': 'fr, en;q=0.5' },
+    });
     // The search writes what is queued, so that the command line finds it in the store.
     await ask(service, { path: `/_profiler/search?token=${tokenOf(answer)}` });
     const { code, stdout } = await vigil(['profiler:show', tokenOf(answer)], { ROUTES: 'examples/demo-routes.ts' });
@@ -50,7 +66,10 @@ describe("the demo's collector is one unit: its panel has a title, a badge and i
 describe('the demo routes show what a report holds', () => {
   it('/demo/console: console and app-logger lines, each with its logger', async () => {
     const report = await json(tokenOf(await ask(service, { path: '/demo/console' })));
-    assert.deepEqual(report.collectors.logs.lines.map((line: { logger: string }) => line.logger), ['console.log', 'request', 'app', 'console.error']);
+    assert.deepEqual(
+      report.collectors.logs.lines.map((line: { logger: string }) => line.logger),
+      ['console.log', 'request', 'app', 'console.error'],
+    );
   });
 
   it('/demo/form: the fields, the cookies and the file, redacted', async () => {
@@ -59,16 +78,30 @@ describe('the demo routes show what a report holds', () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nAnn\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="password"\r\n\r\nhunter2\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`;
-    const answer = await ask(service, { method: 'POST', path: '/demo/form', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: 'theme=dark; session_id=demo-secret' }, body });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/demo/form',
+      headers: {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        cookie: 'theme=dark; session_id=demo-secret',
+      },
+      body,
+    });
     const { request } = (await json(tokenOf(answer))).collectors;
     assert.deepEqual(request.body, { type: 'multipart', value: { name: 'Ann', password: '[redacted]' } });
-    assert.deepEqual(request.cookies, [{ name: 'theme', value: 'dark' }, { name: 'session_id', value: '[redacted]' }]);
+    assert.deepEqual(request.cookies, [
+      { name: 'theme', value: 'dark' },
+      { name: 'session_id', value: '[redacted]' },
+    ]);
     assert.deepEqual(request.files, [{ field: 'attachment', filename: 'notes.txt', type: 'text/plain', size: 5 }]);
   });
 
   it('/demo/spans: nested spans', async () => {
     const report = await json(tokenOf(await ask(service, { path: '/demo/spans' })));
-    assert.deepEqual(report.collectors.performance.spans.map((span: { name: string; depth: number }) => `${span.depth}:${span.name}`), ['0:load user', '0:render page', '1:query orders', '1:template', '0:cache write']);
+    assert.deepEqual(
+      report.collectors.performance.spans.map((span: { name: string; depth: number }) => `${span.depth}:${span.name}`),
+      ['0:load user', '0:render page', '1:query orders', '1:template', '0:cache write'],
+    );
   });
 });
 

@@ -13,7 +13,10 @@ import type { Collector } from '../../src/profiler/request-profile.js';
 import profiledRoutes, { kept, routesModule } from '../fixtures/profiled-routes.js';
 import { startKernel, type TestKernel } from '../support/kernel.js';
 
-const agentCollector: Collector = { name: 'agent', collect: ({ request }) => ({ userAgent: request.headers['user-agent'] ?? null }) };
+const agentCollector: Collector = {
+  name: 'agent',
+  collect: ({ request }) => ({ userAgent: request.headers['user-agent'] ?? null }),
+};
 const brokenCollector: Collector = {
   name: 'broken',
   collect: () => {
@@ -23,7 +26,10 @@ const brokenCollector: Collector = {
 
 let kernel: TestKernel;
 before(async () => {
-  kernel = await startKernel({ PROFILER_REDACT: 'x-api-key,token', ISOLATED_WORKERS: '1' }, { routes: [profiledRoutes], routesModule, collectors: [agentCollector, brokenCollector] });
+  kernel = await startKernel(
+    { PROFILER_REDACT: 'x-api-key,token', ISOLATED_WORKERS: '1' },
+    { routes: [profiledRoutes], routesModule, collectors: [agentCollector, brokenCollector] },
+  );
 });
 after(() => kernel.close());
 
@@ -40,7 +46,13 @@ describe('the request collector records method, URL, query, redacted headers, bo
     const { report } = await profiled({
       method: 'POST',
       url: '/echo?token=abc&page=2&q=caf%C3%A9',
-      headers: { authorization: 'Bearer t0p', cookie: 'sid=1', 'x-api-key': 'k3y', 'content-type': 'application/json', 'user-agent': 'tester/1' },
+      headers: {
+        authorization: 'Bearer t0p',
+        cookie: 'sid=1',
+        'x-api-key': 'k3y',
+        'content-type': 'application/json',
+        'user-agent': 'tester/1',
+      },
       payload: '{"a":1}',
     });
     const request = sectionOf<RequestSection>(report, 'request');
@@ -87,8 +99,15 @@ describe('the exception collector records class, message, code and the trace wit
     assert.match(section.file!, /test\/fixtures\/failing-routes\.ts$/);
     const own = section.trace.find((frame) => frame.own)!;
     assert.equal(own.file, section.file);
-    assert.ok(own.excerpt!.some((line) => line.number === section.line && line.text.includes("throw new Error('database is down')")));
-    assert.ok(section.trace.some((frame) => !frame.own && frame.excerpt === null), 'dependency frames carry no excerpt');
+    assert.ok(
+      own.excerpt!.some(
+        (line) => line.number === section.line && line.text.includes("throw new Error('database is down')"),
+      ),
+    );
+    assert.ok(
+      section.trace.some((frame) => !frame.own && frame.excerpt === null),
+      'dependency frames carry no excerpt',
+    );
   });
 
   it('adds no exception section when nothing was raised', async () => {
@@ -118,7 +137,10 @@ describe('the routing collector records the route matched, or the closest routes
     const { report } = await profiled({ method: 'DELETE', url: '/items' });
     const section = sectionOf<RoutingSection>(report, 'routing');
     assert.deepEqual(section.allowedMethods, ['GET', 'POST']);
-    assert.equal(section.closest!.find((route) => route.path === '/items')!.reason, 'the path matches but DELETE is not among GET, POST');
+    assert.equal(
+      section.closest!.find((route) => route.path === '/items')!.reason,
+      'the path matches but DELETE is not among GET, POST',
+    );
   });
 
   it('records where a slash redirect went', async () => {
@@ -144,7 +166,11 @@ describe('the performance collector records the total and the time of each stage
 
   it('splits an unrouted request into routing, rendering and sending', async () => {
     const { report } = await profiled({ url: '/robots.txt' });
-    assert.deepEqual(Object.keys(sectionOf<PerformanceSection>(report, 'performance').stages), ['routing', 'rendering', 'sending']);
+    assert.deepEqual(Object.keys(sectionOf<PerformanceSection>(report, 'performance').stages), [
+      'routing',
+      'rendering',
+      'sending',
+    ]);
   });
 });
 
@@ -162,7 +188,10 @@ describe('the memory collector records heap and RSS at start and end', () => {
 
 describe("the logs collector keeps the pino lines the request's logger wrote, and only those", () => {
   it('keeps written lines, not those below LOG_LEVEL, and never another request’s', async () => {
-    const [first, second] = await Promise.all([profiled({ url: '/log?sku=A1&wait=30' }), profiled({ url: '/log?sku=B2&wait=0' })]);
+    const [first, second] = await Promise.all([
+      profiled({ url: '/log?sku=A1&wait=30' }),
+      profiled({ url: '/log?sku=B2&wait=0' }),
+    ]);
     const lines = sectionOf<LogsSection>(first.report, 'logs').lines;
     assert.deepEqual(
       lines.map((line) => [line.level, line.message]),
@@ -172,7 +201,10 @@ describe("the logs collector keeps the pino lines the request's logger wrote, an
       ],
     );
     assert.equal(lines[0]!.context.sku, 'A1');
-    assert.deepEqual(sectionOf<LogsSection>(second.report, 'logs').lines.map((line) => line.message), ['stock low for B2', 'second line']);
+    assert.deepEqual(
+      sectionOf<LogsSection>(second.report, 'logs').lines.map((line) => line.message),
+      ['stock low for B2', 'second line'],
+    );
     // The lines still went to the log output.
     assert.ok(kernel.logLines.some((line) => line.includes('stock low for A1')));
   });

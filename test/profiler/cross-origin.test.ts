@@ -40,7 +40,9 @@ async function outcomeOf(path: string): Promise<string> {
   try {
     const tab = await context.newPage();
     await tab.goto(`http://localhost:${port}/?path=${encodeURIComponent(path)}`);
-    await tab.waitForFunction(() => document.getElementById('out')?.textContent !== 'pending', undefined, { timeout: 10_000 });
+    await tab.waitForFunction(() => document.getElementById('out')?.textContent !== 'pending', undefined, {
+      timeout: 10_000,
+    });
     return (await tab.textContent('#out')) ?? '';
   } finally {
     await context.close();

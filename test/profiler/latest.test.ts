@@ -27,7 +27,11 @@ describe('/_profiler/latest opens the newest report', () => {
     assert.ok(page.body.includes(last), 'the page is the newest report');
     const json = await ask(service, { path: '/_profiler/latest', headers: { accept: 'application/json' } });
     assert.equal(json.status, 200);
-    assert.equal((JSON.parse(json.body) as { token: string }).token, last, 'the profiler pages asked in between are not reports');
+    assert.equal(
+      (JSON.parse(json.body) as { token: string }).token,
+      last,
+      'the profiler pages asked in between are not reports',
+    );
   });
 
   it('opens the panel ?panel= names, and refuses one the report does not have', async () => {
@@ -36,7 +40,10 @@ describe('/_profiler/latest opens the newest report', () => {
     const latest = await ask(service, { path: '/_profiler/latest?panel=request' });
     assert.equal(latest.status, 200);
     assert.equal(latest.body, byToken.body, 'the same page as under its token');
-    const unknown = await ask(service, { path: '/_profiler/latest?panel=nope', headers: { accept: 'application/json' } });
+    const unknown = await ask(service, {
+      path: '/_profiler/latest?panel=nope',
+      headers: { accept: 'application/json' },
+    });
     assert.equal(unknown.status, 400);
     assert.match(JSON.parse(unknown.body).detail, /^Unknown panel "nope"/);
   });

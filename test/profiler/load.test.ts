@@ -40,7 +40,10 @@ describe('retention caps the store at PROFILER_MAX_REPORTS, keeping the newest',
     const sent = await sendMany(target, { count: 2000, concurrency: 16, path: (i) => `/retained/${i}` });
     // The store holds 500 from the 500th report on, so its count cannot tell that the writer
     // is done: the search writes what is queued first.
-    assert.equal((await ask(target, { path: '/_profiler/search', headers: { accept: 'application/json' } })).status, 200);
+    assert.equal(
+      (await ask(target, { path: '/_profiler/search', headers: { accept: 'application/json' } })).status,
+      200,
+    );
     const store = await openStore(target);
     try {
       assert.equal(await storedCount(store, 500), 500);
@@ -49,9 +52,14 @@ describe('retention caps the store at PROFILER_MAX_REPORTS, keeping the newest',
       assert.ok([...stored].every((token) => sent.tokens.includes(token)));
       // Requests go out in order, at most 16 at once: the first 1000 are all older than the
       // newest 500. Told apart by path: the answers' order is not the requests'.
-      const kept = (await store.search({ limit: 1000 })).map((summary) => Number(/\/retained\/(\d+)$/.exec(summary.url)?.[1]));
+      const kept = (await store.search({ limit: 1000 })).map((summary) =>
+        Number(/\/retained\/(\d+)$/.exec(summary.url)?.[1]),
+      );
       assert.equal(kept.length, 500);
-      assert.ok(kept.every((i) => i >= 1000), `kept requests: ${kept.sort((a, b) => a - b).join(', ')}`);
+      assert.ok(
+        kept.every((i) => i >= 1000),
+        `kept requests: ${kept.sort((a, b) => a - b).join(', ')}`,
+      );
     } finally {
       await store.close();
     }

@@ -22,7 +22,10 @@ async function search(query: string): Promise<Array<Record<string, unknown>>> {
 const problem = (answer: Answer) => JSON.parse(answer.body) as { status: number; detail: string };
 
 function assertPageHeaders(answer: Answer) {
-  assert.equal(answer.headers['content-security-policy'], "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+  assert.equal(
+    answer.headers['content-security-policy'],
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  );
   assert.equal(answer.headers['x-content-type-options'], 'nosniff');
   assert.equal(answer.headers['x-frame-options'], 'DENY');
   assert.equal(answer.headers['x-debug-token'], undefined, 'profiler pages carry no token');
@@ -51,7 +54,8 @@ describe('/_profiler lists the newest reports with a search form', () => {
     const secondAt = page.body.indexOf(`data-token="${tokenOf(second)}"`);
     assert.ok(secondAt !== -1 && firstAt > secondAt, 'newest first');
     assert.match(page.body, /<form class="search" method="get" action="\/_profiler\/search"/);
-    for (const field of ['ip', 'method', 'status_code', 'url', 'token', 'start', 'end', 'limit']) assert.match(page.body, new RegExp(`name="${field}"`));
+    for (const field of ['ip', 'method', 'status_code', 'url', 'token', 'start', 'end', 'limit'])
+      assert.match(page.body, new RegExp(`name="${field}"`));
     assert.match(page.body, /<span class="" id="dropped"><b>0<\/b> dropped since start<\/span>/);
     assert.doesNotMatch(page.body, /<script/i);
   });
@@ -62,8 +66,14 @@ describe('/_profiler lists the newest reports with a search form', () => {
     await ask(service, { path: '/_profiler/search?url=x' });
     await ask(service, { path: '/hello' }); // a report the search must list, so that an empty answer cannot pass
     const stored = await search('limit=1000');
-    assert.ok(stored.some((report) => String(report.url).endsWith('/hello')), 'the search sees stored reports');
-    assert.deepEqual(stored.filter((report) => String(report.url).includes('/_profiler')), []);
+    assert.ok(
+      stored.some((report) => String(report.url).endsWith('/hello')),
+      'the search sees stored reports',
+    );
+    assert.deepEqual(
+      stored.filter((report) => String(report.url).includes('/_profiler')),
+      [],
+    );
   });
 
   it('answers 405 with Allow for another method, through the error pipeline', async () => {
@@ -90,12 +100,21 @@ describe('/_profiler/search filters by Symfony’s fields and answers HTML or JS
   it('filters by method, token, ip, time range and limit', async () => {
     const put = await ask(service, { method: 'PUT', path: '/items/9' });
     const token = tokenOf(put);
-    assert.deepEqual((await search(`method=put&url=/items/9`)).map((r) => r.token), [token]);
-    assert.deepEqual((await search(`token=${token.slice(0, 4)}&method=PUT`)).map((r) => r.token), [token]);
+    assert.deepEqual(
+      (await search(`method=put&url=/items/9`)).map((r) => r.token),
+      [token],
+    );
+    assert.deepEqual(
+      (await search(`token=${token.slice(0, 4)}&method=PUT`)).map((r) => r.token),
+      [token],
+    );
     assert.ok((await search('ip=127.0.0')).length > 0);
     assert.equal((await search('ip=10.9.9')).length, 0);
     const time = Number((await search(`token=${token}`))[0]!.time);
-    assert.deepEqual((await search(`start=${time}&end=${time}&method=PUT`)).map((r) => r.token), [token]);
+    assert.deepEqual(
+      (await search(`start=${time}&end=${time}&method=PUT`)).map((r) => r.token),
+      [token],
+    );
     assert.equal((await search(`end=${time - 1}&token=${token}`)).length, 0);
     assert.equal((await search(`start=${new Date(time).toISOString().slice(0, 10)}&token=${token}`)).length, 1);
     assert.equal((await search('limit=1')).length, 1);
@@ -115,10 +134,19 @@ describe('/_profiler/search filters by Symfony’s fields and answers HTML or JS
       ['status_code=abc', 'Search filter "status_code" must be a status code from 100 to 599; got "abc".'],
       ['limit=0', 'Search filter "limit" must be a whole number from 1 to 1000; got "0".'],
       ['token=xyz', 'Search filter "token" must be 1 to 6 hexadecimal characters; got "xyz".'],
-      ['start=2026-02-30', 'Search filter "start" must be epoch milliseconds or an ISO 8601 date such as 2026-01-02 or 2026-01-02T10:30; got "2026-02-30".'],
-      ['start=2026-01-03&end=2026-01-02', 'Search filter "start" (2026-01-03) is after Search filter "end" (2026-01-02).'],
+      [
+        'start=2026-02-30',
+        'Search filter "start" must be epoch milliseconds or an ISO 8601 date such as 2026-01-02 or 2026-01-02T10:30; got "2026-02-30".',
+      ],
+      [
+        'start=2026-01-03&end=2026-01-02',
+        'Search filter "start" (2026-01-03) is after Search filter "end" (2026-01-02).',
+      ],
       ['ip=<script>', 'Search filter "ip" must be an IP address or part of one; got "<script>".'],
-      ['status=404', 'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit.'],
+      [
+        'status=404',
+        'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit.',
+      ],
       ['method=GET&method=POST', 'Search filter "method" is given more than once.'],
     ]) {
       const answer = await ask(service, { path: `/_profiler/search?${query}`, headers: JSON_ACCEPT });
@@ -162,12 +190,25 @@ describe('/_profiler/<token> shows one report with a panel per collector', () =>
     const json = await ask(service, { path: `/_profiler/${tokenOf(answer)}`, headers: JSON_ACCEPT });
     assert.equal(json.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(json.headers.vary, 'Accept');
-    const report = JSON.parse(json.body) as { token: string; status: number; url: string; collectors: Record<string, { class?: string }> };
+    const report = JSON.parse(json.body) as {
+      token: string;
+      status: number;
+      url: string;
+      collectors: Record<string, { class?: string }>;
+    };
     assert.equal(report.token, tokenOf(answer));
     assert.equal(report.status, 418);
     assert.equal(report.url, `${service.url}/teapot?tea=green`);
     assert.equal(report.collectors.exception!.class, 'HttpError');
-    assert.deepEqual(Object.keys(report.collectors), ['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs']);
+    assert.deepEqual(Object.keys(report.collectors), [
+      'request',
+      'response',
+      'exception',
+      'routing',
+      'performance',
+      'memory',
+      'logs',
+    ]);
   });
 
   it('is a 404 for an unknown token and a 400 for an unknown panel', async () => {
@@ -177,7 +218,10 @@ describe('/_profiler/<token> shows one report with a panel per collector', () =>
     const answer = await ask(service, { path: '/hello' });
     const badPanel = await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=nope`, headers: JSON_ACCEPT });
     assert.equal(badPanel.status, 400);
-    assert.equal(problem(badPanel).detail, 'Unknown panel "nope"; this report has request, response, exception, routing, performance, memory, logs, database, httpClient.');
+    assert.equal(
+      problem(badPanel).detail,
+      'Unknown panel "nope"; this report has request, response, exception, routing, performance, memory, logs, database, httpClient.',
+    );
   });
 
   it('escapes everything that came from the request', async () => {

@@ -35,7 +35,12 @@ interface Timed {
 /** Requests sent for `durationMs` (longer while `more` says so, up to 10 s) over `concurrency` kept-alive connections, each timed. */
 async function timedRequests(
   service: Service,
-  { durationMs, concurrency, path, more = () => false }: { durationMs: number; concurrency: number; path: (i: number) => string; more?: (timed: Timed) => boolean },
+  {
+    durationMs,
+    concurrency,
+    path,
+    more = () => false,
+  }: { durationMs: number; concurrency: number; path: (i: number) => string; more?: (timed: Timed) => boolean },
 ): Promise<Timed> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: service.ca });
   const timed: Timed = { statuses: [], tokens: [], ms: [] };
@@ -78,8 +83,10 @@ async function settledCounts(service: Service): Promise<{ stored: number; droppe
   for (;;) {
     const page = await ask(service, { path: '/_profiler' });
     const count = (label: string) => Number(new RegExp(`<b>(\\d+)</b> ${label}`).exec(page.body)?.[1]);
-    if (page.status === 200 && count('waiting to be written') === 0) return { stored: count('stored'), dropped: count('dropped since start') };
-    if (Date.now() > deadline) assert.fail(`the queue was not written within 20 s: ${page.status}\n${page.body.slice(0, 500)}`);
+    if (page.status === 200 && count('waiting to be written') === 0)
+      return { stored: count('stored'), dropped: count('dropped since start') };
+    if (Date.now() > deadline)
+      assert.fail(`the queue was not written within 20 s: ${page.status}\n${page.body.slice(0, 500)}`);
     await sleep(200);
   }
 }
@@ -106,13 +113,20 @@ describe('a PostgreSQL that hangs holds no request: a request waits a short boun
       paused = true;
       // Long enough to use up the block at hand, whose next lease the frozen server never answers.
       const noToken = (timed: Timed) => timed.tokens.some((token) => !TOKEN.test(token));
-      const frozen = await timedRequests(service, { durationMs: 2500, concurrency: 8, path: (i) => `/frozen/${i}`, more: (timed) => !noToken(timed) });
+      const frozen = await timedRequests(service, {
+        durationMs: 2500,
+        concurrency: 8,
+        path: (i) => `/frozen/${i}`,
+        more: (timed) => !noToken(timed),
+      });
       server.resume();
       paused = false;
 
       const slowest = Math.max(...frozen.ms);
       const without = frozen.tokens.filter((token) => !TOKEN.test(token)).length;
-      t.diagnostic(`while frozen: ${frozen.ms.length} answered, ${without} without a token, slowest ${Math.round(slowest)} ms`);
+      t.diagnostic(
+        `while frozen: ${frozen.ms.length} answered, ${without} without a token, slowest ${Math.round(slowest)} ms`,
+      );
       assert.ok(without > 0, 'the block at hand ran out while the server was frozen');
       assert.deepEqual([...new Set(frozen.statuses)], [404]);
       assert.ok(slowest < HELD_MS, `a request waited ${Math.round(slowest)} ms on the frozen server`);
@@ -148,7 +162,10 @@ describe('PostgreSQL stopped and started: the tokens come back before a request 
       down = true;
       // Uses up the block at hand: the leases fail while the server is down.
       const during = await sendMany(service, { count: 600, concurrency: 8, path: (i) => `/down/${i}` });
-      assert.ok(during.tokens.some((token) => !TOKEN.test(token)), 'the block ran out while the server was down');
+      assert.ok(
+        during.tokens.some((token) => !TOKEN.test(token)),
+        'the block ran out while the server was down',
+      );
       await sleep(1500);
       await server.start();
       down = false;

@@ -28,10 +28,11 @@ before(async () => {
 });
 after(() => server?.close());
 
-const storedCount = async (dsn: string) => (await server.query<{ n: number }>(dsn, 'SELECT count(*)::int AS n FROM vigil_reports'))[0]!.n;
+const storedCount = async (dsn: string) =>
+  (await server.query<{ n: number }>(dsn, 'SELECT count(*)::int AS n FROM vigil_reports'))[0]!.n;
 
 describe('two instances on one database: a token minted by one opens on the other', () => {
-  it('opens on B the report of a request A answered, and B\'s search lists A\'s reports', async () => {
+  it("opens on B the report of a request A answered, and B's search lists A's reports", async () => {
     const dsn = await server.database('pair');
     const [a, b] = await Promise.all([startInProcess({ PROFILER_DSN: dsn }), startInProcess({ PROFILER_DSN: dsn })]);
     try {
@@ -47,10 +48,21 @@ describe('two instances on one database: a token minted by one opens on the othe
       }
       assert.equal(opened.status, 200, opened.body);
       assert.match((JSON.parse(opened.body) as { url: string }).url, /\/made-on-a\?from=a$/);
-      const found = JSON.parse((await ask(b, { path: '/_profiler/search?url=made-on', headers: JSON_ACCEPT })).body) as Array<{ token: string }>;
-      assert.deepEqual(found.map((report) => report.token), [fromB, fromA], 'newest first, from both instances');
-      const onA = JSON.parse((await ask(a, { path: `/_profiler/search?token=${fromB}`, headers: JSON_ACCEPT })).body) as Array<{ token: string }>;
-      assert.deepEqual(onA.map((report) => report.token), [fromB]);
+      const found = JSON.parse(
+        (await ask(b, { path: '/_profiler/search?url=made-on', headers: JSON_ACCEPT })).body,
+      ) as Array<{ token: string }>;
+      assert.deepEqual(
+        found.map((report) => report.token),
+        [fromB, fromA],
+        'newest first, from both instances',
+      );
+      const onA = JSON.parse(
+        (await ask(a, { path: `/_profiler/search?token=${fromB}`, headers: JSON_ACCEPT })).body,
+      ) as Array<{ token: string }>;
+      assert.deepEqual(
+        onA.map((report) => report.token),
+        [fromB],
+      );
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
@@ -105,9 +117,15 @@ describe('retention holds across instances: PROFILER_MAX_REPORTS=500 keeps 500',
       for (const service of [a, b]) assert.equal((await ask(service, { path: '/_profiler' })).status, 200);
       assert.equal(await storedCount(dsn), 500);
       assert.deepEqual(await server.query(dsn, 'SELECT reports::int FROM vigil_report_count'), [{ reports: 500 }]);
-      const newest = JSON.parse((await ask(a, { path: '/_profiler/search?limit=1000', headers: JSON_ACCEPT })).body) as Array<{ url: string }>;
+      const newest = JSON.parse(
+        (await ask(a, { path: '/_profiler/search?limit=1000', headers: JSON_ACCEPT })).body,
+      ) as Array<{ url: string }>;
       assert.equal(newest.length, 500);
-      assert.ok(newest.some((report) => report.url.includes('/kept-a/')) && newest.some((report) => report.url.includes('/kept-b/')), 'both services\' reports are kept');
+      assert.ok(
+        newest.some((report) => report.url.includes('/kept-a/')) &&
+          newest.some((report) => report.url.includes('/kept-b/')),
+        "both services' reports are kept",
+      );
       const lease = await server.query<{ holder: string }>(dsn, 'SELECT holder FROM vigil_retention_lease');
       assert.equal(lease.length, 1, 'one retention lease, held by one of them');
     } finally {
@@ -116,7 +134,6 @@ describe('retention holds across instances: PROFILER_MAX_REPORTS=500 keeps 500',
     assert.equal(await storedCount(dsn), 500, 'still 500 after both stopped');
   });
 });
-
 
 /** Runs the command line as a user would (from the build), with PROFILER_DSN set. */
 function vigil(dsn: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
@@ -130,12 +147,20 @@ describe('vigil profiler:list, show and purge work against PROFILER_DSN=postgres
     const none = await vigil(dsn, ['profiler:list']);
     assert.equal(none.code, 0, none.stderr);
     assert.equal(none.stdout, `No reports stored yet (no store at ${location}).\n`);
-    assert.deepEqual(await server.query(dsn, "SELECT to_regclass('vigil_reports') IS NULL AS absent"), [{ absent: true }], 'reading created nothing');
+    assert.deepEqual(
+      await server.query(dsn, "SELECT to_regclass('vigil_reports') IS NULL AS absent"),
+      [{ absent: true }],
+      'reading created nothing',
+    );
 
-    const services: Service[] = await Promise.all([startInProcess({ PROFILER_DSN: dsn }), startInProcess({ PROFILER_DSN: dsn })]);
+    const services: Service[] = await Promise.all([
+      startInProcess({ PROFILER_DSN: dsn }),
+      startInProcess({ PROFILER_DSN: dsn }),
+    ]);
     const tokens: string[] = [];
     try {
-      for (const [i, path] of ['/robots.txt?from=cli', '/hello', '/nowhere'].entries()) tokens.push(tokenOf(await ask(services[i % 2]!, { path })));
+      for (const [i, path] of ['/robots.txt?from=cli', '/hello', '/nowhere'].entries())
+        tokens.push(tokenOf(await ask(services[i % 2]!, { path })));
     } finally {
       // Stopping writes each queue.
       await Promise.all(services.map((service) => service.stop()));
@@ -144,9 +169,15 @@ describe('vigil profiler:list, show and purge work against PROFILER_DSN=postgres
     const list = await vigil(dsn, ['profiler:list', '--json']);
     assert.equal(list.code, 0, list.stderr);
     // Newest first by arrival at the store: two services write their queues in their own time.
-    assert.deepEqual((JSON.parse(list.stdout) as Array<{ token: string }>).map((report) => report.token).sort(), [...tokens].sort());
+    assert.deepEqual(
+      (JSON.parse(list.stdout) as Array<{ token: string }>).map((report) => report.token).sort(),
+      [...tokens].sort(),
+    );
     const table = await vigil(dsn, ['profiler:list', '--url', 'from=cli']);
-    assert.match(table.stdout, new RegExp(`^${tokens[0]}\\s+.*GET\\s+404\\s+127\\.0\\.0\\.1\\s+.*/robots\\.txt\\?from=cli$`, 'm'));
+    assert.match(
+      table.stdout,
+      new RegExp(`^${tokens[0]}\\s+.*GET\\s+404\\s+127\\.0\\.0\\.1\\s+.*/robots\\.txt\\?from=cli$`, 'm'),
+    );
     const shown = await vigil(dsn, ['profiler:show', tokens[1]!, '--json']);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match((JSON.parse(shown.stdout) as { url: string }).url, /\/hello$/);
@@ -154,7 +185,10 @@ describe('vigil profiler:list, show and purge work against PROFILER_DSN=postgres
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, `vigil: token "abcdef" was not found in ${location}\n`);
 
-    assert.equal((await vigil(dsn, ['profiler:purge', '--retention'], { PROFILER_MAX_REPORTS: '1' })).stdout, 'Deleted 2 reports; 1 left.\n');
+    assert.equal(
+      (await vigil(dsn, ['profiler:purge', '--retention'], { PROFILER_MAX_REPORTS: '1' })).stdout,
+      'Deleted 2 reports; 1 left.\n',
+    );
     assert.equal((await vigil(dsn, ['profiler:purge'])).stdout, 'Deleted 1 report; 0 left.\n');
     assert.equal((await vigil(dsn, ['profiler:list'])).stdout, 'No report matches.\n');
   });
@@ -165,7 +199,10 @@ describe('vigil profiler:list, show and purge work against PROFILER_DSN=postgres
     try {
       const run = await vigil(dsn, ['profiler:list']);
       assert.equal(run.code, 1);
-      assert.match(run.stderr, /^vigil profiler:list: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/cli_down_\w+ is unavailable: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
+      assert.match(
+        run.stderr,
+        /^vigil profiler:list: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/cli_down_\w+ is unavailable: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/,
+      );
       assertNoPassword(run.stderr);
     } finally {
       await server.start();
@@ -181,7 +218,11 @@ describe('a PROFILER_DSN or a login that cannot work stops the start with one li
       `mysql://vigil:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:3306/vigil`,
       `PROFILER_DSN: the scheme "mysql:" is not supported; the supported schemes are sqlite:<path> (a SQLite file, e.g. sqlite:var/profiler.sqlite) and ${FORM} (PostgreSQL)`,
     ],
-    ['a URL that cannot be parsed', `postgres://vigil:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:99999/vigil`, `PROFILER_DSN: not a valid PostgreSQL URL; the form is ${FORM}`],
+    [
+      'a URL that cannot be parsed',
+      `postgres://vigil:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:99999/vigil`,
+      `PROFILER_DSN: not a valid PostgreSQL URL; the form is ${FORM}`,
+    ],
   ] as const) {
     it(what, async () => {
       const { code, stderr } = await runMain({ PROFILER_DSN: dsn, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-dsn-')) });
@@ -195,7 +236,10 @@ describe('a PROFILER_DSN or a login that cannot work stops the start with one li
     const dsn = (await server.database('login')).replace(encodeURIComponent(PG_PASSWORD), 'wrong-s3cret');
     const { code, stderr } = await runMain({ PROFILER_DSN: dsn, VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-login-')) });
     assert.equal(code, 1);
-    assert.match(stderr, /^vigil: cannot start: PROFILER_DSN: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"\n$/);
+    assert.match(
+      stderr,
+      /^vigil: cannot start: PROFILER_DSN: the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"\n$/,
+    );
     assert.doesNotMatch(stderr, /wrong-s3cret/);
   });
 });

@@ -26,10 +26,15 @@ async function settledCounts(service: Service): Promise<{ stored: number; waitin
     const page = await ask(service, { path: '/_profiler' });
     const count = (label: string) => Number(new RegExp(`<b>(\\d+)</b> ${label}`).exec(page.body)?.[1]);
     if (page.status === 200) {
-      const counts = { stored: count('stored'), waiting: count('waiting to be written'), dropped: count('dropped since start') };
+      const counts = {
+        stored: count('stored'),
+        waiting: count('waiting to be written'),
+        dropped: count('dropped since start'),
+      };
       if (counts.waiting === 0) return counts;
     }
-    if (Date.now() > deadline) assert.fail(`the queue was not written within 20 s: ${page.status}\n${page.body.slice(0, 500)}`);
+    if (Date.now() > deadline)
+      assert.fail(`the queue was not written within 20 s: ${page.status}\n${page.body.slice(0, 500)}`);
     await sleep(200);
   }
 }
@@ -78,8 +83,12 @@ describe('PostgreSQL stopped under load: every request is answered, and once it 
         assert.equal(page.headers['retry-after'], '5');
         const problem = JSON.parse(page.body) as { title: string; detail: string };
         assert.equal(problem.title, 'Service Unavailable');
-        assert.match(problem.detail, /^Report store unavailable: postgres:\/\/vigil@127\.0\.0\.1:\d+\/load_\w+: .+\. New reports wait in the write queue and are written once it answers again\.$/);
-        for (const secret of [PG_PASSWORD, encodeURIComponent(PG_PASSWORD)]) assert.ok(!page.body.includes(secret), 'the password is not shown');
+        assert.match(
+          problem.detail,
+          /^Report store unavailable: postgres:\/\/vigil@127\.0\.0\.1:\d+\/load_\w+: .+\. New reports wait in the write queue and are written once it answers again\.$/,
+        );
+        for (const secret of [PG_PASSWORD, encodeURIComponent(PG_PASSWORD)])
+          assert.ok(!page.body.includes(secret), 'the password is not shown');
       }
       const html = await ask(service, { path: '/_profiler' });
       assert.equal(html.status, 503);
@@ -94,16 +103,29 @@ describe('PostgreSQL stopped under load: every request is answered, and once it 
       const counts = await settledCounts(service);
       const stored = (await server.query<{ n: number }>(dsn, 'SELECT count(*)::int AS n FROM vigil_reports'))[0]!.n;
       assert.equal(counts.stored, stored);
-      assert.equal(answered(all) - stored, counts.dropped, `answered ${answered(all)}, stored ${stored}, dropped ${counts.dropped}`);
+      assert.equal(
+        answered(all) - stored,
+        counts.dropped,
+        `answered ${answered(all)}, stored ${stored}, dropped ${counts.dropped}`,
+      );
       const opened = await ask(service, { path: `/_profiler/${back.token}`, headers: JSON_ACCEPT });
       assert.equal(opened.status, 200, 'a report made once the server was back is stored');
       // The queue (20 000 reports) never fills here: every report answered with a token is
       // stored, those that waited while the server was down included; the others had no token.
       const tokens = all.flatMap((sent) => sent.tokens).filter((token) => /^[0-9a-f]{6}$/.test(token));
-      const storedTokens = (await server.query<{ token: string }>(dsn, 'SELECT token FROM vigil_reports')).map((row) => row.token);
+      const storedTokens = (await server.query<{ token: string }>(dsn, 'SELECT token FROM vigil_reports')).map(
+        (row) => row.token,
+      );
       assert.deepEqual(storedTokens.sort(), tokens.sort(), 'every report answered with a token is stored');
-      const queuedThrough = (await server.query<{ n: number }>(dsn, "SELECT count(*)::int AS n FROM vigil_reports WHERE url LIKE '%/during/%' OR url LIKE '%/down/%'"))[0]!.n;
-      t.diagnostic(`answered ${answered(all)} (${all[1]!.statuses.length + all[2]!.statuses.length} while the server stopped or was down), stored ${stored} (${queuedThrough} of those), dropped ${counts.dropped}`);
+      const queuedThrough = (
+        await server.query<{ n: number }>(
+          dsn,
+          "SELECT count(*)::int AS n FROM vigil_reports WHERE url LIKE '%/during/%' OR url LIKE '%/down/%'",
+        )
+      )[0]!.n;
+      t.diagnostic(
+        `answered ${answered(all)} (${all[1]!.statuses.length + all[2]!.statuses.length} while the server stopped or was down), stored ${stored} (${queuedThrough} of those), dropped ${counts.dropped}`,
+      );
       assert.match(service.output(), /report store write failed.*is unavailable: /);
       // Failure lines are paced (one a second at most): the recovery is said with the next one.
       for (let waited = 0; waited < 5_000 && !/it succeeds again/.test(service.output()); waited += 50) await sleep(50);
@@ -124,7 +146,10 @@ describe('PostgreSQL down at start: the service starts and answers, and stores r
     try {
       service = await startService({ PROFILER_DSN: dsn });
       const all: Sent[] = [await sendMany(service, { count: 200, concurrency: 8, path: (i) => `/early/${i}` })];
-      assert.ok(all[0]!.tokens.every((token) => token === 'undefined'), 'no token could be leased: none is given');
+      assert.ok(
+        all[0]!.tokens.every((token) => token === 'undefined'),
+        'no token could be leased: none is given',
+      );
       const page = await ask(service, { path: '/_profiler', headers: JSON_ACCEPT });
       assert.equal(page.status, 503);
       assert.match((JSON.parse(page.body) as { detail: string }).detail, /^Report store unavailable: /);

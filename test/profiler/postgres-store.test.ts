@@ -7,7 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, afterEach, describe, it } from 'node:test';
 import { TokenPermutation } from '../../src/profiler/token-permutation.js';
-import { ReportStoreError, ReportStoreUnavailableError, type ReportStore } from '../../src/profiler/storage/report-store.js';
+import {
+  ReportStoreError,
+  ReportStoreUnavailableError,
+  type ReportStore,
+} from '../../src/profiler/storage/report-store.js';
 import { PG_PASSWORD, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { postgresStore, storedTokens } from '../support/stores.js';
@@ -50,7 +54,11 @@ describe('the PostgreSQL store keeps its database', () => {
       assertNoPassword(unopened.location);
       await assert.rejects(unopened.count(), /the report store .* is not open/);
       assert.equal(await unopened.exists(), false);
-      await assert.rejects(unopened.leaseTokens(1), /the report store .* is not open/, 'asking whether it exists opens nothing');
+      await assert.rejects(
+        unopened.leaseTokens(1),
+        /the report store .* is not open/,
+        'asking whether it exists opens nothing',
+      );
       assert.equal(await unopened.exists(), false);
       await unopened.open();
       try {
@@ -94,11 +102,16 @@ describe('the PostgreSQL store keeps its database', () => {
   describe('the token counter and its key live in the database', () => {
     it('draws a 32-byte key when the store is created, and leases the permutation of the counter under it', async () => {
       const tokens = await store.leaseTokens(5);
-      const { key, next } = (await rows<{ key: Buffer; next: string }>('SELECT key, next FROM vigil_token_counter'))[0]!;
+      const { key, next } = (
+        await rows<{ key: Buffer; next: string }>('SELECT key, next FROM vigil_token_counter')
+      )[0]!;
       assert.equal(key.length, 32);
       assert.equal(Number(next), 5);
       const permutation = new TokenPermutation(key);
-      assert.deepEqual(tokens, [0, 1, 2, 3, 4].map((counter) => permutation.token(counter)));
+      assert.deepEqual(
+        tokens,
+        [0, 1, 2, 3, 4].map((counter) => permutation.token(counter)),
+      );
     });
 
     it('skips, when the counter comes back round after 2^24, the tokens that stored reports still hold', async () => {
@@ -106,7 +119,10 @@ describe('the PostgreSQL store keeps its database', () => {
       await store.write(encoded([report(first[2]!), report(first[7]!)]));
       await rows('UPDATE vigil_token_counter SET next = $1', [2 ** 24]);
       const again = await store.leaseTokens(10);
-      assert.deepEqual(again, first.filter((_, i) => i !== 2 && i !== 7));
+      assert.deepEqual(
+        again,
+        first.filter((_, i) => i !== 2 && i !== 7),
+      );
     });
 
     it('creates a new key when the counter row is gone, still skipping stored tokens', async () => {
@@ -120,8 +136,18 @@ describe('the PostgreSQL store keeps its database', () => {
   });
 
   describe('a batch is one INSERT, and a stack trace shared by many reports is stored once', () => {
-    const trace = [{ function: 'noRouteFound', file: '/srv/src/routing/unmatched.ts', line: 45, column: 10, own: true, excerpt: [{ number: 45, text: 'throw' }] }];
-    const failing = (token: string, time = T0) => report(token, { time, collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
+    const trace = [
+      {
+        function: 'noRouteFound',
+        file: '/srv/src/routing/unmatched.ts',
+        line: 45,
+        column: 10,
+        own: true,
+        excerpt: [{ number: 45, text: 'throw' }],
+      },
+    ];
+    const failing = (token: string, time = T0) =>
+      report(token, { time, collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
     const traceRows = async () => (await rows<{ n: number }>('SELECT count(*)::int AS n FROM vigil_traces'))[0]!.n;
 
     it('writes 200 reports with one INSERT statement', async () => {
@@ -131,8 +157,14 @@ describe('the PostgreSQL store keeps its database', () => {
       await logged.open();
       try {
         const before = server.log().length;
-        await logged.write(encoded(Array.from({ length: 200 }, (_, i) => report(i.toString(16).padStart(6, '0'), { time: T0 + i }))));
-        const statements = server.log().slice(before).split('\n').filter((line) => line.includes('INSERT INTO vigil_reports'));
+        await logged.write(
+          encoded(Array.from({ length: 200 }, (_, i) => report(i.toString(16).padStart(6, '0'), { time: T0 + i }))),
+        );
+        const statements = server
+          .log()
+          .slice(before)
+          .split('\n')
+          .filter((line) => line.includes('INSERT INTO vigil_reports'));
         assert.equal(statements.length, 1, statements.join('\n'));
         assert.equal(await logged.count(), 200);
       } finally {
@@ -144,7 +176,12 @@ describe('the PostgreSQL store keeps its database', () => {
     it('reads every report back with its trace, from one stored copy', async () => {
       await store.write(encoded([failing('00000a'), failing('00000b')]));
       await store.write(encoded([failing('00000c')]));
-      for (const token of ['00000a', '00000b', '00000c']) assert.deepEqual((await store.read(token))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+      for (const token of ['00000a', '00000b', '00000c'])
+        assert.deepEqual((await store.read(token))!.collectors.exception, {
+          class: 'NotFoundHttpError',
+          message: 'No route',
+          trace,
+        });
       assert.equal(await traceRows(), 1);
     });
 
@@ -153,15 +190,24 @@ describe('the PostgreSQL store keeps its database', () => {
       await store.purge({ maxReports: 1, maxAgeMs: YEAR_MS }, { now: T0 });
       assert.equal(await traceRows(), 0);
       await store.write(encoded([failing('00000c')]));
-      assert.deepEqual((await store.read('00000c'))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+      assert.deepEqual((await store.read('00000c'))!.collectors.exception, {
+        class: 'NotFoundHttpError',
+        message: 'No route',
+        trace,
+      });
     });
   });
 
   describe('a report the database cannot take costs itself only', () => {
     it('gives back a report with a NUL character in its URL as failed, and stores the others', async () => {
-      const outcome = await store.write(encoded([report('00000a'), report('00000b', { url: 'https://localhost/a\u0000b' }), report('00000c')]));
+      const outcome = await store.write(
+        encoded([report('00000a'), report('00000b', { url: 'https://localhost/a\u0000b' }), report('00000c')]),
+      );
       assert.deepEqual(outcome.rejected, []);
-      assert.deepEqual(outcome.failed.map((failure) => failure.token), ['00000b']);
+      assert.deepEqual(
+        outcome.failed.map((failure) => failure.token),
+        ['00000b'],
+      );
       assert.match(outcome.failed[0]!.error.message, /0x00/);
       assert.deepEqual(await storedTokens(store), ['00000a', '00000c']);
       assert.equal(await store.count(), 2);
@@ -170,7 +216,10 @@ describe('the PostgreSQL store keeps its database', () => {
     it('takes a batch written again after its commit was lost as stored, and still refuses another report under a stored token', async () => {
       const batch = encoded([report('00000a', { time: T0 + 1 }), report('00000b', { time: T0 + 2 })]);
       await store.write(batch);
-      const again = await store.write([...batch, ...encoded([report('00000a', { time: T0 + 1, url: 'https://localhost/other' })])]);
+      const again = await store.write([
+        ...batch,
+        ...encoded([report('00000a', { time: T0 + 1, url: 'https://localhost/other' })]),
+      ]);
       assert.deepEqual(again.rejected, ['00000a'], 'only the other report is refused');
       assert.equal(await store.count(), 2);
       assert.equal((await store.read('00000a'))!.url, 'https://localhost:8443/robots.txt');
@@ -178,8 +227,12 @@ describe('the PostgreSQL store keeps its database', () => {
   });
 
   describe('a write given the number of reports to keep deletes the oldest in the same transaction', () => {
-    const batch = (from: number, length: number) => encoded(Array.from({ length }, (_, j) => report((from + j).toString(16).padStart(6, '0'), { time: T0 + from + j })));
-    const tokensOf = (from: number, length: number) => Array.from({ length }, (_, j) => (from + j).toString(16).padStart(6, '0'));
+    const batch = (from: number, length: number) =>
+      encoded(
+        Array.from({ length }, (_, j) => report((from + j).toString(16).padStart(6, '0'), { time: T0 + from + j })),
+      );
+    const tokensOf = (from: number, length: number) =>
+      Array.from({ length }, (_, j) => (from + j).toString(16).padStart(6, '0'));
 
     it('never holds more than keep, and counts the deleted', async () => {
       assert.equal((await store.write(batch(0, 50), 100)).deleted, 0);
@@ -219,7 +272,10 @@ describe('the PostgreSQL store keeps its database', () => {
   });
 
   describe('the search is answered from the indexes', () => {
-    const plan = async (where: string) => (await rows<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT token FROM vigil_reports r ${where}`)).map((line) => line['QUERY PLAN']).join('\n');
+    const plan = async (where: string) =>
+      (await rows<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT token FROM vigil_reports r ${where}`))
+        .map((line) => line['QUERY PLAN'])
+        .join('\n');
 
     it('walks the primary key, or the status or method index, backwards for the newest first (arrival order), the token index for a prefix, the time index for a range', async () => {
       // Plans are read with sequential and bitmap scans priced out: the question is whether an index can serve without a sort.
@@ -235,7 +291,10 @@ describe('the PostgreSQL store keeps its database', () => {
         const byStatus = await plan('WHERE r.status = 404 ORDER BY r.id DESC LIMIT 100');
         assert.match(byStatus, /Index Scan Backward using vigil_reports_by_status/);
         assert.doesNotMatch(byStatus, /Sort/);
-        assert.match(await plan("WHERE r.method = 'GET' ORDER BY r.id DESC LIMIT 100"), /Index Scan Backward using vigil_reports_by_method/);
+        assert.match(
+          await plan("WHERE r.method = 'GET' ORDER BY r.id DESC LIMIT 100"),
+          /Index Scan Backward using vigil_reports_by_method/,
+        );
       } finally {
         await rows(`ALTER DATABASE "${name}" RESET enable_seqscan`);
         await rows(`ALTER DATABASE "${name}" RESET enable_bitmapscan`);
@@ -248,7 +307,10 @@ describe('the PostgreSQL store keeps its database', () => {
       try {
         assert.match(await plan('WHERE r.status = 404'), /vigil_reports_by_status/);
         assert.match(await plan("WHERE r.method = 'GET'"), /vigil_reports_by_method/);
-        assert.match(await plan(String.raw`WHERE r.url LIKE '%100\%\_sure%'`), /Bitmap Index Scan on vigil_reports_by_url_part/);
+        assert.match(
+          await plan(String.raw`WHERE r.url LIKE '%100\%\_sure%'`),
+          /Bitmap Index Scan on vigil_reports_by_url_part/,
+        );
         assert.match(await plan("WHERE r.ip LIKE '%192.168%'"), /Bitmap Index Scan on vigil_reports_by_ip_part/);
       } finally {
         await rows(`ALTER DATABASE "${name}" RESET enable_seqscan`);
@@ -265,9 +327,15 @@ describe('the PostgreSQL store keeps its database', () => {
           SELECT lpad(to_hex(n), 6, '0'), ${T0} + n, 'GET', 'https://localhost/items/' || n, 404, '127.0.0.1', 1.5, '{}' FROM generate_series(1, 40000) AS n`);
         await rows('UPDATE vigil_report_count SET reports = 40000');
         const order: string[] = [];
-        const purge = purging.purge({ maxReports: 1, maxAgeMs: YEAR_MS }, { now: T0 }).then((deleted) => (order.push('purge'), deleted));
+        const purge = purging
+          .purge({ maxReports: 1, maxAgeMs: YEAR_MS }, { now: T0 })
+          .then((deleted) => (order.push('purge'), deleted));
         // The batch is sent once the purge holds the write lock.
-        for (let waited = 0; (await rows("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 2 AND granted")).length === 0; waited += 5) {
+        for (
+          let waited = 0;
+          (await rows("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 2 AND granted")).length === 0;
+          waited += 5
+        ) {
           assert.ok(waited < 10_000, 'the purge takes the write lock');
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
@@ -283,9 +351,21 @@ describe('the PostgreSQL store keeps its database', () => {
   });
 
   describe('a store without its search indexes gets them at open, and keeps serving while a large one builds them', () => {
-    const SEARCH_INDEXES = ['vigil_reports_by_status', 'vigil_reports_by_method', 'vigil_reports_by_url_part', 'vigil_reports_by_ip_part'];
+    const SEARCH_INDEXES = [
+      'vigil_reports_by_status',
+      'vigil_reports_by_method',
+      'vigil_reports_by_url_part',
+      'vigil_reports_by_ip_part',
+    ];
     const presentIndexes = async (target: string) =>
-      (await server.query<{ name: string }>(target, "SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indisvalid AND c.relname LIKE 'vigil_reports_by_%'")).map((row) => row.name).sort();
+      (
+        await server.query<{ name: string }>(
+          target,
+          "SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indisvalid AND c.relname LIKE 'vigil_reports_by_%'",
+        )
+      )
+        .map((row) => row.name)
+        .sort();
     /** A store as the version before made it: the same tables, only the first indexes, `count` reports. */
     const previousStore = async (count: number) => {
       const target = await server.database('previous');
@@ -293,22 +373,49 @@ describe('the PostgreSQL store keeps its database', () => {
       await made.open();
       await made.close();
       for (const index of SEARCH_INDEXES) await server.query(target, `DROP INDEX ${index}`);
-      await server.query(target, `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data)
-        SELECT lpad(to_hex(n), 6, '0'), ${T0} + n, 'GET', 'https://localhost/items/' || n, 404, '10.0.' || (n % 250) || '.1', 1.5, '{}' FROM generate_series(1, $1::int) AS n`, [count]);
+      await server.query(
+        target,
+        `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data)
+        SELECT lpad(to_hex(n), 6, '0'), ${T0} + n, 'GET', 'https://localhost/items/' || n, 404, '10.0.' || (n % 250) || '.1', 1.5, '{}' FROM generate_series(1, $1::int) AS n`,
+        [count],
+      );
       await server.query(target, 'UPDATE vigil_report_count SET reports = $1', [count]);
       return target;
     };
 
     it('builds them at open in a small store, keeping its reports', async () => {
       const target = await previousStore(500);
-      assert.deepEqual(await presentIndexes(target), ['vigil_reports_by_time', 'vigil_reports_by_token', 'vigil_reports_by_trace']);
+      assert.deepEqual(await presentIndexes(target), [
+        'vigil_reports_by_time',
+        'vigil_reports_by_token',
+        'vigil_reports_by_trace',
+      ]);
       const opened = postgresStore(target);
       await opened.open();
       try {
-        assert.deepEqual(await presentIndexes(target), [...SEARCH_INDEXES, 'vigil_reports_by_time', 'vigil_reports_by_token', 'vigil_reports_by_trace'].sort());
+        assert.deepEqual(
+          await presentIndexes(target),
+          [...SEARCH_INDEXES, 'vigil_reports_by_time', 'vigil_reports_by_token', 'vigil_reports_by_trace'].sort(),
+        );
         assert.equal(await opened.count(), 500);
         const found = (await opened.search({ url: '/items/49' })).map((report) => report.token);
-        assert.deepEqual(found, ['0001f3', '0001f2', '0001f1', '0001f0', '0001ef', '0001ee', '0001ed', '0001ec', '0001eb', '0001ea', '000031'], '499 to 490, then 49');
+        assert.deepEqual(
+          found,
+          [
+            '0001f3',
+            '0001f2',
+            '0001f1',
+            '0001f0',
+            '0001ef',
+            '0001ee',
+            '0001ed',
+            '0001ec',
+            '0001eb',
+            '0001ea',
+            '000031',
+          ],
+          '499 to 490, then 49',
+        );
       } finally {
         await opened.close();
       }
@@ -320,10 +427,16 @@ describe('the PostgreSQL store keeps its database', () => {
       const opened = postgresStore(target, { notify: (line) => lines.push(line) });
       await opened.open();
       try {
-        assert.equal((await opened.search({ statusCode: 404, limit: 1 }))[0]!.token, (30_000).toString(16).padStart(6, '0'));
+        assert.equal(
+          (await opened.search({ statusCode: 404, limit: 1 }))[0]!.token,
+          (30_000).toString(16).padStart(6, '0'),
+        );
         await opened.write(encoded([report('fffff0', { time: T0 + 40_000 })]));
         for (let waited = 0; (await presentIndexes(target)).length < 7; waited += 100) {
-          assert.ok(waited < 60_000, `the indexes are built within a minute: ${(await presentIndexes(target)).join(', ')}`);
+          assert.ok(
+            waited < 60_000,
+            `the indexes are built within a minute: ${(await presentIndexes(target)).join(', ')}`,
+          );
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         assert.equal(await opened.count(), 30_001);
@@ -350,11 +463,28 @@ describe('the PostgreSQL store keeps its database', () => {
       await opened.open();
       try {
         assert.equal(lines.length, 1, lines.join('\n'));
-        assert.match(lines[0]!, /^The report store postgres:\/\/plain_\w+@127\.0\.0\.1:\d+\/plain_\w+ cannot create the pg_trgm extension \(.*permission denied.*\): searches by part of the URL or IP scan the reports$/);
-        await opened.write(encoded([report('00000a', { url: 'https://localhost/items/7', ip: '192.168.1.20' }), report('00000b', { time: T0 + 1 })]));
-        assert.deepEqual((await opened.search({ url: 'items/7', ip: '168.1' })).map((found) => found.token), ['00000a']);
-        assert.deepEqual((await presentIndexes(target)).filter((name) => name.endsWith('_part')), []);
-        assert.deepEqual((await presentIndexes(target)).filter((name) => name === 'vigil_reports_by_status'), ['vigil_reports_by_status']);
+        assert.match(
+          lines[0]!,
+          /^The report store postgres:\/\/plain_\w+@127\.0\.0\.1:\d+\/plain_\w+ cannot create the pg_trgm extension \(.*permission denied.*\): searches by part of the URL or IP scan the reports$/,
+        );
+        await opened.write(
+          encoded([
+            report('00000a', { url: 'https://localhost/items/7', ip: '192.168.1.20' }),
+            report('00000b', { time: T0 + 1 }),
+          ]),
+        );
+        assert.deepEqual(
+          (await opened.search({ url: 'items/7', ip: '168.1' })).map((found) => found.token),
+          ['00000a'],
+        );
+        assert.deepEqual(
+          (await presentIndexes(target)).filter((name) => name.endsWith('_part')),
+          [],
+        );
+        assert.deepEqual(
+          (await presentIndexes(target)).filter((name) => name === 'vigil_reports_by_status'),
+          ['vigil_reports_by_status'],
+        );
       } finally {
         await opened.close();
         await server.query(target, `DROP OWNED BY ${role}`).catch(() => undefined);
@@ -371,10 +501,23 @@ describe('a PostgreSQL server that is down, slow or refuses the login', () => {
     try {
       await store.write(encoded([report('00000a')]));
       await server.stop();
-      for (const call of [() => store.write(encoded([report('00000b')])), () => store.leaseTokens(8), () => store.read('00000a'), () => store.search({}), () => store.count(), () => store.purge({ maxReports: 1, maxAgeMs: YEAR_MS })]) {
-        const error = await call().then(() => undefined, (failure: unknown) => failure);
+      for (const call of [
+        () => store.write(encoded([report('00000b')])),
+        () => store.leaseTokens(8),
+        () => store.read('00000a'),
+        () => store.search({}),
+        () => store.count(),
+        () => store.purge({ maxReports: 1, maxAgeMs: YEAR_MS }),
+      ]) {
+        const error = await call().then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
         assert.ok(error instanceof ReportStoreUnavailableError, String(error));
-        assert.match(error.message, /^the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/outage_\w+ is unavailable: /);
+        assert.match(
+          error.message,
+          /^the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/outage_\w+ is unavailable: /,
+        );
         assertNoPassword(error.message);
       }
     } finally {
@@ -414,7 +557,10 @@ describe('a PostgreSQL server that is down, slow or refuses the login', () => {
     const holder = server.query(dsn, 'SELECT pg_advisory_xact_lock(1986619241, 2), pg_sleep(3)');
     await new Promise((resolve) => setTimeout(resolve, 200));
     try {
-      const error = await store.write(encoded([report('00000a')])).then(() => undefined, (failure: unknown) => failure);
+      const error = await store.write(encoded([report('00000a')])).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
       assert.ok(error instanceof ReportStoreUnavailableError, String(error));
       assert.match(error.message, /57014: canceling statement due to statement timeout/);
     } finally {
@@ -426,9 +572,15 @@ describe('a PostgreSQL server that is down, slow or refuses the login', () => {
   it('stops the open on a wrong password, naming the store and not the password', async () => {
     const dsn = (await server.database('login')).replace(encodeURIComponent(PG_PASSWORD), 'wrong-s3cret');
     const store = postgresStore(dsn);
-    const error = await store.open().then(() => undefined, (failure: unknown) => failure);
+    const error = await store.open().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
     assert.ok(error instanceof ReportStoreError && !(error instanceof ReportStoreUnavailableError), String(error));
-    assert.match(error.message, /^the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"$/);
+    assert.match(
+      error.message,
+      /^the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/login_\w+ cannot be opened: 28P01: password authentication failed for user "vigil"$/,
+    );
     assert.doesNotMatch(error.message, /wrong-s3cret/);
     await store.close();
   });
@@ -438,7 +590,10 @@ describe('a PostgreSQL server that is down, slow or refuses the login', () => {
     const store = postgresStore(dsn);
     await assert.rejects(store.open(), (error: unknown) => {
       assert.ok(error instanceof ReportStoreError && !(error instanceof ReportStoreUnavailableError), String(error));
-      assert.match(error.message, /^the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/no_such_database cannot be opened: 3D000: database "no_such_database" does not exist$/);
+      assert.match(
+        error.message,
+        /^the report store postgres:\/\/vigil@127\.0\.0\.1:\d+\/no_such_database cannot be opened: 3D000: database "no_such_database" does not exist$/,
+      );
       return true;
     });
     await store.close();

@@ -37,14 +37,19 @@ describe('dropped reports are counted where people look: the profiler and the lo
       assert.equal(kernel.profiler!.writer.dropped, 3);
       const page = await kernel.app.inject({ url: '/_profiler' });
       assert.match(page.body, /<span class="bad" id="dropped"><b>3<\/b> dropped since start<\/span>/);
-      const warning = kernel.logLines.map((line) => JSON.parse(line) as { level: number; msg: string; dropped?: number }).find((line) => line.level === 40);
+      const warning = kernel.logLines
+        .map((line) => JSON.parse(line) as { level: number; msg: string; dropped?: number })
+        .find((line) => line.level === 40);
       assert.equal(warning?.msg, 'Debug reports dropped because the write queue is full (2 reports): 1 since start');
       assert.equal(warning?.dropped, 1);
     } finally {
       await kernel.close();
     }
     const closing = kernel.logLines.map((line) => JSON.parse(line) as { msg: string }).map((line) => line.msg);
-    assert.ok(closing.includes('Debug reports dropped because the write queue is full (2 reports): 3 since start'), closing.join('\n'));
+    assert.ok(
+      closing.includes('Debug reports dropped because the write queue is full (2 reports): 3 since start'),
+      closing.join('\n'),
+    );
   });
 });
 
@@ -56,9 +61,13 @@ describe('a report the write queue cannot take is dropped before the request is 
       for (let i = 0; i < 6; i++) answers.push(await kernel.app.inject({ url: `/full/${i}` }));
       const tokens = answers.map((answer) => answer.headers['x-debug-token']);
       assert.equal(tokens.filter((token) => token !== undefined).length, 3, `tokens: ${JSON.stringify(tokens)}`);
-      assert.deepEqual(answers.map((answer) => answer.statusCode), [404, 404, 404, 404, 404, 404]);
+      assert.deepEqual(
+        answers.map((answer) => answer.statusCode),
+        [404, 404, 404, 404, 404, 404],
+      );
       assert.equal(kernel.profiler!.writer.dropped, 3);
-      for (const token of tokens) if (token !== undefined) assert.equal((await kernel.report(String(token))).token, token);
+      for (const token of tokens)
+        if (token !== undefined) assert.equal((await kernel.report(String(token))).token, token);
     } finally {
       await kernel.close();
     }
@@ -86,7 +95,7 @@ describe('retention is enforced while the service runs', () => {
   });
 });
 
-describe("a request whose client leaves before the answer still gets its report", () => {
+describe('a request whose client leaves before the answer still gets its report', () => {
   it('is stored with status 499 and marked aborted', async () => {
     const kernel = await startKernel({ ISOLATED_WORKERS: '1' }, { routes: [profiledRoutes], routesModule });
     try {
@@ -99,7 +108,9 @@ describe("a request whose client leaves before the answer still gets its report"
           socket.destroy();
           resolve(data);
         });
-        const socket = connect(port, '127.0.0.1', () => socket.write(`GET /slow?left=early HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(`GET /slow?left=early HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`),
+        );
         socket.on('data', (chunk: Buffer) => (data += chunk));
         socket.on('error', reject);
       });
@@ -142,7 +153,10 @@ describe('a store that cannot lease tokens costs reports, never answers', () => 
         assert.equal(answer.headers['x-debug-token'], undefined, 'no token for a report that cannot be stored');
       }
       assert.equal(kernel.profiler!.writer.dropped, 5);
-      assert.ok(kernel.logLines.some((line) => line.includes('token lease failed: SQLITE_FULL: database or disk is full')), kernel.logLines.join(''));
+      assert.ok(
+        kernel.logLines.some((line) => line.includes('token lease failed: SQLITE_FULL: database or disk is full')),
+        kernel.logLines.join(''),
+      );
       const page = await kernel.app.inject({ url: '/_profiler' });
       assert.match(page.body, /id="dropped"><b>5<\/b> dropped since start/);
 
@@ -154,6 +168,9 @@ describe('a store that cannot lease tokens costs reports, never answers', () => 
       await kernel.close();
     }
     // Failures are logged at most once a second, with counts; the recovery line is written by the close at the latest.
-    assert.ok(kernel.logLines.some((line) => /token lease failed.*it succeeds again/.test(line)), kernel.logLines.join(''));
+    assert.ok(
+      kernel.logLines.some((line) => /token lease failed.*it succeeds again/.test(line)),
+      kernel.logLines.join(''),
+    );
   });
 });

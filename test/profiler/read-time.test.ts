@@ -44,7 +44,10 @@ describe('an unmatched request is stored as facts, explained when its report is 
     const page = await kernel.app.inject({ url: `/_profiler/${token}`, headers: { accept: 'application/json' } });
     const routing = routingOf(JSON.parse(page.body) as Report);
     assert.deepEqual(routing.allowedMethods, ['GET', 'POST']);
-    assert.equal(routing.closest!.find((route) => route.path === '/items')!.reason, 'the path matches but DELETE is not among GET, POST');
+    assert.equal(
+      routing.closest!.find((route) => route.path === '/items')!.reason,
+      'the path matches but DELETE is not among GET, POST',
+    );
     assert.equal(routing.routeTableChanged, undefined);
   });
 
@@ -58,12 +61,25 @@ describe('an unmatched request is stored as facts, explained when its report is 
       status: 404,
       ip: '127.0.0.1',
       duration: 1,
-      collectors: { routing: { path: '/items/abc', matched: null, routeTable: '000000000000', redirectedTo: null } satisfies RoutingSection },
+      collectors: {
+        routing: {
+          path: '/items/abc',
+          matched: null,
+          routeTable: '000000000000',
+          redirectedTo: null,
+        } satisfies RoutingSection,
+      },
     };
     await raw.write([encodeReport(report)]);
-    const page = await kernel.app.inject({ url: `/_profiler/${token}?panel=routing`, headers: { accept: 'text/html' } });
+    const page = await kernel.app.inject({
+      url: `/_profiler/${token}?panel=routing`,
+      headers: { accept: 'text/html' },
+    });
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /id="route-table-changed"[^>]*>The routes changed since this request \(route table 000000000000\)/);
+    assert.match(
+      page.body,
+      /id="route-table-changed"[^>]*>The routes changed since this request \(route table 000000000000\)/,
+    );
     assert.match(page.body, /parameter &quot;id&quot; = &quot;abc&quot; does not match the requirement/);
   });
 });

@@ -18,7 +18,11 @@ const REBOUND = 'rebind.attacker.example';
 
 function assertRefused(answer: Answer, host: string, what: string): void {
   assert.equal(answer.status, 403, what);
-  assert.equal(debugMessage(answer), `The profiler answers only loopback host names, HOST and TRUSTED_HOSTS, not "${host}".`, what);
+  assert.equal(
+    debugMessage(answer),
+    `The profiler answers only loopback host names, HOST and TRUSTED_HOSTS, not "${host}".`,
+    what,
+  );
   assert.equal(answer.headers['cache-control'], 'no-cache, private', what);
   assert.doesNotMatch(answer.body, /"token":|Latest requests/, what);
 }
@@ -40,7 +44,15 @@ describe('by default the profiler answers loopback host names only', () => {
   });
 
   it('serves localhost, 127.0.0.1 and [::1] with any port or none, in any case', async () => {
-    for (const host of ['localhost', `localhost:${service.port}`, 'LocalHost:1', '127.0.0.1', `127.0.0.1:${service.port}`, '[::1]', '[::1]:8443']) {
+    for (const host of [
+      'localhost',
+      `localhost:${service.port}`,
+      'LocalHost:1',
+      '127.0.0.1',
+      `127.0.0.1:${service.port}`,
+      '[::1]',
+      '[::1]:8443',
+    ]) {
       const answer = await ask(service, { path: '/_profiler', headers: { host } });
       assert.equal(answer.status, 200, host);
     }
@@ -56,14 +68,26 @@ describe('TRUSTED_HOSTS and HOST add names the profiler answers', () => {
   let trusting: Service;
   let named: { app: FastifyInstance; url: string; ca: undefined };
   before(async () => {
-    trusting = await startInProcess({ TRUSTED_HOSTS: '^localhost$,^dev\\.example\\.test$', TRUSTED_PROXIES: '127.0.0.1,::1' });
+    trusting = await startInProcess({
+      TRUSTED_HOSTS: '^localhost$,^dev\\.example\\.test$',
+      TRUSTED_PROXIES: '127.0.0.1,::1',
+    });
     // Plugin mode: HOST names the service; the application listens where it likes, and trusts every proxy.
-    const config = loadConfig({ TLS: '0', HOST: 'box.example.test', LOG_LEVEL: 'silent', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-rebinding-')) });
+    const config = loadConfig({
+      TLS: '0',
+      HOST: 'box.example.test',
+      LOG_LEVEL: 'silent',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-rebinding-')),
+    });
     const app = Fastify({ ...vigilFastifyOptions(config), trustProxy: true });
     await app.register(vigil, { config });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
-    named = { app, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, ca: undefined };
+    named = {
+      app,
+      url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+      ca: undefined,
+    };
   });
   after(() => Promise.all([trusting?.stop(), named?.app.close()]));
 
@@ -72,7 +96,10 @@ describe('TRUSTED_HOSTS and HOST add names the profiler answers', () => {
   });
 
   it("checks a vigil-trusted proxy's forwarded host", async () => {
-    assert.equal((await ask(trusting, { path: '/_profiler', headers: { 'x-forwarded-host': 'dev.example.test' } })).status, 200);
+    assert.equal(
+      (await ask(trusting, { path: '/_profiler', headers: { 'x-forwarded-host': 'dev.example.test' } })).status,
+      200,
+    );
   });
 
   it('serves the configured HOST, and refuses other names', async () => {
@@ -81,7 +108,10 @@ describe('TRUSTED_HOSTS and HOST add names the profiler answers', () => {
   });
 
   it("believes no X-Forwarded-Host that vigil's TRUSTED_PROXIES did not send, whatever the application trusts", async () => {
-    const answer = await ask(named, { path: '/_profiler/latest', headers: { host: REBOUND, 'x-forwarded-host': 'localhost' } });
+    const answer = await ask(named, {
+      path: '/_profiler/latest',
+      headers: { host: REBOUND, 'x-forwarded-host': 'localhost' },
+    });
     assertRefused(answer, REBOUND, 'forwarded localhost');
   });
 });

@@ -16,7 +16,10 @@ before(async () => {
 after(() => service.stop());
 
 async function storedReport(answer: Answer): Promise<any> {
-  const stored = await ask(service, { path: `/_profiler/${answer.headers['x-debug-token']}`, headers: { accept: 'application/json' } });
+  const stored = await ask(service, {
+    path: `/_profiler/${answer.headers['x-debug-token']}`,
+    headers: { accept: 'application/json' },
+  });
   assert.equal(stored.status, 200);
   return JSON.parse(stored.body);
 }
@@ -24,7 +27,9 @@ async function storedReport(answer: Answer): Promise<any> {
 /** The sections as the store keeps them: the exception's trace is stored apart, once per throw path. */
 function sectionsBytes(report: any): number {
   const { exception } = report.collectors;
-  const sections = exception ? { ...report.collectors, exception: { ...exception, trace: undefined } } : report.collectors;
+  const sections = exception
+    ? { ...report.collectors, exception: { ...exception, trace: undefined } }
+    : report.collectors;
   return Buffer.byteLength(JSON.stringify(sections));
 }
 

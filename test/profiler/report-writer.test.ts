@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EncodedReport } from '../../src/profiler/storage/report-encoding.js';
-import { ReportStoreUnavailableError, type PurgeOptions, type Retention } from '../../src/profiler/storage/report-store.js';
+import {
+  ReportStoreUnavailableError,
+  type PurgeOptions,
+  type Retention,
+} from '../../src/profiler/storage/report-store.js';
 import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/report-writer.js';
 import { encoded, report } from '../support/reports.js';
 import { DelegatingStore, sqliteStore, storedTokens } from '../support/stores.js';
@@ -14,8 +18,19 @@ import { DelegatingStore, sqliteStore, storedTokens } from '../support/stores.js
 /** A logger that keeps what it is given. */
 function recordingLog() {
   const lines: Array<{ level: string; message: string; fields: unknown }> = [];
-  const at = (level: string) => (fields: unknown, message?: string) => void lines.push({ level, message: message ?? String(fields), fields });
-  const log = { warn: at('warn'), error: at('error'), info: at('info'), debug: at('debug'), trace: at('trace'), fatal: at('fatal'), child: () => log, level: 'info', silent: () => {} };
+  const at = (level: string) => (fields: unknown, message?: string) =>
+    void lines.push({ level, message: message ?? String(fields), fields });
+  const log = {
+    warn: at('warn'),
+    error: at('error'),
+    info: at('info'),
+    debug: at('debug'),
+    trace: at('trace'),
+    fatal: at('fatal'),
+    child: () => log,
+    level: 'info',
+    silent: () => {},
+  };
   return { log: log as unknown as FastifyBaseLogger, lines };
 }
 
@@ -34,11 +49,18 @@ class CountingStore extends DelegatingStore {
   writeAttempts = 0;
   override async write(reports: readonly EncodedReport[], keep?: number) {
     this.writeAttempts++;
-    if (this.unreachable) throw new ReportStoreUnavailableError('postgres://vigil@db.internal:5432/vigil', 'connect ECONNREFUSED 10.0.0.5:5432');
+    if (this.unreachable)
+      throw new ReportStoreUnavailableError(
+        'postgres://vigil@db.internal:5432/vigil',
+        'connect ECONNREFUSED 10.0.0.5:5432',
+      );
     if (this.failing) throw full();
     this.batches.push(reports.length);
     const outcome = await this.inner.write(reports, keep);
-    const bytes = ['', '-wal', '-shm'].reduce((sum, suffix) => sum + (existsSync(this.location + suffix) ? statSync(this.location + suffix).size : 0), 0);
+    const bytes = ['', '-wal', '-shm'].reduce(
+      (sum, suffix) => sum + (existsSync(this.location + suffix) ? statSync(this.location + suffix).size : 0),
+      0,
+    );
     this.held.push({ reports: await this.count(), bytes });
     return outcome;
   }
@@ -52,7 +74,8 @@ class CountingStore extends DelegatingStore {
 let store: CountingStore;
 let logged: ReturnType<typeof recordingLog>;
 const writer = (options: Partial<ReportWriterOptions> = {}) => new ReportWriter(store, { log: logged.log, ...options });
-const tokens = (count: number, from = 0) => Array.from({ length: count }, (_, i) => (from + i).toString(16).padStart(6, '0'));
+const tokens = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => (from + i).toString(16).padStart(6, '0'));
 
 beforeEach(async () => {
   store = new CountingStore(sqliteStore(join(mkdtempSync(join(tmpdir(), 'vigil-writer-')), 'profiler.sqlite')));
@@ -101,7 +124,8 @@ describe('reports are written in batches, not one by one', () => {
     w.enqueue(report('abcdef'));
     // Nothing asks for a flush: the report must arrive on its own (the store's thread may still be starting).
     const deadline = Date.now() + 5000;
-    while (!(await store.read('abcdef')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!(await store.read('abcdef')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok(await store.read('abcdef'));
     await w.close();
   });
@@ -112,7 +136,11 @@ describe('the queue is bounded: dropped reports are counted and logged', () => {
     const w = writer({ maxQueue: 10, flushDelayMs: 10_000 });
     for (const token of tokens(15)) w.enqueue(report(token));
     assert.equal(w.dropped, 5);
-    assert.equal(logged.lines.filter((line) => line.level === 'warn').length, 1, 'one warning at once, not one per report');
+    assert.equal(
+      logged.lines.filter((line) => line.level === 'warn').length,
+      1,
+      'one warning at once, not one per report',
+    );
     await w.close();
     assert.equal(await store.count(), 10);
     const last = logged.lines.filter((line) => line.level === 'warn').at(-1)!;
@@ -126,7 +154,12 @@ describe('the queue is bounded: dropped reports are counted and logged', () => {
     for (const token of tokens(3)) w.enqueue(report(token));
     await w.flush();
     assert.equal(w.dropped, 3);
-    assert.ok(logged.lines.some((line) => line.level === 'error' && line.message === 'report store write failed: SQLITE_FULL: database or disk is full'));
+    assert.ok(
+      logged.lines.some(
+        (line) =>
+          line.level === 'error' && line.message === 'report store write failed: SQLITE_FULL: database or disk is full',
+      ),
+    );
     await w.close();
   });
 
@@ -156,7 +189,10 @@ describe('the queue is bounded: dropped reports are counted and logged', () => {
     assert.equal(w.written, 0);
     assert.equal((await store.read('00000a'))!.url, 'https://localhost/first');
     await w.close();
-    assert.match(logged.lines.filter((line) => line.level === 'warn').at(-1)!.message, /^Debug reports dropped because their tokens were already stored: 1 since start$/);
+    assert.match(
+      logged.lines.filter((line) => line.level === 'warn').at(-1)!.message,
+      /^Debug reports dropped because their tokens were already stored: 1 since start$/,
+    );
   });
 });
 
@@ -180,7 +216,10 @@ describe('retention is enforced as reports are written', () => {
     const now = Date.now();
     for (const [i, token] of tokens(100).entries()) w.enqueue(report(token, { time: now + i }));
     await w.flush();
-    assert.deepEqual(store.held.map((held) => held.reports), [10, 20, 20, 20, 20, 20, 20, 20, 20, 20]);
+    assert.deepEqual(
+      store.held.map((held) => held.reports),
+      [10, 20, 20, 20, 20, 20, 20, 20, 20, 20],
+    );
     assert.deepEqual(await storedTokens(store), tokens(20, 80), 'the newest are kept');
     assert.equal(w.purged, 80);
     await w.close();
@@ -196,16 +235,23 @@ describe('retention is enforced as reports are written', () => {
       await w.flush();
     }
     assert.ok(store.purges < 10, `retention ran ${store.purges} times: it backs off`);
-    assert.ok(store.held.every((held) => held.reports <= 20), `reports held after each batch: ${store.held.map((held) => held.reports)}`);
+    assert.ok(
+      store.held.every((held) => held.reports <= 20),
+      `reports held after each batch: ${store.held.map((held) => held.reports)}`,
+    );
     assert.equal(w.dropped, 0);
     store.purgeFailing = false;
     await w.close();
   });
 
-  it('keeps the store\'s files within what the retention needs plus 2 MiB when one flush holds many batches', async () => {
+  it("keeps the store's files within what the retention needs plus 2 MiB when one flush holds many batches", async () => {
     // Reports of about 5.5 KB, as a request with a 1200-character URL makes; 1000 of them reach the writer at once.
     const MiB = 1024 * 1024;
-    const sized = (token: string, i: number) => report(token, { time: Date.now() + i, collectors: { request: { url: `/nowhere/${token}?${'q'.repeat(5500)}` } } });
+    const sized = (token: string, i: number) =>
+      report(token, {
+        time: Date.now() + i,
+        collectors: { request: { url: `/nowhere/${token}?${'q'.repeat(5500)}` } },
+      });
     const w = writer({ retention: { maxReports: 200, maxAgeMs: 86_400_000 }, flushDelayMs: 10_000 });
     await w.open();
     for (const [i, token] of tokens(1000).entries()) w.enqueue(sized(token, i));
@@ -213,7 +259,10 @@ describe('retention is enforced as reports are written', () => {
     const needs = 200 * encoded([sized('000000', 0)])[0]!.data.length;
     const peak = Math.max(...store.held.map((held) => held.bytes));
     assert.ok(store.batches.length >= 10, `batches: ${store.batches}`);
-    assert.ok(peak <= needs + 2 * MiB, `the store's files reached ${peak} bytes for a retention of ${needs} bytes of reports`);
+    assert.ok(
+      peak <= needs + 2 * MiB,
+      `the store's files reached ${peak} bytes for a retention of ${needs} bytes of reports`,
+    );
     assert.equal(await store.count(), 200);
     await w.close();
   });
@@ -243,7 +292,7 @@ describe('retention is enforced as reports are written', () => {
   });
 });
 
-describe('retention runs under the store\'s lease: a writer skips it while another holds it', () => {
+describe("retention runs under the store's lease: a writer skips it while another holds it", () => {
   it('counts the skipped runs, deletes nothing past the age, and leaves the store to the holder, whose last run applies it', async () => {
     // The age: the number kept is applied by every write itself, lease or not.
     const retention = { maxReports: 1000, maxAgeMs: 60_000 };
@@ -286,7 +335,10 @@ describe('a report is stored even when a section of it cannot be serialized', ()
     assert.equal(w.dropped, 0);
     const stored = await store.read('00000a');
     assert.deepEqual(stored!.collectors.request, { method: 'GET' });
-    assert.match((stored!.collectors.app as { collectorError: string }).collectorError, /^the section cannot be serialized: .*BigInt/);
+    assert.match(
+      (stored!.collectors.app as { collectorError: string }).collectorError,
+      /^the section cannot be serialized: .*BigInt/,
+    );
   });
 });
 
@@ -305,18 +357,39 @@ describe('a failing store is logged at most once a second per kind of failure, w
     assert.equal(w.dropped, 60, 'every report of a failed batch is dropped and counted');
     const failureLines = () => logged.lines.filter((line) => line.level === 'error');
     // Two kinds fail here (the write and the retention run): at most one line a second each.
-    assert.ok(failureLines().length <= 2 * (Math.ceil(seconds) + 1), `${failureLines().length} error lines in ${seconds} s:\n${failureLines().map((line) => line.message).join('\n')}`);
+    assert.ok(
+      failureLines().length <= 2 * (Math.ceil(seconds) + 1),
+      `${failureLines().length} error lines in ${seconds} s:\n${failureLines()
+        .map((line) => line.message)
+        .join('\n')}`,
+    );
     const purges = store.purges;
-    assert.ok(purges <= 2 + seconds, `retention was tried ${purges} times in ${seconds} s: it must back off, not run after every batch`);
+    assert.ok(
+      purges <= 2 + seconds,
+      `retention was tried ${purges} times in ${seconds} s: it must back off, not run after every batch`,
+    );
     store.failing = false;
     await w.close();
     // Every failed batch is in a line: written at once, or counted in a line that follows.
     const counted = failureLines()
-      .map((line) => /^report store write failed(?: (\d+) times? in the last \d+\.\d s)?: SQLITE_FULL: database or disk is full/.exec(line.message))
+      .map((line) =>
+        /^report store write failed(?: (\d+) times? in the last \d+\.\d s)?: SQLITE_FULL: database or disk is full/.exec(
+          line.message,
+        ),
+      )
       .filter((match) => match !== null)
       .reduce((sum, match) => sum + Number(match[1] ?? 1), 0);
-    assert.equal(counted, 60, failureLines().map((line) => line.message).join('\n'));
-    assert.ok(failureLines().every((line) => !String(line.message).includes('\n    at ')), 'no stack per failure');
+    assert.equal(
+      counted,
+      60,
+      failureLines()
+        .map((line) => line.message)
+        .join('\n'),
+    );
+    assert.ok(
+      failureLines().every((line) => !String(line.message).includes('\n    at ')),
+      'no stack per failure',
+    );
   });
 
   it('writes again, and says so, once the store takes reports again', async () => {
@@ -329,7 +402,12 @@ describe('a failing store is logged at most once a second per kind of failure, w
     await w.flush();
     assert.ok(await store.read('00000b'));
     await w.close();
-    assert.ok(logged.lines.some((line) => /^report store write failed.*it succeeds again \(1 failure in \d+\.\d s\)$/.test(line.message)), logged.lines.map((line) => line.message).join('\n'));
+    assert.ok(
+      logged.lines.some((line) =>
+        /^report store write failed.*it succeeds again \(1 failure in \d+\.\d s\)$/.test(line.message),
+      ),
+      logged.lines.map((line) => line.message).join('\n'),
+    );
   });
 });
 
@@ -376,9 +454,17 @@ describe('a store that cannot be reached: reports wait in the queue, are tried a
     assert.equal(w.dropped, 0);
     assert.equal(w.queued, 0);
     const errors = logged.lines.filter((line) => line.level === 'error').map((line) => line.message);
-    assert.match(errors[0]!, /^report store write failed: the report store postgres:\/\/vigil@db\.internal:5432\/vigil is unavailable: connect ECONNREFUSED 10\.0\.0\.5:5432 \(30 reports wait; next attempt in 0\.2 s\)$/);
+    assert.match(
+      errors[0]!,
+      /^report store write failed: the report store postgres:\/\/vigil@db\.internal:5432\/vigil is unavailable: connect ECONNREFUSED 10\.0\.0\.5:5432 \(30 reports wait; next attempt in 0\.2 s\)$/,
+    );
     t.mock.timers.tick(1000);
-    assert.ok(logged.lines.some((line) => /^report store write failed.*it succeeds again \(3 failures in \d+\.\d s\)$/.test(line.message)), logged.lines.map((line) => line.message).join('\n'));
+    assert.ok(
+      logged.lines.some((line) =>
+        /^report store write failed.*it succeeds again \(3 failures in \d+\.\d s\)$/.test(line.message),
+      ),
+      logged.lines.map((line) => line.message).join('\n'),
+    );
     t.mock.timers.reset();
     await w.close();
   });
@@ -401,11 +487,15 @@ describe('a store that cannot be reached: reports wait in the queue, are tried a
     const w = writer({ maxQueueBytes: 64 * 1024, flushDelayMs: 10_000 });
     store.unreachable = true;
     // About 21 KB each (a string is cut at 8192 characters).
-    const big = (token: string) => report(token, { collectors: { request: { a: 'x'.repeat(8000), b: 'y'.repeat(8000), c: 'z'.repeat(5000) } } });
+    const big = (token: string) =>
+      report(token, { collectors: { request: { a: 'x'.repeat(8000), b: 'y'.repeat(8000), c: 'z'.repeat(5000) } } });
     for (const token of tokens(5)) w.enqueue(big(token));
     assert.equal(w.queued, 3, 'three reports of 21 KB fit in 64 KiB, the fourth does not');
     assert.equal(w.dropped, 2);
-    assert.match(logged.lines.filter((line) => line.level === 'warn')[0]!.message, /^Debug reports dropped because the write queue is full \(64 KiB of reports\): 1 since start$/);
+    assert.match(
+      logged.lines.filter((line) => line.level === 'warn')[0]!.message,
+      /^Debug reports dropped because the write queue is full \(64 KiB of reports\): 1 since start$/,
+    );
     store.unreachable = false;
     await w.close();
     assert.equal(await store.count(), 3);
@@ -418,14 +508,19 @@ describe('a store that cannot be reached: reports wait in the queue, are tried a
     await w.close();
     assert.equal(w.dropped, 5);
     assert.equal(w.queued, 0);
-    assert.match(logged.lines.filter((line) => line.level === 'warn').at(-1)!.message, /^Debug reports dropped because the report store was unavailable when the writer closed: 5 since start$/);
+    assert.match(
+      logged.lines.filter((line) => line.level === 'warn').at(-1)!.message,
+      /^Debug reports dropped because the report store was unavailable when the writer closed: 5 since start$/,
+    );
   });
 });
 
 describe('a full store: reports are dropped and counted, and stored again once there is room', () => {
   it('drops the batches SQLite refuses with SQLITE_FULL, keeps the others whole, and takes reports again after a purge', async () => {
     // A page limit on the store's connection fails writes exactly as a full disk does (SQLITE_FULL).
-    const small = sqliteStore(join(mkdtempSync(join(tmpdir(), 'vigil-full-')), 'profiler.sqlite'), { maxPageCount: 60 });
+    const small = sqliteStore(join(mkdtempSync(join(tmpdir(), 'vigil-full-')), 'profiler.sqlite'), {
+      maxPageCount: 60,
+    });
     await small.open();
     try {
       const w = new ReportWriter(small, { log: logged.log, flushDelayMs: 10_000 });

@@ -21,9 +21,17 @@ interface LogLine {
 interface Report {
   collectors: {
     logs: { lines: LogLine[]; omitted: number };
-    request: { body: { type: string; value: unknown } | null; cookies: Array<{ name: string; value: string }>; files: Array<Record<string, unknown>> };
+    request: {
+      body: { type: string; value: unknown } | null;
+      cookies: Array<{ name: string; value: string }>;
+      files: Array<Record<string, unknown>>;
+    };
     response: { preview: { kind: string; text?: string; size: number | null } };
-    performance: { spans: Array<{ name: string; start: number; duration: number | null; depth: number; error: boolean }>; spansOmitted: number; stages: Record<string, number> };
+    performance: {
+      spans: Array<{ name: string; start: number; duration: number | null; depth: number; error: boolean }>;
+      spansOmitted: number;
+      stages: Record<string, number>;
+    };
   };
 }
 
@@ -50,9 +58,15 @@ describe('console and app-logger lines written while a request runs are kept in 
     assert.match(service.output(), /after await solo/);
   });
 
-  it("never files a line under another request running at the same time", async () => {
-    const [slow, fast] = await Promise.all([ask(service, { path: '/console?tag=slow&wait=60' }), ask(service, { path: '/console?tag=fast&wait=0' })]);
-    for (const [answer, tag] of [[slow, 'slow'], [fast, 'fast']] as const) {
+  it('never files a line under another request running at the same time', async () => {
+    const [slow, fast] = await Promise.all([
+      ask(service, { path: '/console?tag=slow&wait=60' }),
+      ask(service, { path: '/console?tag=fast&wait=0' }),
+    ]);
+    for (const [answer, tag] of [
+      [slow, 'slow'],
+      [fast, 'fast'],
+    ] as const) {
       const messages = (await reportOf(answer)).report.collectors.logs.lines.map((line) => line.message);
       assert.equal(messages.length, 4, messages.join(' | '));
       for (const message of messages) assert.ok(message.includes(tag), `${tag} report holds "${message}"`);
@@ -77,9 +91,19 @@ describe('console and app-logger lines written while a request runs are kept in 
 
 describe('the request panel shows the parsed body, the cookies and the uploaded files, redacted', () => {
   it('keeps a JSON body with credential-like members redacted', async () => {
-    const body = JSON.stringify({ user: 'ann', password: 'hunter2', profile: { apiKey: 'k-123', city: 'Lyon' }, tags: ['a', 'b'] });
-    const { report, json } = await reportOf(await ask(service, { method: 'POST', path: '/form', headers: { 'content-type': 'application/json' }, body }));
-    assert.deepEqual(report.collectors.request.body, { type: 'json', value: { user: 'ann', password: '[redacted]', profile: { apiKey: '[redacted]', city: 'Lyon' }, tags: ['a', 'b'] } });
+    const body = JSON.stringify({
+      user: 'ann',
+      password: 'hunter2',
+      profile: { apiKey: 'k-123', city: 'Lyon' },
+      tags: ['a', 'b'],
+    });
+    const { report, json } = await reportOf(
+      await ask(service, { method: 'POST', path: '/form', headers: { 'content-type': 'application/json' }, body }),
+    );
+    assert.deepEqual(report.collectors.request.body, {
+      type: 'json',
+      value: { user: 'ann', password: '[redacted]', profile: { apiKey: '[redacted]', city: 'Lyon' }, tags: ['a', 'b'] },
+    });
     assert.ok(!json.includes('hunter2') && !json.includes('k-123'));
   });
 
@@ -87,11 +111,17 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
     const answer = await ask(service, {
       method: 'POST',
       path: '/form',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: 'theme=dark; sid=s3cr3t-sid; remember_token=r3m; lang="fr"' },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: 'theme=dark; sid=s3cr3t-sid; remember_token=r3m; lang="fr"',
+      },
       body: 'name=Ann&access_token=t0k3n&colour=blue&colour=green',
     });
     const { report, json } = await reportOf(answer);
-    assert.deepEqual(report.collectors.request.body, { type: 'form', value: { name: 'Ann', access_token: '[redacted]', colour: ['blue', 'green'] } });
+    assert.deepEqual(report.collectors.request.body, {
+      type: 'form',
+      value: { name: 'Ann', access_token: '[redacted]', colour: ['blue', 'green'] },
+    });
     assert.deepEqual(report.collectors.request.cookies, [
       { name: 'theme', value: 'dark' },
       { name: 'sid', value: '[redacted]' },
@@ -108,27 +138,47 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
       `--${boundary}\r\nContent-Disposition: form-data; name="password"\r\n\r\npa55word\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="report"; filename="q3.csv"\r\nContent-Type: text/csv\r\n\r\nTOP-SECRET-CONTENT\r\n` +
       `--${boundary}--\r\n`;
-    const answer = await ask(service, { method: 'POST', path: '/form', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/form',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
     assert.equal(answer.status, 200);
     const { report, json, token } = await reportOf(answer);
-    assert.deepEqual(report.collectors.request.files, [{ field: 'report', filename: 'q3.csv', type: 'text/csv', size: 18 }]);
-    assert.deepEqual(report.collectors.request.body, { type: 'multipart', value: { title: 'Quarterly', password: '[redacted]' } });
+    assert.deepEqual(report.collectors.request.files, [
+      { field: 'report', filename: 'q3.csv', type: 'text/csv', size: 18 },
+    ]);
+    assert.deepEqual(report.collectors.request.body, {
+      type: 'multipart',
+      value: { title: 'Quarterly', password: '[redacted]' },
+    });
     assert.ok(!json.includes('TOP-SECRET-CONTENT') && !json.includes('pa55word'));
     const page = (await ask(service, { path: `/_profiler/${token}?panel=request` })).body;
-    assert.match(page, /<table id="uploaded-files">.*<td>q3\.csv<\/td><td>report<\/td><td>text\/csv<\/td><td>18 bytes<\/td>/s);
+    assert.match(
+      page,
+      /<table id="uploaded-files">.*<td>q3\.csv<\/td><td>report<\/td><td>text\/csv<\/td><td>18 bytes<\/td>/s,
+    );
     assert.match(page, /<h3>Body \(multipart\)<\/h3>/);
   });
 
   it('cuts a long body value as every string of a report is cut', async () => {
     const body = JSON.stringify({ essay: 'w'.repeat(20_000) });
-    const { report } = await reportOf(await ask(service, { method: 'POST', path: '/form', headers: { 'content-type': 'application/json' }, body }));
+    const { report } = await reportOf(
+      await ask(service, { method: 'POST', path: '/form', headers: { 'content-type': 'application/json' }, body }),
+    );
     const essay = (report.collectors.request.body!.value as { essay: string }).essay;
     assert.match(essay, /^w+…\[cut [\d,]+ characters\]$/);
     assert.ok(essay.length < 9000);
   });
 
   it('shows the body, the cookies and the files on the page', async () => {
-    const answer = await ask(service, { method: 'POST', path: '/form', headers: { 'content-type': 'application/json', cookie: 'theme=dark' }, body: '{"city":"Lyon"}' });
+    const answer = await ask(service, {
+      method: 'POST',
+      path: '/form',
+      headers: { 'content-type': 'application/json', cookie: 'theme=dark' },
+      body: '{"city":"Lyon"}',
+    });
     const { token } = await reportOf(answer);
     const page = (await ask(service, { path: `/_profiler/${token}?panel=request` })).body;
     assert.match(page, /<h3>Body \(json\)<\/h3>.*<th>city<\/th><td><code>Lyon<\/code><\/td>/s);
@@ -141,7 +191,11 @@ describe('the response panel previews a textual body up to 4 KiB, redacted; othe
     const { report, json } = await reportOf(await ask(service, { path: '/json-secret' }));
     const preview = report.collectors.response.preview;
     assert.equal(preview.kind, 'text');
-    assert.deepEqual(JSON.parse(preview.text!), { user: 'ann', password: '[redacted]', nested: { apiKey: '[redacted]', shown: 'yes' } });
+    assert.deepEqual(JSON.parse(preview.text!), {
+      user: 'ann',
+      password: '[redacted]',
+      nested: { apiKey: '[redacted]', shown: 'yes' },
+    });
     assert.ok(!json.includes('hunter2') && !json.includes('k-123'));
   });
 
@@ -211,7 +265,8 @@ describe("the handler's span() records the application's steps, nested, in the r
     const { token } = await reportOf(await ask(service, { path: '/spans' }));
     const all = (await ask(service, { path: `/_profiler/${token}?panel=performance` })).body;
     assert.match(all, /<table id="timeline">/);
-    for (const name of ['routing', 'handler', 'load user', 'template', 'partial', 'quick']) assert.match(all, new RegExp(`data-name="${name}"`));
+    for (const name of ['routing', 'handler', 'load user', 'template', 'partial', 'quick'])
+      assert.match(all, new RegExp(`data-name="${name}"`));
     const filtered = (await ask(service, { path: `/_profiler/${token}?panel=performance&threshold=10` })).body;
     for (const name of ['load user', 'render', 'template']) assert.match(filtered, new RegExp(`data-name="${name}"`));
     for (const name of ['partial', 'quick', 'answer']) assert.doesNotMatch(filtered, new RegExp(`data-name="${name}"`));

@@ -21,14 +21,21 @@ after(() => service.stop());
 
 /** The places of `text` that hold one of the case's secrets. */
 function leaks(text: string, secrets: readonly string[]): string[] {
-  return secrets.filter((secret) => text.includes(secret)).map((secret) => {
-    const at = text.indexOf(secret);
-    return `${secret} in …${text.slice(Math.max(0, at - 80), at + secret.length + 20)}…`;
-  });
+  return secrets
+    .filter((secret) => text.includes(secret))
+    .map((secret) => {
+      const at = text.indexOf(secret);
+      return `${secret} in …${text.slice(Math.max(0, at - 80), at + secret.length + 20)}…`;
+    });
 }
 
 async function send(secretCase: SecretCase): Promise<string> {
-  const answer = await ask(service, { method: secretCase.method, path: secretCase.path, headers: Object.fromEntries(secretCase.headers), ...(secretCase.body === undefined ? {} : { body: secretCase.body }) });
+  const answer = await ask(service, {
+    method: secretCase.method,
+    path: secretCase.path,
+    headers: Object.fromEntries(secretCase.headers),
+    ...(secretCase.body === undefined ? {} : { body: secretCase.body }),
+  });
   const token = String(answer.headers['x-debug-token']);
   assert.match(token, /^[0-9a-f]{6}$/, `${secretCase.name}: answered ${answer.status} without a report`);
   // The search writes what is queued, so that the command line finds it in the store.
@@ -39,7 +46,10 @@ async function send(secretCase: SecretCase): Promise<string> {
 describe('no secret of the corpus is stored', () => {
   for (const secretCase of corpus) {
     it(secretCase.name, async () => {
-      const stored = await ask(service, { path: `/_profiler/${tokens.get(secretCase)}`, headers: { accept: 'application/json' } });
+      const stored = await ask(service, {
+        path: `/_profiler/${tokens.get(secretCase)}`,
+        headers: { accept: 'application/json' },
+      });
       assert.equal(stored.status, 200);
       assert.deepEqual(leaks(stored.body, secretCase.secrets), []);
     });
@@ -53,10 +63,15 @@ describe('no secret of the corpus is shown on a profiler page', () => {
       const token = tokens.get(secretCase)!;
       const first = await ask(service, { path: `/_profiler/${token}` });
       const panels = [...new Set([...first.body.matchAll(/\?panel=([a-z0-9_-]+)/gi)].map((match) => match[1]!))];
-      assert.ok(panels.includes('logs') && panels.includes('request') && panels.includes('response'), `${secretCase.name}: panels ${panels.join(', ')}`);
+      assert.ok(
+        panels.includes('logs') && panels.includes('request') && panels.includes('response'),
+        `${secretCase.name}: panels ${panels.join(', ')}`,
+      );
       for (const panel of panels) {
         const page = await ask(service, { path: `/_profiler/${token}?panel=${panel}` });
-        found.push(...leaks(page.body, secretCase.secrets).map((leak) => `${secretCase.name}, panel ${panel}: ${leak}`));
+        found.push(
+          ...leaks(page.body, secretCase.secrets).map((leak) => `${secretCase.name}, panel ${panel}: ${leak}`),
+        );
       }
     }
     assert.deepEqual(found, []);
@@ -78,7 +93,10 @@ describe('no secret of the corpus is printed by vigil profiler:show', () => {
     const found: string[] = [];
     for (const secretCase of corpus) {
       for (const args of [[], ['--json']]) {
-        const { code, stdout } = await runVigil(['profiler:show', tokens.get(secretCase)!, ...args], { VAR_DIR: service.varDir, ROUTES });
+        const { code, stdout } = await runVigil(['profiler:show', tokens.get(secretCase)!, ...args], {
+          VAR_DIR: service.varDir,
+          ROUTES,
+        });
         assert.equal(code, 0, secretCase.name);
         found.push(...leaks(stdout, secretCase.secrets).map((leak) => `${secretCase.name} ${args.join(' ')}: ${leak}`));
       }

@@ -31,8 +31,12 @@ describe('two kernels writing one SQLite store never hand out the same token', (
       // requests for longer than a request may wait for it (1 s for SQLite): those requests go without
       // a token, and the kernels say so. A handful may; most may not.
       const logged = kernels.flatMap((kernel) => kernel.logLines).join('');
-      assert.ok(issued.length > 19_600, `${20_000 - issued.length} requests have no token; the kernels logged:\n${logged}`);
-      if (issued.length < 20_000) assert.match(logged, /did not answer within \d+ ms/, 'a request without a token is said');
+      assert.ok(
+        issued.length > 19_600,
+        `${20_000 - issued.length} requests have no token; the kernels logged:\n${logged}`,
+      );
+      if (issued.length < 20_000)
+        assert.match(logged, /did not answer within \d+ ms/, 'a request without a token is said');
       const duplicates = issued.length - new Set(issued).size;
       assert.equal(duplicates, 0, `${duplicates} tokens were handed out twice`);
       for (const kernel of kernels) await kernel.profiler!.writer.flush();
@@ -49,14 +53,17 @@ describe('two kernels writing one SQLite store never hand out the same token', (
 function retentionLease(file: string): { holder: string; expires: number } {
   const db = openSqlite(file, { readonly: true });
   try {
-    return db.prepare('SELECT holder, expires FROM retention_lease WHERE id = 1').get() as { holder: string; expires: number };
+    return db.prepare('SELECT holder, expires FROM retention_lease WHERE id = 1').get() as {
+      holder: string;
+      expires: number;
+    };
   } finally {
     db.close();
   }
 }
 
 describe('retention runs once per store: one kernel purges, the other skips', () => {
-  it('keeps PROFILER_MAX_REPORTS through both kernels\' writes, runs the retention in one, and hands it over when that kernel stops', async () => {
+  it("keeps PROFILER_MAX_REPORTS through both kernels' writes, runs the retention in one, and hands it over when that kernel stops", async () => {
     const env = { VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-shared-')), PROFILER_MAX_REPORTS: '50' };
     // A lease longer than the test: the first kernel takes it at its start and keeps it. Both
     // kernels try the retention every 20 ms.
@@ -82,14 +89,20 @@ describe('retention runs once per store: one kernel purges, the other skips', ()
       firstClosed = true;
       // Given up: cleared, or already taken by the second kernel, which tries every 20 ms.
       const released = retentionLease(file);
-      assert.ok(released.expires === 0 || released.holder !== held.holder, `the first kernel gave the lease up: ${JSON.stringify(released)}`);
+      assert.ok(
+        released.expires === 0 || released.holder !== held.holder,
+        `the first kernel gave the lease up: ${JSON.stringify(released)}`,
+      );
       await until('the second kernel holds the retention lease', async () => {
         const now = retentionLease(file);
         return now.holder !== held.holder && now.expires > Date.now();
       });
       const before = second.profiler!.writer.purged;
       const after = await askInTurn([second], 100, 8, (i) => `/after/${i}`);
-      assert.ok(after.every((token) => TOKEN_PATTERN.test(token)), `every request has its token: ${after.filter((token) => !TOKEN_PATTERN.test(token)).length} have none`);
+      assert.ok(
+        after.every((token) => TOKEN_PATTERN.test(token)),
+        `every request has its token: ${after.filter((token) => !TOKEN_PATTERN.test(token)).length} have none`,
+      );
       await second.profiler!.writer.flush();
       assert.equal(second.profiler!.writer.queued, 0);
       assert.equal(await second.profiler!.store.count(), 50);

@@ -43,10 +43,13 @@ function version3Store(count: number): string {
   db.pragma('journal_mode = WAL');
   db.exec(VERSION_3);
   db.prepare('INSERT INTO token_counter (id, next, key) VALUES (1, 0, ?)').run(Buffer.alloc(32, 7));
-  const insert = db.prepare('INSERT INTO reports (token, time, method, url, status, ip, duration, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO reports (token, time, method, url, status, ip, duration, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const data = JSON.stringify({ request: { method: 'GET' } });
   db.transaction(() => {
-    for (let n = 0; n < count; n++) insert.run(token(n), T0 + n, n % 2 ? 'POST' : 'GET', urlOf(n), n % 3 ? 200 : 404, `10.0.${n % 256}.1`, 1, data);
+    for (let n = 0; n < count; n++)
+      insert.run(token(n), T0 + n, n % 2 ? 'POST' : 'GET', urlOf(n), n % 3 ? 200 : 404, `10.0.${n % 256}.1`, 1, data);
   })();
   db.close();
   return file;
@@ -61,16 +64,32 @@ function inFile<T>(file: string, read: (db: SqliteDatabase) => T): T {
   }
 }
 
-const objects = (file: string) => inFile(file, (db) => db.prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'table')").pluck().all() as string[]);
-const indexing = (file: string) => inFile(file, (db) => db.prepare('SELECT count(*) FROM search_backfill').pluck().get() as number) > 0;
+const objects = (file: string) =>
+  inFile(
+    file,
+    (db) => db.prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'table')").pluck().all() as string[],
+  );
+const indexing = (file: string) =>
+  inFile(file, (db) => db.prepare('SELECT count(*) FROM search_backfill').pluck().get() as number) > 0;
 /** Reports stored but not in the trigram tables yet (the search tail), and deleted ones still in them. */
-const tailOf = (file: string) => inFile(file, (db) => db.prepare('SELECT coalesce(max(id), 0) - (SELECT after FROM search_tail) + (SELECT count(*) FROM search_deleted) FROM reports').pluck().get() as number);
+const tailOf = (file: string) =>
+  inFile(
+    file,
+    (db) =>
+      db
+        .prepare(
+          'SELECT coalesce(max(id), 0) - (SELECT after FROM search_tail) + (SELECT count(*) FROM search_deleted) FROM reports',
+        )
+        .pluck()
+        .get() as number,
+  );
 
 /** FTS5's own check of both trigram tables against the reports; throws SQLITE_CORRUPT_VTAB on a mismatch. */
 function checkTrigramTables(file: string): void {
   const db = openSqlite(file);
   try {
-    for (const table of ['reports_url_search', 'reports_ip_search']) db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('integrity-check', 1)`).run();
+    for (const table of ['reports_url_search', 'reports_ip_search'])
+      db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('integrity-check', 1)`).run();
   } finally {
     db.close();
   }
@@ -91,13 +110,25 @@ describe('a store made by the previous version gets the search indexes at open, 
     await store.open();
     try {
       await until(() => !indexing(file), 'indexed', 10_000);
-      for (const name of ['reports_by_status', 'reports_by_method', 'reports_url_search', 'reports_ip_search']) assert.ok(objects(file).includes(name), name);
+      for (const name of ['reports_by_status', 'reports_by_method', 'reports_url_search', 'reports_ip_search'])
+        assert.ok(objects(file).includes(name), name);
       assert.equal(await store.count(), 30);
-      assert.deepEqual((await store.search({ url: '/orders/12/' })).map((r) => r.token), [token(12)]);
-      assert.deepEqual((await store.search({ ip: '10.0.29.' })).map((r) => r.token), [token(29)]);
+      assert.deepEqual(
+        (await store.search({ url: '/orders/12/' })).map((r) => r.token),
+        [token(12)],
+      );
+      assert.deepEqual(
+        (await store.search({ ip: '10.0.29.' })).map((r) => r.token),
+        [token(29)],
+      );
       assert.equal((await store.search({ statusCode: 404, method: 'post' })).length, 5);
-      await store.write(encoded([report('abcdef', { time: T0 + 100, url: 'https://shop.example/api/orders/12/items' })]));
-      assert.deepEqual((await store.search({ url: '/orders/12/' })).map((r) => r.token), ['abcdef', token(12)]);
+      await store.write(
+        encoded([report('abcdef', { time: T0 + 100, url: 'https://shop.example/api/orders/12/items' })]),
+      );
+      assert.deepEqual(
+        (await store.search({ url: '/orders/12/' })).map((r) => r.token),
+        ['abcdef', token(12)],
+      );
     } finally {
       await store.close();
     }
@@ -110,13 +141,25 @@ describe('a store made by the previous version gets the search indexes at open, 
     await store.open();
     try {
       const opened = performance.now() - started;
-      assert.ok(indexing(file), `the trigram index is still being built once the store is open (${Math.round(opened)} ms)`);
+      assert.ok(
+        indexing(file),
+        `the trigram index is still being built once the store is open (${Math.round(opened)} ms)`,
+      );
       const expected = [token(123_456)];
-      assert.deepEqual((await store.search({ url: '/orders/123456/' })).map((r) => r.token), expected);
+      assert.deepEqual(
+        (await store.search({ url: '/orders/123456/' })).map((r) => r.token),
+        expected,
+      );
       await store.write(encoded([report('abcdef', { time: T0 + 300_000, url: urlOf(123_456) })]));
-      assert.deepEqual((await store.search({ url: '/orders/123456/' })).map((r) => r.token), ['abcdef', ...expected]);
+      assert.deepEqual(
+        (await store.search({ url: '/orders/123456/' })).map((r) => r.token),
+        ['abcdef', ...expected],
+      );
       await until(() => !indexing(file), 'indexed');
-      assert.deepEqual((await store.search({ url: '/orders/123456/' })).map((r) => r.token), ['abcdef', ...expected]);
+      assert.deepEqual(
+        (await store.search({ url: '/orders/123456/' })).map((r) => r.token),
+        ['abcdef', ...expected],
+      );
       assert.equal(await store.count(), 200_001);
     } finally {
       await store.close();
@@ -129,9 +172,22 @@ describe('the trigram index follows the reports through retention', () => {
     const file = newFile();
     const store = sqliteStore(file);
     await store.open();
-    const indexed = () => inFile(file, (db) => db.prepare(`SELECT count(*) FROM reports_url_search WHERE reports_url_search MATCH '"abc"'`).pluck().get() as number);
+    const indexed = () =>
+      inFile(
+        file,
+        (db) =>
+          db
+            .prepare(`SELECT count(*) FROM reports_url_search WHERE reports_url_search MATCH '"abc"'`)
+            .pluck()
+            .get() as number,
+      );
     try {
-      const batch = (from: number, n: number) => encoded(Array.from({ length: n }, (_, i) => report(token(from + i), { time: T0 + from + i, url: `https://x/abc/${from + i}` })));
+      const batch = (from: number, n: number) =>
+        encoded(
+          Array.from({ length: n }, (_, i) =>
+            report(token(from + i), { time: T0 + from + i, url: `https://x/abc/${from + i}` }),
+          ),
+        );
       await store.write(batch(0, 50));
       // Deletes reports of the tail, not indexed yet, unless the write thread had a pause between the two.
       await store.write(batch(50, 50), 60);
@@ -159,12 +215,20 @@ describe('a report is found by part of its URL or IP as soon as it is stored, be
     const store = sqliteStore(file);
     await store.open();
     try {
-      await store.write(encoded(Array.from({ length: 20 }, (_, i) => report(token(i), { time: T0 + i, url: `https://x/fresh/${i}`, ip: `192.0.2.${i}` }))));
+      await store.write(
+        encoded(
+          Array.from({ length: 20 }, (_, i) =>
+            report(token(i), { time: T0 + i, url: `https://x/fresh/${i}`, ip: `192.0.2.${i}` }),
+          ),
+        ),
+      );
       await until(() => tailOf(file) === 0, 'the first reports indexed', 10_000);
       // Written as another process on the file writes: stored, committed, in the tail until a pause.
       const db = openSqlite(file);
       try {
-        const insert = db.prepare("INSERT INTO reports (token, time, method, url, status, ip, duration, data) VALUES (?, ?, 'GET', ?, 404, ?, 1, '{}')");
+        const insert = db.prepare(
+          "INSERT INTO reports (token, time, method, url, status, ip, duration, data) VALUES (?, ?, 'GET', ?, 404, ?, 1, '{}')",
+        );
         db.transaction(() => {
           insert.run('aaaa01', T0 + 100, 'https://x/fresh/100', '192.0.2.100');
           insert.run('aaaa02', T0 + 101, 'https://x/fresh/101', '198.51.100.7');
@@ -173,18 +237,45 @@ describe('a report is found by part of its URL or IP as soon as it is stored, be
         db.close();
       }
       assert.equal(tailOf(file), 2, 'the two reports are not indexed');
-      assert.deepEqual((await store.search({ url: 'fresh/100' })).map((r) => r.token), ['aaaa01']);
-      assert.deepEqual((await store.search({ ip: '51.100.7' })).map((r) => r.token), ['aaaa02']);
-      assert.deepEqual((await store.search({ ip: '192.0.2.10' })).map((r) => r.token), ['aaaa01', token(10)]);
-      assert.deepEqual((await store.search({ url: 'x/fresh/1', limit: 3 })).map((r) => r.token), ['aaaa02', 'aaaa01', token(19)]);
-      assert.deepEqual((await store.search({ url: 'x/fresh/1', limit: 1 })).map((r) => r.token), ['aaaa02']);
-      assert.deepEqual((await store.search({ url: 'fresh/', statusCode: 404, ip: '192.0.2.1' })).map((r) => r.token).slice(0, 2), ['aaaa01', token(19)]);
+      assert.deepEqual(
+        (await store.search({ url: 'fresh/100' })).map((r) => r.token),
+        ['aaaa01'],
+      );
+      assert.deepEqual(
+        (await store.search({ ip: '51.100.7' })).map((r) => r.token),
+        ['aaaa02'],
+      );
+      assert.deepEqual(
+        (await store.search({ ip: '192.0.2.10' })).map((r) => r.token),
+        ['aaaa01', token(10)],
+      );
+      assert.deepEqual(
+        (await store.search({ url: 'x/fresh/1', limit: 3 })).map((r) => r.token),
+        ['aaaa02', 'aaaa01', token(19)],
+      );
+      assert.deepEqual(
+        (await store.search({ url: 'x/fresh/1', limit: 1 })).map((r) => r.token),
+        ['aaaa02'],
+      );
+      assert.deepEqual(
+        (await store.search({ url: 'fresh/', statusCode: 404, ip: '192.0.2.1' })).map((r) => r.token).slice(0, 2),
+        ['aaaa01', token(19)],
+      );
       // The next batch's pause indexes them all; the answers stay the same.
       await store.write(encoded([report('bbbb01', { time: T0 + 200, url: 'https://x/other', ip: '203.0.113.1' })]));
-      assert.deepEqual((await store.search({ url: 'fresh/100' })).map((r) => r.token), ['aaaa01']);
+      assert.deepEqual(
+        (await store.search({ url: 'fresh/100' })).map((r) => r.token),
+        ['aaaa01'],
+      );
       await until(() => tailOf(file) === 0, 'the tail indexed', 10_000);
-      assert.deepEqual((await store.search({ url: 'fresh/100' })).map((r) => r.token), ['aaaa01']);
-      assert.deepEqual((await store.search({ url: 'x/fresh/1', limit: 3 })).map((r) => r.token), ['aaaa02', 'aaaa01', token(19)]);
+      assert.deepEqual(
+        (await store.search({ url: 'fresh/100' })).map((r) => r.token),
+        ['aaaa01'],
+      );
+      assert.deepEqual(
+        (await store.search({ url: 'x/fresh/1', limit: 3 })).map((r) => r.token),
+        ['aaaa02', 'aaaa01', token(19)],
+      );
       checkTrigramTables(file);
     } finally {
       await store.close();
@@ -209,7 +300,15 @@ async function fillLargeStore(): Promise<string> {
   const filler = storeOf(varDir);
   await filler.open();
   for (let from = 0; from < STORE_SIZE; from += 2000) {
-    const batch: EncodedReport[] = Array.from({ length: 2000 }, (_, i) => encodeReport(report(token(from + i), { time: now - STORE_SIZE + from + i, url: urlOf(from + i), collectors: { request: { body: padding } } })));
+    const batch: EncodedReport[] = Array.from({ length: 2000 }, (_, i) =>
+      encodeReport(
+        report(token(from + i), {
+          time: now - STORE_SIZE + from + i,
+          url: urlOf(from + i),
+          collectors: { request: { body: padding } },
+        }),
+      ),
+    );
     await filler.write(batch);
   }
   await filler.close();
@@ -229,11 +328,16 @@ describe('the check of a large store at open runs off the thread that answers re
     const openMs = performance.now() - started;
     delay.disable();
     try {
-      process.stdout.write(`# open of a store of ${STORE_SIZE} reports: ${openMs.toFixed(0)} ms, event loop held ${(delay.max / 1e6).toFixed(0)} ms at most\n`);
+      process.stdout.write(
+        `# open of a store of ${STORE_SIZE} reports: ${openMs.toFixed(0)} ms, event loop held ${(delay.max / 1e6).toFixed(0)} ms at most\n`,
+      );
       assert.equal(await store.count(), STORE_SIZE);
       const worst = delay.max / 1e6;
       // The check reads the whole file; on this thread it would hold the loop for all of the open.
-      assert.ok(worst < Math.max(50, openMs / 3), `the event loop was held ${worst.toFixed(0)} ms during an open of ${openMs.toFixed(0)} ms`);
+      assert.ok(
+        worst < Math.max(50, openMs / 3),
+        `the event loop was held ${worst.toFixed(0)} ms during an open of ${openMs.toFixed(0)} ms`,
+      );
     } finally {
       await store.close();
     }
@@ -266,13 +370,18 @@ describe('a long search runs off the thread that answers requests', () => {
       delay.disable();
       searching = false;
       await alongside;
-      process.stdout.write(`# search of ${STORE_SIZE} reports: ${searchMs.toFixed(0)} ms, event loop held ${(delay.max / 1e6).toFixed(0)} ms at most (${delay.count} samples), requests up to ${Math.max(...requests).toFixed(0)} ms (${requests.length})\n`);
+      process.stdout.write(
+        `# search of ${STORE_SIZE} reports: ${searchMs.toFixed(0)} ms, event loop held ${(delay.max / 1e6).toFixed(0)} ms at most (${delay.count} samples), requests up to ${Math.max(...requests).toFixed(0)} ms (${requests.length})\n`,
+      );
       assert.equal(found.status, 200);
       assert.deepEqual(JSON.parse(found.body), []);
       const worst = delay.max / 1e6;
       // A search on this thread holds it for all of the search. On a loaded machine the
       // scheduler alone can hold a thread some tens of milliseconds: a third of the search is allowed then.
-      assert.ok(worst < Math.max(50, searchMs / 3), `the event loop was held ${worst.toFixed(0)} ms during a search of ${searchMs.toFixed(0)} ms; requests took up to ${Math.max(...requests).toFixed(0)} ms`);
+      assert.ok(
+        worst < Math.max(50, searchMs / 3),
+        `the event loop was held ${worst.toFixed(0)} ms during a search of ${searchMs.toFixed(0)} ms; requests took up to ${Math.max(...requests).toFixed(0)} ms`,
+      );
     } finally {
       await service.stop();
     }

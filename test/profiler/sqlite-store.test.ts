@@ -60,11 +60,17 @@ describe('the SQLite store keeps its file', () => {
   describe('the token counter and its key live in the file', () => {
     it('draws a 32-byte key when the file is created, and leases the permutation of the counter under it', async () => {
       const tokens = await store.leaseTokens(5);
-      const { key, next } = inFile(file, (db) => db.prepare('SELECT key, next FROM token_counter').get() as { key: Uint8Array; next: number });
+      const { key, next } = inFile(
+        file,
+        (db) => db.prepare('SELECT key, next FROM token_counter').get() as { key: Uint8Array; next: number },
+      );
       assert.equal(key.length, 32);
       assert.equal(next, 5);
       const permutation = new TokenPermutation(key);
-      assert.deepEqual(tokens, [0, 1, 2, 3, 4].map((counter) => permutation.token(counter)));
+      assert.deepEqual(
+        tokens,
+        [0, 1, 2, 3, 4].map((counter) => permutation.token(counter)),
+      );
     });
 
     it('skips, when the counter comes back round after 2^24, the tokens that stored reports still hold', async () => {
@@ -73,7 +79,10 @@ describe('the SQLite store keeps its file', () => {
       // 2^24 tokens later the counter gives the same tokens again.
       inFile(file, (db) => db.prepare('UPDATE token_counter SET next = ?').run(2 ** 24));
       const again = await store.leaseTokens(10);
-      assert.deepEqual(again, first.filter((_, i) => i !== 2 && i !== 7));
+      assert.deepEqual(
+        again,
+        first.filter((_, i) => i !== 2 && i !== 7),
+      );
     });
 
     it('creates a new key when the counter row is gone, still skipping stored tokens', async () => {
@@ -82,13 +91,26 @@ describe('the SQLite store keeps its file', () => {
       inFile(file, (db) => db.exec('DELETE FROM token_counter'));
       const after = await store.leaseTokens(4096);
       assert.ok(after.every((token) => !first.includes(token)));
-      assert.equal(inFile(file, (db) => db.prepare('SELECT count(*) FROM token_counter').pluck().get()), 1);
+      assert.equal(
+        inFile(file, (db) => db.prepare('SELECT count(*) FROM token_counter').pluck().get()),
+        1,
+      );
     });
   });
 
   describe('a stack trace shared by many reports is stored once', () => {
-    const trace = [{ function: 'noRouteFound', file: '/srv/src/routing/unmatched.ts', line: 45, column: 10, own: true, excerpt: [{ number: 45, text: 'throw' }] }];
-    const failing = (token: string) => report(token, { collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
+    const trace = [
+      {
+        function: 'noRouteFound',
+        file: '/srv/src/routing/unmatched.ts',
+        line: 45,
+        column: 10,
+        own: true,
+        excerpt: [{ number: 45, text: 'throw' }],
+      },
+    ];
+    const failing = (token: string) =>
+      report(token, { collectors: { exception: { class: 'NotFoundHttpError', message: 'No route', trace } } });
     const traceRows = (file: string) => {
       const db = openSqlite(file, { readonly: true });
       try {
@@ -101,7 +123,12 @@ describe('the SQLite store keeps its file', () => {
     it('reads every report back with its trace, from one stored copy', async () => {
       await store.write(encoded([failing('00000a'), failing('00000b')]));
       await store.write(encoded([failing('00000c')]));
-      for (const token of ['00000a', '00000b', '00000c']) assert.deepEqual((await store.read(token))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+      for (const token of ['00000a', '00000b', '00000c'])
+        assert.deepEqual((await store.read(token))!.collectors.exception, {
+          class: 'NotFoundHttpError',
+          message: 'No route',
+          trace,
+        });
       assert.equal(traceRows(file), 1);
     });
 
@@ -110,7 +137,11 @@ describe('the SQLite store keeps its file', () => {
       await store.purge({ maxReports: 1, maxAgeMs: 365 * 86_400_000 }, { now: T0 });
       assert.equal(traceRows(file), 0);
       await store.write(encoded([failing('00000c')]));
-      assert.deepEqual((await store.read('00000c'))!.collectors.exception, { class: 'NotFoundHttpError', message: 'No route', trace });
+      assert.deepEqual((await store.read('00000c'))!.collectors.exception, {
+        class: 'NotFoundHttpError',
+        message: 'No route',
+        trace,
+      });
     });
   });
 
@@ -122,14 +153,37 @@ describe('the SQLite store keeps its file', () => {
         status INTEGER NOT NULL, ip TEXT NOT NULL, duration REAL NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
         CREATE INDEX reports_by_time ON reports (time);`);
       const insert = v1.prepare('INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-      insert.run('ffff01', T0 + 1, 'GET', 'https://localhost/b', 404, '::1', 2, JSON.stringify({ exception: { class: 'E', trace: [{ line: 1 }] } }));
-      insert.run('000002', T0, 'GET', 'https://localhost/a', 200, '::1', 1, JSON.stringify({ request: { method: 'GET' } }));
+      insert.run(
+        'ffff01',
+        T0 + 1,
+        'GET',
+        'https://localhost/b',
+        404,
+        '::1',
+        2,
+        JSON.stringify({ exception: { class: 'E', trace: [{ line: 1 }] } }),
+      );
+      insert.run(
+        '000002',
+        T0,
+        'GET',
+        'https://localhost/a',
+        200,
+        '::1',
+        1,
+        JSON.stringify({ request: { method: 'GET' } }),
+      );
       v1.close();
       const migrated = sqliteStore(file);
       await migrated.open();
       try {
-        assert.deepEqual((await migrated.search({})).map((r) => r.token), ['ffff01', '000002']);
-        assert.deepEqual((await migrated.read('ffff01'))!.collectors, { exception: { class: 'E', trace: [{ line: 1 }] } });
+        assert.deepEqual(
+          (await migrated.search({})).map((r) => r.token),
+          ['ffff01', '000002'],
+        );
+        assert.deepEqual((await migrated.read('ffff01'))!.collectors, {
+          exception: { class: 'E', trace: [{ line: 1 }] },
+        });
         await migrated.write(encoded([report('000003', { time: T0 + 2 })]));
         assert.equal(await migrated.count(), 3);
       } finally {
@@ -146,7 +200,10 @@ describe('the SQLite store keeps its file', () => {
       store = sqliteStore(file);
       await store.open();
       assert.deepEqual(await storedTokens(store), ['123456', 'abcdef']);
-      assert.equal(inFile(file, (db) => db.pragma('user_version', { simple: true })), 5);
+      assert.equal(
+        inFile(file, (db) => db.pragma('user_version', { simple: true })),
+        5,
+      );
       const tokens = await store.leaseTokens(1000);
       assert.ok(tokens.length > 0 && !tokens.includes('abcdef') && !tokens.includes('123456'));
     });
@@ -156,7 +213,11 @@ describe('the SQLite store keeps its file', () => {
     const bytes = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 
     it('empties the WAL after a retention run and returns the pages of deleted reports', async () => {
-      const big = (i: number) => report(i.toString(16).padStart(6, '0'), { time: T0 + i, collectors: { request: { body: `${i} `.repeat(1500) } } });
+      const big = (i: number) =>
+        report(i.toString(16).padStart(6, '0'), {
+          time: T0 + i,
+          collectors: { request: { body: `${i} `.repeat(1500) } },
+        });
       for (let i = 0; i < 2000; i += 100) await store.write(encoded(Array.from({ length: 100 }, (_, j) => big(i + j))));
       const written = bytes(file) + bytes(`${file}-wal`);
       await store.purge({ maxReports: 10, maxAgeMs: 365 * 86_400_000 }, { now: T0 });
@@ -172,9 +233,14 @@ describe('the SQLite store keeps its file', () => {
   });
 
   describe('a write given the number of reports to keep deletes the oldest in the same transaction', () => {
-    const sized = (i: number) => report(i.toString(16).padStart(6, '0'), { time: T0 + i, collectors: { request: { body: String(i).padStart(5000, '.') } } });
+    const sized = (i: number) =>
+      report(i.toString(16).padStart(6, '0'), {
+        time: T0 + i,
+        collectors: { request: { body: String(i).padStart(5000, '.') } },
+      });
     const batch = (from: number, length: number) => encoded(Array.from({ length }, (_, j) => sized(from + j)));
-    const tokensOf = (from: number, length: number) => Array.from({ length }, (_, j) => (from + j).toString(16).padStart(6, '0'));
+    const tokensOf = (from: number, length: number) =>
+      Array.from({ length }, (_, j) => (from + j).toString(16).padStart(6, '0'));
     const pageCount = () => inFile(file, (db) => db.pragma('page_count', { simple: true }) as number);
 
     it('never holds more than keep, counts the deleted, and the new reports take their pages', async () => {

@@ -44,7 +44,9 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
 
     describe('a written report reads back whole', () => {
       it('keeps the summary and every section, and counts it', async () => {
-        const written = report('a1b2c3', { collectors: { request: { headers: { host: 'x' } }, logs: { lines: [], omitted: 0 } } });
+        const written = report('a1b2c3', {
+          collectors: { request: { headers: { host: 'x' } }, logs: { lines: [], omitted: 0 } },
+        });
         assert.deepEqual(await store.write(encoded([written])), { rejected: [], failed: [] });
         assert.deepEqual(await store.read('a1b2c3'), written);
         assert.equal(await store.read('ffffff'), undefined);
@@ -63,7 +65,9 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
     describe('a token already stored is never overwritten', () => {
       it('rejects the newcomer and keeps the first report', async () => {
         await store.write(encoded([report('000001', { url: 'https://localhost/first' })]));
-        const { rejected } = await store.write(encoded([report('000001', { url: 'https://localhost/second' }), report('000002')]));
+        const { rejected } = await store.write(
+          encoded([report('000001', { url: 'https://localhost/second' }), report('000002')]),
+        );
         assert.deepEqual(rejected, ['000001']);
         assert.equal((await store.read('000001'))!.url, 'https://localhost/first');
         assert.equal(await store.count(), 2);
@@ -72,28 +76,61 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
       it('rejects it from another handle too', async () => {
         await store.write(encoded([report('000001', { url: 'https://localhost/first' })]));
         const other = await another();
-        assert.deepEqual((await other.write(encoded([report('000001', { url: 'https://localhost/other' })]))).rejected, ['000001']);
+        assert.deepEqual(
+          (await other.write(encoded([report('000001', { url: 'https://localhost/other' })]))).rejected,
+          ['000001'],
+        );
         assert.equal((await store.read('000001'))!.url, 'https://localhost/first');
       });
     });
 
     describe('search: ip and url match a part, method and status exactly, token a prefix, time inclusive, newest first', () => {
       beforeEach(async () => {
-        await store.write(encoded([
-          report('aaaa01', { time: T0, method: 'GET', status: 404, ip: '127.0.0.1', url: 'https://localhost/robots.txt' }),
-          report('aaaa02', { time: T0 + 1000, method: 'POST', status: 405, ip: '192.168.1.20', url: 'https://localhost/items' }),
-          report('bbbb03', { time: T0 + 2000, method: 'GET', status: 200, ip: '::1', url: 'https://localhost/hello?x=1' }),
-          report('bbbb04', { time: T0 + 86_400_000, method: 'PUT', status: 404, ip: '192.168.1.21', url: 'https://localhost/items/abc' }),
-        ]));
+        await store.write(
+          encoded([
+            report('aaaa01', {
+              time: T0,
+              method: 'GET',
+              status: 404,
+              ip: '127.0.0.1',
+              url: 'https://localhost/robots.txt',
+            }),
+            report('aaaa02', {
+              time: T0 + 1000,
+              method: 'POST',
+              status: 405,
+              ip: '192.168.1.20',
+              url: 'https://localhost/items',
+            }),
+            report('bbbb03', {
+              time: T0 + 2000,
+              method: 'GET',
+              status: 200,
+              ip: '::1',
+              url: 'https://localhost/hello?x=1',
+            }),
+            report('bbbb04', {
+              time: T0 + 86_400_000,
+              method: 'PUT',
+              status: 404,
+              ip: '192.168.1.21',
+              url: 'https://localhost/items/abc',
+            }),
+          ]),
+        );
       });
       const tokens = async (filters: ReportSearch) => (await store.search(filters)).map((found) => found.token);
 
       it('lists everything newest first without filters, summaries only', async () => {
         const found = await store.search({});
-        assert.deepEqual(found.map((r) => r.token), ['bbbb04', 'bbbb03', 'aaaa02', 'aaaa01']);
+        assert.deepEqual(
+          found.map((r) => r.token),
+          ['bbbb04', 'bbbb03', 'aaaa02', 'aaaa01'],
+        );
         assert.deepEqual(Object.keys(found[0]!).sort(), ['duration', 'ip', 'method', 'status', 'time', 'token', 'url']);
       });
-      it('matches part of the IP', async () => assert.deepEqual(await tokens({ ip: '192.168.1.' }), ['bbbb04', 'aaaa02']));
+      it('matches part of the IP', async () =>
+        assert.deepEqual(await tokens({ ip: '192.168.1.' }), ['bbbb04', 'aaaa02']));
       it('matches the method exactly, in any case', async () => {
         assert.deepEqual(await tokens({ method: 'get' }), ['bbbb03', 'aaaa01']);
         assert.deepEqual(await tokens({ method: 'GE' }), []);
@@ -110,14 +147,18 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         assert.deepEqual(await tokens({ token: 'AAAA' }), ['aaaa02', 'aaaa01']);
         assert.deepEqual(await tokens({ token: 'aa02' }), []);
       });
-      it('keeps start and end inclusive', async () => assert.deepEqual(await tokens({ start: T0 + 1000, end: T0 + 2000 }), ['bbbb03', 'aaaa02']));
+      it('keeps start and end inclusive', async () =>
+        assert.deepEqual(await tokens({ start: T0 + 1000, end: T0 + 2000 }), ['bbbb03', 'aaaa02']));
       it('combines filters', async () => assert.deepEqual(await tokens({ statusCode: 404, ip: '192.' }), ['bbbb04']));
       it('stops at the limit, 100 by default', async () => {
         assert.deepEqual(await tokens({ limit: 2 }), ['bbbb04', 'bbbb03']);
-        await store.write(encoded(Array.from({ length: 150 }, (_, i) => report(`c${i.toString(16).padStart(5, '0')}`))));
+        await store.write(
+          encoded(Array.from({ length: 150 }, (_, i) => report(`c${i.toString(16).padStart(5, '0')}`))),
+        );
         assert.equal((await store.search({})).length, 100);
       });
-      it('takes a filter as data, never as a query', async () => assert.deepEqual(await tokens({ url: "' OR 1=1 --" }), []));
+      it('takes a filter as data, never as a query', async () =>
+        assert.deepEqual(await tokens({ url: "' OR 1=1 --" }), []));
       it('takes % and _ in a filter as themselves, not as wildcards', async () => {
         for (const url of ['%', '_', 'i_ems', 'robots%txt', '\\']) assert.deepEqual(await tokens({ url }), [], url);
         await store.write(encoded([report('dddd01', { time: T0 + 4000, url: 'https://localhost/100%_sure\\x' })]));
@@ -127,17 +168,22 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         assert.deepEqual(await tokens({ token: '_' }), []);
       });
       it('takes % _ and \\ literally in a part of 3 characters or more (what a trigram index answers), and matches case exactly', async () => {
-        await store.write(encoded([
-          report('dddd01', { time: T0 + 4000, url: 'https://localhost/100%_sure\\x', ip: '10.0.0.1' }),
-          report('dddd02', { time: T0 + 5000, url: 'https://localhost/1000_sure', ip: '10.0.0.12' }),
-        ]));
+        await store.write(
+          encoded([
+            report('dddd01', { time: T0 + 4000, url: 'https://localhost/100%_sure\\x', ip: '10.0.0.1' }),
+            report('dddd02', { time: T0 + 5000, url: 'https://localhost/1000_sure', ip: '10.0.0.12' }),
+          ]),
+        );
         assert.deepEqual(await tokens({ url: '100%_sure' }), ['dddd01']);
         assert.deepEqual(await tokens({ url: '0%_s' }), ['dddd01']);
         assert.deepEqual(await tokens({ url: 'sure\\x' }), ['dddd01']);
         assert.deepEqual(await tokens({ url: '100_sure' }), []);
         assert.deepEqual(await tokens({ url: 'ITEMS' }), []);
         assert.deepEqual(await tokens({ ip: '10.0.0.1' }), ['dddd02', 'dddd01']);
-        assert.deepEqual(await tokens({ ip: '0.0.1', url: '_sure', method: 'get', statusCode: 404, token: 'DDDD' }), ['dddd02', 'dddd01']);
+        assert.deepEqual(await tokens({ ip: '0.0.1', url: '_sure', method: 'get', statusCode: 404, token: 'DDDD' }), [
+          'dddd02',
+          'dddd01',
+        ]);
       });
       it('finds nothing for a filter or a token holding a NUL character', async () => {
         assert.deepEqual(await tokens({ url: 'items\u0000' }), []);
@@ -152,7 +198,9 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
 
     describe('retention deletes the oldest beyond the count and everything beyond the age', () => {
       beforeEach(async () => {
-        await store.write(encoded(Array.from({ length: 10 }, (_, i) => report(`00000${i}`, { time: T0 + i * 60_000 }))));
+        await store.write(
+          encoded(Array.from({ length: 10 }, (_, i) => report(`00000${i}`, { time: T0 + i * 60_000 }))),
+        );
       });
 
       it('keeps the newest maxReports and says how many it deleted', async () => {
@@ -206,8 +254,14 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
 
       it('search lists the report written last first', async () => {
         await store.write(encoded(after));
-        assert.deepEqual((await store.search({ limit: 2 })).map((found) => found.token), ['a00003', 'a00002']);
-        assert.deepEqual((await store.search({ start: T0, limit: 1 })).map((found) => found.token), ['a00003']);
+        assert.deepEqual(
+          (await store.search({ limit: 2 })).map((found) => found.token),
+          ['a00003', 'a00002'],
+        );
+        assert.deepEqual(
+          (await store.search({ start: T0, limit: 1 })).map((found) => found.token),
+          ['a00003'],
+        );
       });
     });
 
@@ -215,7 +269,10 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
       it('gives the count asked for, 6 lower-case hex characters each, all different', async () => {
         const tokens = await store.leaseTokens(256);
         assert.equal(tokens.length, 256);
-        assert.ok(tokens.every((token) => TOKEN_PATTERN.test(token)), tokens.join(' '));
+        assert.ok(
+          tokens.every((token) => TOKEN_PATTERN.test(token)),
+          tokens.join(' '),
+        );
         assert.equal(new Set(tokens).size, 256);
       });
 
@@ -245,23 +302,54 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
     describe('one handle at a time holds the retention lease: the others skip', () => {
       const retention = { maxReports: 5, maxAgeMs: YEAR_MS };
       const lease = (holder: string) => ({ holder, ms: 1000 });
-      const fill = (from: number) => store.write(encoded(Array.from({ length: 10 }, (_, i) => report((from + i).toString(16).padStart(6, '0'), { time: T0 + from + i }))));
+      const fill = (from: number) =>
+        store.write(
+          encoded(
+            Array.from({ length: 10 }, (_, i) =>
+              report((from + i).toString(16).padStart(6, '0'), { time: T0 + from + i }),
+            ),
+          ),
+        );
 
       it('runs for one holder within its lease, skips for another until it expires or is given up, and keeps maxReports', async () => {
         const other = await another();
         await fill(0);
-        assert.equal(await store.purge(retention, { now: T0, lease: lease('a') }), 5, 'a takes the free lease and purges');
+        assert.equal(
+          await store.purge(retention, { now: T0, lease: lease('a') }),
+          5,
+          'a takes the free lease and purges',
+        );
         await fill(100);
-        assert.equal(await other.purge(retention, { now: T0 + 10, lease: lease('b') }), undefined, 'b skips while a holds it');
+        assert.equal(
+          await other.purge(retention, { now: T0 + 10, lease: lease('b') }),
+          undefined,
+          'b skips while a holds it',
+        );
         assert.equal(await store.count(), 15, 'a skipped run deletes nothing');
-        assert.equal(await store.purge(retention, { now: T0 + 500, lease: lease('a') }), 10, 'a runs again within its lease, and renews it');
+        assert.equal(
+          await store.purge(retention, { now: T0 + 500, lease: lease('a') }),
+          10,
+          'a runs again within its lease, and renews it',
+        );
         await fill(200);
-        assert.equal(await other.purge(retention, { now: T0 + 1499, lease: lease('b') }), undefined, 'the renewed lease lasts until T0 + 1500');
-        assert.equal(await other.purge(retention, { now: T0 + 1500, lease: lease('b') }), 10, 'b takes the expired lease');
+        assert.equal(
+          await other.purge(retention, { now: T0 + 1499, lease: lease('b') }),
+          undefined,
+          'the renewed lease lasts until T0 + 1500',
+        );
+        assert.equal(
+          await other.purge(retention, { now: T0 + 1500, lease: lease('b') }),
+          10,
+          'b takes the expired lease',
+        );
         assert.equal(await store.purge(retention, { now: T0 + 1600, lease: lease('a') }), undefined, 'now a skips');
         await other.releaseRetention('b');
         await fill(300);
-        assert.equal(await store.purge(retention, { now: T0 + 1700, lease: lease('a') }), 10, 'a given-up lease is taken at once');
+        assert.equal(
+          await store.purge(retention, { now: T0 + 1700, lease: lease('a') }),
+          10,
+          'a given-up lease is taken at once',
+        );
         assert.equal(await store.count(), 5);
       });
 

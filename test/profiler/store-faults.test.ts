@@ -4,7 +4,20 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -64,7 +77,9 @@ function fillDisk(dir: string): string {
 
 /** The store's files and their bytes. */
 function storeBytes(dir: string): number {
-  return readdirSync(dir).filter((name) => name.startsWith('profiler.sqlite')).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+  return readdirSync(dir)
+    .filter((name) => name.startsWith('profiler.sqlite'))
+    .reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
 }
 
 /** True when the report of `token` is in the store (the search writes what is queued first). */
@@ -95,7 +110,10 @@ describe('a small disk: the store stays within the retention plus a constant, dr
       let peak = 0;
       for (let round = 0; round < 12; round++) {
         const sent = await sendMany(service, { count: 250, concurrency: 8, path: longPath(`r${round}`) });
-        assert.ok(await stored(service, sent.tokens.at(-1)!), `round ${round}: the last report is stored (store files: ${storeBytes(disk.dir)} bytes)`);
+        assert.ok(
+          await stored(service, sent.tokens.at(-1)!),
+          `round ${round}: the last report is stored (store files: ${storeBytes(disk.dir)} bytes)`,
+        );
         peak = Math.max(peak, storeBytes(disk.dir));
       }
       assert.equal(await droppedCount(service), 0);
@@ -113,14 +131,23 @@ describe('a small disk: the store stays within the retention plus a constant, dr
       await ask(service, { path: '/_profiler/search', headers: JSON_ACCEPT });
       const dropped = await droppedCount(service);
       assert.ok(dropped > 0, 'reports were dropped while the disk was full');
-      const failureLines = service.output().split('\n').filter((line) => line.includes('"level":50'));
-      assert.ok(failureLines.length < 20, `${failureLines.length} error lines for a full disk:\n${failureLines.slice(0, 5).join('\n')}`);
+      const failureLines = service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"level":50'));
+      assert.ok(
+        failureLines.length < 20,
+        `${failureLines.length} error lines for a full disk:\n${failureLines.slice(0, 5).join('\n')}`,
+      );
 
       // Space comes back: new reports are stored again, without a restart.
       unlinkSync(filler);
       for (let round = 0; round < 3; round++) {
         const sent = await sendMany(service, { count: 250, concurrency: 8, path: longPath(`back${round}`) });
-        assert.ok(await stored(service, sent.tokens.at(-1)!), `after space came back, round ${round}: the last report is stored`);
+        assert.ok(
+          await stored(service, sent.tokens.at(-1)!),
+          `after space came back, round ${round}: the last report is stored`,
+        );
       }
       assert.equal(await droppedCount(service), dropped, 'nothing more is dropped once space is back');
       await service.stop();
@@ -209,7 +236,12 @@ describe('a store that cannot be opened stops the start with a message naming it
     mkdirSync(join(varDir, 'profiler.sqlite'));
     const { code, stderr } = await runMain({ VAR_DIR: varDir });
     assert.equal(code, 1);
-    assert.ok(stderr.startsWith(`vigil: cannot start: VAR_DIR: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `), stderr);
+    assert.ok(
+      stderr.startsWith(
+        `vigil: cannot start: VAR_DIR: the report store ${join(varDir, 'profiler.sqlite')} cannot be opened: `,
+      ),
+      stderr,
+    );
     assert.doesNotMatch(stderr, /\n    at /, 'a message, not a stack');
   });
 });
@@ -221,7 +253,9 @@ describe('a clock stepped back: retention and "newest" follow arrival order, so 
     const earlier = storeOf(varDir);
     await earlier.open();
     const ahead = Date.now() + 3_600_000;
-    await earlier.write(encoded(Array.from({ length: 50 }, (_, i) => report(`f${String(i).padStart(5, '0')}`, { time: ahead + i }))));
+    await earlier.write(
+      encoded(Array.from({ length: 50 }, (_, i) => report(`f${String(i).padStart(5, '0')}`, { time: ahead + i }))),
+    );
     await earlier.close();
     const service = await startInProcess({ VAR_DIR: varDir, PROFILER_MAX_REPORTS: '40' });
     try {
@@ -265,7 +299,10 @@ describe('a full disk never stops a start: the service serves without reports, s
       const answer = await ask(service, { path: '/while-full', agent });
       assert.equal(answer.status, 404, 'the service answers');
       const file = join(varDir, 'profiler.sqlite');
-      const storeLines = service.output().split('\n').filter((line) => line.includes(`report store ${file} cannot be written`));
+      const storeLines = service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(`report store ${file} cannot be written`));
       assert.equal(storeLines.length, 1, service.output());
       assert.match(storeLines[0]!, /reports are dropped and counted until it can/);
       assert.match(service.output(), /certificate .* could not be written .* kept in memory/);
@@ -276,7 +313,10 @@ describe('a full disk never stops a start: the service serves without reports, s
       assert.ok(token, `reports get tokens again once there is room:\n${service.output()}`);
       const found = await ask(service, { path: `/_profiler/search?token=${token}`, headers: JSON_ACCEPT, agent });
       assert.equal(found.status, 200, found.body);
-      assert.ok((JSON.parse(found.body) as Array<{ token: string }>).some((entry) => entry.token === token), 'its report is stored');
+      assert.ok(
+        (JSON.parse(found.body) as Array<{ token: string }>).some((entry) => entry.token === token),
+        'its report is stored',
+      );
       assert.match(service.output(), /report store .* can be written again/);
     } finally {
       agent.destroy();
@@ -325,7 +365,11 @@ describe('a full disk never stops a start: the service serves without reports, s
 });
 
 /** Lines of the service's log that hold `text`. */
-const linesWith = (service: Service, text: string) => service.output().split('\n').filter((line) => line.includes(text));
+const linesWith = (service: Service, text: string) =>
+  service
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(text));
 
 /** Sends `count` requests under `/later/`, then checks that every one of their reports can be read. */
 async function laterReportsReadable(service: Service): Promise<void> {
@@ -333,7 +377,11 @@ async function laterReportsReadable(service: Service): Promise<void> {
   const found = await ask(service, { path: '/_profiler/search?url=/later/&limit=100', headers: JSON_ACCEPT });
   assert.equal(found.status, 200, found.body);
   const tokens = new Set((JSON.parse(found.body) as Array<{ token: string }>).map((entry) => entry.token));
-  assert.deepEqual(later.tokens.filter((token) => !tokens.has(token)), [], 'every later report is stored');
+  assert.deepEqual(
+    later.tokens.filter((token) => !tokens.has(token)),
+    [],
+    'every later report is stored',
+  );
 }
 
 describe('the store notices when its file is deleted or damaged while the service runs, says so once, and goes on in a new file', () => {

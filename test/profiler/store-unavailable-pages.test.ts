@@ -10,7 +10,10 @@ import { ask, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
-  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts', PROFILER_DSN: 'postgres://vigil:s3cret@127.0.0.1:1/vigil' });
+  service = await startInProcess({
+    ROUTES: 'examples/demo-routes.ts',
+    PROFILER_DSN: 'postgres://vigil:s3cret@127.0.0.1:1/vigil',
+  });
 });
 after(() => service?.stop());
 
@@ -23,7 +26,10 @@ describe('every profiler page answers 503 with Retry-After while the report stor
       const json = await ask(service, { path, headers: { accept: 'application/json' } });
       assert.equal(json.status, 503, `${path}: ${json.body.slice(0, 300)}`);
       assert.equal(json.headers['retry-after'], '5');
-      assert.match((JSON.parse(json.body) as { detail: string }).detail, /^Report store unavailable: postgres:\/\/vigil@127\.0\.0\.1:1\/vigil: /);
+      assert.match(
+        (JSON.parse(json.body) as { detail: string }).detail,
+        /^Report store unavailable: postgres:\/\/vigil@127\.0\.0\.1:1\/vigil: /,
+      );
       const html = await ask(service, { path });
       assert.equal(html.status, 503, path);
       assert.match(html.body, /VIGIL_ERR_REPORT_STORE_UNAVAILABLE/);

@@ -33,7 +33,8 @@ async function tab(): Promise<{ context: BrowserContext; page: Page }> {
   return { context, page };
 }
 
-const names = (page: Page) => page.locator('#timeline tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-name')));
+const names = (page: Page) =>
+  page.locator('#timeline tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-name')));
 
 describe('the performance panel draws stages and spans as one waterfall', () => {
   it('shows a bar per stage and span, placed by its start, and the threshold hides the short spans', async (t) => {
@@ -42,7 +43,17 @@ describe('the performance panel draws stages and spans as one waterfall', () => 
     const { context, page } = await tab();
     try {
       await page.goto(`${service.url}/_profiler/${token}?panel=performance`);
-      assert.deepEqual(await names(page), ['routing', 'body', 'handler', 'load user', 'render page', 'query orders', 'template', 'cache write', 'sending']);
+      assert.deepEqual(await names(page), [
+        'routing',
+        'body',
+        'handler',
+        'load user',
+        'render page',
+        'query orders',
+        'template',
+        'cache write',
+        'sending',
+      ]);
       const box = async (name: string) => (await page.locator(`#timeline tr[data-name="${name}"] .bar`).boundingBox())!;
       for (const name of ['handler', 'load user', 'render page', 'query orders']) {
         const bar = await box(name);
@@ -51,7 +62,10 @@ describe('the performance panel draws stages and spans as one waterfall', () => 
       // A later span's bar starts further right; a nested one starts within its parent.
       const [load, render, query] = [await box('load user'), await box('render page'), await box('query orders')];
       assert.ok(render.x >= load.x + load.width - 1, 'render page starts after load user ends');
-      assert.ok(query.x >= render.x && query.x + query.width <= render.x + render.width + 1, 'query orders sits inside render page');
+      assert.ok(
+        query.x >= render.x && query.x + query.width <= render.x + render.width + 1,
+        'query orders sits inside render page',
+      );
       const file = screenshotPath('profiler-timeline.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);
@@ -59,7 +73,15 @@ describe('the performance panel draws stages and spans as one waterfall', () => 
       await page.locator('input[name="threshold"]').fill('5');
       await page.getByRole('button', { name: 'Apply' }).click();
       await page.waitForURL(/threshold=5/);
-      assert.deepEqual(await names(page), ['routing', 'body', 'handler', 'load user', 'render page', 'query orders', 'sending']);
+      assert.deepEqual(await names(page), [
+        'routing',
+        'body',
+        'handler',
+        'load user',
+        'render page',
+        'query orders',
+        'sending',
+      ]);
       assert.match((await page.locator('#hidden-spans').textContent()) ?? '', /^2 spans shorter than 5 ms hidden\.$/);
       const filtered = screenshotPath('profiler-timeline-threshold.png');
       await page.screenshot({ path: filtered, fullPage: true });
@@ -73,7 +95,10 @@ describe('the performance panel draws stages and spans as one waterfall', () => 
 
 describe("a collector's own panel, with its badge in the menu", () => {
   it('shows the badge in its status colour, and the panel under the menu’s title', async (t) => {
-    const answer = await ask(service, { path: '/hello', headers: { 'user-agent': 'browser-test/1', 'accept-language': 'fr, en;q=0.5, de;q=0.25' } });
+    const answer = await ask(service, {
+      path: '/hello',
+      headers: { 'user-agent': 'browser-test/1', 'accept-language': 'fr, en;q=0.5, de;q=0.25' },
+    });
     const token = String(answer.headers['x-debug-token']);
     const { context, page } = await tab();
     try {
@@ -86,9 +111,18 @@ describe("a collector's own panel, with its badge in the menu", () => {
       assert.equal(await badge.evaluate((element) => getComputedStyle(element).color), 'rgb(26, 127, 55)');
       await entry.click();
       await page.waitForURL(/panel=client/);
-      assert.equal(await page.locator('section#panel-client h2').textContent(), await entry.locator('span').first().textContent());
-      assert.deepEqual(await page.locator('section#panel-client table.records thead th').allTextContents(), ['tag', 'quality']);
-      assert.deepEqual(await page.locator('section#panel-client table.records tbody tr td:last-child').allTextContents(), ['1', '0.5', '0.25']);
+      assert.equal(
+        await page.locator('section#panel-client h2').textContent(),
+        await entry.locator('span').first().textContent(),
+      );
+      assert.deepEqual(await page.locator('section#panel-client table.records thead th').allTextContents(), [
+        'tag',
+        'quality',
+      ]);
+      assert.deepEqual(
+        await page.locator('section#panel-client table.records tbody tr td:last-child').allTextContents(),
+        ['1', '0.5', '0.25'],
+      );
       const file = screenshotPath('profiler-custom-panel.png');
       await page.screenshot({ path: file, fullPage: true });
       t.diagnostic(`screenshot: ${file}`);

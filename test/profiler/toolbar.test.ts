@@ -30,8 +30,8 @@ after(async () => {
   await Promise.all([debug?.stop(), prod?.stop(), off?.stop()]);
 });
 
-describe('in debug mode the application\'s HTML page carries the toolbar', () => {
-  it('puts it before </body>, with its style admitted by a nonce in style-src-elem of the page\'s own CSP', async () => {
+describe("in debug mode the application's HTML page carries the toolbar", () => {
+  it("puts it before </body>, with its style admitted by a nonce in style-src-elem of the page's own CSP", async () => {
     const answer = await ask(debug, { path: '/page' });
     assert.equal(answer.status, 200);
     const at = answer.body.indexOf(BAR);
@@ -86,7 +86,11 @@ describe('in debug mode the application\'s HTML page carries the toolbar', () =>
       assert.ok(await bar.isVisible());
       const box = (await bar.boundingBox())!;
       assert.equal(Math.round(box.y + box.height), 600, 'fixed to the bottom of the window');
-      assert.equal(await bar.evaluate((element) => getComputedStyle(element).backgroundColor), 'rgb(27, 29, 35)', 'its style applied under the CSP');
+      assert.equal(
+        await bar.evaluate((element) => getComputedStyle(element).backgroundColor),
+        'rgb(27, 29, 35)',
+        'its style applied under the CSP',
+      );
       assert.equal(await bar.getByTitle('Status').textContent(), '200');
       assert.equal(await bar.getByTitle('Route').textContent(), 'GET /page');
       assert.deepEqual(complaints, [], 'the CSP blocked nothing');
@@ -96,7 +100,11 @@ describe('in debug mode the application\'s HTML page carries the toolbar', () =>
       await bar.getByRole('link', { name: `report ${token}` }).click();
       await page.waitForURL(`${debug.url}/_profiler/${token}`);
       assert.equal(await page.title(), `GET ${debug.url}/page (200) - vigil profiler`, 'the report of the page');
-      assert.equal(await page.getByRole('region', { name: 'vigil debug toolbar' }).count(), 0, 'not on the profiler\'s own page');
+      assert.equal(
+        await page.getByRole('region', { name: 'vigil debug toolbar' }).count(),
+        0,
+        "not on the profiler's own page",
+      );
     } finally {
       await context.close();
     }
@@ -104,7 +112,7 @@ describe('in debug mode the application\'s HTML page carries the toolbar', () =>
 });
 
 describe('the toolbar is nowhere else', () => {
-  it('not on text, JSON, the kernel\'s error page or the profiler\'s pages', async () => {
+  it("not on text, JSON, the kernel's error page or the profiler's pages", async () => {
     // A 404 and the 500 of a route that failed: both are the kernel's pages.
     for (const path of ['/hello', '/items', '/nope', '/demo/cause']) {
       const answer = await ask(debug, { path, headers: { accept: 'text/html' } });
@@ -120,7 +128,7 @@ describe('the toolbar is nowhere else', () => {
       const answer = await ask(service, { path: '/page' });
       assert.equal(answer.status, 200);
       assert.ok(answer.body.endsWith('</body></html>') && !answer.body.includes(BAR));
-      assert.equal(answer.headers['content-security-policy'], "default-src 'none'", 'the page\'s policy as it set it');
+      assert.equal(answer.headers['content-security-policy'], "default-src 'none'", "the page's policy as it set it");
     }
   });
 });

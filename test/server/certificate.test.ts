@@ -17,23 +17,33 @@ import { ask, startService, type Service } from '../support/service.js';
 function pairOnDisk(varDir: string): { cert: string; key: string } {
   const cert = readFileSync(join(varDir, 'tls', 'localhost.crt'), 'utf8');
   const key = readFileSync(join(varDir, 'tls', 'localhost.key'), 'utf8');
-  assert.ok(new X509Certificate(cert).checkPrivateKey(createPrivateKey(key)), 'the key on disk is the certificate\'s');
+  assert.ok(new X509Certificate(cert).checkPrivateKey(createPrivateKey(key)), "the key on disk is the certificate's");
   return { cert, key };
 }
 
 describe('instances starting together on one VAR_DIR share one development certificate', () => {
   it('has three services, started at once, each serve the certificate on disk', async () => {
     const varDir = mkdtempSync(join(tmpdir(), 'vigil-cert-race-'));
-    const started = await Promise.allSettled([0, 1, 2].map(() => startService({ VAR_DIR: varDir }, { ownCertificate: true })));
+    const started = await Promise.allSettled(
+      [0, 1, 2].map(() => startService({ VAR_DIR: varDir }, { ownCertificate: true })),
+    );
     const services = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     try {
-      assert.equal(services.length, 3, started.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started')).join('\n'));
+      assert.equal(
+        services.length,
+        3,
+        started.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started')).join('\n'),
+      );
       const { cert } = pairOnDisk(varDir);
       for (const service of services) {
         const answer = await ask({ ...service, ca: cert } as Service, { path: '/robots.txt' });
         assert.equal(answer.status, 404, 'the client trusting the file on disk verified this instance');
       }
-      assert.deepEqual(readdirSync(varDir).filter((name) => name !== 'tls' && !name.startsWith('profiler')), [], 'no temporary file or directory is left');
+      assert.deepEqual(
+        readdirSync(varDir).filter((name) => name !== 'tls' && !name.startsWith('profiler')),
+        [],
+        'no temporary file or directory is left',
+      );
     } finally {
       await Promise.all(services.map((service) => service.stop()));
     }
@@ -50,9 +60,12 @@ describe('instances starting together on one VAR_DIR share one development certi
 });
 
 describe('a pair on disk that does not belong together is replaced', () => {
-  it('replaces a valid certificate whose key is another\'s, and one that is not a certificate', async () => {
+  it("replaces a valid certificate whose key is another's, and one that is not a certificate", async () => {
     const shared = await sharedCertificate();
-    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
     for (const [cert, key] of [
       [readFileSync(shared.TLS_CERT, 'utf8'), otherKey],
       ['not a certificate', readFileSync(shared.TLS_KEY, 'utf8')],

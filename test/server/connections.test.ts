@@ -14,7 +14,12 @@ import { ask, startService, type Service } from '../support/service.js';
 let service: Service;
 const sockets: Array<{ destroy(): unknown }> = [];
 before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/limit-routes.ts', HANDSHAKE_TIMEOUT: '1s', MAX_CONNECTIONS: '3', LOG_LEVEL: 'warn' });
+  service = await startService({
+    ROUTES: 'test/fixtures/limit-routes.ts',
+    HANDSHAKE_TIMEOUT: '1s',
+    MAX_CONNECTIONS: '3',
+    LOG_LEVEL: 'warn',
+  });
 });
 after(async () => {
   for (const socket of sockets) socket.destroy();
@@ -98,19 +103,24 @@ describe('running out of file descriptors is logged, once a while', () => {
     const held: Socket[] = [];
     try {
       await Promise.all(
-        Array.from({ length: 150 }, () =>
-          new Promise<void>((resolve) => {
-            const socket = connectTcp({ host: 'localhost', port: limited.port }, () => resolve());
-            socket.on('error', () => resolve());
-            socket.on('close', () => resolve());
-            held.push(socket);
-          }),
+        Array.from(
+          { length: 150 },
+          () =>
+            new Promise<void>((resolve) => {
+              const socket = connectTcp({ host: 'localhost', port: limited.port }, () => resolve());
+              socket.on('error', () => resolve());
+              socket.on('close', () => resolve());
+              held.push(socket);
+            }),
         ),
       );
       await sleep(1500);
       const lines = limited.output().match(/Out of file descriptors[^"]*/g) ?? [];
       assert.equal(lines.length, 1, limited.output());
-      assert.match(lines[0]!, /^Out of file descriptors \(\d+ open, ulimit -n 120\): new connections are refused by the system; raise the limit \(ulimit -n, systemd's LimitNOFILE\) or lower MAX_CONNECTIONS$/);
+      assert.match(
+        lines[0]!,
+        /^Out of file descriptors \(\d+ open, ulimit -n 120\): new connections are refused by the system; raise the limit \(ulimit -n, systemd's LimitNOFILE\) or lower MAX_CONNECTIONS$/,
+      );
     } finally {
       for (const socket of held) socket.destroy();
     }

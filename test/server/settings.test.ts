@@ -24,7 +24,14 @@ describe('the defaults', () => {
 
 describe('values an operator writes', () => {
   it('reads sizes in php.ini syntax and durations with units', () => {
-    const config = load({ PARSED_BODY_MAX_SIZE: '4M', BODY_TIMEOUT: '2m', HANDSHAKE_TIMEOUT: '5', SHUTDOWN_TIMEOUT: '90s', MAX_CONNECTIONS: '250', BODY_MIN_RATE: '2000' });
+    const config = load({
+      PARSED_BODY_MAX_SIZE: '4M',
+      BODY_TIMEOUT: '2m',
+      HANDSHAKE_TIMEOUT: '5',
+      SHUTDOWN_TIMEOUT: '90s',
+      MAX_CONNECTIONS: '250',
+      BODY_MIN_RATE: '2000',
+    });
     assert.equal(config.parsedBodyMaxSize.bytes, 4 * 1024 * 1024);
     assert.equal(config.bodyTimeoutMs, 120_000);
     assert.equal(config.handshakeTimeoutMs, 5000);
@@ -42,18 +49,33 @@ describe('values an operator writes', () => {
   });
 
   const bad: Array<[string, string, RegExp]> = [
-    ['PARSED_BODY_MAX_SIZE', '1.5M', /^PARSED_BODY_MAX_SIZE: "1.5M" is not a size: use bytes or a number with K, M or G, e.g. 100M, or 0 for no limit$/],
-    ['BODY_TIMEOUT', '-1', /^BODY_TIMEOUT: "-1" is not a duration from 1s to 24d \(a number of seconds, or with a unit: 90s, 30m, 48h, 2d\), or 0 for none$/],
+    [
+      'PARSED_BODY_MAX_SIZE',
+      '1.5M',
+      /^PARSED_BODY_MAX_SIZE: "1.5M" is not a size: use bytes or a number with K, M or G, e.g. 100M, or 0 for no limit$/,
+    ],
+    [
+      'BODY_TIMEOUT',
+      '-1',
+      /^BODY_TIMEOUT: "-1" is not a duration from 1s to 24d \(a number of seconds, or with a unit: 90s, 30m, 48h, 2d\), or 0 for none$/,
+    ],
     ['BODY_TIMEOUT', '30d', /^BODY_TIMEOUT: "30d" is not a duration from 1s to 24d/],
     ['BODY_MIN_RATE', '-1', /^BODY_MIN_RATE: "-1" is not a whole number from 0 to 1073741824$/],
     ['BODY_MIN_RATE', '1.5K', /^BODY_MIN_RATE: "1.5K" is not a whole number/],
-    ['HANDSHAKE_TIMEOUT', '0', /^HANDSHAKE_TIMEOUT: "0" is not a duration from 1s to 24d \(a number of seconds, or with a unit: 90s, 30m, 48h, 2d\)$/],
+    [
+      'HANDSHAKE_TIMEOUT',
+      '0',
+      /^HANDSHAKE_TIMEOUT: "0" is not a duration from 1s to 24d \(a number of seconds, or with a unit: 90s, 30m, 48h, 2d\)$/,
+    ],
     ['SHUTDOWN_TIMEOUT', 'soon', /^SHUTDOWN_TIMEOUT: "soon" is not a duration/],
     ['MAX_CONNECTIONS', '-5', /^MAX_CONNECTIONS: "-5" is not a whole number from 0 to 1000000$/],
   ];
   for (const [variable, value, expected] of bad) {
     it(`refuses ${variable}=${value}, naming the variable`, () => {
-      assert.throws(() => load({ [variable]: value }), (error: unknown) => error instanceof ConfigError && error.variable === variable && expected.test(error.message));
+      assert.throws(
+        () => load({ [variable]: value }),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable && expected.test(error.message),
+      );
     });
   }
 });
@@ -62,7 +84,14 @@ describe('--help lists them', () => {
   it('names each setting with its default', async () => {
     const { code, stdout } = await runMain({}, ['--help']);
     assert.equal(code, 0);
-    for (const line of [/PARSED_BODY_MAX_SIZE +.*\(512K; 0: /, /BODY_TIMEOUT +.*\(60s; 0: /, /BODY_MIN_RATE +.*\(500; 0: /, /HANDSHAKE_TIMEOUT +.*\(10s\)/, /MAX_CONNECTIONS +.*\(10000; 0: /, /SHUTDOWN_TIMEOUT +.*\(30s\)/]) {
+    for (const line of [
+      /PARSED_BODY_MAX_SIZE +.*\(512K; 0: /,
+      /BODY_TIMEOUT +.*\(60s; 0: /,
+      /BODY_MIN_RATE +.*\(500; 0: /,
+      /HANDSHAKE_TIMEOUT +.*\(10s\)/,
+      /MAX_CONNECTIONS +.*\(10000; 0: /,
+      /SHUTDOWN_TIMEOUT +.*\(30s\)/,
+    ]) {
       assert.match(stdout, line);
     }
   });

@@ -30,7 +30,9 @@ const BOUND = { timeout: 20_000 };
 async function stuckRequest(target: Service): Promise<RawConnection> {
   const connection = await openRaw(target);
   connections.push(connection);
-  connection.socket.write(`POST /echo HTTP/1.1\r\nHost: localhost:${target.port}\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten b`);
+  connection.socket.write(
+    `POST /echo HTTP/1.1\r\nHost: localhost:${target.port}\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten b`,
+  );
   // Let the service read the head, so that the request is in flight.
   await sleep(300);
   return connection;
@@ -107,7 +109,10 @@ describe('connections that never sent a request are closed when the stop begins'
     target.signal('SIGTERM');
     assert.equal((await slow).status, 200);
     await preconnected.closed;
-    const outcome = await Promise.race([target.exited, sleep(10_000).then(() => 'still running 10 s after the request')]);
+    const outcome = await Promise.race([
+      target.exited,
+      sleep(10_000).then(() => 'still running 10 s after the request'),
+    ]);
     assert.deepEqual(outcome, { code: 0, signal: null });
   });
 });

@@ -69,15 +69,26 @@ describe('TLS_CERT and TLS_KEY are checked at start, each named when wrong', () 
   });
 
   it('a TLS_KEY that belongs to another certificate', async () => {
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
     const line = await failedStart({ TLS_CERT: valid.TLS_CERT, TLS_KEY: file('other.key', other) });
     assert.match(line, /^vigil: cannot start: TLS_KEY: \S+other\.key is not the key of TLS_CERT \S+localhost\.crt$/);
   });
 
   it('a TLS_KEY encrypted with a passphrase', async () => {
-    const encrypted = createPrivateKey(readFileSync(valid.TLS_KEY, 'utf8')).export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }) as string;
+    const encrypted = createPrivateKey(readFileSync(valid.TLS_KEY, 'utf8')).export({
+      type: 'pkcs8',
+      format: 'pem',
+      cipher: 'aes-256-cbc',
+      passphrase: 'secret',
+    }) as string;
     const line = await failedStart({ TLS_CERT: valid.TLS_CERT, TLS_KEY: file('encrypted.key', encrypted) });
-    assert.match(line, /^vigil: cannot start: TLS_KEY: \S+encrypted\.key is encrypted: vigil needs the key without a passphrase/);
+    assert.match(
+      line,
+      /^vigil: cannot start: TLS_KEY: \S+encrypted\.key is encrypted: vigil needs the key without a passphrase/,
+    );
   });
 });
 
@@ -85,7 +96,10 @@ describe('a VAR_DIR that cannot be used is named, not taken for a listen error',
   it('a VAR_DIR that is a file', async () => {
     const line = await failedStart({ VAR_DIR: file('var-is-a-file', '') });
     // The store is opened before the certificate is made: whichever meets the file first says so.
-    assert.match(line, /^vigil: cannot start: VAR_DIR: (cannot create \S+var-is-a-file\/tls: ENOTDIR \(not a directory\)|the report store \S+var-is-a-file\/profiler\.sqlite cannot be opened: EEXIST: file already exists, mkdir \S+)$/);
+    assert.match(
+      line,
+      /^vigil: cannot start: VAR_DIR: (cannot create \S+var-is-a-file\/tls: ENOTDIR \(not a directory\)|the report store \S+var-is-a-file\/profiler\.sqlite cannot be opened: EEXIST: file already exists, mkdir \S+)$/,
+    );
   });
 
   it('a VAR_DIR its user may not write', async (t) => {
@@ -101,7 +115,10 @@ describe('a VAR_DIR that cannot be used is named, not taken for a listen error',
     // Root may write anywhere: the service runs as nobody then.
     const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
     const line = await failedStart({ VAR_DIR: varDir }, user);
-    assert.match(line, /^vigil: cannot start: VAR_DIR: (cannot create \S+\/var\/tls: EACCES \(permission denied\)|the report store \S+\/var\/profiler\.sqlite cannot be opened: EACCES: permission denied, open \S+)$/);
+    assert.match(
+      line,
+      /^vigil: cannot start: VAR_DIR: (cannot create \S+\/var\/tls: EACCES \(permission denied\)|the report store \S+\/var\/profiler\.sqlite cannot be opened: EACCES: permission denied, open \S+)$/,
+    );
   });
 });
 
@@ -133,14 +150,20 @@ describe('a TLS_CERT out of its dates starts, with a warning naming them', () =>
     const expired = await certificateFor('expired', new Date(Date.now() - 30 * day), new Date(Date.now() - day));
     const service = await startInProcess({ ...expired, LOG_LEVEL: 'warn' });
     running.push(service);
-    assert.match(service.output(), /"msg":"TLS_CERT \S+expired\.crt expired on [^"]+: clients that check certificates will refuse this service"/);
+    assert.match(
+      service.output(),
+      /"msg":"TLS_CERT \S+expired\.crt expired on [^"]+: clients that check certificates will refuse this service"/,
+    );
   });
 
   it('a certificate not valid yet', async () => {
     const future = await certificateFor('future', new Date(Date.now() + day), new Date(Date.now() + 30 * day));
     const service = await startInProcess({ ...future, LOG_LEVEL: 'warn' });
     running.push(service);
-    assert.match(service.output(), /"msg":"TLS_CERT \S+future\.crt is not valid before [^"]+: clients that check certificates will refuse this service"/);
+    assert.match(
+      service.output(),
+      /"msg":"TLS_CERT \S+future\.crt is not valid before [^"]+: clients that check certificates will refuse this service"/,
+    );
   });
 
   it('a valid certificate brings no warning', async () => {

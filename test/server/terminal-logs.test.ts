@@ -26,11 +26,22 @@ after(() => Promise.all(running.map((service) => service.stop())));
 async function start(terminal: boolean, env: Record<string, string> = {}): Promise<Running> {
   const certificate = await sharedCertificate();
   const main = `${JSON.stringify(process.execPath)} --enable-source-maps ${JSON.stringify(builtFile('src/main.ts'))}`;
-  const [command, args] = terminal ? ['script', ['-qfec', main, '/dev/null']] : [process.execPath, ['--enable-source-maps', builtFile('src/main.ts')!]];
+  const [command, args] = terminal
+    ? ['script', ['-qfec', main, '/dev/null']]
+    : [process.execPath, ['--enable-source-maps', builtFile('src/main.ts')!]];
   const child = spawn(command, args, {
     cwd: ROOT,
     detached: true,
-    env: { PATH: process.env.PATH ?? '', HOST: 'localhost', PORT: '0', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-logs-')), ROUTES: builtFile('examples/demo-routes.ts')!, ISOLATED_WORKERS: '1', ...certificate, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: 'localhost',
+      PORT: '0',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-logs-')),
+      ROUTES: builtFile('examples/demo-routes.ts')!,
+      ISOLATED_WORKERS: '1',
+      ...certificate,
+      ...env,
+    },
   });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk));
@@ -77,8 +88,15 @@ describe('at a terminal in debug mode, lines are pretty and each request has an 
   it('prints where it answers, the mode, the routes module with its count, and the profiler', async () => {
     const service = await start(true);
     const output = service.output();
-    assert.match(output, /vigil listening on https:\/\/localhost:\d+ \(dev, debug on\)\r?\n  routes: {3}\S*demo-routes\.js \(16 routes\)\r?\n  profiler: https:\/\/localhost:\d+\/_profiler \(reports in \S+profiler\.sqlite\)/);
-    assert.doesNotMatch(output, /the profiler at/, "the banner says where the profiler is, once: not the plugin's line too");
+    assert.match(
+      output,
+      /vigil listening on https:\/\/localhost:\d+ \(dev, debug on\)\r?\n  routes: {3}\S*demo-routes\.js \(16 routes\)\r?\n  profiler: https:\/\/localhost:\d+\/_profiler \(reports in \S+profiler\.sqlite\)/,
+    );
+    assert.doesNotMatch(
+      output,
+      /the profiler at/,
+      "the banner says where the profiler is, once: not the plugin's line too",
+    );
   });
 });
 

@@ -89,7 +89,9 @@ describe('WORKERS=2 serves with two processes that hand out distinct tokens into
   it('keeps exactly PROFILER_MAX_REPORTS=500 of 700 requests answered by both workers', BOUND, async () => {
     const target = await service({ PROFILER_MAX_REPORTS: '500' });
     assert.equal(clusterWorkerPids(target.pid).length, 2, 'two worker processes');
-    const tokens = await bounded(700, 16, async (i) => String((await ask(target, { path: `/robots.txt?n=${i}` })).headers['x-debug-token']));
+    const tokens = await bounded(700, 16, async (i) =>
+      String((await ask(target, { path: `/robots.txt?n=${i}` })).headers['x-debug-token']),
+    );
     assert.equal(new Set(tokens).size, 700);
     target.signal('SIGTERM');
     assert.deepEqual(await target.exited, { code: 0, signal: null });
@@ -98,7 +100,10 @@ describe('WORKERS=2 serves with two processes that hand out distinct tokens into
     assert.equal(stored.pids.size, 2, 'both workers wrote reports');
     // The newest are kept, whichever worker wrote them.
     const kept = new Set(stored.tokens);
-    assert.ok(tokens.slice(-100).every((token) => kept.has(token)), 'the last 100 answered are kept');
+    assert.ok(
+      tokens.slice(-100).every((token) => kept.has(token)),
+      'the last 100 answered are kept',
+    );
   });
 });
 
@@ -121,7 +126,11 @@ describe('/_profiler on any worker counts the reports of every worker', () => {
     const counters = async () => {
       const page = (await ask(target, { path: '/_profiler' })).body;
       const number = (label: string) => Number(new RegExp(`<b>(\\d+)</b> ${label}`).exec(page)?.[1]);
-      return { stored: number('stored'), deleted: number('deleted by retention since start'), dropped: number('dropped since start') };
+      return {
+        stored: number('stored'),
+        deleted: number('deleted by retention since start'),
+        dropped: number('dropped since start'),
+      };
     };
     // 300 reports written, 100 kept: 200 deleted in all, some by each worker. Each worker
     // learns the others' counters within a moment: wait until six pages in a row, over fresh
@@ -165,8 +174,18 @@ describe('a worker that dies is replaced, and the service keeps answering', () =
     await until(() => answered >= 200, '200 answers');
     killed = true;
     process.kill(victim, 'SIGKILL');
-    await until(() => new RegExp(`Worker ${victim} exited \\(signal SIGKILL\\); starting a replacement in 100 ms`).test(target.output()), 'the exit to be logged');
-    await until(() => /Worker \d+ is serving \(2 of 2 workers\)/.test(target.output()), 'the replacement to serve', 20_000);
+    await until(
+      () =>
+        new RegExp(`Worker ${victim} exited \\(signal SIGKILL\\); starting a replacement in 100 ms`).test(
+          target.output(),
+        ),
+      'the exit to be logged',
+    );
+    await until(
+      () => /Worker \d+ is serving \(2 of 2 workers\)/.test(target.output()),
+      'the replacement to serve',
+      20_000,
+    );
     const atReplacement = answered;
     await until(() => answered >= atReplacement + 200, '200 more answers');
     running = false;
@@ -202,9 +221,14 @@ describe('a worker that dies is replaced, and the service keeps answering', () =
     await Promise.all(lanes);
     await sleep(80);
     process.kill(victim, 'SIGKILL');
-    await until(() => /Worker \d+ is serving \(2 of 2 workers\)/.test(target.output()), 'the replacement to serve', 20_000);
+    await until(
+      () => /Worker \d+ is serving \(2 of 2 workers\)/.test(target.output()),
+      'the replacement to serve',
+      20_000,
+    );
     // The survivors' queues drain, and every worker learns the others' counters.
-    const dropped = async () => Number(/<b>(\d+)<\/b> dropped since start/.exec((await ask(target, { path: '/_profiler' })).body)?.[1]);
+    const dropped = async () =>
+      Number(/<b>(\d+)<\/b> dropped since start/.exec((await ask(target, { path: '/_profiler' })).body)?.[1]);
     const seen: number[] = [];
     const deadline = Date.now() + 30_000;
     while (!(seen.length >= 6 && seen.slice(-6).every((n) => n === seen.at(-1))) && Date.now() < deadline) {
@@ -213,7 +237,9 @@ describe('a worker that dies is replaced, and the service keeps answering', () =
     }
     const stored = new Set((await storedOf(target)).tokens);
     const lost = tokens.filter((token) => !stored.has(token)).length;
-    process.stdout.write(`# kill -9: ${tokens.length} answered, ${lost} not stored, ${seen.at(-1)} counted as dropped\n`);
+    process.stdout.write(
+      `# kill -9: ${tokens.length} answered, ${lost} not stored, ${seen.at(-1)} counted as dropped\n`,
+    );
     assert.equal(seen.at(-1), lost, `${seen.at(-1)} counted as dropped, ${lost} lost`);
   });
 
@@ -222,7 +248,10 @@ describe('a worker that dies is replaced, and the service keeps answering', () =
     const [victim] = clusterWorkerPids(target.pid);
     assert.ok(victim, 'a worker process');
     process.kill(victim, 'SIGKILL');
-    const waits = () => [...target.output().matchAll(/exited \([^)]+\)(?: before it listened)?; starting a replacement in (\d+) ms/g)].map((match) => Number(match[1]));
+    const waits = () =>
+      [
+        ...target.output().matchAll(/exited \([^)]+\)(?: before it listened)?; starting a replacement in (\d+) ms/g),
+      ].map((match) => Number(match[1]));
     await until(() => waits().length >= 5, 'five replacements');
     // Each replacement exits at start (code 3); the wait doubles instead of spinning.
     assert.deepEqual(waits().slice(0, 5), [100, 200, 400, 800, 1600]);
@@ -242,11 +271,17 @@ describe('SIGTERM to the primary drains every worker', () => {
     await until(() => (target.output().match(/slow request started/g) ?? []).length === 20, 'the 20 handlers to start');
     target.signal('SIGTERM');
     const answers = await Promise.all(slow);
-    assert.deepEqual(answers.map((answer) => answer.status), new Array(20).fill(200));
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      new Array(20).fill(200),
+    );
     assert.deepEqual(await target.exited, { code: 0, signal: null });
     const stored = new Set((await storedOf(target)).tokens);
     const tokens = answers.map((answer) => String(answer.headers['x-debug-token']));
-    assert.deepEqual(tokens.filter((token) => !stored.has(token)), []);
+    assert.deepEqual(
+      tokens.filter((token) => !stored.has(token)),
+      [],
+    );
     assert.match(target.output(), /SIGTERM: stopping 2 workers/);
   });
 
@@ -263,7 +298,10 @@ describe('SIGTERM to the primary drains every worker', () => {
     // The cut request's report is stored, as a client that went away (499).
     const store = await openStoreOf(target.varDir);
     try {
-      assert.deepEqual((await store.search({ url: '/slow-logged' })).map((found) => found.status), [499]);
+      assert.deepEqual(
+        (await store.search({ url: '/slow-logged' })).map((found) => found.status),
+        [499],
+      );
     } finally {
       await store.close();
     }

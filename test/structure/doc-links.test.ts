@@ -13,7 +13,9 @@ import { ROOT } from '../support/root.js';
 function pages(): string[] {
   const top = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md', 'bench/README.md', 'deploy/README.md'];
   const docs = existsSync(join(ROOT, 'docs'))
-    ? readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)
+    ? readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`)
     : [];
   return [...top, ...docs].filter((page) => existsSync(join(ROOT, page)));
 }
@@ -59,7 +61,8 @@ export function brokenLinks(page: string): string[] {
       continue;
     }
     if (anchor === undefined || !resolved.endsWith('.md') || statSync(resolved).isDirectory()) continue;
-    if (!anchorsOf(resolved).has(anchor)) broken.push(`${page}: ${target} (no heading #${anchor} in ${relative(ROOT, resolved)})`);
+    if (!anchorsOf(resolved).has(anchor))
+      broken.push(`${page}: ${target} (no heading #${anchor} in ${relative(ROOT, resolved)})`);
   }
   return broken;
 }

@@ -41,20 +41,28 @@ function documentedRows(): Array<{ code: string; status: number; meaning: string
     .split('\n')
     .filter((line) => line.startsWith('| `VIGIL_ERR_'))
     .map((line) => {
-      const [code, status, meaning] = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+      const [code, status, meaning] = line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim());
       return { code: code!.replaceAll('`', ''), status: Number(status), meaning: meaning!.replaceAll('\\|', '|') };
     });
 }
 
 describe('every error code is in the catalogue', () => {
   it('lists every VIGIL_ERR_* code written in src/', () => {
-    const missing = [...codesInSources()].filter(([code]) => !(code in ERROR_CODES)).map(([code, files]) => `${code} (${files.join(', ')})`);
+    const missing = [...codesInSources()]
+      .filter(([code]) => !(code in ERROR_CODES))
+      .map(([code, files]) => `${code} (${files.join(', ')})`);
     assert.deepEqual(missing, []);
   });
 
   it('lists no code that src/ never uses', () => {
     const used = codesInSources();
-    assert.deepEqual(Object.keys(ERROR_CODES).filter((code) => !used.has(code)), []);
+    assert.deepEqual(
+      Object.keys(ERROR_CODES).filter((code) => !used.has(code)),
+      [],
+    );
   });
 
   it('gives each code an error status and a meaning', () => {

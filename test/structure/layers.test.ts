@@ -91,7 +91,8 @@ describe('no module imports a floor above its own', () => {
       for (const imported of imports) {
         const target = unitOf(imported);
         if (target === unit) continue;
-        if (floorOf(target) >= floorOf(unit)) upward.push(`${show(file)} imports ${show(imported)} (${unit} -> ${target})`);
+        if (floorOf(target) >= floorOf(unit))
+          upward.push(`${show(file)} imports ${show(imported)} (${unit} -> ${target})`);
       }
     }
     assert.deepEqual(upward, []);

@@ -6,7 +6,8 @@ interface WithHeaders {
 }
 
 /** The exception message, decoded from `x-debug-exception`. */
-export const debugMessage = (answer: WithHeaders): string => decodeURIComponent(String(answer.headers['x-debug-exception']));
+export const debugMessage = (answer: WithHeaders): string =>
+  decodeURIComponent(String(answer.headers['x-debug-exception']));
 
 /** The report's token, from `x-debug-token`. */
 export const tokenOf = (answer: WithHeaders): string => String(answer.headers['x-debug-token']);
@@ -20,7 +21,10 @@ export function exceptionFile(answer: WithHeaders): { file: string; line: number
 
 /** The 1-based number of the first line of `file` containing `needle`, read from the source text. */
 export function lineOf(file: string, needle: string): number {
-  const line = readFileSync(file, 'utf8').split('\n').findIndex((text) => text.includes(needle)) + 1;
+  const line =
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .findIndex((text) => text.includes(needle)) + 1;
   if (line === 0) throw new Error(`${needle} is not in ${file}`);
   return line;
 }

@@ -23,8 +23,16 @@ export function screenshotPath(name: string): string {
 }
 
 /** What this machine requires of any Chromium: no sandbox as root, no calls home. */
-const MACHINE_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
-
+const MACHINE_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
 
 export interface ChromiumChoice {
   executablePath: string;
@@ -34,7 +42,8 @@ export interface ChromiumChoice {
 }
 
 export async function chooseChromium(): Promise<ChromiumChoice> {
-  if (process.env.CHROMIUM_PATH) return { executablePath: process.env.CHROMIUM_PATH, args: MACHINE_FLAGS, source: 'CHROMIUM_PATH' };
+  if (process.env.CHROMIUM_PATH)
+    return { executablePath: process.env.CHROMIUM_PATH, args: MACHINE_FLAGS, source: 'CHROMIUM_PATH' };
   if (existsSync(SYSTEM_CHROMIUM)) return { executablePath: SYSTEM_CHROMIUM, args: MACHINE_FLAGS, source: 'debian' };
   // Not the package's own `args`: they are tuned for AWS Lambda (one process, web security
   // off), which hangs cross-origin navigation and would let the CORS tests pass falsely.

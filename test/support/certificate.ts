@@ -16,7 +16,10 @@ export interface CertificateFiles {
 const SHARED_DIR = join(tmpdir(), 'vigil-test-certificate');
 
 export async function sharedCertificate(): Promise<CertificateFiles> {
-  const files = { TLS_CERT: join(SHARED_DIR, 'tls', 'localhost.crt'), TLS_KEY: join(SHARED_DIR, 'tls', 'localhost.key') };
+  const files = {
+    TLS_CERT: join(SHARED_DIR, 'tls', 'localhost.crt'),
+    TLS_KEY: join(SHARED_DIR, 'tls', 'localhost.key'),
+  };
   if (existsSync(files.TLS_CERT) && stillValid(readFileSync(files.TLS_CERT, 'utf8'))) return files;
   try {
     renameSync(SHARED_DIR, `${SHARED_DIR}-expired-${process.pid}`);

@@ -14,7 +14,11 @@ export interface Run {
  * Runs `node <args>` from the repository with only PATH and `env` in its environment; a
  * process that hangs is a failure too: it is stopped after 20 s and seen as exit code null.
  */
-export function runNode(args: readonly string[], env: Record<string, string>, user: { uid?: number; gid?: number } = {}): Promise<Run> {
+export function runNode(
+  args: readonly string[],
+  env: Record<string, string>,
+  user: { uid?: number; gid?: number } = {},
+): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, ...user });
     let stdout = '';
@@ -36,7 +40,10 @@ export function runNode(args: readonly string[], env: Record<string, string>, us
  */
 export function runVigil(args: readonly string[], env: Record<string, string>): Promise<Run> {
   const routes = env.ROUTES ? builtFile(env.ROUTES) : undefined;
-  return runNode(['--enable-source-maps', builtFile('test/support/vigil-cli.ts')!, ...args], routes === undefined ? env : { ...env, ROUTES: routes });
+  return runNode(
+    ['--enable-source-maps', builtFile('test/support/vigil-cli.ts')!, ...args],
+    routes === undefined ? env : { ...env, ROUTES: routes },
+  );
 }
 
 /** `vigil <args>` through bin/vigil.js itself, which runs the sources through `tsx` in a checkout. */

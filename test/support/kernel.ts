@@ -19,11 +19,18 @@ export interface TestKernel extends Kernel {
   close(): Promise<void>;
 }
 
-export async function startKernel(env: Record<string, string> = {}, options: Omit<KernelOptions, 'config'> = {}): Promise<TestKernel> {
+export async function startKernel(
+  env: Record<string, string> = {},
+  options: Omit<KernelOptions, 'config'> = {},
+): Promise<TestKernel> {
   const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-kernel-'));
   const config = loadConfig({ TLS: '0', LOG_LEVEL: 'warn', ...env, VAR_DIR: varDir });
   const logLines: string[] = [];
-  const kernel = await createKernel({ config, logOutput: { write: (line: string) => logLines.push(line) }, ...options });
+  const kernel = await createKernel({
+    config,
+    logOutput: { write: (line: string) => logLines.push(line) },
+    ...options,
+  });
   await kernel.app.ready();
   return {
     ...kernel,
@@ -45,7 +52,12 @@ export async function startKernel(env: Record<string, string> = {}, options: Omi
  * alone answers a GET within one turn, so lanes of them would hold the loop for seconds,
  * and a store's connection (its timers due first) would time out with its answer unread.
  */
-export async function askInTurn(kernels: TestKernel[], count: number, concurrency: number, path: (i: number) => string): Promise<string[]> {
+export async function askInTurn(
+  kernels: TestKernel[],
+  count: number,
+  concurrency: number,
+  path: (i: number) => string,
+): Promise<string[]> {
   const tokens: string[] = [];
   let next = 0;
   const lane = async () => {

@@ -10,8 +10,12 @@ export interface Sent {
   statuses: number[];
 }
 
-export async function sendMany(service: Service, { count, concurrency, path }: { count: number; concurrency: number; path: (i: number) => string }): Promise<Sent> {
-  if (!new URL(service.url).hostname.match(/^(localhost|127\.0\.0\.1|\[::1\])$/)) throw new Error('load tests run against loopback only');
+export async function sendMany(
+  service: Service,
+  { count, concurrency, path }: { count: number; concurrency: number; path: (i: number) => string },
+): Promise<Sent> {
+  if (!new URL(service.url).hostname.match(/^(localhost|127\.0\.0\.1|\[::1\])$/))
+    throw new Error('load tests run against loopback only');
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: service.ca });
   const sent: Sent = { tokens: [], statuses: [] };
   let next = 0;

@@ -13,7 +13,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadNodeSqlite } from '../../src/profiler/storage/sqlite-node-driver.js';
@@ -39,18 +51,30 @@ export function installedPackage(): InstalledPackage {
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(join(scratch, 'project'), { recursive: true });
     const sources = join(scratch, 'sources');
-    for (const entry of PACKED) cpSync(join(ROOT, entry), join(sources, entry), { recursive: true, filter: (path) => !path.endsWith('.test.ts') });
+    for (const entry of PACKED)
+      cpSync(join(ROOT, entry), join(sources, entry), {
+        recursive: true,
+        filter: (path) => !path.endsWith('.test.ts'),
+      });
     symlinkSync(join(ROOT, 'node_modules'), join(sources, 'node_modules'), 'dir');
     npm(['pack', '--pack-destination', scratch], sources);
     rmSync(sources, { recursive: true, force: true });
     const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack made no tarball in ${scratch}`);
     const project = join(scratch, 'project');
-    writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'vigil-consumer', private: true, type: 'module' }, null, 2)}\n`);
+    writeFileSync(
+      join(project, 'package.json'),
+      `${JSON.stringify({ name: 'vigil-consumer', private: true, type: 'module' }, null, 2)}\n`,
+    );
     // The versions this checkout runs with, so that the install finds them in npm's cache.
     const needsBinding = loadNodeSqlite() === undefined;
-    const pinned = ['fastify', '@types/node', ...(needsBinding ? ['better-sqlite3'] : [])].map((name) => `${name}@${installedVersion(ROOT, name)}`);
-    npm(['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', join(scratch, tarball), ...pinned], project);
+    const pinned = ['fastify', '@types/node', ...(needsBinding ? ['better-sqlite3'] : [])].map(
+      (name) => `${name}@${installedVersion(ROOT, name)}`,
+    );
+    npm(
+      ['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', join(scratch, tarball), ...pinned],
+      project,
+    );
     if (needsBinding) {
       const binding = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
       mkdirSync(join(project, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
@@ -70,7 +94,12 @@ export function installedPackage(): InstalledPackage {
 
 function npm(args: string[], cwd: string): void {
   try {
-    execFileSync('npm', args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    execFileSync('npm', args, {
+      cwd,
+      stdio: 'pipe',
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}${stderr ?? ''}`);
@@ -78,7 +107,8 @@ function npm(args: string[], cwd: string): void {
 }
 
 export function installedVersion(project: string, name: string): string {
-  return (JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 function sourcesHash(): string {
@@ -93,6 +123,8 @@ function sourcesHash(): string {
   };
   for (const entry of PACKED) visit(join(ROOT, entry));
   // The copied binding is built for one Node ABI, and a Node with node:sqlite has none: another Node needs a project of its own.
-  hash.update(`node ABI ${process.versions.modules}, SQLite by ${loadNodeSqlite() === undefined ? 'better-sqlite3' : 'node:sqlite'}\n`);
+  hash.update(
+    `node ABI ${process.versions.modules}, SQLite by ${loadNodeSqlite() === undefined ? 'better-sqlite3' : 'node:sqlite'}\n`,
+  );
   return hash.digest('hex').slice(0, 16);
 }

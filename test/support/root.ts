@@ -9,7 +9,11 @@ import { dirname, join } from 'node:path';
 export function repositoryRoot(from: string): string {
   for (let directory = from; ; directory = dirname(directory)) {
     const manifest = join(directory, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'fastify-vigil') return directory;
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'fastify-vigil'
+    )
+      return directory;
     if (dirname(directory) === directory) throw new Error(`no vigil package.json above ${from}`);
   }
 }

@@ -55,11 +55,23 @@ export interface StartOptions {
  * the run's shared certificate (unless `ownCertificate`, plain HTTP or a certificate of the
  * test's), then the test's own settings. Also where its certificate is, for the client.
  */
-export async function serviceSettings(env: Record<string, string>, { ownCertificate = false }: StartOptions = {}): Promise<{ settings: Record<string, string>; varDir: string; certificateFile: string }> {
+export async function serviceSettings(
+  env: Record<string, string>,
+  { ownCertificate = false }: StartOptions = {},
+): Promise<{ settings: Record<string, string>; varDir: string; certificateFile: string }> {
   const varDir = env.VAR_DIR ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
-  const certificate: Record<string, string> = ownCertificate || env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
+  const certificate: Record<string, string> =
+    ownCertificate || env.TLS === '0' || env.TLS_CERT ? {} : { ...(await sharedCertificate()) };
   // One isolated worker unless a test asks for more: each is a process of its own to boot.
-  const settings: Record<string, string> = { HOST: 'localhost', PORT: '0', VAR_DIR: varDir, LOG_LEVEL: 'warn', ISOLATED_WORKERS: '1', ...certificate, ...env };
+  const settings: Record<string, string> = {
+    HOST: 'localhost',
+    PORT: '0',
+    VAR_DIR: varDir,
+    LOG_LEVEL: 'warn',
+    ISOLATED_WORKERS: '1',
+    ...certificate,
+    ...env,
+  };
   return { settings, varDir, certificateFile: settings.TLS_CERT ?? join(varDir, 'tls', 'localhost.crt') };
 }
 
@@ -128,11 +140,17 @@ function stopChild(child: ChildProcess): Promise<void> {
  * module has a built counterpart, which then replaces ROUTES; `tsx` otherwise, or when the
  * test reads messages that name the routes module (`mapRoutes` false).
  */
-function kernelCommand(routes: string | undefined, mapRoutes: boolean): { command: string[]; routes: Record<string, string> } {
+function kernelCommand(
+  routes: string | undefined,
+  mapRoutes: boolean,
+): { command: string[]; routes: Record<string, string> } {
   const builtRoutes = routes === undefined ? undefined : builtFile(routes);
   if (routes === undefined || (mapRoutes && builtRoutes !== undefined)) {
     const main = builtFile('src/main.ts')!;
-    return { command: ['--enable-source-maps', main], routes: builtRoutes === undefined ? {} : { ROUTES: builtRoutes } };
+    return {
+      command: ['--enable-source-maps', main],
+      routes: builtRoutes === undefined ? {} : { ROUTES: builtRoutes },
+    };
   }
   return { command: ['--import', 'tsx', 'src/main.ts'], routes: {} };
 }
@@ -141,7 +159,11 @@ function kernelCommand(routes: string | undefined, mapRoutes: boolean): { comman
  * Runs the kernel to its end (for starts that must fail); resolves with exit code and output.
  * `user`: the uid and gid to run it as (root sees no permission denied).
  */
-export function runMain(env: Record<string, string>, args: string[] = [], user: { uid?: number; gid?: number } = {}): Promise<Run> {
+export function runMain(
+  env: Record<string, string>,
+  args: string[] = [],
+  user: { uid?: number; gid?: number } = {},
+): Promise<Run> {
   const { command } = kernelCommand(env.ROUTES, false);
   return runNode([...command, ...args], { HOST: 'localhost', PORT: '0', ...env }, user);
 }
@@ -186,7 +208,10 @@ function trustingContext(ca: string): SecureContext {
 const sessions = new Map<string, Buffer>();
 
 /** One request on a fresh connection (unless an agent is given); the body is read whole. */
-export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path, headers = {}, body, agent, timeoutMs }: Ask): Promise<Answer> {
+export function ask(
+  service: Pick<Service, 'url' | 'ca'>,
+  { method = 'GET', path, headers = {}, body, agent, timeoutMs }: Ask,
+): Promise<Answer> {
   const base = new URL(service.url);
   const options: RequestOptions = {
     method,
@@ -195,7 +220,9 @@ export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path
     path,
     headers,
     // An agent pools connections by their options, `ca` among them: it keeps its own.
-    ...(agent === undefined && service.ca !== undefined ? { secureContext: trustingContext(service.ca), session: sessions.get(service.url) } : { ca: service.ca }),
+    ...(agent === undefined && service.ca !== undefined
+      ? { secureContext: trustingContext(service.ca), session: sessions.get(service.url) }
+      : { ca: service.ca }),
     servername: base.hostname,
     agent: agent ?? false,
   };
@@ -213,9 +240,11 @@ export function ask(service: Pick<Service, 'url' | 'ca'>, { method = 'GET', path
       );
       res.on('error', reject);
     });
-    if (agent === undefined && service.ca !== undefined) req.once('socket', (socket) => socket.on('session', (session: Buffer) => sessions.set(service.url, session)));
+    if (agent === undefined && service.ca !== undefined)
+      req.once('socket', (socket) => socket.on('session', (session: Buffer) => sessions.set(service.url, session)));
     req.on('error', reject);
-    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    if (timeoutMs !== undefined)
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.end(body);
   });
 }

@@ -4,7 +4,11 @@ import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { createReportStore, type ReportStoreOptions } from '../../src/profiler/storage/store-factory.js';
 
 /** The store a kernel with this VAR_DIR (and PROFILER_DSN, if given) writes, unopened. */
-export function storeOf(varDir: string, env: Record<string, string> = {}, options: ReportStoreOptions = {}): ReportStore {
+export function storeOf(
+  varDir: string,
+  env: Record<string, string> = {},
+  options: ReportStoreOptions = {},
+): ReportStore {
   return createReportStore(loadConfig({ ...env, VAR_DIR: varDir }, varDir).profilerStore, options);
 }
 

@@ -42,14 +42,28 @@ export function sendStreaming(service: Pick<Service, 'url' | 'ca'>, options: Str
     let answered = false;
     let sentWhenAnswered = 0;
     const req = httpsRequest(
-      { method: options.method ?? 'POST', host: base.hostname, port: base.port, path: options.path, headers, ca: service.ca, agent: false },
+      {
+        method: options.method ?? 'POST',
+        host: base.hostname,
+        port: base.port,
+        path: options.path,
+        headers,
+        ca: service.ca,
+        agent: false,
+      },
       (res) => {
         answered = true;
         sentWhenAnswered = sent;
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), sentWhenAnswered, total }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            sentWhenAnswered,
+            total,
+          }),
         );
         res.on('error', reject);
       },
@@ -71,14 +85,21 @@ export function sendStreaming(service: Pick<Service, 'url' | 'ca'>, options: Str
 }
 
 /** A multipart/form-data body with the given files (filled with "f") and fields. */
-export function multipartBody(files: Array<{ field: string; name: string; size: number }>, fields: Record<string, string> = {}): { contentType: string; body: Buffer } {
+export function multipartBody(
+  files: Array<{ field: string; name: string; size: number }>,
+  fields: Record<string, string> = {},
+): { contentType: string; body: Buffer } {
   const boundary = `vigil-test-${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   }
   for (const file of files) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+    );
     parts.push(Buffer.alloc(file.size, 0x66));
     parts.push(Buffer.from('\r\n'));
   }

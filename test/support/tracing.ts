@@ -12,4 +12,7 @@ import { vigilSpanProcessor } from '../../src/index.js';
 export const provider = new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] });
 provider.register();
 /** Removes the instrumentation; call before `provider.shutdown()`. */
-export const stopInstrumenting = registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation()] });
+export const stopInstrumenting = registerInstrumentations({
+  tracerProvider: provider,
+  instrumentations: [new PgInstrumentation()],
+});

@@ -35,14 +35,21 @@ export interface AppOptions {
   upstream?: string | undefined;
 }
 
-export async function buildApp(config: Config = loadConfig(), { database, upstream = 'https://example.com/' }: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  config: Config = loadConfig(),
+  { database, upstream = 'https://example.com/' }: AppOptions = {},
+): Promise<FastifyInstance> {
   // Options Fastify takes only at construction: vigil's logger, error handlers and limits.
   const app = Fastify(vigilFastifyOptions(config));
   // Registered before the routes: vigil learns each route as it is added.
   await app.register(vigil, { config });
 
   // A response schema: Fastify serializes the answer with it (and drops undeclared fields).
-  app.get('/hello', { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } }, async () => ({ hello: 'world' }));
+  app.get(
+    '/hello',
+    { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } },
+    async () => ({ hello: 'world' }),
+  );
 
   // The HTTP client panel: the call, its status, time and line, with no set-up.
   app.get('/upstream', async (_request, reply) => {
@@ -57,7 +64,8 @@ export async function buildApp(config: Config = loadConfig(), { database, upstre
     if (!database) return [{ id: 1, name: 'Ada' }];
     const { rows } = await database.query('SELECT generate_series(1, 3) AS id');
     const users = [];
-    for (const { id } of rows) users.push((await database.query("SELECT $1::int AS id, 'user ' || $1 AS name", [id])).rows[0]);
+    for (const { id } of rows)
+      users.push((await database.query("SELECT $1::int AS id, 'user ' || $1 AS name", [id])).rows[0]);
     return users;
   });
   if (database) app.addHook('onClose', () => database.end());
@@ -67,10 +75,14 @@ export async function buildApp(config: Config = loadConfig(), { database, upstre
     return { id: 1, ...request.body };
   });
 
-  app.get<{ Params: { id: string } }>('/users/:id(^\\d+$)', { schema: { response: { 200: user } } }, async (request) => {
-    request.log.info({ id: request.params.id }, 'looking the user up');
-    return { id: Number(request.params.id), name: 'Ada' };
-  });
+  app.get<{ Params: { id: string } }>(
+    '/users/:id(^\\d+$)',
+    { schema: { response: { 200: user } } },
+    async (request) => {
+      request.log.info({ id: request.params.id }, 'looking the user up');
+      return { id: Number(request.params.id), name: 'Ada' };
+    },
+  );
 
   return app;
 }

@@ -7,7 +7,10 @@ import { buildApp } from './app.js';
 import { openDatabase } from './database.js';
 
 const config = loadConfig();
-const app = await buildApp(config, { database: openDatabase(process.env.DATABASE_URL), upstream: process.env.UPSTREAM_URL });
+const app = await buildApp(config, {
+  database: openDatabase(process.env.DATABASE_URL),
+  upstream: process.env.UPSTREAM_URL,
+});
 const address = await app.listen({ host: config.host, port: config.port });
 process.stdout.write(`fastify-app listening on ${address}\n`);
 

@@ -6,7 +6,17 @@
  * stack holds the message, which may hold anything a client sent.
  */
 import { adoptFrames, type StackFrame } from '../../debug/stack-trace.js';
-import { adoptRelated, classNameOf, framesOrNone, MAX_CHAIN_DEPTH, MAX_MEMBERS, messageOf, relatedErrors, type ChainedError, type RelatedErrors } from '../../errors/error-chain.js';
+import {
+  adoptRelated,
+  classNameOf,
+  framesOrNone,
+  MAX_CHAIN_DEPTH,
+  MAX_MEMBERS,
+  messageOf,
+  relatedErrors,
+  type ChainedError,
+  type RelatedErrors,
+} from '../../errors/error-chain.js';
 import { HttpError, httpDetailsOf } from '../../errors/http-errors.js';
 import { isError, ThrownValueError } from '../../errors/thrown-value.js';
 import type { IsolatedRouteContext } from '../../routing/routes.js';
@@ -23,7 +33,13 @@ export type FromWorker =
   | { type: 'memory'; id: number; bytes: number }
   /** After a job's answer: the worker collected its garbage and can be measured and reused. */
   | { type: 'settled'; id: number }
-  | { type: 'log'; id: number; level: 'debug' | 'info' | 'warn' | 'error'; message: string; details?: Record<string, unknown> };
+  | {
+      type: 'log';
+      id: number;
+      level: 'debug' | 'info' | 'warn' | 'error';
+      message: string;
+      details?: Record<string, unknown>;
+    };
 
 export interface SerializedError {
   name: string;
@@ -43,7 +59,12 @@ export function serializeError(thrown: unknown, site?: StackFrame): SerializedEr
     // As the kernel names an error it raised itself: the constructor's name first.
     name: classNameOf(error),
     message: messageOf(error),
-    frames: framesOrNone(error).map(({ function: name, file, line, column }) => ({ function: name, file, line, column })),
+    frames: framesOrNone(error).map(({ function: name, file, line, column }) => ({
+      function: name,
+      file,
+      line,
+      column,
+    })),
     // As the error pipeline would read them off this error in the kernel's process.
     ...httpDetailsOf(error),
     related: relatedErrors(error),
@@ -51,7 +72,12 @@ export function serializeError(thrown: unknown, site?: StackFrame): SerializedEr
 }
 
 export function reviveError(data: SerializedError): HttpError {
-  const error = new HttpError(data.status ?? 500, data.message, data.code ?? 'VIGIL_ERR_INTERNAL', data.headers ? { headers: data.headers } : {});
+  const error = new HttpError(
+    data.status ?? 500,
+    data.message,
+    data.code ?? 'VIGIL_ERR_INTERNAL',
+    data.headers ? { headers: data.headers } : {},
+  );
   error.name = data.name;
   // The worker's frames point at the handler's source, where the error was raised.
   adoptFrames(error, Array.isArray(data.frames) ? data.frames.filter(isFrame) : []);
@@ -66,8 +92,10 @@ function checkedRelated(data: unknown, depth: number): RelatedErrors {
   const { cause, members, membersOmitted, truncated } = data as Record<string, unknown>;
   const checkedCause = checkedError(cause, depth + 1);
   if (checkedCause) related.cause = checkedCause;
-  if (Array.isArray(members)) related.members = members.slice(0, MAX_MEMBERS).flatMap((member) => checkedError(member, depth + 1) ?? []);
-  if (Number.isSafeInteger(membersOmitted) && (membersOmitted as number) > 0) related.membersOmitted = membersOmitted as number;
+  if (Array.isArray(members))
+    related.members = members.slice(0, MAX_MEMBERS).flatMap((member) => checkedError(member, depth + 1) ?? []);
+  if (Number.isSafeInteger(membersOmitted) && (membersOmitted as number) > 0)
+    related.membersOmitted = membersOmitted as number;
   if (truncated === true) related.truncated = true;
   return related;
 }

@@ -39,7 +39,9 @@ export const MEMORY_POLL_MS = 10;
 const HEAP_HEADROOM_MB = 64;
 const START_TIMEOUT_MS = 30_000;
 
-const WORKER_ENTRY = fileURLToPath(new URL(`./worker-process${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+const WORKER_ENTRY = fileURLToPath(
+  new URL(`./worker-process${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
 
 interface Job {
   id: number;
@@ -81,7 +83,11 @@ export class WorkerPool {
   }
 
   /** Runs the isolated route `route` with `input` and resolves with what its handler returned. */
-  run(route: string, input: IsolatedInput, options: JobOptions): { result: Promise<unknown>; cancel(reason: Error): void } {
+  run(
+    route: string,
+    input: IsolatedInput,
+    options: JobOptions,
+  ): { result: Promise<unknown>; cancel(reason: Error): void } {
     let job!: Job;
     const result = new Promise<unknown>((resolve, reject) => {
       job = { id: this.nextId++, route, input, options, resolve, reject, settled: false };
@@ -92,7 +98,10 @@ export class WorkerPool {
     }
     let timer: NodeJS.Timeout | undefined;
     if (options.timeLimitSeconds > 0) {
-      timer = setTimeout(() => this.fail(job, new ExecutionTimeExceededError(options.timeLimitSeconds)), options.timeLimitSeconds * 1000);
+      timer = setTimeout(
+        () => this.fail(job, new ExecutionTimeExceededError(options.timeLimitSeconds)),
+        options.timeLimitSeconds * 1000,
+      );
     }
     void result.then(
       () => clearTimeout(timer),
@@ -105,14 +114,19 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closing = true;
-    for (const job of this.queue.splice(0)) this.settle(job, new HttpError('VIGIL_ERR_STOPPING', 'The service is stopping'));
+    for (const job of this.queue.splice(0))
+      this.settle(job, new HttpError('VIGIL_ERR_STOPPING', 'The service is stopping'));
     await Promise.all([...this.workers].map((worker) => this.kill(worker)));
   }
 
   private spawn(): Promise<void> {
     const { memoryLimit } = this.options;
-    const execArgv = [...process.execArgv.filter((argument) => !argument.startsWith('--max-old-space-size')), '--expose-gc'];
-    if (Number.isFinite(memoryLimit)) execArgv.push(`--max-old-space-size=${Math.ceil(memoryLimit / 1024 / 1024) + HEAP_HEADROOM_MB}`);
+    const execArgv = [
+      ...process.execArgv.filter((argument) => !argument.startsWith('--max-old-space-size')),
+      '--expose-gc',
+    ];
+    if (Number.isFinite(memoryLimit))
+      execArgv.push(`--max-old-space-size=${Math.ceil(memoryLimit / 1024 / 1024) + HEAP_HEADROOM_MB}`);
     const child = fork(WORKER_ENTRY, [this.options.routesModule, String(memoryLimit)], {
       execArgv,
       // glibc: large blocks (Buffers) come from mmap and go back to the system when freed,
@@ -121,7 +135,16 @@ export class WorkerPool {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
-    const worker: Worker = { child, ready: false, started: false, job: undefined, idleBytes: undefined, jobBaseline: undefined, meter: undefined, stderrTail: '' };
+    const worker: Worker = {
+      child,
+      ready: false,
+      started: false,
+      job: undefined,
+      idleBytes: undefined,
+      jobBaseline: undefined,
+      meter: undefined,
+      stderrTail: '',
+    };
     this.workers.add(worker);
     child.stderr!.on('data', (chunk: Buffer) => {
       process.stderr.write(chunk);
@@ -137,7 +160,11 @@ export class WorkerPool {
         clearTimeout(timer);
         const missing = this.options.routes.filter((name) => !message.routes.includes(name));
         if (missing.length > 0) {
-          reject(new Error(`the isolated worker found no route named ${missing.map((name) => `"${name}"`).join(', ')} in ${this.options.routesModule}`));
+          reject(
+            new Error(
+              `the isolated worker found no route named ${missing.map((name) => `"${name}"`).join(', ')} in ${this.options.routesModule}`,
+            ),
+          );
           void this.kill(worker);
           return;
         }
@@ -149,7 +176,12 @@ export class WorkerPool {
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        if (!worker.started) reject(new Error(`an isolated worker exited while starting (${signal ?? `code ${code}`}): ${worker.stderrTail.trim()}`));
+        if (!worker.started)
+          reject(
+            new Error(
+              `an isolated worker exited while starting (${signal ?? `code ${code}`}): ${worker.stderrTail.trim()}`,
+            ),
+          );
         this.onExit(worker, code, signal);
       });
     });
@@ -164,7 +196,8 @@ export class WorkerPool {
       worker.job = job;
       worker.ready = false;
       worker.jobBaseline = residentBytes(worker.child.pid!);
-      if (Number.isFinite(this.options.memoryLimit)) worker.meter = setInterval(() => this.measure(worker), MEMORY_POLL_MS);
+      if (Number.isFinite(this.options.memoryLimit))
+        worker.meter = setInterval(() => this.measure(worker), MEMORY_POLL_MS);
       try {
         worker.child.send({ type: 'run', id: job.id, route: job.route, input: job.input } satisfies ToWorker);
       } catch (error) {
@@ -172,7 +205,14 @@ export class WorkerPool {
         // worker never saw the job and takes the next one.
         this.release(worker);
         worker.ready = true;
-        this.settle(job, new HttpError('VIGIL_ERR_ISOLATION_INPUT', `The request could not be copied to its isolated worker: ${(error as Error).message}`, { cause: error }));
+        this.settle(
+          job,
+          new HttpError(
+            'VIGIL_ERR_ISOLATION_INPUT',
+            `The request could not be copied to its isolated worker: ${(error as Error).message}`,
+            { cause: error },
+          ),
+        );
         queueMicrotask(() => this.dispatch());
       }
     }
@@ -181,7 +221,8 @@ export class WorkerPool {
   private measure(worker: Worker): void {
     const bytes = residentBytes(worker.child.pid!);
     if (bytes === undefined || worker.jobBaseline === undefined || !worker.job) return;
-    if (bytes - worker.jobBaseline > this.options.memoryLimit) this.fail(worker.job, new MemoryExhaustedError(this.options.memoryLimit));
+    if (bytes - worker.jobBaseline > this.options.memoryLimit)
+      this.fail(worker.job, new MemoryExhaustedError(this.options.memoryLimit));
   }
 
   private onMessage(worker: Worker, message: FromWorker): void {
@@ -193,7 +234,13 @@ export class WorkerPool {
     if (job.settled) return;
     switch (message.type) {
       case 'result':
-        this.finish(worker, job, message.value instanceof Uint8Array && !Buffer.isBuffer(message.value) ? Buffer.from(message.value) : message.value);
+        this.finish(
+          worker,
+          job,
+          message.value instanceof Uint8Array && !Buffer.isBuffer(message.value)
+            ? Buffer.from(message.value)
+            : message.value,
+        );
         break;
       case 'error':
         this.finish(worker, job, reviveError(message.error));
@@ -221,7 +268,11 @@ export class WorkerPool {
   private reuse(worker: Worker): void {
     if (worker.job || !worker.started || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
     const bytes = residentBytes(worker.child.pid!);
-    if (bytes !== undefined && worker.idleBytes !== undefined && bytes - worker.idleBytes > this.options.memoryLimit / 4) {
+    if (
+      bytes !== undefined &&
+      worker.idleBytes !== undefined &&
+      bytes - worker.idleBytes > this.options.memoryLimit / 4
+    ) {
       void this.kill(worker); // replaced on exit
       return;
     }
@@ -271,11 +322,18 @@ export class WorkerPool {
     if (job) {
       // Killed by V8 at its heap cap, before the meter saw it: still the memory limit.
       const outOfHeap = /heap out of memory|Reached heap limit/i.test(worker.stderrTail);
-      this.settle(job, outOfHeap ? new MemoryExhaustedError(this.options.memoryLimit) : new Error(`The isolated worker stopped unexpectedly (${signal ?? `exit code ${code}`})`));
+      this.settle(
+        job,
+        outOfHeap
+          ? new MemoryExhaustedError(this.options.memoryLimit)
+          : new Error(`The isolated worker stopped unexpectedly (${signal ?? `exit code ${code}`})`),
+      );
     }
     // A worker that never started is the start's failure, reported there; others are replaced.
     if (!this.closing && worker.started) {
-      this.spawn().catch((error: unknown) => this.options.log.error({ err: error }, 'could not replace an isolated worker'));
+      this.spawn().catch((error: unknown) =>
+        this.options.log.error({ err: error }, 'could not replace an isolated worker'),
+      );
     }
   }
 }

@@ -11,7 +11,13 @@ import { pathToFileURL } from 'node:url';
 import { installStackTraces } from '../../debug/stack-trace.js';
 import { traceClientErrors } from '../../errors/http-errors.js';
 import { handlerSite } from '../../routing/register-routes.js';
-import { Routes, type IsolatedLog, type IsolatedRouteHandler, type RouteDefinition, type RoutesDeclaration } from '../../routing/routes.js';
+import {
+  Routes,
+  type IsolatedLog,
+  type IsolatedRouteHandler,
+  type RouteDefinition,
+  type RoutesDeclaration,
+} from '../../routing/routes.js';
 import { serializeError, type FromWorker, type ToWorker } from './protocol.js';
 
 const [routesModule, limitArgument] = process.argv.slice(2);
@@ -36,7 +42,9 @@ const module = (await import(pathToFileURL(routesModule!).href)) as { default?: 
 const declare = (module.default ?? module.routes) as RoutesDeclaration;
 const routes = new Routes();
 await declare(routes);
-const isolatedRoutes = new Map<string, RouteDefinition>(routes.definitions.filter((route) => route.isolated).map((route) => [route.name, route]));
+const isolatedRoutes = new Map<string, RouteDefinition>(
+  routes.definitions.filter((route) => route.isolated).map((route) => [route.name, route]),
+);
 
 process.on('message', (message: ToWorker) => {
   if (message.type === 'run') void run(message);
@@ -75,7 +83,9 @@ function sendResult(id: number, value: unknown): void {
   try {
     send({ type: 'result', id, value });
   } catch (error) {
-    throw new TypeError(`An isolated handler must return data that can be copied to the service (text, a Buffer, plain objects): ${(error as Error).message}`);
+    throw new TypeError(
+      `An isolated handler must return data that can be copied to the service (text, a Buffer, plain objects): ${(error as Error).message}`,
+    );
   }
 }
 

@@ -12,7 +12,13 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { callSite, currentActivity, fetchCallSite, type OutgoingCall, type RequestActivity } from './request-activity.js';
+import {
+  callSite,
+  currentActivity,
+  fetchCallSite,
+  type OutgoingCall,
+  type RequestActivity,
+} from './request-activity.js';
 
 interface Pending {
   activity: RequestActivity;
@@ -40,7 +46,17 @@ function begin(key: object, method: string, url: string, requestSize: number | n
   const activity = currentActivity();
   if (activity === undefined) return;
   const started = performance.now();
-  const call = activity.addCall({ method, url, start: activity.since(started), duration: null, status: null, requestSize, responseSize: null, error: null, site: site() });
+  const call = activity.addCall({
+    method,
+    url,
+    start: activity.since(started),
+    duration: null,
+    status: null,
+    requestSize,
+    responseSize: null,
+    error: null,
+    site: site(),
+  });
   if (call) pending.set(key, { activity, call, started });
 }
 
@@ -74,7 +90,9 @@ function elapsed(entry: Pending): number {
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && !error.message.startsWith(code) ? `${code}: ${error.message}` : `${error.name}: ${error.message}`;
+  return typeof code === 'string' && !error.message.startsWith(code)
+    ? `${code}: ${error.message}`
+    : `${error.name}: ${error.message}`;
 }
 
 function bodySize(body: unknown): number | null {
@@ -101,7 +119,13 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
   'undici:request:create': (message) => {
     const request = (message as { request: UndiciRequest }).request;
     const origin = String(request.origin ?? '').replace(/\/$/, '');
-    begin(request, request.method ?? 'GET', `${origin}${request.path ?? ''}`, request.contentLength ?? bodySize(request.body), fetchCallSite);
+    begin(
+      request,
+      request.method ?? 'GET',
+      `${origin}${request.path ?? ''}`,
+      request.contentLength ?? bodySize(request.body),
+      fetchCallSite,
+    );
   },
   'undici:request:headers': (message) => {
     const { request, response } = message as { request: object; response: UndiciResponse };
@@ -115,7 +139,13 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
   'http.client.request.start': (message) => {
     const request = (message as { request: ClientRequest }).request;
     const host = request.getHeader('host') ?? request.host;
-    begin(request, request.method, `${request.protocol}//${String(host)}${request.path}`, contentLength(request.getHeader('content-length')), callSite);
+    begin(
+      request,
+      request.method,
+      `${request.protocol}//${String(host)}${request.path}`,
+      contentLength(request.getHeader('content-length')),
+      callSite,
+    );
   },
   'http.client.response.finish': (message) => {
     const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
@@ -137,11 +167,13 @@ let holders = 0;
 
 /** Subscribes the channels for one more holder; the returned function lets go (once). */
 export function holdHttpClientTap(): () => void {
-  if (holders++ === 0) for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.subscribe(name, handler);
+  if (holders++ === 0)
+    for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.subscribe(name, handler);
   let held = true;
   return () => {
     if (!held) return;
     held = false;
-    if (--holders === 0) for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.unsubscribe(name, handler);
+    if (--holders === 0)
+      for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.unsubscribe(name, handler);
   };
 }

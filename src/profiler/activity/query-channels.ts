@@ -28,14 +28,17 @@ function statementText(context: Context): string | undefined {
   for (const field of ['query', 'sql', 'text']) {
     const value = context[field];
     if (typeof value === 'string') return value;
-    if (typeof value === 'object' && value !== null && typeof (value as { sql?: unknown }).sql === 'string') return (value as { sql: string }).sql;
+    if (typeof value === 'object' && value !== null && typeof (value as { sql?: unknown }).sql === 'string')
+      return (value as { sql: string }).sql;
   }
   return undefined;
 }
 
 function rowCount(result: unknown): number | null {
   if (Array.isArray(result)) return Array.isArray(result[0]) ? result[0].length : result.length;
-  const count = (result as { rowCount?: unknown; affectedRows?: unknown } | null)?.rowCount ?? (result as { affectedRows?: unknown } | null)?.affectedRows;
+  const count =
+    (result as { rowCount?: unknown; affectedRows?: unknown } | null)?.rowCount ??
+    (result as { affectedRows?: unknown } | null)?.affectedRows;
   return typeof count === 'number' ? count : null;
 }
 
@@ -47,7 +50,15 @@ function handlersFor(system: string) {
     if (entry === undefined || text === undefined) return;
     open.delete(context);
     const duration = round(performance.now() - entry.started);
-    entry.activity.addStatement({ text, system, start: entry.activity.since(entry.started), duration, rows: entry.failed ? null : rowCount(context.result), site: entry.site, error: entry.failed });
+    entry.activity.addStatement({
+      text,
+      system,
+      start: entry.activity.since(entry.started),
+      duration,
+      rows: entry.failed ? null : rowCount(context.result),
+      site: entry.site,
+      error: entry.failed,
+    });
   };
   return {
     start(context: Context) {
@@ -67,7 +78,10 @@ function handlersFor(system: string) {
   };
 }
 
-const subscriptions = QUERY_CHANNELS.map(({ name, system }) => ({ channel: diagnosticsChannel.tracingChannel(name), handlers: handlersFor(system) }));
+const subscriptions = QUERY_CHANNELS.map(({ name, system }) => ({
+  channel: diagnosticsChannel.tracingChannel(name),
+  handlers: handlersFor(system),
+}));
 
 let holders = 0;
 

@@ -5,8 +5,26 @@ import { RequestScope, runInScope } from '../../http/request-scope.js';
 import { holdQueryChannels } from './query-channels.js';
 import { MAX_CALLS, MAX_STATEMENT_LENGTH, MAX_STATEMENTS, RequestActivity, watchActivity } from './request-activity.js';
 
-const call = { method: 'GET', url: 'http://x/', start: 0, duration: 1, status: 200, requestSize: null, responseSize: null, error: null, site: null };
-const statement = { text: 'SELECT 1', system: 'postgresql', start: 0, duration: 1, rows: null, site: null, error: false };
+const call = {
+  method: 'GET',
+  url: 'http://x/',
+  start: 0,
+  duration: 1,
+  status: 200,
+  requestSize: null,
+  responseSize: null,
+  error: null,
+  site: null,
+};
+const statement = {
+  text: 'SELECT 1',
+  system: 'postgresql',
+  start: 0,
+  duration: 1,
+  rows: null,
+  site: null,
+  error: false,
+};
 
 describe('a report keeps at most 1,000 calls and 1,000 statements, each at most 10 KB, and counts the rest', () => {
   it('counts the calls and statements over the bound', () => {
@@ -25,7 +43,7 @@ describe('a report keeps at most 1,000 calls and 1,000 statements, each at most 
     const text = activity.statements[0]!.text;
     assert.ok(text.startsWith(`SELECT '${'x'.repeat(100)}`));
     assert.equal(text.slice(0, MAX_STATEMENT_LENGTH), `SELECT '${'x'.repeat(20_000)}'`.slice(0, MAX_STATEMENT_LENGTH));
-    assert.ok(text.endsWith("…[cut 9,769 characters]"), text.slice(-40));
+    assert.ok(text.endsWith('…[cut 9,769 characters]'), text.slice(-40));
   });
 });
 
@@ -36,7 +54,12 @@ describe('a library publishing a query TracingChannel is seen with no OpenTeleme
       const scope = new RequestScope(performance.now());
       const activity = watchActivity(scope);
       const channel = diagnosticsChannel.tracingChannel('mysql2:query');
-      await runInScope(scope, () => channel.tracePromise(async () => [[{ id: 1 }, { id: 2 }]], { query: 'SELECT id FROM t WHERE a = ?', values: ['secret-value'] }));
+      await runInScope(scope, () =>
+        channel.tracePromise(async () => [[{ id: 1 }, { id: 2 }]], {
+          query: 'SELECT id FROM t WHERE a = ?',
+          values: ['secret-value'],
+        }),
+      );
       // Outside any request: not filed.
       await channel.tracePromise(async () => [[]], { query: 'SELECT 2', values: [] });
       assert.equal(activity.statements.length, 1);

@@ -75,7 +75,6 @@ export function describeQueries(section: DatabaseSection): string {
   return `${count} ${count === 1 ? 'query' : 'queries'} in ${formatMs(totalQueryMs(section))}`;
 }
 
-
 /** The database section as the command line prints it: the count, the repeated groups, then each statement with its line. */
 export function databaseText(section: DatabaseSection): string[] {
   const lines = [describeQueries(section)];
@@ -91,7 +90,10 @@ export function databaseText(section: DatabaseSection): string[] {
 export function httpClientText(section: HttpClientSection): string[] {
   return [
     describeCalls(section.calls.length + section.omitted, totalDuration(section.calls)),
-    ...section.calls.map((call) => `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call.site)}`),
+    ...section.calls.map(
+      (call) =>
+        `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call.site)}`,
+    ),
   ];
 }
 

@@ -83,7 +83,13 @@ function statementText(span: TraceSpan): string | undefined {
  * then runs the query) is a child of the span that the application's call opened, and
  * takes its line.
  */
-function siteOf(span: TraceSpan, database: boolean, parent: Known | undefined, activity: RequestActivity, onStart: VigilSpanProcessor['onStart']): Site {
+function siteOf(
+  span: TraceSpan,
+  database: boolean,
+  parent: Known | undefined,
+  activity: RequestActivity,
+  onStart: VigilSpanProcessor['onStart'],
+): Site {
   if (!database) return NO_SITE;
   if (parent?.database && (parent.site !== null || !parent.lookedUp)) return parent;
   // A run of identical statements from one line: the next one is taken to go on with it.
@@ -113,7 +119,14 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       // The stack is taken from below this method: vigil's frames are not walked.
       const { site, lookedUp } = siteOf(span, database, parent, activity, processor.onStart);
       known.set(spanId, { depth: begun.depth, database, site, lookedUp });
-      open.set(span, { activity, record: begun.record, depth: begun.depth, started: performance.now(), site, lookedUp });
+      open.set(span, {
+        activity,
+        record: begun.record,
+        depth: begun.depth,
+        started: performance.now(),
+        site,
+        lookedUp,
+      });
     },
     onEnd(span) {
       const entry = open.get(span);
@@ -137,7 +150,9 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
         duration,
         rows: typeof rows === 'number' ? rows : null,
         // Database attributes set only after the start: the line seen last is the best guess.
-        ...(entry.lookedUp ? { site: entry.site ?? entry.activity.lastSite } : { site: entry.activity.runSiteFor(text), siteLookedUp: false as const }),
+        ...(entry.lookedUp
+          ? { site: entry.site ?? entry.activity.lastSite }
+          : { site: entry.activity.runSiteFor(text), siteLookedUp: false as const }),
         error,
       });
     },

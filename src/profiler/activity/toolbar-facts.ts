@@ -20,7 +20,11 @@ export function activityFacts(scope: RequestScope): Array<{ label: string; value
     }
     const total = statements.reduce((sum, statement) => sum + (statement.duration ?? 0), 0);
     const value = `${queries} ${queries === 1 ? 'query' : 'queries'} in ${formatMs(total)}${repeated ? ' (repeated)' : ''}`;
-    facts.push({ label: repeated ? `Database queries: a statement ran ${REPEATED_WARNING} times or more` : 'Database queries', value, marked: repeated });
+    facts.push({
+      label: repeated ? `Database queries: a statement ran ${REPEATED_WARNING} times or more` : 'Database queries',
+      value,
+      marked: repeated,
+    });
   }
   const calls = activity.calls.length + activity.callsOmitted;
   if (calls > 0) {

@@ -27,7 +27,10 @@ describe('the Cookie header is read pair by pair, credential-like names redacted
   it('skips pairs without a name or "=", keeps a broken escape as sent, and reads no header as none', () => {
     assert.deepEqual(parseCookies('=x; novalue; ;bad=%E0%A4%A', redactor), [{ name: 'bad', value: '%E0%A4%A' }]);
     assert.deepEqual(parseCookies(undefined, redactor), []);
-    assert.deepEqual(parseCookies(['a=1', 'b=2'], redactor), [{ name: 'a', value: '1' }, { name: 'b', value: '2' }]);
+    assert.deepEqual(parseCookies(['a=1', 'b=2'], redactor), [
+      { name: 'a', value: '1' },
+      { name: 'b', value: '2' },
+    ]);
   });
 
   it(`keeps ${MAX_COOKIES} cookies and says how many more there were`, () => {

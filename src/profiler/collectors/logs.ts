@@ -39,7 +39,8 @@ export function parseLogLine(line: string): LogLine {
 
 /** A kept line as the report shows it: the logger first, then what the line says. */
 export function logLineOf(line: TappedLine): LogLine {
-  if (line.level !== undefined) return { logger: line.logger, level: line.level, time: line.time ?? null, message: line.text, context: {} };
+  if (line.level !== undefined)
+    return { logger: line.logger, level: line.level, time: line.time ?? null, message: line.text, context: {} };
   return { logger: line.logger, ...parseLogLine(line.text) };
 }
 

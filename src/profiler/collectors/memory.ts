@@ -39,7 +39,12 @@ function processReading(): { rss: number; peakRss: number } {
 
 export function memorySample(): MemorySample {
   const heap = getHeapStatistics();
-  return { heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size, external: heap.external_memory, rss: processReading().rss };
+  return {
+    heapUsed: heap.used_heap_size,
+    heapTotal: heap.total_heap_size,
+    external: heap.external_memory,
+    rss: processReading().rss,
+  };
 }
 
 export interface MemorySection {
@@ -77,14 +82,21 @@ export const memoryCollector = defineCollector<MemorySection>({
   panel: {
     title: 'Memory',
     badge: (section) => formatBytes(section.end.heapUsed),
-    render: (section) => html`<p class="muted">Process figures around the request: Node cannot tell which request allocated what. The heap is read for each request; an RSS reading is at most 100 ms old.</p>
-<table id="memory"><thead><tr><th></th><th>At start</th><th>At end</th><th>Change</th></tr></thead><tbody>${ROWS.map(([key, label]) => {
-      const start = section.start?.[key];
-      const end = section.end[key];
-      return html`<tr><th>${label}</th><td>${formatBytes(start)}</td><td>${formatBytes(end)}</td><td>${start === undefined ? 'n/a' : formatBytes(end - start)}</td></tr>`;
-    })}</tbody></table>
+    render: (
+      section,
+    ) => html`<p class="muted">Process figures around the request: Node cannot tell which request allocated what. The heap is read for each request; an RSS reading is at most 100 ms old.</p>
+<table id="memory"><thead><tr><th></th><th>At start</th><th>At end</th><th>Change</th></tr></thead><tbody>${ROWS.map(
+      ([key, label]) => {
+        const start = section.start?.[key];
+        const end = section.end[key];
+        return html`<tr><th>${label}</th><td>${formatBytes(start)}</td><td>${formatBytes(end)}</td><td>${start === undefined ? 'n/a' : formatBytes(end - start)}</td></tr>`;
+      },
+    )}</tbody></table>
 <h3>Process</h3>
-${keyValueTable([['Process ID', section.pid], ['Peak RSS since start', formatBytes(section.peakRss)]])}`,
+${keyValueTable([
+  ['Process ID', section.pid],
+  ['Peak RSS since start', formatBytes(section.peakRss)],
+])}`,
   },
   text: (section) => [
     `heap used ${formatBytes(section.start?.heapUsed)} -> ${formatBytes(section.end.heapUsed)}, RSS ${formatBytes(section.start?.rss)} -> ${formatBytes(section.end.rss)}, peak RSS ${formatBytes(section.peakRss)}${section.pid === undefined ? '' : `, process ${section.pid}`}`,

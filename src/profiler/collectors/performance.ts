@@ -93,7 +93,13 @@ class DelayMonitor {
     if (h.count === 0) return null;
     // The histogram counts nanoseconds between samples; the delay is what exceeds the sampling interval.
     const ms = (ns: number) => round(Math.max(0, ns / 1e6 - DELAY_RESOLUTION_MS));
-    return { windowMs: Math.round(performance.now() - this.windowStart), mean: ms(h.mean), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
+    return {
+      windowMs: Math.round(performance.now() - this.windowStart),
+      mean: ms(h.mean),
+      p50: ms(h.percentile(50)),
+      p99: ms(h.percentile(99)),
+      max: ms(h.max),
+    };
   }
 }
 
@@ -114,7 +120,12 @@ export interface PerformanceSection {
 function callsOf(report: Report): WaterfallCall[] {
   const section = report.collectors.httpClient as Partial<HttpClientSection> | undefined;
   if (!Array.isArray(section?.calls)) return [];
-  return section.calls.map((call) => ({ name: `${call.method} ${call.url}`, start: call.start, duration: call.duration, error: call.error !== null }));
+  return section.calls.map((call) => ({
+    name: `${call.method} ${call.url}`,
+    start: call.start,
+    duration: call.duration,
+    error: call.error !== null,
+  }));
 }
 
 /** The panel and the text of the section: shared by every collector instance, and by pages with no collector at hand. */
@@ -131,10 +142,15 @@ export const performanceView: Pick<Collector<PerformanceSection>, 'name' | 'pane
 ${renderWaterfall(section, view, callsOf(report))}
 <h3>Event loop</h3>
 ${keyValueTable([
-  ['Utilization during the request', section.eventLoopUtilization === null ? null : `${(section.eventLoopUtilization * 100).toFixed(1)} %`],
+  [
+    'Utilization during the request',
+    section.eventLoopUtilization === null ? null : `${(section.eventLoopUtilization * 100).toFixed(1)} %`,
+  ],
   [
     delay ? `Delay (the ${formatMs(delay.windowMs)} before the report)` : 'Delay',
-    delay ? `mean ${formatMs(delay.mean)}, p50 ${formatMs(delay.p50)}, p99 ${formatMs(delay.p99)}, max ${formatMs(delay.max)}` : 'not measured yet (just after start)',
+    delay
+      ? `mean ${formatMs(delay.mean)}, p50 ${formatMs(delay.p50)}, p99 ${formatMs(delay.p99)}, max ${formatMs(delay.max)}`
+      : 'not measured yet (just after start)',
   ],
 ])}`;
     },
@@ -146,7 +162,10 @@ ${keyValueTable([
       const took = span.duration === null ? 'still running' : formatMs(span.duration);
       lines.push(`${'  '.repeat(span.depth)}span ${span.name} ${took}${span.error ? ' (failed)' : ''}`);
     }
-    if (section.eventLoopDelay) lines.push(`event-loop delay p99 ${formatMs(section.eventLoopDelay.p99)}, max ${formatMs(section.eventLoopDelay.max)}`);
+    if (section.eventLoopDelay)
+      lines.push(
+        `event-loop delay p99 ${formatMs(section.eventLoopDelay.p99)}, max ${formatMs(section.eventLoopDelay.max)}`,
+      );
     return lines;
   },
 };

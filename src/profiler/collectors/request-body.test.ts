@@ -8,14 +8,27 @@ const redactor = new Redactor();
 
 describe('the parsed body is kept redacted and bounded, by its kind', () => {
   it('names the kind from the Content-Type and redacts credential-like members at any depth', () => {
-    assert.deepEqual(bodyView({ user: 'ann', auth: { password: 'x' }, list: [{ apiKey: 'k' }] }, 'application/json; charset=utf-8', redactor), {
-      type: 'json',
-      value: { user: 'ann', auth: '[redacted]', list: [{ apiKey: '[redacted]' }] },
-    });
+    assert.deepEqual(
+      bodyView(
+        { user: 'ann', auth: { password: 'x' }, list: [{ apiKey: 'k' }] },
+        'application/json; charset=utf-8',
+        redactor,
+      ),
+      {
+        type: 'json',
+        value: { user: 'ann', auth: '[redacted]', list: [{ apiKey: '[redacted]' }] },
+      },
+    );
     const form = Object.assign(Object.create(null) as Record<string, unknown>, { a: '1', token: 't' });
-    assert.deepEqual(bodyView(form, 'application/x-www-form-urlencoded', redactor), { type: 'form', value: { a: '1', token: '[redacted]' } });
+    assert.deepEqual(bodyView(form, 'application/x-www-form-urlencoded', redactor), {
+      type: 'form',
+      value: { a: '1', token: '[redacted]' },
+    });
     assert.deepEqual(bodyView('plain words', 'text/plain', redactor), { type: 'text', value: 'plain words' });
-    assert.deepEqual(bodyView({ title: 'x' }, 'multipart/form-data; boundary=b', redactor), { type: 'multipart', value: { title: 'x' } });
+    assert.deepEqual(bodyView({ title: 'x' }, 'multipart/form-data; boundary=b', redactor), {
+      type: 'multipart',
+      value: { title: 'x' },
+    });
     assert.deepEqual(bodyView({ a: 1 }, 'application/vnd.api+json', redactor), { type: 'json', value: { a: 1 } });
   });
 
@@ -53,9 +66,10 @@ describe('the parsed body is kept redacted and bounded, by its kind', () => {
 
 describe('uploaded files are listed by name, field, type and size, never their path or contents', () => {
   it('keeps the four fields only', () => {
-    assert.deepEqual(uploadedFilesView([{ field: 'doc', filename: 'a.txt', mimetype: 'text/plain', size: 3, path: '/tmp/x/a' }]), [
-      { field: 'doc', filename: 'a.txt', type: 'text/plain', size: 3 },
-    ]);
+    assert.deepEqual(
+      uploadedFilesView([{ field: 'doc', filename: 'a.txt', mimetype: 'text/plain', size: 3, path: '/tmp/x/a' }]),
+      [{ field: 'doc', filename: 'a.txt', type: 'text/plain', size: 3 }],
+    );
     assert.deepEqual(uploadedFilesView(null), []);
   });
 });

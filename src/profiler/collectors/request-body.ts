@@ -27,7 +27,8 @@ export interface FileView {
 
 /** The parsed body as the report keeps it; null when there is none, or it is bytes or a stream. */
 export function bodyView(body: unknown, contentType: string | undefined, redactor: Redactor): BodyView | null {
-  if (body === undefined || body === null || Buffer.isBuffer(body) || ArrayBuffer.isView(body) || isStream(body)) return null;
+  if (body === undefined || body === null || Buffer.isBuffer(body) || ArrayBuffer.isView(body) || isStream(body))
+    return null;
   const type = bodyType(contentType ?? '', body);
   if (typeof body === 'string') return { type, value: redactedText(body, redactor) };
   const budget = { left: MAX_BODY_ENTRIES };
@@ -75,7 +76,13 @@ function bounded(value: unknown, depth: number, budget: { left: number }): unkno
   const kept = Math.min(entries.length, budget.left);
   budget.left -= kept;
   // Defined, not assigned: a form field named `__proto__` is a field like any other.
-  for (const [name, member] of entries.slice(0, kept)) Object.defineProperty(out, name, { value: bounded(member, depth + 1, budget), enumerable: true, writable: true, configurable: true });
+  for (const [name, member] of entries.slice(0, kept))
+    Object.defineProperty(out, name, {
+      value: bounded(member, depth + 1, budget),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   if (kept < entries.length) out['…'] = `[${entries.length - kept} more entries]`;
   return out;
 }

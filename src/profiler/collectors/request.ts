@@ -52,7 +52,13 @@ function connectionOf(connection: Socket): ConnectionInfo {
     info = {
       remoteAddress: socket.remoteAddress ?? null,
       remotePort: socket.remotePort ?? null,
-      tls: socket.encrypted ? { version: socket.getProtocol?.() ?? null, cipher: socket.getCipher?.()?.name ?? null, servername: socket.servername || null } : null,
+      tls: socket.encrypted
+        ? {
+            version: socket.getProtocol?.() ?? null,
+            cipher: socket.getCipher?.()?.name ?? null,
+            servername: socket.servername || null,
+          }
+        : null,
     };
     connections.set(connection, info);
   }

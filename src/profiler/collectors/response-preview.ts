@@ -15,7 +15,8 @@ export type ResponsePreview =
   | { kind: 'text'; text: string; size: number }
   | { kind: 'binary' | 'streamed' | 'compressed' | 'empty' | 'error-page'; size: number | null };
 
-const TEXTUAL = /^(?:text\/|application\/(?:json|xml|x-www-form-urlencoded|javascript|ecmascript|x-ndjson)$)|\+(?:json|xml)$/;
+const TEXTUAL =
+  /^(?:text\/|application\/(?:json|xml|x-www-form-urlencoded|javascript|ecmascript|x-ndjson)$)|\+(?:json|xml)$/;
 const JSON_TYPE = /^application\/(?:json|x-ndjson)$|\+json$/;
 
 /**
@@ -29,15 +30,24 @@ const JSON_TYPE = /^application\/(?:json|x-ndjson)$|\+json$/;
  * `payload`: what was sent, as the onSend hooks saw it (a string, a Buffer, a stream or
  * nothing); `errorPage`: the error pipeline rendered it.
  */
-export function responsePreview(payload: unknown, headers: Record<string, unknown>, redactor: Redactor, errorPage = false): ResponsePreview {
+export function responsePreview(
+  payload: unknown,
+  headers: Record<string, unknown>,
+  redactor: Redactor,
+  errorPage = false,
+): ResponsePreview {
   if (errorPage) return { kind: 'error-page', size: declaredLength(headers) };
   if (payload === null || payload === undefined || payload === '') return { kind: 'empty', size: 0 };
-  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return { kind: 'streamed', size: declaredLength(headers) };
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload))
+    return { kind: 'streamed', size: declaredLength(headers) };
   // Fastify counted a string's bytes for Content-Length already: a long body is not counted twice.
   const size = typeof payload === 'string' ? (declaredLength(headers) ?? Buffer.byteLength(payload)) : payload.length;
   const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding !== 'identity') return { kind: 'compressed', size };
-  const media = String(headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const media = String(headers['content-type'] ?? '')
+    .split(';', 1)[0]!
+    .trim()
+    .toLowerCase();
   if (!TEXTUAL.test(media)) return { kind: 'binary', size };
   const { head, cut } = typeof payload === 'string' ? stringHead(payload) : bufferHead(payload);
   // JSON is redacted as JSON whatever its type says (an API answering JSON as text/plain).

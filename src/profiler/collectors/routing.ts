@@ -45,7 +45,8 @@ export function routingCollector(matcher: () => RouteMatcher | undefined): Colle
         path,
         matched: null,
         routeTable: matcher()?.version,
-        redirectedTo: reply.statusCode >= 300 && reply.statusCode < 400 && typeof location === 'string' ? location : null,
+        redirectedTo:
+          reply.statusCode >= 300 && reply.statusCode < 400 && typeof location === 'string' ? location : null,
       };
     },
     derive: (section, report) => {
@@ -59,7 +60,11 @@ export function routingCollector(matcher: () => RouteMatcher | undefined): Colle
  * The section with the closest routes and the allowed methods of an unmatched request,
  * derived from `routes`; a matched request's, or one stored with its explanations, as it is.
  */
-export function explainUnmatched(section: RoutingSection, report: Pick<Report, 'method'>, routes: RouteMatcher): RoutingSection {
+export function explainUnmatched(
+  section: RoutingSection,
+  report: Pick<Report, 'method'>,
+  routes: RouteMatcher,
+): RoutingSection {
   if (section.matched !== null || section.closest !== undefined || typeof section.path !== 'string') return section;
   return {
     ...section,

@@ -74,7 +74,11 @@ export function statusBadge(status: number): SafeHtml {
 }
 
 /** A two-column table of names and values; values already rendered stay as they are. */
-export function keyValueTable(rows: ReadonlyArray<readonly [string, SafeHtml | string | number | null | undefined]>, empty = 'None', id?: string): SafeHtml {
+export function keyValueTable(
+  rows: ReadonlyArray<readonly [string, SafeHtml | string | number | null | undefined]>,
+  empty = 'None',
+  id?: string,
+): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
   return html`<table class="kv"${id === undefined ? '' : html` id="${id}"`}><tbody>${rows.map(([name, value]) => html`<tr><th>${name}</th><td>${value ?? html`<span class="muted">n/a</span>`}</td></tr>`)}</tbody></table>`;
 }

@@ -59,7 +59,9 @@ function renderResults(reports: readonly ReportSummary[]): SafeHtml {
   if (reports.length === 0) return html`<p class="muted" id="no-results">No reports match.</p>`;
   return html`<table id="results"><thead><tr><th>Status</th><th>Method</th><th>URL</th><th>IP</th><th>Time</th><th>Duration</th><th>Token</th></tr></thead><tbody>
 ${reports.map(
-  (report) => html`<tr data-token="${report.token}"><td>${statusBadge(report.status)}</td><td>${report.method}</td><td class="url mono" title="${report.url}">${report.url}</td>
+  (
+    report,
+  ) => html`<tr data-token="${report.token}"><td>${statusBadge(report.status)}</td><td>${report.method}</td><td class="url mono" title="${report.url}">${report.url}</td>
 <td class="mono">${report.ip}</td><td>${formatTime(report.time)}</td><td>${formatMs(report.duration)}</td><td><a class="mono" href="${PROFILER_PATH}/${report.token}">${report.token}</a></td></tr>`,
 )}</tbody></table>`;
 }

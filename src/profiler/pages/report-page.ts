@@ -20,7 +20,12 @@ export function panelNames(report: Report, collectors: readonly Collector[] = []
   return panelsOf(report.collectors, collectors).map((panel) => panel.name);
 }
 
-export function renderReportPage(report: Report, panelName = defaultPanel(report), view: PanelView = { query: {} }, collectors: readonly Collector[] = []): string {
+export function renderReportPage(
+  report: Report,
+  panelName = defaultPanel(report),
+  view: PanelView = { query: {} },
+  collectors: readonly Collector[] = [],
+): string {
   const panels = panelsOf(report.collectors, collectors);
   const current = panels.find((panel) => panel.name === panelName) ?? panels[0]!;
   const body = html`<h1><span class="muted">${report.method}</span> ${report.url}</h1>
@@ -52,10 +57,15 @@ function summaryEntry(panel: Panel, report: Report): SafeHtml | string {
 
 function renderPanel(panel: Panel, report: Report, view: PanelView): SafeHtml {
   const section = report.collectors[panel.name];
-  if (section === undefined) return html`<h2>${panel.title}</h2><p class="muted">${panel.absent ?? 'This report has no such section.'}</p>`;
-  if (isFailed(section)) return html`<h2>${panel.title}</h2><p class="bad">The collector failed: ${section.collectorError}</p>`;
+  if (section === undefined)
+    return html`<h2>${panel.title}</h2><p class="muted">${panel.absent ?? 'This report has no such section.'}</p>`;
+  if (isFailed(section))
+    return html`<h2>${panel.title}</h2><p class="bad">The collector failed: ${section.collectorError}</p>`;
   // A report written by an older version may lack a field: the panel says so instead of failing the page.
-  return safely(() => panel.render(section, report, view), html`<h2>${panel.title}</h2><p class="bad">This section cannot be shown; see the JSON form of the report.</p>`);
+  return safely(
+    () => panel.render(section, report, view),
+    html`<h2>${panel.title}</h2><p class="bad">This section cannot be shown; see the JSON form of the report.</p>`,
+  );
 }
 
 function isFailed(section: unknown): section is { collectorError: string } {

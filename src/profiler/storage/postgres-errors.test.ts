@@ -7,9 +7,11 @@ import { describePgError, isReportDataError, isUnavailable } from './postgres-er
 const pg = await loadPg();
 
 /** An error as the server sends it: a message and its SQLSTATE. */
-const fromServer = (code: string, message = 'from the server') => Object.assign(new pg.DatabaseError(message, message.length, 'error'), { code });
+const fromServer = (code: string, message = 'from the server') =>
+  Object.assign(new pg.DatabaseError(message, message.length, 'error'), { code });
 /** A network error as Node raises it. */
-const network = (code: string, syscall = 'connect') => Object.assign(new Error(`${syscall} ${code} 10.0.0.5:5432`), { code, syscall, errno: -111 });
+const network = (code: string, syscall = 'connect') =>
+  Object.assign(new Error(`${syscall} ${code} 10.0.0.5:5432`), { code, syscall, errno: -111 });
 
 describe('a failure of the PostgreSQL store is told apart: unavailable, one report, or the store', () => {
   it('takes a server that cannot be reached or cannot serve now as unavailable', () => {
@@ -36,22 +38,34 @@ describe('a failure of the PostgreSQL store is told apart: unavailable, one repo
     }
   });
 
-  it('takes a data exception or a limit as one report\'s fault', () => {
-    for (const error of [fromServer('22021', 'invalid byte sequence for encoding "UTF8": 0x00'), fromServer('54000', 'total size of jsonb array elements exceeds the maximum')]) {
+  it("takes a data exception or a limit as one report's fault", () => {
+    for (const error of [
+      fromServer('22021', 'invalid byte sequence for encoding "UTF8": 0x00'),
+      fromServer('54000', 'total size of jsonb array elements exceeds the maximum'),
+    ]) {
       assert.equal(isReportDataError(error), true);
       assert.equal(isUnavailable(error), false);
     }
   });
 
   it('takes anything else as a failure of the store: a bad password, a missing database or table, a bug', () => {
-    for (const error of [fromServer('28P01', 'password authentication failed for user "vigil"'), fromServer('3D000', 'database "x" does not exist'), fromServer('42P01'), new TypeError('x is not a function'), 'a string']) {
+    for (const error of [
+      fromServer('28P01', 'password authentication failed for user "vigil"'),
+      fromServer('3D000', 'database "x" does not exist'),
+      fromServer('42P01'),
+      new TypeError('x is not a function'),
+      'a string',
+    ]) {
       assert.equal(isUnavailable(error), false, String(error));
       assert.equal(isReportDataError(error), false, String(error));
     }
   });
 
   it('names the SQLSTATE or the network code first, once', () => {
-    assert.equal(describePgError(fromServer('57P01', 'terminating connection due to administrator command')), '57P01: terminating connection due to administrator command');
+    assert.equal(
+      describePgError(fromServer('57P01', 'terminating connection due to administrator command')),
+      '57P01: terminating connection due to administrator command',
+    );
     assert.equal(describePgError(network('ECONNREFUSED')), 'connect ECONNREFUSED 10.0.0.5:5432');
     assert.equal(describePgError(new Error('Query read timeout')), 'Query read timeout');
   });

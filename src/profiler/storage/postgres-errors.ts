@@ -16,7 +16,8 @@ const UNAVAILABLE_STATE = /^(08|53|57P0[123]$|57014$|55P03$|40001$|40P01$|58)/;
 /** Data exceptions (22: a NUL character in text, a bad encoding) and limits exceeded (54): one report's fault. */
 const REPORT_STATE = /^(22|54)/;
 /** What node-postgres says when a connection fails, times out or is cut; these carry no SQLSTATE. */
-const CONNECTION_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+const CONNECTION_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
 /**
  * The SQLSTATE of an error the server sent, or undefined for an error of the client or the
@@ -24,7 +25,9 @@ const CONNECTION_MESSAGE = /^(Connection terminated|timeout exceeded when trying
  */
 export function sqlState(error: unknown): string | undefined {
   const DatabaseError = loadedPg()?.DatabaseError;
-  return DatabaseError !== undefined && error instanceof DatabaseError && typeof error.code === 'string' ? error.code : undefined;
+  return DatabaseError !== undefined && error instanceof DatabaseError && typeof error.code === 'string'
+    ? error.code
+    : undefined;
 }
 
 /** True when the server cannot be reached or cannot serve now: the same call may succeed later. */

@@ -79,17 +79,22 @@ const MIGRATIONS: readonly string[] = [
 ];
 
 /** The counter's row, with a new key, unless the store has one. */
-export const CREATE_COUNTER = 'INSERT INTO vigil_token_counter (id, next, key) VALUES (1, 0, $1) ON CONFLICT (id) DO NOTHING';
+export const CREATE_COUNTER =
+  'INSERT INTO vigil_token_counter (id, next, key) VALUES (1, 0, $1) ON CONFLICT (id) DO NOTHING';
 
 /** True when the store's tables were created (the command line reads without creating them). */
 export async function schemaExists(client: pg.ClientBase): Promise<boolean> {
-  const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass('vigil_schema_version') IS NOT NULL AS present");
+  const { rows } = await client.query<{ present: boolean }>(
+    "SELECT to_regclass('vigil_schema_version') IS NOT NULL AS present",
+  );
   return rows[0]!.present;
 }
 
 async function schemaVersion(client: pg.ClientBase): Promise<number> {
   if (!(await schemaExists(client))) return 0;
-  const { rows } = await client.query<{ version: number }>('SELECT coalesce(max(version), 0) AS version FROM vigil_schema_version');
+  const { rows } = await client.query<{ version: number }>(
+    'SELECT coalesce(max(version), 0) AS version FROM vigil_schema_version',
+  );
   return rows[0]!.version;
 }
 

@@ -49,12 +49,17 @@ export async function missingIndexes(client: Client): Promise<Array<SearchIndex 
     [SEARCH_INDEXES.map((index) => index.name)],
   );
   const state = new Map(rows.map((row) => [row.name, row.valid]));
-  return SEARCH_INDEXES.filter((index) => state.get(index.name) !== true).map((index) => ({ ...index, exists: state.get(index.name) === false }));
+  return SEARCH_INDEXES.filter((index) => state.get(index.name) !== true).map((index) => ({
+    ...index,
+    exists: state.get(index.name) === false,
+  }));
 }
 
 /** Creates `pg_trgm` unless it is there; resolves with why it cannot be, or undefined. Inside a transaction, under a savepoint. */
 async function trigramProblem(client: Client, inTransaction: boolean): Promise<string | undefined> {
-  const { rows } = await client.query<{ present: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_opclass WHERE opcname = 'gin_trgm_ops' AND pg_opclass_is_visible(oid)) AS present");
+  const { rows } = await client.query<{ present: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM pg_opclass WHERE opcname = 'gin_trgm_ops' AND pg_opclass_is_visible(oid)) AS present",
+  );
   if (rows[0]!.present) return undefined;
   if (inTransaction) await client.query('SAVEPOINT trigram');
   try {
@@ -95,7 +100,10 @@ export async function createIndexesNow(client: Client, location: string, notify:
  * statement timeout; returns at once if another instance is building them.
  */
 export async function buildIndexesConcurrently(client: Client, location: string, notify: Notify): Promise<void> {
-  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [LOCK_CLASS, INDEX_LOCK]);
+  const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
+    LOCK_CLASS,
+    INDEX_LOCK,
+  ]);
   if (!rows[0]!.locked) return;
   try {
     const missing = await missingIndexes(client);
@@ -105,12 +113,16 @@ export async function buildIndexesConcurrently(client: Client, location: string,
     const building = missing.filter((index) => !index.trigram || problem === undefined);
     if (building.length === 0) return;
     const started = Date.now();
-    notify(`The report store ${location} is building its search indexes (${building.map((index) => index.name).join(', ')}); searches by those fields scan until each is done`);
+    notify(
+      `The report store ${location} is building its search indexes (${building.map((index) => index.name).join(', ')}); searches by those fields scan until each is done`,
+    );
     for (const index of building) {
       if (index.exists) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
       await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index.name} ON vigil_reports ${index.on}`);
     }
-    notify(`The report store ${location} has built its search indexes in ${Math.round((Date.now() - started) / 1000)} s`);
+    notify(
+      `The report store ${location} has built its search indexes in ${Math.round((Date.now() - started) / 1000)} s`,
+    );
   } finally {
     await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, INDEX_LOCK]).catch(() => undefined);
   }

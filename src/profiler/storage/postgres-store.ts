@@ -23,10 +23,30 @@ import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { loadPg } from './postgres-driver.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';
 import { prepareSchema, schemaExists } from './postgres-schema.js';
-import { buildIndexesConcurrently, createIndexesNow, INDEX_AT_OPEN_LIMIT, missingIndexes, type Notify } from './postgres-search-indexes.js';
-import { clearReports, insertReports, PURGE_CHUNK, purgeReports, releaseRetention, TokenLeases } from './postgres-writes.js';
+import {
+  buildIndexesConcurrently,
+  createIndexesNow,
+  INDEX_AT_OPEN_LIMIT,
+  missingIndexes,
+  type Notify,
+} from './postgres-search-indexes.js';
+import {
+  clearReports,
+  insertReports,
+  PURGE_CHUNK,
+  purgeReports,
+  releaseRetention,
+  TokenLeases,
+} from './postgres-writes.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
-import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
+import {
+  ReportStoreError,
+  ReportStoreUnavailableError,
+  type PurgeOptions,
+  type ReportStore,
+  type Retention,
+  type WriteOutcome,
+} from './report-store.js';
 
 export interface PostgresStoreOptions {
   /** How long opening a connection, or waiting for a pooled one, may take (3 s). */
@@ -51,7 +71,8 @@ const INT8_OID = 20;
 /** bigint columns (times, counts, counter values) as numbers: they stay far below 2^53. */
 function numericBigints(driver: typeof pg): pg.CustomTypesConfig {
   return {
-    getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format)),
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      oid === INT8_OID ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format),
   } as pg.CustomTypesConfig;
 }
 
@@ -83,7 +104,10 @@ export class PostgresReportStore implements ReportStore {
   private indexer: pg.Client | undefined;
 
   /** Touches nothing: the server is first reached by {@link open} or {@link exists}. */
-  constructor(private readonly dsn: PostgresDsn, options: PostgresStoreOptions = {}) {
+  constructor(
+    private readonly dsn: PostgresDsn,
+    options: PostgresStoreOptions = {},
+  ) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     this.statementTimeoutMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
     this.notify = options.notify ?? (() => undefined);
@@ -107,12 +131,17 @@ export class PostgresReportStore implements ReportStore {
       // Unreachable now: each call tries again, and the writer keeps its reports meanwhile.
       if (error instanceof ReportStoreUnavailableError) return;
       await this.close();
-      throw new ReportStoreError(this.location, `the report store ${this.location} cannot be opened: ${describePgError((error as Error).cause ?? error)}`, { cause: error });
+      throw new ReportStoreError(
+        this.location,
+        `the report store ${this.location} cannot be opened: ${describePgError((error as Error).cause ?? error)}`,
+        { cause: error },
+      );
     }
   }
 
   async write(reports: readonly EncodedReport[], keep?: number): Promise<WriteOutcome> {
-    if (reports.length === 0) return keep === undefined ? { rejected: [], failed: [] } : { rejected: [], failed: [], deleted: 0 };
+    if (reports.length === 0)
+      return keep === undefined ? { rejected: [], failed: [] } : { rejected: [], failed: [], deleted: 0 };
     const { rejected, failed, deleted } = await this.transaction((client) => insertReports(client, reports, keep));
     return keep === undefined ? { rejected, failed } : { rejected, failed, deleted };
   }
@@ -155,7 +184,10 @@ export class PostgresReportStore implements ReportStore {
     return this.run((client) => this.leases.lease(client, count));
   }
 
-  async purge({ maxReports, maxAgeMs }: Retention, { now = Date.now(), lease }: PurgeOptions = {}): Promise<number | undefined> {
+  async purge(
+    { maxReports, maxAgeMs }: Retention,
+    { now = Date.now(), lease }: PurgeOptions = {},
+  ): Promise<number | undefined> {
     const request = lease && { holder: lease.holder, ms: lease.ms, now };
     // Transactions of its own, one per chunk.
     return this.run((client) => purgeReports(client, now - maxAgeMs, maxReports, request, this.purgeChunk));
@@ -244,7 +276,10 @@ export class PostgresReportStore implements ReportStore {
       await indexer.connect();
       await buildIndexesConcurrently(indexer, this.location, this.notify);
     } catch (error) {
-      if (this.indexer === indexer) this.notify(`The report store ${this.location} could not build its search indexes (${describePgError(error)}): the next start tries again`);
+      if (this.indexer === indexer)
+        this.notify(
+          `The report store ${this.location} could not build its search indexes (${describePgError(error)}): the next start tries again`,
+        );
     } finally {
       if (this.indexer === indexer) this.indexer = undefined;
       await indexer.end().catch(() => undefined);

@@ -35,14 +35,16 @@ export interface LeaseRequest {
 const INSERT_REPORTS = `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data, trace)
   SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::double precision[], $8::text[], $9::text[])
   ON CONFLICT (token) DO NOTHING RETURNING token`;
-const INSERT_TRACES = 'INSERT INTO vigil_traces (hash, json) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (hash) DO NOTHING';
+const INSERT_TRACES =
+  'INSERT INTO vigil_traces (hash, json) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (hash) DO NOTHING';
 /** Of the reports given (by position, from 1), those stored already: the same batch, written before. */
 const SAME_REPORTS = `SELECT b.n FROM vigil_reports r
   JOIN unnest($1::text[], $2::bigint[], $3::text[], $4::integer[], $5::double precision[]) WITH ORDINALITY AS b(token, time, url, status, duration, n)
   ON r.token = b.token AND r.time = b.time AND r.url = b.url AND r.status = b.status AND r.duration = b.duration`;
 // The oldest in arrival order (id, taken under the write lock), not by a clock that may have been stepped back.
 const DELETE_OLDEST = 'DELETE FROM vigil_reports WHERE id IN (SELECT id FROM vigil_reports ORDER BY id LIMIT $1)';
-const DELETE_ORPHAN_TRACES = 'DELETE FROM vigil_traces t WHERE NOT EXISTS (SELECT 1 FROM vigil_reports r WHERE r.trace = t.hash)';
+const DELETE_ORPHAN_TRACES =
+  'DELETE FROM vigil_traces t WHERE NOT EXISTS (SELECT 1 FROM vigil_reports r WHERE r.trace = t.hash)';
 const COUNT = 'SELECT reports FROM vigil_report_count WHERE id = 1';
 const ADD_TO_COUNT = 'UPDATE vigil_report_count SET reports = reports + $1 WHERE id = 1';
 const TAKE_LEASE = `INSERT INTO vigil_retention_lease AS lease (id, holder, expires) VALUES (1, $1, $2)
@@ -76,7 +78,11 @@ function columns(reports: readonly EncodedReport[]): unknown[][] {
  * one report's data (a NUL character in a string), each report is inserted on its own
  * (under a savepoint), and those refused come back in `failed`: one bad report costs itself only.
  */
-async function insertRows(client: Client, reports: readonly EncodedReport[], outcome: InsertOutcome): Promise<string[]> {
+async function insertRows(
+  client: Client,
+  reports: readonly EncodedReport[],
+  outcome: InsertOutcome,
+): Promise<string[]> {
   await client.query('SAVEPOINT batch');
   try {
     return (await client.query<{ token: string }>(INSERT_REPORTS, columns(reports))).rows.map((row) => row.token);
@@ -88,7 +94,9 @@ async function insertRows(client: Client, reports: readonly EncodedReport[], out
   for (const report of reports) {
     await client.query('SAVEPOINT one');
     try {
-      inserted.push(...(await client.query<{ token: string }>(INSERT_REPORTS, columns([report]))).rows.map((row) => row.token));
+      inserted.push(
+        ...(await client.query<{ token: string }>(INSERT_REPORTS, columns([report]))).rows.map((row) => row.token),
+      );
     } catch (error) {
       if (!isReportDataError(error)) throw error;
       await client.query('ROLLBACK TO SAVEPOINT one');
@@ -104,7 +112,11 @@ async function insertRows(client: Client, reports: readonly EncodedReport[], out
  * written again after its commit's answer was lost (the connection cut just then) is
  * stored, not refused.
  */
-export async function insertReports(client: Client, reports: readonly EncodedReport[], keep: number | undefined): Promise<InsertOutcome> {
+export async function insertReports(
+  client: Client,
+  reports: readonly EncodedReport[],
+  keep: number | undefined,
+): Promise<InsertOutcome> {
   const outcome: InsertOutcome = { rejected: [], failed: [], deleted: 0 };
   await lockWrites(client);
   let stored = keep === undefined ? 0 : await storedCount(client);
@@ -138,14 +150,27 @@ export async function insertReports(client: Client, reports: readonly EncodedRep
 
 /** The positions (from 1) of the `reports` that are stored already as they are: token, time, URL, status and duration alike. */
 async function sameReports(client: Client, reports: readonly EncodedReport[]): Promise<Set<number>> {
-  const values = [reports.map((r) => r.token), reports.map((r) => r.time), reports.map((r) => r.url), reports.map((r) => r.status), reports.map((r) => r.duration)];
+  const values = [
+    reports.map((r) => r.token),
+    reports.map((r) => r.time),
+    reports.map((r) => r.url),
+    reports.map((r) => r.status),
+    reports.map((r) => r.duration),
+  ];
   return new Set((await client.query<{ n: number }>(SAME_REPORTS, values)).rows.map((row) => row.n));
 }
 
 /** Advances the counter by `count`; resolves with its value before, and the store's key. */
-export async function leaseCounter(client: Client, count: number, newKey: () => Buffer): Promise<{ first: number; key: Buffer }> {
+export async function leaseCounter(
+  client: Client,
+  count: number,
+  newKey: () => Buffer,
+): Promise<{ first: number; key: Buffer }> {
   for (let attempt = 0; ; attempt++) {
-    const { rows } = await client.query<{ first: number; key: Buffer }>('UPDATE vigil_token_counter SET next = next + $1 WHERE id = 1 RETURNING next - $1 AS first, key', [count]);
+    const { rows } = await client.query<{ first: number; key: Buffer }>(
+      'UPDATE vigil_token_counter SET next = next + $1 WHERE id = 1 RETURNING next - $1 AS first, key',
+      [count],
+    );
     if (rows[0] || attempt > 0) return rows[0]!;
     // The row was deleted: a new key; stored tokens are still left out of the lease.
     await client.query(CREATE_COUNTER, [newKey()]);
@@ -154,7 +179,10 @@ export async function leaseCounter(client: Client, count: number, newKey: () => 
 
 /** Of `tokens`, those a stored report holds. */
 export async function heldTokens(client: Client, tokens: readonly string[]): Promise<Set<string>> {
-  const { rows } = await client.query<{ token: string }>('SELECT token FROM vigil_reports WHERE token = ANY($1::text[])', [tokens]);
+  const { rows } = await client.query<{ token: string }>(
+    'SELECT token FROM vigil_reports WHERE token = ANY($1::text[])',
+    [tokens],
+  );
   return new Set(rows.map((row) => row.token));
 }
 
@@ -177,7 +205,8 @@ export class TokenLeases {
 export const PURGE_CHUNK = 5000;
 
 /** Of the oldest `limit` reports, those older than `before`: one chunk of the retention by age. */
-const DELETE_EXPIRED = 'DELETE FROM vigil_reports WHERE id IN (SELECT id FROM vigil_reports WHERE time < $1 ORDER BY time, id LIMIT $2)';
+const DELETE_EXPIRED =
+  'DELETE FROM vigil_reports WHERE id IN (SELECT id FROM vigil_reports WHERE time < $1 ORDER BY time, id LIMIT $2)';
 
 async function inTransaction<T>(client: Client, use: () => Promise<T>): Promise<T> {
   await client.query('BEGIN');
@@ -197,15 +226,27 @@ async function inTransaction<T>(client: Client, use: () => Promise<T>): Promise<
  * `chunk` reports per transaction, each under the write lock, so that a purge of a million
  * reports holds writers up for one chunk at a time, never for the whole purge.
  */
-export async function purgeReports(client: Client, before: number, keep: number, lease: LeaseRequest | undefined, chunk = PURGE_CHUNK): Promise<number | undefined> {
-  if (lease && (await inTransaction(client, () => client.query(TAKE_LEASE, [lease.holder, lease.now + lease.ms, lease.now]))).rowCount === 0) return undefined;
+export async function purgeReports(
+  client: Client,
+  before: number,
+  keep: number,
+  lease: LeaseRequest | undefined,
+  chunk = PURGE_CHUNK,
+): Promise<number | undefined> {
+  if (
+    lease &&
+    (await inTransaction(client, () => client.query(TAKE_LEASE, [lease.holder, lease.now + lease.ms, lease.now])))
+      .rowCount === 0
+  )
+    return undefined;
   let deleted = 0;
   for (;;) {
     const step = await inTransaction(client, async () => {
       await lockWrites(client);
       const expired = (await client.query(DELETE_EXPIRED, [before, chunk])).rowCount ?? 0;
       const surplus = (await storedCount(client)) - expired - keep;
-      const beyond = expired < chunk && surplus > 0 ? await deleteOldest(client, Math.min(surplus, chunk - expired)) : 0;
+      const beyond =
+        expired < chunk && surplus > 0 ? await deleteOldest(client, Math.min(surplus, chunk - expired)) : 0;
       if (expired + beyond > 0) await client.query(ADD_TO_COUNT, [-(expired + beyond)]);
       return expired + beyond;
     });

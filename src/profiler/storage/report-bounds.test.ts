@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Redactor } from '../redact.js';
-import { boundedJson, boundedSections, boundedTraceJson, cutString, MAX_SECTIONS_BYTES, MAX_STRING_LENGTH } from './report-bounds.js';
+import {
+  boundedJson,
+  boundedSections,
+  boundedTraceJson,
+  cutString,
+  MAX_SECTIONS_BYTES,
+  MAX_STRING_LENGTH,
+} from './report-bounds.js';
 
 const redactor = new Redactor();
 const bytes = (json: string) => Buffer.byteLength(json);
@@ -47,7 +54,10 @@ describe('boundedJson redacts, then cuts every string', () => {
 
 describe('boundedSections keeps a report under 64 KiB of JSON', () => {
   it('encodes a small report as one object, redacted', () => {
-    assert.equal(boundedSections({ request: { url: '/?sig=1' }, empty: undefined, n: 1 }, redactor), '{"request":{"url":"/?sig=[redacted]"},"n":1}');
+    assert.equal(
+      boundedSections({ request: { url: '/?sig=1' }, empty: undefined, n: 1 }, redactor),
+      '{"request":{"url":"/?sig=[redacted]"},"n":1}',
+    );
   });
 
   it('shrinks the largest sections first and keeps the small ones whole', () => {
@@ -64,7 +74,10 @@ describe('boundedSections keeps a report under 64 KiB of JSON', () => {
     const huge = { items: Array.from({ length: 20_000 }, (_, i) => i) };
     const parsed = JSON.parse(boundedSections({ request: { url: '/small' }, huge }, redactor));
     assert.deepEqual(parsed.request, { url: '/small' });
-    assert.match(parsed.huge.collectorError, /^the section was left out: its JSON took 1\d\d,\d{3} bytes, and a report keeps at most 65,536$/);
+    assert.match(
+      parsed.huge.collectorError,
+      /^the section was left out: its JSON took 1\d\d,\d{3} bytes, and a report keeps at most 65,536$/,
+    );
   });
 
   it('counts bytes, not characters', () => {
@@ -90,7 +103,11 @@ describe('boundedTraceJson keeps a trace under 64 KiB', () => {
   });
 
   it('cuts long excerpts, then leaves out the outermost frames', () => {
-    const frame = (i: number) => ({ file: `/srv/f${i}.ts`, line: i, excerpt: Array.from({ length: 11 }, (_, l) => ({ line: l, code: 'c'.repeat(20_000) })) });
+    const frame = (i: number) => ({
+      file: `/srv/f${i}.ts`,
+      line: i,
+      excerpt: Array.from({ length: 11 }, (_, l) => ({ line: l, code: 'c'.repeat(20_000) })),
+    });
     const json = boundedTraceJson(Array.from({ length: 200 }, (_, i) => frame(i)));
     assert.ok(bytes(json) <= MAX_SECTIONS_BYTES, `${bytes(json)} bytes`);
     const frames = JSON.parse(json) as Array<{ file: string }>;

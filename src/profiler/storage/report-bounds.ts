@@ -75,16 +75,27 @@ export function boundedSections(sections: Record<string, unknown>, redactor: Red
   const parts: Part[] = [];
   for (const [name, section] of Object.entries(sections)) {
     if (section === undefined) continue;
-    parts.push({ name, section, json: sectionJson(section, redactor, MAX_STRING_LENGTH), bytes: undefined, step: 0, originalBytes: undefined });
+    parts.push({
+      name,
+      section,
+      json: sectionJson(section, redactor, MAX_STRING_LENGTH),
+      bytes: undefined,
+      step: 0,
+      originalBytes: undefined,
+    });
   }
   while (objectBytes(parts) > MAX_SECTIONS_BYTES) {
-    const largest = parts.filter((part) => part.step <= SHRINK_STEPS.length).sort((a, b) => partBytes(b) - partBytes(a))[0];
+    const largest = parts
+      .filter((part) => part.step <= SHRINK_STEPS.length)
+      .sort((a, b) => partBytes(b) - partBytes(a))[0];
     if (largest === undefined) return '{}'; // thousands of sections, each already a note
     largest.originalBytes ??= partBytes(largest);
     const limit = SHRINK_STEPS[largest.step];
     largest.json =
       limit === undefined
-        ? JSON.stringify({ collectorError: `the section was left out: its JSON took ${thousands(largest.originalBytes)} bytes, and a report keeps at most ${thousands(MAX_SECTIONS_BYTES)}` })
+        ? JSON.stringify({
+            collectorError: `the section was left out: its JSON took ${thousands(largest.originalBytes)} bytes, and a report keeps at most ${thousands(MAX_SECTIONS_BYTES)}`,
+          })
         : sectionJson(largest.section, redactor, limit);
     largest.bytes = undefined;
     largest.step++;

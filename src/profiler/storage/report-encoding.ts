@@ -42,7 +42,17 @@ export function encodeReport(report: Report, redactor: Redactor = CREDENTIALS_ON
   const exception = collectors.exception as { trace?: unknown } | undefined;
   const trace = exception?.trace;
   if (typeof trace !== 'object' || trace === null) {
-    return { token, time, method, url, status, ip, duration, data: boundedSections(collectors, redactor), trace: undefined };
+    return {
+      token,
+      time,
+      method,
+      url,
+      status,
+      ip,
+      duration,
+      data: boundedSections(collectors, redactor),
+      trace: undefined,
+    };
   }
   let encoded = encodedTraces.get(trace);
   if (encoded === undefined) {
@@ -57,7 +67,8 @@ export function encodeReport(report: Report, redactor: Redactor = CREDENTIALS_ON
 /** The report again, from what a store kept: its summary, its data and its trace's JSON. */
 export function decodeReport(summary: ReportSummary, data: string, traceJson: string | null | undefined): Report {
   const collectors = JSON.parse(data) as Record<string, unknown>;
-  if (traceJson) collectors.exception = { ...(collectors.exception as object), trace: JSON.parse(traceJson) as unknown };
+  if (traceJson)
+    collectors.exception = { ...(collectors.exception as object), trace: JSON.parse(traceJson) as unknown };
   const { token, time, method, url, status, ip, duration } = summary;
   return { token, time, method, url, status, ip, duration, collectors };
 }

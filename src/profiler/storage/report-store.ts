@@ -91,7 +91,11 @@ export class ReportStoreError extends Error {
   /** The file is damaged, rather than out of reach. */
   readonly damaged: boolean;
 
-  constructor(readonly location: string, message: string, options: { cause?: unknown; damaged?: boolean } = {}) {
+  constructor(
+    readonly location: string,
+    message: string,
+    options: { cause?: unknown; damaged?: boolean } = {},
+  ) {
     super(message, { cause: options.cause });
     this.damaged = options.damaged ?? false;
   }
@@ -106,7 +110,11 @@ export class ReportStoreUnavailableError extends ReportStoreError {
   override name = 'ReportStoreUnavailableError';
 
   /** `reason`: what went wrong, in the driver's words (`connect ECONNREFUSED 10.0.0.5:5432`). */
-  constructor(location: string, readonly reason: string, options: { cause?: unknown } = {}) {
+  constructor(
+    location: string,
+    readonly reason: string,
+    options: { cause?: unknown } = {},
+  ) {
     super(location, `the report store ${location} is unavailable: ${reason}`, options);
   }
 }

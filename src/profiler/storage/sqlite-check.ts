@@ -33,7 +33,9 @@ export function damageOf(file: string): string | undefined {
     return schemaProblem(db);
   } catch (error) {
     if (isDamage(error)) return (error as Error).message;
-    throw new ReportStoreError(file, `the report store ${file} cannot be opened: ${(error as Error).message}`, { cause: error });
+    throw new ReportStoreError(file, `the report store ${file} cannot be opened: ${(error as Error).message}`, {
+      cause: error,
+    });
   } finally {
     db?.close();
   }
@@ -48,7 +50,11 @@ export function moveAside(file: string, reason: string): string {
     renameSync(file, movedTo);
     for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, movedTo + suffix);
   } catch (error) {
-    throw new ReportStoreError(file, `the report store ${file} is damaged (${reason}) and could not be moved aside: ${(error as Error).message}`, { cause: error, damaged: true });
+    throw new ReportStoreError(
+      file,
+      `the report store ${file} is damaged (${reason}) and could not be moved aside: ${(error as Error).message}`,
+      { cause: error, damaged: true },
+    );
   }
   return movedTo;
 }

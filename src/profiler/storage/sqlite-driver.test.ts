@@ -39,7 +39,10 @@ describe('the store uses node:sqlite where Node has it, and better-sqlite3 other
   it('prints no experimental warning when it loads node:sqlite', () => {
     const driver = pathToFileURL(join(import.meta.dirname, 'sqlite-driver.js')).href;
     const script = `const { openSqlite } = await import(${JSON.stringify(driver)}); openSqlite(':memory:').close();`;
-    const stderr = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const stderr = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     assert.equal(stderr, '');
   });
 });
@@ -51,7 +54,10 @@ describe('statements read rows, first columns and counts of changes', () => {
       const insert = db.prepare('INSERT INTO t (name, key) VALUES (?, ?)');
       assert.equal(insert.run('a', Buffer.from([1, 2])).changes, 1);
       assert.equal(insert.run('b', null).changes, 1);
-      assert.deepEqual({ ...(db.prepare('SELECT id, name FROM t WHERE name = ?').get('b') as object) }, { id: 2, name: 'b' });
+      assert.deepEqual(
+        { ...(db.prepare('SELECT id, name FROM t WHERE name = ?').get('b') as object) },
+        { id: 2, name: 'b' },
+      );
       assert.equal(db.prepare('SELECT id FROM t WHERE name = ?').get('none'), undefined);
       assert.deepEqual(db.prepare('SELECT name FROM t ORDER BY id').pluck().all(), ['a', 'b']);
       assert.equal(db.prepare('SELECT count(*) FROM t').pluck().get(), 2);
@@ -76,7 +82,10 @@ describe('statements read rows, first columns and counts of changes', () => {
 
   it('opens read-only a file that must exist', () => {
     const file = newFile();
-    assert.equal(codeOf(() => openSqlite(file, { readonly: true, fileMustExist: true })), 'SQLITE_CANTOPEN');
+    assert.equal(
+      codeOf(() => openSqlite(file, { readonly: true, fileMustExist: true })),
+      'SQLITE_CANTOPEN',
+    );
     openSqlite(file).close();
     const db = openSqlite(file, { readonly: true, fileMustExist: true });
     try {
@@ -184,7 +193,10 @@ describe("errors carry SQLite's code, as sqlite-faults.ts tells them apart", () 
 
   it('a syntax error', () => {
     withDatabase((db) => {
-      assert.equal(codeOf(() => db.prepare('SELECTX 1')), 'SQLITE_ERROR');
+      assert.equal(
+        codeOf(() => db.prepare('SELECTX 1')),
+        'SQLITE_ERROR',
+      );
     });
   });
 });

@@ -22,7 +22,10 @@ function load(): Driver {
   if (nodeSqlite) return { name: 'node:sqlite', module: nodeSqlite };
   const feature = `The SQLite report store on Node ${process.versions.node}`;
   const require = createRequire(import.meta.url);
-  return { name: 'better-sqlite3', module: requireOptional('better-sqlite3', feature, () => require('better-sqlite3') as BetterSqlite3) };
+  return {
+    name: 'better-sqlite3',
+    module: requireOptional('better-sqlite3', feature, () => require('better-sqlite3') as BetterSqlite3),
+  };
 }
 
 /** Which driver this process's connections use; loads it. */

@@ -84,7 +84,9 @@ export class FileWatch {
       const check = db.pragma('quick_check(1)', { simple: true });
       return check === 'ok' ? undefined : String(check).replace(/\s+/g, ' ').trim();
     } catch (checkError) {
-      return /^SQLITE_(CORRUPT|NOTADB)/.test(String((checkError as { code?: unknown }).code)) ? (checkError as Error).message : undefined;
+      return /^SQLITE_(CORRUPT|NOTADB)/.test(String((checkError as { code?: unknown }).code))
+        ? (checkError as Error).message
+        : undefined;
     }
   }
 }

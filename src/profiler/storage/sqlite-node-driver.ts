@@ -53,8 +53,35 @@ export function loadNodeSqlite(): NodeSqlite | undefined {
 
 /** SQLite's result codes by number; an extended code is its primary one plus a number times 256. */
 const PRIMARY = [
-  'OK', 'ERROR', 'INTERNAL', 'PERM', 'ABORT', 'BUSY', 'LOCKED', 'NOMEM', 'READONLY', 'INTERRUPT', 'IOERR', 'CORRUPT', 'NOTFOUND', 'FULL',
-  'CANTOPEN', 'PROTOCOL', 'EMPTY', 'SCHEMA', 'TOOBIG', 'CONSTRAINT', 'MISMATCH', 'MISUSE', 'NOLFS', 'AUTH', 'FORMAT', 'RANGE', 'NOTADB', 'NOTICE', 'WARNING',
+  'OK',
+  'ERROR',
+  'INTERNAL',
+  'PERM',
+  'ABORT',
+  'BUSY',
+  'LOCKED',
+  'NOMEM',
+  'READONLY',
+  'INTERRUPT',
+  'IOERR',
+  'CORRUPT',
+  'NOTFOUND',
+  'FULL',
+  'CANTOPEN',
+  'PROTOCOL',
+  'EMPTY',
+  'SCHEMA',
+  'TOOBIG',
+  'CONSTRAINT',
+  'MISMATCH',
+  'MISUSE',
+  'NOLFS',
+  'AUTH',
+  'FORMAT',
+  'RANGE',
+  'NOTADB',
+  'NOTICE',
+  'WARNING',
 ];
 const EXTENDED: Record<string, readonly string[]> = {
   OK: ['LOAD_PERMANENTLY', 'SYMLINK'],
@@ -64,13 +91,59 @@ const EXTENDED: Record<string, readonly string[]> = {
   LOCKED: ['SHAREDCACHE', 'VTAB'],
   READONLY: ['RECOVERY', 'CANTLOCK', 'ROLLBACK', 'DBMOVED', 'CANTINIT', 'DIRECTORY'],
   IOERR: [
-    'READ', 'SHORT_READ', 'WRITE', 'FSYNC', 'DIR_FSYNC', 'TRUNCATE', 'FSTAT', 'UNLOCK', 'RDLOCK', 'DELETE', 'BLOCKED', 'NOMEM', 'ACCESS',
-    'CHECKRESERVEDLOCK', 'LOCK', 'CLOSE', 'DIR_CLOSE', 'SHMOPEN', 'SHMSIZE', 'SHMLOCK', 'SHMMAP', 'SEEK', 'DELETE_NOENT', 'MMAP',
-    'GETTEMPPATH', 'CONVPATH', 'VNODE', 'AUTH', 'BEGIN_ATOMIC', 'COMMIT_ATOMIC', 'ROLLBACK_ATOMIC', 'DATA', 'CORRUPTFS', 'IN_PAGE', 'BADKEY', 'CODEC',
+    'READ',
+    'SHORT_READ',
+    'WRITE',
+    'FSYNC',
+    'DIR_FSYNC',
+    'TRUNCATE',
+    'FSTAT',
+    'UNLOCK',
+    'RDLOCK',
+    'DELETE',
+    'BLOCKED',
+    'NOMEM',
+    'ACCESS',
+    'CHECKRESERVEDLOCK',
+    'LOCK',
+    'CLOSE',
+    'DIR_CLOSE',
+    'SHMOPEN',
+    'SHMSIZE',
+    'SHMLOCK',
+    'SHMMAP',
+    'SEEK',
+    'DELETE_NOENT',
+    'MMAP',
+    'GETTEMPPATH',
+    'CONVPATH',
+    'VNODE',
+    'AUTH',
+    'BEGIN_ATOMIC',
+    'COMMIT_ATOMIC',
+    'ROLLBACK_ATOMIC',
+    'DATA',
+    'CORRUPTFS',
+    'IN_PAGE',
+    'BADKEY',
+    'CODEC',
   ],
   CORRUPT: ['VTAB', 'SEQUENCE', 'INDEX'],
   CANTOPEN: ['NOTEMPDIR', 'ISDIR', 'FULLPATH', 'CONVPATH', 'DIRTYWAL', 'SYMLINK'],
-  CONSTRAINT: ['CHECK', 'COMMITHOOK', 'FOREIGNKEY', 'FUNCTION', 'NOTNULL', 'PRIMARYKEY', 'TRIGGER', 'UNIQUE', 'VTAB', 'ROWID', 'PINNED', 'DATATYPE'],
+  CONSTRAINT: [
+    'CHECK',
+    'COMMITHOOK',
+    'FOREIGNKEY',
+    'FUNCTION',
+    'NOTNULL',
+    'PRIMARYKEY',
+    'TRIGGER',
+    'UNIQUE',
+    'VTAB',
+    'ROWID',
+    'PINNED',
+    'DATATYPE',
+  ],
   NOTICE: ['RECOVER_WAL', 'RECOVER_ROLLBACK', 'RBU'],
   WARNING: ['AUTOINDEX'],
   AUTH: ['USER'],
@@ -87,7 +160,8 @@ export function resultCodeName(code: number): string {
 /** node:sqlite's error, its `code` made SQLite's name, as better-sqlite3 gives it. */
 function named(error: unknown): unknown {
   const fields = error as { code?: unknown; errcode?: unknown };
-  if (fields?.code === 'ERR_SQLITE_ERROR' && typeof fields.errcode === 'number') fields.code = resultCodeName(fields.errcode);
+  if (fields?.code === 'ERR_SQLITE_ERROR' && typeof fields.errcode === 'number')
+    fields.code = resultCodeName(fields.errcode);
   return error;
 }
 
@@ -144,7 +218,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       throw Object.assign(new Error('unable to open database file'), { code: 'SQLITE_CANTOPEN' });
     }
     try {
-      return new NodeSqliteDatabase(new sqlite.DatabaseSync(file, { readOnly: options.readonly === true, timeout: BUSY_TIMEOUT_MS }));
+      return new NodeSqliteDatabase(
+        new sqlite.DatabaseSync(file, { readOnly: options.readonly === true, timeout: BUSY_TIMEOUT_MS }),
+      );
     } catch (error) {
       throw named(error);
     }
@@ -172,24 +248,26 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 
   transaction<A extends unknown[], R>(run: (...args: A) => R): SqliteTransaction<A, R> {
-    const inSteps = (kind: 'deferred' | 'immediate') => (...args: A): R => {
-      this.steps ??= this.prepareSteps();
-      const nested = this.db.isTransaction;
-      const [begin, commit, undo] = nested ? this.steps.nested : this.steps[kind];
-      this.step(begin);
-      try {
-        const result = run(...args);
-        this.step(commit);
-        return result;
-      } catch (error) {
-        // SQLite may have rolled back already (a full disk): then there is nothing to undo.
-        if (this.db.isTransaction) {
-          this.step(undo);
-          if (nested) this.step(commit);
+    const inSteps =
+      (kind: 'deferred' | 'immediate') =>
+      (...args: A): R => {
+        this.steps ??= this.prepareSteps();
+        const nested = this.db.isTransaction;
+        const [begin, commit, undo] = nested ? this.steps.nested : this.steps[kind];
+        this.step(begin);
+        try {
+          const result = run(...args);
+          this.step(commit);
+          return result;
+        } catch (error) {
+          // SQLite may have rolled back already (a full disk): then there is nothing to undo.
+          if (this.db.isTransaction) {
+            this.step(undo);
+            if (nested) this.step(commit);
+          }
+          throw error;
         }
-        throw error;
-      }
-    };
+      };
     return Object.assign(inSteps('deferred'), { immediate: inSteps('immediate') });
   }
 

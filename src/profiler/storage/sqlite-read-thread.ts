@@ -52,7 +52,9 @@ function open(): Connection {
     const c: Connection = {
       db,
       watch: new FileWatch(file),
-      readRow: db.prepare(`SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`),
+      readRow: db.prepare(
+        `SELECT ${SUMMARY_COLUMNS}, data, traces.json AS traceJson FROM reports LEFT JOIN traces ON traces.hash = reports.trace WHERE token = ?`,
+      ),
       indexed: db.prepare('SELECT NOT EXISTS (SELECT 1 FROM search_backfill)').pluck(),
       tail: db.prepare('SELECT after FROM search_tail WHERE id = 1'),
       count: db.prepare('SELECT count(*) FROM reports').pluck(),
@@ -73,7 +75,12 @@ function search(c: Connection, filters: ReportSearch): ReportSummary[] {
   const after = (c.tail.get() as { after: number } | undefined)?.after ?? Number.MAX_SAFE_INTEGER;
   const newest = statement(c, plan.scan).all(after, ...plan.values, plan.limit) as ReportSummary[];
   if (newest.length >= plan.limit) return newest;
-  const indexed = statement(c, plan.lookup.sql).all(plan.lookup.match, after, ...plan.values, plan.limit - newest.length) as ReportSummary[];
+  const indexed = statement(c, plan.lookup.sql).all(
+    plan.lookup.match,
+    after,
+    ...plan.values,
+    plan.limit - newest.length,
+  ) as ReportSummary[];
   return [...newest, ...indexed];
 }
 
@@ -111,7 +118,11 @@ parentPort!.on('message', (command: ReadCommand) => {
     parentPort!.postMessage({ id: command.id, result } satisfies WriteReply);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    parentPort!.postMessage({ id: command.id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined } satisfies WriteReply);
+    parentPort!.postMessage({
+      id: command.id,
+      error: (error as Error).message,
+      code: typeof code === 'string' ? code : undefined,
+    } satisfies WriteReply);
   }
   if (command.kind === 'close') parentPort!.close();
 });

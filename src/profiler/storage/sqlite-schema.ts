@@ -102,12 +102,18 @@ export function prepareSchema(db: SqliteDatabase): void {
   db.transaction(() => {
     const version = current();
     if (version >= SCHEMA_VERSION) return;
-    const existing = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'reports'").pluck().get() as string | undefined;
+    const existing = db
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'reports'")
+      .pluck()
+      .get() as string | undefined;
     const version1 = existing !== undefined && /WITHOUT\s+ROWID/i.test(existing);
     if (version1) db.exec('ALTER TABLE reports RENAME TO reports_v1; DROP INDEX IF EXISTS reports_by_time;');
     db.exec(CREATE);
     // Version 1 reports keep their trace inline, in `data`; reading them needs nothing more.
-    if (version1) db.exec(`INSERT INTO reports (${V1_COLUMNS}) SELECT ${V1_COLUMNS} FROM reports_v1 ORDER BY time; DROP TABLE reports_v1;`);
+    if (version1)
+      db.exec(
+        `INSERT INTO reports (${V1_COLUMNS}) SELECT ${V1_COLUMNS} FROM reports_v1 ORDER BY time; DROP TABLE reports_v1;`,
+      );
     // The reports of an older file are indexed later, on the write thread; a new file's B-trees are made now, empty.
     if (existing === undefined) db.exec(SEARCH_BTREES);
     else if (version < 4) startIndexing(db);

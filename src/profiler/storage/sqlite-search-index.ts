@@ -50,9 +50,17 @@ const BTREES: ReadonlyArray<readonly [name: string, on: string]> = [
   ['reports_by_method', '(method, id)'],
 ];
 
-export const SEARCH_BTREES = BTREES.map(([name, on]) => `CREATE INDEX IF NOT EXISTS ${name} ON reports ${on};`).join('\n');
+export const SEARCH_BTREES = BTREES.map(([name, on]) => `CREATE INDEX IF NOT EXISTS ${name} ON reports ${on};`).join(
+  '\n',
+);
 
-export const SEARCH_PROBES = ['SELECT rowid FROM reports_url_search LIMIT 0', 'SELECT rowid FROM reports_ip_search LIMIT 0', 'SELECT id, below FROM search_backfill LIMIT 0', 'SELECT id, after FROM search_tail LIMIT 0', 'SELECT id, url, ip FROM search_deleted LIMIT 0'];
+export const SEARCH_PROBES = [
+  'SELECT rowid FROM reports_url_search LIMIT 0',
+  'SELECT rowid FROM reports_ip_search LIMIT 0',
+  'SELECT id, below FROM search_backfill LIMIT 0',
+  'SELECT id, after FROM search_tail LIMIT 0',
+  'SELECT id, url, ip FROM search_deleted LIMIT 0',
+];
 
 /** Reports indexed by one step of the background fill: one short transaction. */
 const FILL_CHUNK = 5000;
@@ -62,7 +70,9 @@ const TAIL_CHUNK = 5000;
 
 /** In the migrating transaction: every report of a file is indexed, or left to the backfill; none is in the tail. */
 export function startTail(db: SqliteDatabase): void {
-  db.prepare('INSERT INTO search_tail (id, after) VALUES (1, (SELECT coalesce(max(id), 0) FROM reports)) ON CONFLICT (id) DO NOTHING').run();
+  db.prepare(
+    'INSERT INTO search_tail (id, after) VALUES (1, (SELECT coalesce(max(id), 0) FROM reports)) ON CONFLICT (id) DO NOTHING',
+  ).run();
 }
 
 /** In the migrating transaction: an empty store gets its B-trees now; one with reports is indexed later. */
@@ -91,25 +101,45 @@ export interface SearchIndexWrites {
 }
 
 export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
-  const lowerTail = db.prepare('UPDATE search_tail SET after = (SELECT coalesce(max(id), 0) FROM reports) WHERE id = 1 AND after > (SELECT coalesce(max(id), 0) FROM reports)');
-  const tail = db.prepare('SELECT (SELECT after FROM search_tail WHERE id = 1) AS after, (SELECT coalesce(max(id), 0) FROM reports) AS newest');
-  const indexUrl = db.prepare('INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id > ? AND id <= ?');
-  const indexIp = db.prepare('INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id > ? AND id <= ?');
+  const lowerTail = db.prepare(
+    'UPDATE search_tail SET after = (SELECT coalesce(max(id), 0) FROM reports) WHERE id = 1 AND after > (SELECT coalesce(max(id), 0) FROM reports)',
+  );
+  const tail = db.prepare(
+    'SELECT (SELECT after FROM search_tail WHERE id = 1) AS after, (SELECT coalesce(max(id), 0) FROM reports) AS newest',
+  );
+  const indexUrl = db.prepare(
+    'INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id > ? AND id <= ?',
+  );
+  const indexIp = db.prepare(
+    'INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id > ? AND id <= ?',
+  );
   const raiseTail = db.prepare('UPDATE search_tail SET after = ? WHERE id = 1');
   const ids = 'SELECT value FROM json_each(?)';
   const indexed = `id IN (${ids}) AND id >= coalesce((SELECT below FROM search_backfill WHERE id = 1), 0) AND id <= coalesce((SELECT after FROM search_tail WHERE id = 1), id)`;
-  const keepDeleted = db.prepare(`INSERT INTO search_deleted (id, url, ip) SELECT id, url, ip FROM reports WHERE ${indexed} ON CONFLICT (id) DO NOTHING`);
+  const keepDeleted = db.prepare(
+    `INSERT INTO search_deleted (id, url, ip) SELECT id, url, ip FROM reports WHERE ${indexed} ON CONFLICT (id) DO NOTHING`,
+  );
   const deletedCount = db.prepare('SELECT count(*) AS n FROM search_deleted');
   const deletedChunkEnd = db.prepare('SELECT max(id) AS last FROM (SELECT id FROM search_deleted ORDER BY id LIMIT ?)');
-  const unindexUrl = db.prepare("INSERT INTO reports_url_search (reports_url_search, rowid, url) SELECT 'delete', id, url FROM search_deleted WHERE id <= ?");
-  const unindexIp = db.prepare("INSERT INTO reports_ip_search (reports_ip_search, rowid, ip) SELECT 'delete', id, ip FROM search_deleted WHERE id <= ?");
+  const unindexUrl = db.prepare(
+    "INSERT INTO reports_url_search (reports_url_search, rowid, url) SELECT 'delete', id, url FROM search_deleted WHERE id <= ?",
+  );
+  const unindexIp = db.prepare(
+    "INSERT INTO reports_ip_search (reports_ip_search, rowid, ip) SELECT 'delete', id, ip FROM search_deleted WHERE id <= ?",
+  );
   const forgetDeleted = db.prepare('DELETE FROM search_deleted WHERE id <= ?');
   const deleteRows = db.prepare(`DELETE FROM reports WHERE id IN (${ids})`);
 
   const backfill = db.prepare('SELECT below FROM search_backfill WHERE id = 1').pluck();
-  const chunkStart = db.prepare('SELECT min(id) FROM (SELECT id FROM reports WHERE id < ? ORDER BY id DESC LIMIT ?)').pluck();
-  const fillUrl = db.prepare('INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id >= ? AND id < ?');
-  const fillIp = db.prepare('INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id >= ? AND id < ?');
+  const chunkStart = db
+    .prepare('SELECT min(id) FROM (SELECT id FROM reports WHERE id < ? ORDER BY id DESC LIMIT ?)')
+    .pluck();
+  const fillUrl = db.prepare(
+    'INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id >= ? AND id < ?',
+  );
+  const fillIp = db.prepare(
+    'INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id >= ? AND id < ?',
+  );
   const lower = db.prepare('UPDATE search_backfill SET below = ? WHERE id = 1');
   const done = db.prepare('DELETE FROM search_backfill');
   const existing = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").pluck();
@@ -173,7 +203,9 @@ export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
       return deleteRows.run(json).changes;
     },
     clear() {
-      db.exec("INSERT INTO reports_url_search (reports_url_search) VALUES ('delete-all'); INSERT INTO reports_ip_search (reports_ip_search) VALUES ('delete-all'); DELETE FROM search_backfill; DELETE FROM search_deleted; UPDATE search_tail SET after = 0;");
+      db.exec(
+        "INSERT INTO reports_url_search (reports_url_search) VALUES ('delete-all'); INSERT INTO reports_ip_search (reports_ip_search) VALUES ('delete-all'); DELETE FROM search_backfill; DELETE FROM search_deleted; UPDATE search_tail SET after = 0;",
+      );
     },
     fillStep: () => fillStep.immediate(),
   };

@@ -55,20 +55,23 @@ export function searchStatement(filters: ReportSearch, indexed: boolean): Search
     where.push(`instr(r.${field}, ?) > 0`);
     values.push(part);
   }
-  if (filters.method) (where.push('r.method = ?'), values.push(filters.method.toUpperCase()));
-  if (filters.statusCode !== undefined) (where.push('r.status = ?'), values.push(filters.statusCode));
+  if (filters.method) where.push('r.method = ?'), values.push(filters.method.toUpperCase());
+  if (filters.statusCode !== undefined) where.push('r.status = ?'), values.push(filters.statusCode);
   if (filters.token) {
     const prefix = filters.token.toLowerCase();
     // A range on the token index, and the prefix itself.
     where.push('r.token >= ? AND r.token < ? AND substr(r.token, 1, ?) = ?');
     values.push(prefix, prefix + PAST_PREFIX, prefix.length, prefix);
   }
-  if (filters.start !== undefined) (where.push('r.time >= ?'), values.push(filters.start));
-  if (filters.end !== undefined) (where.push('r.time <= ?'), values.push(filters.end));
-  const columns = SUMMARY_COLUMNS.split(', ').map((column) => `r.${column}`).join(', ');
+  if (filters.start !== undefined) where.push('r.time >= ?'), values.push(filters.start);
+  if (filters.end !== undefined) where.push('r.time <= ?'), values.push(filters.end);
+  const columns = SUMMARY_COLUMNS.split(', ')
+    .map((column) => `r.${column}`)
+    .join(', ');
   const limit = filters.limit ?? 100;
   // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
-  const newestFirst = (conditions: string[]) => `SELECT ${columns} FROM reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ?`;
+  const newestFirst = (conditions: string[]) =>
+    `SELECT ${columns} FROM reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ?`;
   if (!driver) return { scan: newestFirst(where), values, limit };
   // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the limit stops it.
   const lookup = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;

@@ -12,7 +12,14 @@ import { existsSync } from 'node:fs';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import { Backoff } from '../../utils/backoff.js';
-import { ReportStoreError, ReportStoreUnavailableError, type PurgeOptions, type ReportStore, type Retention, type WriteOutcome } from './report-store.js';
+import {
+  ReportStoreError,
+  ReportStoreUnavailableError,
+  type PurgeOptions,
+  type ReportStore,
+  type Retention,
+  type WriteOutcome,
+} from './report-store.js';
 import { moveAside, type MovedAside } from './sqlite-check.js';
 import { FILE_DAMAGED, FILE_LOST, fileIdentity, isNoRoom, sameFile, type FileIdentity } from './sqlite-faults.js';
 import type { ReadCommand, ReportRow as StoredRow } from './sqlite-read-thread.js';
@@ -59,7 +66,10 @@ export class SqliteReportStore implements ReportStore {
   private sound: FileIdentity | undefined;
 
   /** Touches nothing: the file is checked and opened by {@link open}. */
-  constructor(readonly file: string, private readonly options: SqliteStoreOptions = {}) {}
+  constructor(
+    readonly file: string,
+    private readonly options: SqliteStoreOptions = {},
+  ) {}
 
   /** A lease waits behind the batch the write thread is writing (see ReportStore). */
   readonly leaseWaitMs = 1000;
@@ -100,7 +110,11 @@ export class SqliteReportStore implements ReportStore {
     } catch (error) {
       await writer.close();
       if (error instanceof ReportStoreError) throw error;
-      throw new ReportStoreError(this.file, `the report store ${this.file} cannot be opened: ${(error as Error).message}`, { cause: error });
+      throw new ReportStoreError(
+        this.file,
+        `the report store ${this.file} cannot be opened: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const identity = fileIdentity(this.file);
     this.sound = identity;
@@ -118,7 +132,8 @@ export class SqliteReportStore implements ReportStore {
       throw new ReportStoreError(this.file, (error as Error).message, { cause: error });
     }
     if (reason === null) return;
-    if (!this.options.onDamaged) throw new ReportStoreError(this.file, `the report store ${this.file} is damaged (${reason})`, { damaged: true });
+    if (!this.options.onDamaged)
+      throw new ReportStoreError(this.file, `the report store ${this.file} is damaged (${reason})`, { damaged: true });
     this.options.onDamaged({ file: this.file, movedTo: moveAside(this.file, reason), reason });
   }
 
@@ -172,7 +187,8 @@ export class SqliteReportStore implements ReportStore {
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code !== FILE_LOST && code !== FILE_DAMAGED) throw error;
-      if (this.opened === opened) this.opening ??= this.recover(opened, code, (error as Error).message).finally(() => (this.opening = undefined));
+      if (this.opened === opened)
+        this.opening ??= this.recover(opened, code, (error as Error).message).finally(() => (this.opening = undefined));
       return send(await this.ready());
     }
   }
@@ -182,11 +198,17 @@ export class SqliteReportStore implements ReportStore {
     this.opened = undefined;
     await closeThreads(lost);
     if (code === FILE_DAMAGED) {
-      if (!this.options.onDamaged) throw new ReportStoreError(this.file, `the report store ${this.file} is damaged (${reason})`, { damaged: true });
+      if (!this.options.onDamaged)
+        throw new ReportStoreError(this.file, `the report store ${this.file} is damaged (${reason})`, {
+          damaged: true,
+        });
       // Another process may have moved it aside and created a new one already: that one is left alone.
-      if (sameFile(fileIdentity(this.file), lost.identity)) this.options.onDamaged({ file: this.file, movedTo: moveAside(this.file, reason), reason });
+      if (sameFile(fileIdentity(this.file), lost.identity))
+        this.options.onDamaged({ file: this.file, movedTo: moveAside(this.file, reason), reason });
     } else {
-      this.options.notify?.(`The report store ${this.file} was lost while in use (${reason}): a new store is opened at that path; the reports of the old file are gone`);
+      this.options.notify?.(
+        `The report store ${this.file} was lost while in use (${reason}): a new store is opened at that path; the reports of the old file are gone`,
+      );
     }
     await this.openOrWait();
   }
@@ -200,7 +222,9 @@ export class SqliteReportStore implements ReportStore {
     }
     const outcome = await this.command<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()], keep });
     const failed = outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) }));
-    return keep === undefined ? { rejected: outcome.rejected, failed } : { rejected: outcome.rejected, failed, deleted: outcome.deleted };
+    return keep === undefined
+      ? { rejected: outcome.rejected, failed }
+      : { rejected: outcome.rejected, failed, deleted: outcome.deleted };
   }
 
   async read(token: string): Promise<Report | undefined> {
@@ -220,9 +244,17 @@ export class SqliteReportStore implements ReportStore {
     return this.command<string[]>({ kind: 'lease', count });
   }
 
-  async purge({ maxReports, maxAgeMs }: Retention, { now = Date.now(), lease }: PurgeOptions = {}): Promise<number | undefined> {
+  async purge(
+    { maxReports, maxAgeMs }: Retention,
+    { now = Date.now(), lease }: PurgeOptions = {},
+  ): Promise<number | undefined> {
     const request = lease && { holder: lease.holder, ms: lease.ms, now };
-    const deleted = await this.command<number | null | undefined>({ kind: 'purge', before: now - maxAgeMs, keep: maxReports, lease: request });
+    const deleted = await this.command<number | null | undefined>({
+      kind: 'purge',
+      before: now - maxAgeMs,
+      keep: maxReports,
+      lease: request,
+    });
     // Structured cloning keeps undefined; null is taken the same way, to be safe.
     return deleted ?? undefined;
   }

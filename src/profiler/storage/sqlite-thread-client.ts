@@ -47,10 +47,12 @@ class StoreThread<Command extends { id: number; kind: string }> {
       else caller?.resolve(reply.result);
     });
     this.worker.on('error', (error) => this.fail(error));
-    this.exited = new Promise((resolve) => this.worker.once('exit', () => {
-      this.fail(new Error(`The report store's ${name} thread has stopped`));
-      resolve();
-    }));
+    this.exited = new Promise((resolve) =>
+      this.worker.once('exit', () => {
+        this.fail(new Error(`The report store's ${name} thread has stopped`));
+        resolve();
+      }),
+    );
   }
 
   send<T>(command: WithoutId<Command>): Promise<T> {

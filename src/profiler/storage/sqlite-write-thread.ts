@@ -131,7 +131,8 @@ function nextChunk(): void {
         }
       } else if (purge.freeing) {
         // Then the WAL is emptied, and the purge answered with its count whatever happens: the deletions are committed.
-        if (!freeingPages() && connection.current) finish(purges.shift()!, settled(connection.current.db, purge.deleted));
+        if (!freeingPages() && connection.current)
+          finish(purges.shift()!, settled(connection.current.db, purge.deleted));
         else if (!connection.current) finish(purges.shift()!, purge.deleted);
       } else {
         const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
@@ -195,7 +196,8 @@ function apply(command: WriteCommand): unknown {
   if (command.kind === 'open') return void open();
   if (command.kind === 'close') {
     // Purges under way end here: what they deleted so far is committed.
-    for (const { command, deleted } of purges.splice(0)) parentPort!.postMessage({ id: command.id, result: deleted } satisfies WriteReply);
+    for (const { command, deleted } of purges.splice(0))
+      parentPort!.postMessage({ id: command.id, result: deleted } satisfies WriteReply);
     filling = false;
     indexingTail = false;
     clearTimeout(idleTimer);
@@ -237,7 +239,11 @@ function guarded<T>(write: (db: SqliteDatabase, writes: SqliteWrites) => T): T {
   return result;
 }
 
-function applyTo(db: SqliteDatabase, writes: SqliteWrites, command: Exclude<WriteCommand, { kind: 'open' | 'close' | 'purge' }>): unknown {
+function applyTo(
+  db: SqliteDatabase,
+  writes: SqliteWrites,
+  command: Exclude<WriteCommand, { kind: 'open' | 'close' | 'purge' }>,
+): unknown {
   switch (command.kind) {
     case 'insert':
       return writes.insert(command.rows, command.traces, command.keep);
@@ -255,7 +261,7 @@ const PENDING = Symbol('pending');
 
 /** A failure carries SQLite's code when it has one, or its cause's (the check wraps SQLite's error). */
 function failure(id: number, error: unknown): WriteReply {
-  const code = (error as { code?: unknown }).code ?? ((error as { cause?: { code?: unknown } }).cause)?.code;
+  const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
   return { id, error: (error as Error).message, code: typeof code === 'string' ? code : undefined };
 }
 

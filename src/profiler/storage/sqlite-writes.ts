@@ -21,7 +21,17 @@ import { CREATE_COUNTER, newTokenKey } from './sqlite-schema.js';
 import { prepareSearchIndex, type SearchIndexWrites } from './sqlite-search-index.js';
 
 /** A report as stored: its summary columns, its sections as JSON, and its trace's hash. */
-export type ReportRow = [token: string, time: number, method: string, url: string, status: number, ip: string, duration: number, data: string, trace: string | null];
+export type ReportRow = [
+  token: string,
+  time: number,
+  method: string,
+  url: string,
+  status: number,
+  ip: string,
+  duration: number,
+  data: string,
+  trace: string | null,
+];
 
 /** A stack trace as stored: its JSON under its hash, once for every report that shares it. */
 export type TraceRow = EncodedTrace;
@@ -71,38 +81,42 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
   // The oldest in arrival order (rowid), not by time: a clock stepped back must not make the new ones look old.
   const oldest = db.prepare('SELECT id FROM reports ORDER BY id LIMIT ?').pluck();
   const search = prepareSearchIndex(db);
-  const orphanTraces = db.prepare('DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)');
+  const orphanTraces = db.prepare(
+    'DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)',
+  );
   const reports = reportCount(db);
 
-  const insert = db.transaction((rows: readonly ReportRow[], traces: readonly TraceRow[], keep?: number): RowsOutcome => {
-    const outcome: RowsOutcome = { rejected: [], failed: [], deleted: 0 };
-    const makeRoom = (incoming: number) => {
-      const surplus = keep === undefined ? 0 : reports.current() + incoming - keep;
-      if (surplus <= 0) return;
-      const deleted = search.deleteReports(oldest.all(surplus) as number[]);
-      reports.changed(-deleted);
-      outcome.deleted += deleted;
-    };
-    // Before the inserts, so that they reuse the pages this frees.
-    makeRoom(rows.length);
-    for (const trace of traces) insertTrace.run(trace.hash, trace.json);
-    search.keepTailAbove();
-    for (const row of rows) {
-      try {
-        if (insertReport.run(...row).changes === 0) outcome.rejected.push(row[0]);
-        else reports.changed(1);
-      } catch (error) {
-        // One bad report costs itself only; the transaction goes on with the others. A full
-        // disk or a damaged file is no report's fault: the batch fails and is rolled back whole.
-        if (!isReportError(error)) throw error;
-        outcome.failed.push({ token: row[0], message: (error as Error).message });
+  const insert = db.transaction(
+    (rows: readonly ReportRow[], traces: readonly TraceRow[], keep?: number): RowsOutcome => {
+      const outcome: RowsOutcome = { rejected: [], failed: [], deleted: 0 };
+      const makeRoom = (incoming: number) => {
+        const surplus = keep === undefined ? 0 : reports.current() + incoming - keep;
+        if (surplus <= 0) return;
+        const deleted = search.deleteReports(oldest.all(surplus) as number[]);
+        reports.changed(-deleted);
+        outcome.deleted += deleted;
+      };
+      // Before the inserts, so that they reuse the pages this frees.
+      makeRoom(rows.length);
+      for (const trace of traces) insertTrace.run(trace.hash, trace.json);
+      search.keepTailAbove();
+      for (const row of rows) {
+        try {
+          if (insertReport.run(...row).changes === 0) outcome.rejected.push(row[0]);
+          else reports.changed(1);
+        } catch (error) {
+          // One bad report costs itself only; the transaction goes on with the others. A full
+          // disk or a damaged file is no report's fault: the batch fails and is rolled back whole.
+          if (!isReportError(error)) throw error;
+          outcome.failed.push({ token: row[0], message: (error as Error).message });
+        }
       }
-    }
-    // A batch larger than `keep` by itself.
-    makeRoom(0);
-    if (outcome.deleted > 0) orphanTraces.run();
-    return outcome;
-  });
+      // A batch larger than `keep` by itself.
+      makeRoom(0);
+      if (outcome.deleted > 0) orphanTraces.run();
+      return outcome;
+    },
+  );
 
   const readCounter = db.prepare('SELECT next, key FROM token_counter WHERE id = 1');
   const createCounter = db.prepare(CREATE_COUNTER);
@@ -119,7 +133,8 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
       counter = readCounter.get() as Counter;
     }
     advanceCounter.run(count);
-    if (!permutation?.key.equals(counter.key)) permutation = { key: Buffer.from(counter.key), of: new TokenPermutation(counter.key) };
+    if (!permutation?.key.equals(counter.key))
+      permutation = { key: Buffer.from(counter.key), of: new TokenPermutation(counter.key) };
     const tokens = Array.from({ length: count }, (_, i) => permutation!.of.token(counter.next + i));
     // 2^24 values on, the counter comes back to a token: a report that still holds it keeps it.
     const taken = new Set(storedTokens.all(JSON.stringify(tokens)) as string[]);
@@ -132,24 +147,26 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
   );
   const giveLeaseUp = db.prepare('UPDATE retention_lease SET expires = 0 WHERE id = 1 AND holder = ?');
   const expired = db.prepare('SELECT id FROM reports WHERE time < ? LIMIT ?').pluck();
-  const purgeChunk = db.transaction((before: number, keep: number, lease: LeaseRequest | undefined, chunk: number): number | undefined => {
-    if (lease) {
-      const current = readLease.get() as { holder: string; expires: number } | undefined;
-      if (current && current.holder !== lease.holder && current.expires > lease.now) return undefined;
-      takeLease.run(lease.holder, lease.now + lease.ms);
-    }
-    let deleted = search.deleteReports(expired.all(before, chunk) as number[]);
-    reports.changed(-deleted);
-    // The newest `keep` in arrival order are kept, whatever the clock said when they came.
-    const surplus = Math.min(chunk - deleted, reports.current() - keep);
-    if (surplus > 0) {
-      const beyond = search.deleteReports(oldest.all(surplus) as number[]);
-      reports.changed(-beyond);
-      deleted += beyond;
-    }
-    if (deleted > 0) orphanTraces.run();
-    return deleted;
-  });
+  const purgeChunk = db.transaction(
+    (before: number, keep: number, lease: LeaseRequest | undefined, chunk: number): number | undefined => {
+      if (lease) {
+        const current = readLease.get() as { holder: string; expires: number } | undefined;
+        if (current && current.holder !== lease.holder && current.expires > lease.now) return undefined;
+        takeLease.run(lease.holder, lease.now + lease.ms);
+      }
+      let deleted = search.deleteReports(expired.all(before, chunk) as number[]);
+      reports.changed(-deleted);
+      // The newest `keep` in arrival order are kept, whatever the clock said when they came.
+      const surplus = Math.min(chunk - deleted, reports.current() - keep);
+      if (surplus > 0) {
+        const beyond = search.deleteReports(oldest.all(surplus) as number[]);
+        reports.changed(-beyond);
+        deleted += beyond;
+      }
+      if (deleted > 0) orphanTraces.run();
+      return deleted;
+    },
+  );
 
   const deleteAll = db.prepare('DELETE FROM reports');
   const deleteTraces = db.prepare('DELETE FROM traces');
@@ -161,22 +178,26 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
   });
 
   // A failed write was rolled back: what it did to the count is forgotten with it.
-  const forgetting = <A extends unknown[], R>(write: (...args: A) => R) => (...args: A): R => {
-    try {
-      return write(...args);
-    } catch (error) {
-      reports.forget();
-      throw error;
-    }
-  };
+  const forgetting =
+    <A extends unknown[], R>(write: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return write(...args);
+      } catch (error) {
+        reports.forget();
+        throw error;
+      }
+    };
   // Purges and clears are rare: the count is simply taken again after them.
-  const recounting = <A extends unknown[], R>(write: (...args: A) => R) => (...args: A): R => {
-    try {
-      return write(...args);
-    } finally {
-      reports.forget();
-    }
-  };
+  const recounting =
+    <A extends unknown[], R>(write: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return write(...args);
+      } finally {
+        reports.forget();
+      }
+    };
   return {
     // Immediate: the count read before the deletes is then the one the deletes act on, whatever
     // another process writes meanwhile, so the store never holds more than `keep`.

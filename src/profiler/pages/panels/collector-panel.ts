@@ -16,7 +16,9 @@ export function collectorPanel(collector: Pick<Collector, 'name' | 'panel'>): Pa
     name: collector.name,
     title,
     ...(spec.absent === undefined ? {} : { absent: spec.absent }),
-    ...(badge === undefined ? {} : { badge: (section: unknown, report) => badgeHtml(badge.call(spec, section, report)) }),
+    ...(badge === undefined
+      ? {}
+      : { badge: (section: unknown, report) => badgeHtml(badge.call(spec, section, report)) }),
     ...(spec.summary === undefined ? {} : { summary: (section: unknown, report) => spec.summary!(section, report) }),
     render: (section, report, view = { query: {} }) => {
       if (spec.render && spec.ownHeading) return spec.render(section, report, view);
@@ -32,7 +34,11 @@ export function genericPanel(name: string): Panel {
 
 /** `dbQueries` and `db_queries` read `Db queries`. */
 export function titleOf(name: string): string {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[-_]+/g, ' ').trim().toLowerCase();
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[-_]+/g, ' ')
+    .trim()
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 

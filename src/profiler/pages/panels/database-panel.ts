@@ -4,13 +4,24 @@
  * Symfony's Doctrine panel); statements slower than PROFILER_SLOW_QUERY flagged.
  */
 import { html } from '../../../utils/html.js';
-import { describeQueries, NOT_LOOKED_UP, REPEATED_WARNING, RUN_BEFORE_SKIP, repeatedGroups, totalQueryMs, type DatabaseSection, type StatementEntry } from '../../activity/sections.js';
+import {
+  describeQueries,
+  NOT_LOOKED_UP,
+  REPEATED_WARNING,
+  RUN_BEFORE_SKIP,
+  repeatedGroups,
+  totalQueryMs,
+  type DatabaseSection,
+  type StatementEntry,
+} from '../../activity/sections.js';
 import { formatMs, keyValueTable } from '../layout.js';
 import { definePanel } from './panel.js';
 
 function calledFrom(statement: StatementEntry) {
   if (statement.siteLookedUp === false) {
-    return statement.site === null ? html`<span class="muted">not looked up</span>` : html`<code>${statement.site}</code> <span class="muted">${NOT_LOOKED_UP}</span>`;
+    return statement.site === null
+      ? html`<span class="muted">not looked up</span>`
+      : html`<code>${statement.site}</code> <span class="muted">${NOT_LOOKED_UP}</span>`;
   }
   return statement.site === null ? html`<span class="muted">unknown</span>` : html`<code>${statement.site}</code>`;
 }
@@ -19,11 +30,17 @@ const isSlow = (section: DatabaseSection, duration: number | null) => duration !
 
 export const databasePanel = definePanel<DatabaseSection>({
   title: 'Database',
-  absent: 'No database statement was seen for this request: statements come from OpenTelemetry database spans (add vigilSpanProcessor() to the tracer provider) and from libraries that publish query TracingChannels.',
+  absent:
+    'No database statement was seen for this request: statements come from OpenTelemetry database spans (add vigilSpanProcessor() to the tracer provider) and from libraries that publish query TracingChannels.',
   badge(section) {
     const count = section.statements.length + section.omitted;
-    const marked = repeatedGroups(section).some((group) => group.count >= REPEATED_WARNING) || section.statements.some((statement) => isSlow(section, statement.duration));
-    return { value: count === 0 ? 0 : `${count} in ${formatMs(totalQueryMs(section))}`, status: marked ? 'warn' : 'ok' };
+    const marked =
+      repeatedGroups(section).some((group) => group.count >= REPEATED_WARNING) ||
+      section.statements.some((statement) => isSlow(section, statement.duration));
+    return {
+      value: count === 0 ? 0 : `${count} in ${formatMs(totalQueryMs(section))}`,
+      status: marked ? 'warn' : 'ok',
+    };
   },
   summary: (section) => (section.statements.length + section.omitted > 0 ? describeQueries(section) : undefined),
   render(section) {
@@ -35,19 +52,30 @@ export const databasePanel = definePanel<DatabaseSection>({
     return html`${keyValueTable([
       ['Statements', describeQueries(section)],
       ['Distinct', section.texts.length],
-      ['Slower than PROFILER_SLOW_QUERY', slow === 0 ? `none (over ${formatMs(section.slowMs)})` : html`<span class="warn">${slow} (over ${formatMs(section.slowMs)})</span>`],
+      [
+        'Slower than PROFILER_SLOW_QUERY',
+        slow === 0
+          ? `none (over ${formatMs(section.slowMs)})`
+          : html`<span class="warn">${slow} (over ${formatMs(section.slowMs)})</span>`,
+      ],
     ])}
-${groups.length === 0 ? '' : html`<h3>Identical statements</h3>
+${
+  groups.length === 0
+    ? ''
+    : html`<h3>Identical statements</h3>
 <table id="identical-statements"><thead><tr><th>Count</th><th>Total</th><th>Statement</th></tr></thead><tbody>${groups.map(
-      (group) => html`<tr${group.count >= REPEATED_WARNING ? html` class="repeated"` : ''}><td class="${group.count >= REPEATED_WARNING ? 'warn' : ''}">${group.count} identical</td><td>${formatMs(group.totalMs)}</td><td><pre class="block">${section.texts[group.text]}</pre></td></tr>`,
-    )}</tbody></table>`}
+        (group) =>
+          html`<tr${group.count >= REPEATED_WARNING ? html` class="repeated"` : ''}><td class="${group.count >= REPEATED_WARNING ? 'warn' : ''}">${group.count} identical</td><td>${formatMs(group.totalMs)}</td><td><pre class="block">${section.texts[group.text]}</pre></td></tr>`,
+      )}</tbody></table>`
+}
 <h3>Statements</h3>
 <table id="statements"><thead><tr><th>#</th><th>Started</th><th>Duration</th><th>Rows</th><th>Statement</th><th>Called from</th></tr></thead><tbody>${section.statements.map(
-      (statement, i) => html`<tr${isSlow(section, statement.duration) ? html` class="slow"` : ''}><td>${i + 1}</td><td>${formatMs(statement.start)}</td><td class="${isSlow(section, statement.duration) ? 'bad' : ''}">${formatMs(statement.duration)}${
-        isSlow(section, statement.duration) ? ' slow' : ''
-      }${statement.error ? html` <span class="bad">failed</span>` : ''}</td><td>${statement.rows ?? html`<span class="muted">n/a</span>`}</td><td><pre class="block">${section.texts[statement.text]}</pre><span class="muted">${statement.system}</span></td><td>${
-        calledFrom(statement)
-      }</td></tr>`,
+      (statement, i) =>
+        html`<tr${isSlow(section, statement.duration) ? html` class="slow"` : ''}><td>${i + 1}</td><td>${formatMs(statement.start)}</td><td class="${isSlow(section, statement.duration) ? 'bad' : ''}">${formatMs(statement.duration)}${
+          isSlow(section, statement.duration) ? ' slow' : ''
+        }${statement.error ? html` <span class="bad">failed</span>` : ''}</td><td>${statement.rows ?? html`<span class="muted">n/a</span>`}</td><td><pre class="block">${section.texts[statement.text]}</pre><span class="muted">${statement.system}</span></td><td>${calledFrom(
+          statement,
+        )}</td></tr>`,
     )}</tbody></table>
 ${section.statements.some((statement) => statement.siteLookedUp === false) ? html`<p class="muted">After ${RUN_BEFORE_SKIP} identical statements from one line, the next statement's call site is not looked up (taking a stack is what capturing costs): it is shown as the line of those before it when its text is theirs.</p>` : ''}
 ${section.omitted > 0 ? html`<p class="warn">${section.omitted} more statements were not kept (a report keeps 1000).</p>` : ''}`;

@@ -38,9 +38,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function recordsTable(records: ReadonlyArray<Record<string, unknown>>, depth: number): SafeHtml {
   const columns: string[] = [];
   for (const record of records) {
-    for (const key of Object.keys(record)) if (columns.length < MAX_COLUMNS && !columns.includes(key)) columns.push(key);
+    for (const key of Object.keys(record))
+      if (columns.length < MAX_COLUMNS && !columns.includes(key)) columns.push(key);
   }
   return html`<table class="records"><thead><tr>${columns.map((column) => html`<th>${column}</th>`)}</tr></thead><tbody>${records.map(
-    (record) => html`<tr>${columns.map((column) => html`<td>${Object.hasOwn(record, column) ? renderValue(record[column], depth + 1) : ''}</td>`)}</tr>`,
+    (record) =>
+      html`<tr>${columns.map((column) => html`<td>${Object.hasOwn(record, column) ? renderValue(record[column], depth + 1) : ''}</td>`)}</tr>`,
   )}</tbody></table>`;
 }

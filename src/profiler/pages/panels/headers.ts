@@ -4,7 +4,10 @@ import { keyValueTable } from '../layout.js';
 
 export function headerTable(headers: Record<string, string | string[]>): SafeHtml {
   return keyValueTable(
-    Object.entries(headers).map(([name, value]) => [name, html`<code>${[value].flat().map((line, i) => html`${i > 0 ? html`<br>` : ''}${line}`)}</code>`] as const),
+    Object.entries(headers).map(
+      ([name, value]) =>
+        [name, html`<code>${[value].flat().map((line, i) => html`${i > 0 ? html`<br>` : ''}${line}`)}</code>`] as const,
+    ),
     'No headers',
   );
 }

@@ -8,7 +8,10 @@ import type { Collector } from '../../request-profile.js';
 import { collectorPanel, genericPanel } from './collector-panel.js';
 import type { Panel } from './panel.js';
 
-export function panelsOf(sections: Record<string, unknown>, collectors: readonly Pick<Collector, 'name' | 'panel'>[] = []): Panel[] {
+export function panelsOf(
+  sections: Record<string, unknown>,
+  collectors: readonly Pick<Collector, 'name' | 'panel'>[] = [],
+): Panel[] {
   const panels: Panel[] = [];
   const known = new Set<string>();
   for (const collector of collectors) {

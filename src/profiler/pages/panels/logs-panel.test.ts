@@ -18,7 +18,10 @@ describe('the logs panel says which logger wrote each line', () => {
     };
     const page = logsPanel.render!(section, report, { query: {} }).value;
     assert.match(page, /<thead><tr><th>Logger<\/th><th>Level<\/th>/);
-    assert.match(page, /<tr class="level-warn"><td>console\.warn<\/td><td>warn<\/td><td>[^<]*<\/td><td>careful &lt;b&gt;<\/td>/);
+    assert.match(
+      page,
+      /<tr class="level-warn"><td>console\.warn<\/td><td>warn<\/td><td>[^<]*<\/td><td>careful &lt;b&gt;<\/td>/,
+    );
     assert.match(page, /<td>app<\/td><td>info<\/td>/);
     assert.match(page, /<td>request<\/td><td>info<\/td><td>[^<]*<\/td><td>old line<\/td>/);
   });

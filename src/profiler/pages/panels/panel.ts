@@ -22,7 +22,11 @@ export interface Panel<Section = unknown> {
 }
 
 /** A menu badge: text, or a value with the colour of its status (a count of slow queries in `warn`). */
-export type PanelBadge = string | number | SafeHtml | { value: string | number; status?: 'ok' | 'warn' | 'bad' | 'muted' };
+export type PanelBadge =
+  | string
+  | number
+  | SafeHtml
+  | { value: string | number; status?: 'ok' | 'warn' | 'bad' | 'muted' };
 
 /** What a collector says of its own panel (see `Collector.panel`); every part is optional. */
 export interface CollectorPanel<Section = unknown> {

@@ -31,13 +31,26 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
       report,
       { query: {} },
     ).value;
-    assert.match(page, /<h3>Body \(form\)<\/h3><table class="kv"><tbody><tr><th>name<\/th><td><code>Ann<\/code><\/td><\/tr>/);
-    assert.match(page, /<table class="kv" id="cookies"><tbody><tr><th>theme<\/th><td><code>&lt;dark&gt;<\/code><\/td><\/tr><\/tbody><\/table>/);
-    assert.match(page, /<table id="uploaded-files"><thead><tr><th>Name<\/th><th>Field<\/th><th>Type<\/th><th>Size<\/th><\/tr><\/thead><tbody><tr><td>a\.csv<\/td><td>doc<\/td><td>text\/csv<\/td><td>2 KiB<\/td><\/tr>/);
+    assert.match(
+      page,
+      /<h3>Body \(form\)<\/h3><table class="kv"><tbody><tr><th>name<\/th><td><code>Ann<\/code><\/td><\/tr>/,
+    );
+    assert.match(
+      page,
+      /<table class="kv" id="cookies"><tbody><tr><th>theme<\/th><td><code>&lt;dark&gt;<\/code><\/td><\/tr><\/tbody><\/table>/,
+    );
+    assert.match(
+      page,
+      /<table id="uploaded-files"><thead><tr><th>Name<\/th><th>Field<\/th><th>Type<\/th><th>Size<\/th><\/tr><\/thead><tbody><tr><td>a\.csv<\/td><td>doc<\/td><td>text\/csv<\/td><td>2 KiB<\/td><\/tr>/,
+    );
   });
 
   it('shows a text body as text, and says when there is no body, cookie or file', () => {
-    const text = requestPanel.render!({ ...base, body: { type: 'text', value: 'line one\nline two' }, cookies: [], files: [] }, report, { query: {} }).value;
+    const text = requestPanel.render!(
+      { ...base, body: { type: 'text', value: 'line one\nline two' }, cookies: [], files: [] },
+      report,
+      { query: {} },
+    ).value;
     assert.match(text, /<h3>Body \(text\)<\/h3><pre class="block">line one\nline two<\/pre>/);
     assert.match(text, /<h3>Cookies<\/h3>\n<p class="muted">No cookies<\/p>/);
     const none = requestPanel.render!({ ...base, body: null, cookies: [], files: [] }, report, { query: {} }).value;

@@ -11,8 +11,15 @@ export const requestPanel = definePanel<RequestSection>({
   title: 'Request',
   badge: (section) => section.method,
   render(section) {
-    const client = section.remoteAddress && section.remoteAddress !== section.ip ? `${section.ip} (via ${section.remoteAddress})` : section.ip;
-    const tls = section.tls ? [section.tls.version, section.tls.cipher, section.tls.servername && `SNI ${section.tls.servername}`].filter(Boolean).join(', ') : 'none (plain HTTP)';
+    const client =
+      section.remoteAddress && section.remoteAddress !== section.ip
+        ? `${section.ip} (via ${section.remoteAddress})`
+        : section.ip;
+    const tls = section.tls
+      ? [section.tls.version, section.tls.cipher, section.tls.servername && `SNI ${section.tls.servername}`]
+          .filter(Boolean)
+          .join(', ')
+      : 'none (plain HTTP)';
     return html`<h2>Request</h2>
 ${keyValueTable([
   ['Method', section.method],
@@ -20,10 +27,18 @@ ${keyValueTable([
   ['Protocol', section.protocol],
   ['Client', `${client}${section.remotePort ? ` port ${section.remotePort}` : ''}`],
   ['TLS', tls],
-  ['Body', section.bodySize === null ? 'none declared' : `${formatBytes(section.bodySize)} declared, ${section.bodyRead ? 'read' : 'not read'}`],
+  [
+    'Body',
+    section.bodySize === null
+      ? 'none declared'
+      : `${formatBytes(section.bodySize)} declared, ${section.bodyRead ? 'read' : 'not read'}`,
+  ],
 ])}
 <h3>Query parameters</h3>
-${keyValueTable(section.query.map(({ name, value }) => [name, html`<code>${value}</code>`] as const), 'No query string')}
+${keyValueTable(
+  section.query.map(({ name, value }) => [name, html`<code>${value}</code>`] as const),
+  'No query string',
+)}
 ${renderBody(section)}${renderCookies(section)}${renderFiles(section)}
 <h3>Headers</h3>
 ${headerTable(section.headers)}`;
@@ -34,20 +49,26 @@ ${headerTable(section.headers)}`;
 
 function renderBody({ body }: RequestSection): SafeHtml | string {
   if (body === undefined) return '';
-  if (body === null) return html`<h3>Body</h3><p class="muted">No parsed body (none was sent, it was not read, or it is not JSON, a form or text).</p>\n`;
+  if (body === null)
+    return html`<h3>Body</h3><p class="muted">No parsed body (none was sent, it was not read, or it is not JSON, a form or text).</p>\n`;
   const value = typeof body.value === 'string' ? html`<pre class="block">${body.value}</pre>` : renderValue(body.value);
   return html`<h3>Body (${body.type})</h3>${value}\n`;
 }
 
 function renderCookies({ cookies }: RequestSection): SafeHtml | string {
   if (cookies === undefined) return '';
-  return html`<h3>Cookies</h3>\n${keyValueTable(cookies.map(({ name, value }) => [name, html`<code>${value}</code>`] as const), 'No cookies', 'cookies')}\n`;
+  return html`<h3>Cookies</h3>\n${keyValueTable(
+    cookies.map(({ name, value }) => [name, html`<code>${value}</code>`] as const),
+    'No cookies',
+    'cookies',
+  )}\n`;
 }
 
 function renderFiles({ files }: RequestSection): SafeHtml | string {
   if (files === undefined || files.length === 0) return '';
   return html`<h3>Uploaded files</h3>
 <table id="uploaded-files"><thead><tr><th>Name</th><th>Field</th><th>Type</th><th>Size</th></tr></thead><tbody>${files.map(
-    (file) => html`<tr><td>${file.filename}</td><td>${file.field}</td><td>${file.type}</td><td>${formatBytes(file.size)}</td></tr>`,
+    (file) =>
+      html`<tr><td>${file.filename}</td><td>${file.field}</td><td>${file.type}</td><td>${formatBytes(file.size)}</td></tr>`,
   )}</tbody></table>\n`;
 }

@@ -46,21 +46,43 @@ interface Row {
   error: boolean;
 }
 
-export function renderWaterfall(section: WaterfallInput, view?: PanelView, calls: readonly WaterfallCall[] = []): SafeHtml {
+export function renderWaterfall(
+  section: WaterfallInput,
+  view?: PanelView,
+  calls: readonly WaterfallCall[] = [],
+): SafeHtml {
   const asked = [view?.query.threshold].flat()[0];
   const threshold = asked === undefined || asked === '' ? 0 : Number(asked);
   const valid = Number.isFinite(threshold) && threshold >= 0;
   const rows = stageRows(section.stages);
   const spans = section.spans ?? [];
   const shown = spans.filter((span) => !valid || span.duration === null || span.duration >= threshold);
-  for (const span of shown) rows.push({ kind: 'span', name: span.name, label: span.name, start: span.start, duration: span.duration, level: span.depth + 1, error: span.error });
-  for (const call of calls) rows.push({ kind: 'call', name: call.name, label: call.name, start: call.start, duration: call.duration, level: 1, error: call.error });
+  for (const span of shown)
+    rows.push({
+      kind: 'span',
+      name: span.name,
+      label: span.name,
+      start: span.start,
+      duration: span.duration,
+      level: span.depth + 1,
+      error: span.error,
+    });
+  for (const call of calls)
+    rows.push({
+      kind: 'call',
+      name: call.name,
+      label: call.name,
+      start: call.start,
+      duration: call.duration,
+      level: 1,
+      error: call.error,
+    });
   // Stable: a span that starts with a stage comes after it.
   rows.sort((a, b) => a.start - b.start);
   const scale = Math.max(section.total ?? 0, ...rows.map((row) => row.start + (row.duration ?? 0))) || 1;
   const end = section.total ?? scale;
   const hidden = spans.length - shown.length;
-  return html`${thresholdForm(valid ? asked ?? '' : '', asked !== undefined && !valid ? asked : undefined)}
+  return html`${thresholdForm(valid ? (asked ?? '') : '', asked !== undefined && !valid ? asked : undefined)}
 <table id="timeline"><thead><tr><th>Step</th><th class="track">0 to ${formatMs(scale)}</th><th>Duration</th></tr></thead><tbody>${rows.map((row) => renderRow(row, scale, end))}</tbody></table>
 ${spans.length === 0 ? html`<p class="muted">No span was recorded: a handler measures its own steps with <code>span(name, fn)</code>.</p>` : ''}
 ${hidden > 0 ? html`<p class="muted" id="hidden-spans">${hidden} ${hidden === 1 ? 'span' : 'spans'} shorter than ${formatThreshold(threshold)} ms hidden.</p>` : ''}
@@ -79,9 +101,14 @@ function stageRows(stages: Record<string, number>): Row[] {
 
 function renderRow(row: Row, scale: number, end: number): SafeHtml {
   const width = row.duration ?? Math.max(0, end - row.start);
-  const classes = ['bar', row.kind, row.error ? 'error' : '', row.duration === null ? 'open' : ''].filter(Boolean).join(' ');
+  const classes = ['bar', row.kind, row.error ? 'error' : '', row.duration === null ? 'open' : '']
+    .filter(Boolean)
+    .join(' ');
   const bar = html`<span class="${classes}" style="margin-left:${percent(row.start, scale)}%;width:${percent(width, scale)}%"></span>`;
-  const duration = row.duration === null ? html`<span class="muted">still running when the report was made</span>` : formatMs(row.duration);
+  const duration =
+    row.duration === null
+      ? html`<span class="muted">still running when the report was made</span>`
+      : formatMs(row.duration);
   return html`<tr class="${row.kind}${row.error ? ' error' : ''}" data-name="${row.name}"><th style="padding-left:${Number((0.5 + row.level * 1.2).toFixed(1))}em">${row.label}</th><td class="track">${bar}</td><td>${duration}${row.error ? html` <span class="bad">failed</span>` : ''}</td></tr>`;
 }
 
@@ -95,6 +122,8 @@ function formatThreshold(ms: number): string {
 
 function thresholdForm(value: string, invalid: string | undefined): SafeHtml {
   return html`<form method="get" class="threshold"><input type="hidden" name="panel" value="performance"><label>Hide spans shorter than <input type="number" name="threshold" min="0" step="any" value="${value}"> ms</label> <button type="submit">Apply</button></form>${
-    invalid === undefined ? '' : html`<p class="warn">"${invalid}" is not a number of milliseconds: no span is hidden.</p>`
+    invalid === undefined
+      ? ''
+      : html`<p class="warn">"${invalid}" is not a number of milliseconds: no span is hidden.</p>`
   }`;
 }
