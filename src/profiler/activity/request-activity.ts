@@ -11,7 +11,9 @@ import type { StackFrame } from '../../debug/stack-trace.js';
 import { projectRoot } from '../../debug/project-root.js';
 import { currentScope, type RequestScope } from '../../http/request-scope.js';
 import { cutString } from '../storage/report-bounds.js';
-import { RUN_BEFORE_SKIP } from './sections.js';
+
+/** Identical statements from one looked-up line after which the next database call takes no stack. */
+export const RUN_BEFORE_SKIP = 2;
 
 export const MAX_CALLS = 1000;
 export const MAX_STATEMENTS = 1000;

@@ -5,6 +5,8 @@
 import { formatMs } from '../format.js';
 import type { OutgoingCall } from './request-activity.js';
 
+export { RUN_BEFORE_SKIP } from './request-activity.js';
+
 export interface HttpClientSection {
   calls: OutgoingCall[];
   /** Calls beyond the per-request bound. */
@@ -96,9 +98,6 @@ export function httpClientText(section: HttpClientSection): string[] {
     ),
   ];
 }
-
-/** Identical statements from one looked-up line after which the next database call takes no stack. */
-export const RUN_BEFORE_SKIP = 2;
 
 /** Said of a statement whose stack was not looked at, after the line of those before it. */
 export const NOT_LOOKED_UP = 'as the identical statements before it, not looked up';
