@@ -45,13 +45,10 @@ if (flags.only === 'i') {
   const { runAppActivity } = await import('./app-activity.js');
   const result = await runAppActivity({ rounds: Number(flags.rounds ?? 3), requests: Number(flags.requests ?? 1500) });
   console.log(
-    `(i) 5 PostgreSQL queries + 1 fetch, debug mode: main-thread CPU per request ${result.onMsPerRequest.toFixed(3)} ms with capture, ` +
-      `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} %`,
+    `(i) 5 PostgreSQL queries + 1 fetch, debug mode: main-thread CPU per request (${result.source}) ${result.onMsPerRequest.toFixed(3)} ms with capture, ` +
+      `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} %; ` +
+      `rounds ${result.roundPercents.map((percent) => `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}`).join(', ')} %`,
   );
-  const spread = result.rounds.map(
-    ({ on, off }) => `${on.toFixed(3)}/${off.toFixed(3)} (+${(((on - off) / off) * 100).toFixed(1)} %)`,
-  );
-  console.log(`    rounds, on/off ms: ${spread.join(', ')}`);
   process.exit(0);
 }
 // Five short rounds rather than three long ones: on a shared machine one disturbed round

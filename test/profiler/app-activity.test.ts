@@ -274,6 +274,14 @@ describe('the application, seen from a debug report', () => {
         [true, true, ...Array<boolean>(10).fill(false)],
       );
       assert.match(page, /as the identical statements before it, not looked up/);
+      // A line seen repeating a statement is taken to do so again: the next request looks once.
+      const again = database((await reportOf('/db/repeat')).report).statements;
+      assert.deepEqual(
+        again.map((statement) => statement.siteLookedUp !== false),
+        [true, ...Array<boolean>(11).fill(false)],
+      );
+      for (const statement of again)
+        assert.match(statement.site ?? 'unknown', /test\/profiler\/app-activity\.test\.ts:\d+/);
       assert.match(page, /SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1/);
       // The report's summary names the trace, to find the request in a tracing backend.
       assert.match(page, /id="summary-performance">Trace [0-9a-f]{32}</);

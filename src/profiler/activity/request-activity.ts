@@ -92,11 +92,12 @@ export class RequestActivity {
 
   /**
    * A database call being started skips its stack: the statements before it were one text
-   * from one line, at least {@link RUN_BEFORE_SKIP} times. `text`, when already known, must
-   * be the run's.
+   * from one line, at least {@link RUN_BEFORE_SKIP} times, or once from a line seen running
+   * that text in a row before. `text`, when already known, must be the run's.
    */
   skipsSite(text?: string): boolean {
-    return this.runLength >= RUN_BEFORE_SKIP && (text === undefined || text === this.runText);
+    if (this.runLength === 0 || (text !== undefined && text !== this.runText)) return false;
+    return this.runLength >= RUN_BEFORE_SKIP || repeatingLines.has(lineKey(this.runSite!, this.runText!));
   }
 
   /** The run's line, for a statement of `text` whose stack was skipped; null for another text. */
@@ -118,13 +119,26 @@ export class RequestActivity {
       // A skipped statement of another text ends the run: the next call looks again.
       if (text !== this.runText) this.runLength = 0;
     } else if (site !== null && text === this.runText && site === this.runSite) {
-      this.runLength++;
+      if (++this.runLength === RUN_BEFORE_SKIP) rememberRepeating(lineKey(site, text));
     } else {
       this.runText = text;
       this.runSite = site;
       this.runLength = site === null ? 0 : 1;
     }
   }
+}
+
+/** Lines seen running one statement text {@link RUN_BEFORE_SKIP} times in a row, by {@link lineKey}: loops. */
+const repeatingLines = new Set<string>();
+const REPEATING_LINES = 1000;
+
+function lineKey(site: string, text: string): string {
+  return `${site}\n${text}`;
+}
+
+function rememberRepeating(key: string): void {
+  if (repeatingLines.size >= REPEATING_LINES) repeatingLines.clear();
+  repeatingLines.add(key);
 }
 
 const activities = new WeakMap<RequestScope, RequestActivity>();

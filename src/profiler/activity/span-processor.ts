@@ -17,7 +17,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { beginSpan, type SpanRecord } from '../../http/request-scope.js';
-import { currentActivity, round, spanCallSite, type RequestActivity } from './request-activity.js';
+import {
+  currentActivity,
+  round,
+  spanCallSite,
+  type RequestActivity,
+  type StatementRecord,
+} from './request-activity.js';
 
 /** What vigil reads of a span: the fields of the SDK's `ReadableSpan` it needs. */
 export interface TraceSpan {
@@ -143,18 +149,18 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       const text = statementText(span);
       if (typeof system !== 'string' || text === undefined) return;
       const rows = attributes['db.response.returned_rows'];
-      entry.activity.addStatement({
+      const statement: StatementRecord = {
         text,
         system,
         start: entry.activity.since(entry.started),
         duration,
         rows: typeof rows === 'number' ? rows : null,
         // Database attributes set only after the start: the line seen last is the best guess.
-        ...(entry.lookedUp
-          ? { site: entry.site ?? entry.activity.lastSite }
-          : { site: entry.activity.runSiteFor(text), siteLookedUp: false as const }),
+        site: entry.lookedUp ? (entry.site ?? entry.activity.lastSite) : entry.activity.runSiteFor(text),
         error,
-      });
+      };
+      if (!entry.lookedUp) statement.siteLookedUp = false;
+      entry.activity.addStatement(statement);
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),

@@ -77,7 +77,7 @@ ${
           statement,
         )}</td></tr>`,
     )}</tbody></table>
-${section.statements.some((statement) => statement.siteLookedUp === false) ? html`<p class="muted">After ${RUN_BEFORE_SKIP} identical statements from one line, the next statement's call site is not looked up (taking a stack is what capturing costs): it is shown as the line of those before it when its text is theirs.</p>` : ''}
+${section.statements.some((statement) => statement.siteLookedUp === false) ? html`<p class="muted">The call site of a statement that comes right after identical ones from one line (${RUN_BEFORE_SKIP} in this request, or one from a line seen repeating that statement before) is not looked up: taking a stack is what capturing costs. It shows that line when its text is theirs.</p>` : ''}
 ${section.omitted > 0 ? html`<p class="warn">${section.omitted} more statements were not kept (a report keeps 1000).</p>` : ''}`;
   },
 });
