@@ -4,8 +4,6 @@
  * gives its listeners priorities; here the position in the list is the priority).
  * The hooks just before the unmatched one call `done()` from one line each, whatever the
  * request: the unmatched hook reuses the trace of its first 404 and 405 (unmatched-hook.ts).
- * In production the list is installed as one composed hook (one dispatch by Fastify); debug
- * mode keeps one hook per concern, the way the reused traces were taken on.
  */
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { corsHook } from './cors/cors-hook.js';
@@ -75,28 +73,5 @@ export function requestHooks({
 }
 
 export function installRequestHooks(app: FastifyInstance, parts: RequestHookParts): void {
-  const hooks = requestHooks(parts);
-  if (parts.profiler) for (const hook of hooks) app.addHook('onRequest', hook);
-  else app.addHook('onRequest', composeHooks(hooks));
-}
-
-/**
- * The hooks run one after the other as Fastify would run them, from one hook: the next runs
- * when one calls `done()`; an error, or a hook that answered and so never calls `done()`,
- * ends the way; a hook that throws fails the request as if it had passed the error to `done`.
- */
-export function composeHooks(hooks: readonly onRequestHookHandler[]): onRequestHookHandler {
-  if (hooks.length === 1) return hooks[0]!;
-  return function kernelRequestHooks(this: FastifyInstance, request, reply, done) {
-    let next = 0;
-    const proceed = (error?: Error): void => {
-      if (error || next === hooks.length) return done(error);
-      try {
-        void hooks[next++]!.call(this, request, reply, proceed);
-      } catch (thrown) {
-        done(thrown as Error);
-      }
-    };
-    proceed();
-  };
+  for (const hook of requestHooks(parts)) app.addHook('onRequest', hook);
 }
