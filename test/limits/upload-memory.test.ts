@@ -1,7 +1,8 @@
 /**
- * CONTRACT section 7, uploads: memory does not grow with file size. A 50 MB file is
- * uploaded to the real service with the default limits (100 MB) while its resident memory
- * is read from /proc; a file held in memory would add 50 MB.
+ * CONTRACT section 7, uploads: memory does not grow with file size. A 50 MB file, then a
+ * 250 MB one, are uploaded to the real service while its resident memory is read from
+ * /proc; a file held in memory would add its size. What does rise is garbage awaiting
+ * collection, which levels off at a size set by the Node in use, not by the file.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -16,6 +17,8 @@ let service: Service;
 before(async () => {
   service = await startService({
     ROUTES: 'test/fixtures/limit-routes.ts',
+    POST_MAX_SIZE: '300M',
+    UPLOAD_MAX_FILESIZE: '300M',
     TMPDIR: mkdtempSync(join(tmpdir(), 'vigil-rss-test-')),
   });
 });
@@ -78,13 +81,14 @@ describe('an upload streams to disk: memory does not grow with file size', () =>
     assert.ok(growth < 50 * MB, `resident memory grew by ${(growth / MB).toFixed(1)} MB`);
   });
 
-  it('does not rise with a file 40 MB larger', async () => {
-    const second = await uploadWatchingMemory(90 * MB);
+  it('does not rise with a file 200 MB larger', async () => {
+    const second = await uploadWatchingMemory(250 * MB);
     assert.equal(second.status, 200);
     const rise = second.peak - first.peak;
     process.stdout.write(
-      `# 90 MB upload: RSS peak ${(second.peak / MB).toFixed(1)} MB (${rise >= 0 ? '+' : ''}${(rise / MB).toFixed(1)} MB over the 50 MB upload's peak)\n`,
+      `# 250 MB upload: RSS peak ${(second.peak / MB).toFixed(1)} MB (${rise >= 0 ? '+' : ''}${(rise / MB).toFixed(1)} MB over the 50 MB upload's peak)\n`,
     );
-    assert.ok(rise < 20 * MB, `the peak rose by ${(rise / MB).toFixed(1)} MB`);
+    // Held in memory, the larger file would raise the peak by 200 MB.
+    assert.ok(rise < 60 * MB, `the peak rose by ${(rise / MB).toFixed(1)} MB`);
   });
 });
