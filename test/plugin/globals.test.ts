@@ -1,6 +1,6 @@
 /**
  * What the plugin does to the process it shares with the application: a production
- * instance changes no global; a debug instance's taps (stack frames, console capture) are
+ * instance changes no global; a debug instance's taps (stack frames, console capture, fetch) are
  * gone once its `app.close()` has run; two instances, one debug and one production, keep
  * their own behaviour whatever their order; a `prepareStackTrace` that was there before
  * (an APM's, source-map-support's) still formats every stack.
@@ -25,6 +25,7 @@ function globals(): Record<string, unknown> {
     prepareStackTrace: Error.prepareStackTrace,
     stackTraceLimit: Error.stackTraceLimit,
     sourceMapsEnabled: process.sourceMapsEnabled,
+    fetch: globalThis.fetch,
     ...Object.fromEntries(CONSOLE_METHODS.map((method) => [`console.${method}`, console[method]])),
   };
 }
@@ -48,7 +49,7 @@ async function startApp(debug: boolean): Promise<{ app: FastifyInstance; url: st
 }
 
 describe('a production registration changes no process-wide state', () => {
-  it('leaves Error.prepareStackTrace, Error.stackTraceLimit, source maps and console.* as they were, open and closed', async () => {
+  it('leaves Error.prepareStackTrace, Error.stackTraceLimit, source maps, fetch and console.* as they were, open and closed', async () => {
     const before = globals();
     const { app } = await startApp(false);
     assert.deepEqual(globals(), before);
@@ -63,6 +64,7 @@ describe("a debug instance's taps are removed by its close", () => {
     const { app } = await startApp(true);
     assert.notEqual(console.log, before['console.log'], 'the console is tapped while the debug instance is open');
     assert.notEqual(Error.prepareStackTrace, before.prepareStackTrace, 'the stack formatting is tapped while open');
+    assert.notEqual(globalThis.fetch, before.fetch, 'fetch is wrapped while open');
     await app.close();
     assert.deepEqual(globals(), before);
   });

@@ -462,20 +462,46 @@ describe('the application, seen from a debug report', () => {
 
 describe('a plugin is a guest: nothing subscribes outside debug mode, and closing unsubscribes', () => {
   it('registers no subscriber in production mode', async () => {
+    const original = globalThis.fetch;
     const production = await startApp({ APP_ENV: 'prod' });
     try {
       for (const name of HTTP_CHANNELS) assert.equal(diagnosticsChannel.hasSubscribers(name), false, name);
+      assert.equal(globalThis.fetch, original, 'fetch is left as it is');
     } finally {
       await production.app.close();
     }
   });
 
   it('subscribes with the first debug instance and lets go when the last closes', async () => {
+    const original = globalThis.fetch;
     const [one, two] = [await startApp(), await startApp()];
     for (const name of HTTP_CHANNELS) assert.equal(diagnosticsChannel.hasSubscribers(name), true, name);
     await one.app.close();
     assert.equal(diagnosticsChannel.hasSubscribers('undici:request:create'), true);
     await two.app.close();
     for (const name of HTTP_CHANNELS) assert.equal(diagnosticsChannel.hasSubscribers(name), false, name);
+    assert.equal(globalThis.fetch, original, 'the global fetch is given back');
+  });
+
+  it('leaves a fetch wrapped after its own in place, passing calls through once closed', async () => {
+    const original = globalThis.fetch;
+    const debugApp = await startApp();
+    const seen: string[] = [];
+    const theirs: typeof fetch = (...args) => {
+      seen.push(String(args[0]));
+      return wrappedByVigil(...args);
+    };
+    const wrappedByVigil = globalThis.fetch;
+    globalThis.fetch = theirs;
+    try {
+      await debugApp.app.close();
+      assert.equal(globalThis.fetch, theirs, "another library's wrapper is not taken away");
+      const answer = await fetch(`${upstreamUrl}/after-close`);
+      assert.equal(answer.status, 200);
+      await answer.text();
+      assert.deepEqual(seen, [`${upstreamUrl}/after-close`]);
+    } finally {
+      globalThis.fetch = original;
+    }
   });
 });

@@ -5,14 +5,15 @@
  * published synchronously in the caller); the later messages find it by the library's
  * request object. Calls made outside a profiled request are not looked at.
  *
- * A plugin is a guest in the process: the channels are subscribed while at least one
- * debug instance holds the tap ({@link holdHttpClientTap}), and let go when the last one
- * closes.
+ * A plugin is a guest in the process: the channels are subscribed, and the global `fetch`
+ * wrapped, while at least one debug instance holds the tap ({@link holdHttpClientTap});
+ * both are given back when the last one closes.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import {
+  callerSite,
   callSite,
   currentActivity,
   fetchCallSite,
@@ -25,6 +26,13 @@ interface Pending {
   call: OutgoingCall;
   started: number;
 }
+
+/**
+ * The caller's line, noted by the wrapped `fetch` for the create message that undici
+ * publishes inside it: a stack taken there is a few frames deep, where one taken from the
+ * channel walks through all of undici's.
+ */
+let fetchCaller: string | null | undefined;
 
 /** The calls under way, by the library's request object. */
 const pending = new WeakMap<object, Pending>();
@@ -124,7 +132,7 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
       request.method ?? 'GET',
       `${origin}${request.path ?? ''}`,
       request.contentLength ?? bodySize(request.body),
-      fetchCallSite,
+      fetchCaller === undefined ? fetchCallSite : () => fetchCaller ?? null,
     );
   },
   'undici:request:headers': (message) => {
@@ -163,17 +171,51 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
 /** Channel names, as `hasSubscribers` checks them. */
 export const HTTP_CLIENT_CHANNELS = Object.keys(HANDLERS);
 
+type Fetch = typeof globalThis.fetch;
+
+/** The global `fetch` as found, and the wrapper put in its place, while the tap is held. */
+let wrapping: { original: Fetch; wrapper: Fetch } | undefined;
+
+function wrapFetch(): void {
+  const original = globalThis.fetch;
+  if (typeof original !== 'function') return;
+  const wrapper = function fetch(this: unknown, ...args: Parameters<Fetch>) {
+    // Let go, yet still called by whoever wrapped it in turn: a plain pass-through.
+    if (wrapping?.wrapper !== wrapper || currentActivity() === undefined) return Reflect.apply(original, this, args);
+    const outer = fetchCaller;
+    fetchCaller = callerSite(wrapper);
+    try {
+      return Reflect.apply(original, this, args);
+    } finally {
+      fetchCaller = outer;
+    }
+  } as Fetch;
+  Object.defineProperty(wrapper, 'length', { value: original.length });
+  wrapping = { original, wrapper };
+  globalThis.fetch = wrapper;
+}
+
+function unwrapFetch(): void {
+  // Wrapped again since by someone else: theirs stays, and ours passes calls through.
+  if (wrapping !== undefined && globalThis.fetch === wrapping.wrapper) globalThis.fetch = wrapping.original;
+  wrapping = undefined;
+}
+
 let holders = 0;
 
-/** Subscribes the channels for one more holder; the returned function lets go (once). */
+/** Subscribes the channels and wraps `fetch` for one more holder; the returned function lets go (once). */
 export function holdHttpClientTap(): () => void {
-  if (holders++ === 0)
+  if (holders++ === 0) {
     for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.subscribe(name, handler);
+    wrapFetch();
+  }
   let held = true;
   return () => {
     if (!held) return;
     held = false;
-    if (--holders === 0)
+    if (--holders === 0) {
       for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.unsubscribe(name, handler);
+      unwrapFetch();
+    }
   };
 }

@@ -200,9 +200,18 @@ export function callSite(): string | null {
 export function fetchCallSite(): string | null {
   const fetch = globalThis.fetch as Caller | undefined;
   if (fetch === undefined) return callSite();
-  let { frame, complete } = applicationCallSite(BELOW_FETCH_FIRST, fetch);
-  if (frame === undefined && !complete) frame = applicationCallSite(BELOW_FETCH_DEPTH, fetch).frame;
+  const frame = frameBelow(fetch);
   return frame ? siteOf(frame) : callSite();
+}
+
+/** The line that called `callee`, from the stack below it: its caller, or through a wrapper library or two. */
+export function callerSite(callee: Caller): string | null {
+  return siteOf(frameBelow(callee));
+}
+
+function frameBelow(callee: Caller): StackFrame | undefined {
+  const { frame, complete } = applicationCallSite(BELOW_FETCH_FIRST, callee);
+  return frame !== undefined || complete ? frame : applicationCallSite(BELOW_FETCH_DEPTH, callee).frame;
 }
 
 function siteOf(frame: StackFrame | undefined): string | null {
