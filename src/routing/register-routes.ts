@@ -76,6 +76,7 @@ export function registerRoutes(
       method: [...definition.methods],
       url: routerPath(definition),
       config: { [ROUTES_API_DEFINITION]: definition },
+      ...(definition.response === undefined ? {} : { schema: { response: definition.response } }),
       // A handler that answers at once is answered at once: no promise is made for it.
       handler: (request, reply) => {
         const result = execute(new HandlerInvocation(definition, request, reply));

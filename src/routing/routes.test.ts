@@ -45,6 +45,19 @@ describe('a route is declared with its methods, path, requirements and a name', 
     const [route] = new Routes().get('/report', answer, { name: 'report', isolated: true }).definitions;
     assert.deepEqual([route!.name, route!.isolated], ['report', true]);
   });
+  it('keeps response schemas by status, and refuses a key that is not a status', () => {
+    const schema = { type: 'object', properties: { id: { type: 'integer' } } };
+    const [route] = new Routes().get('/item', answer, { response: { 200: schema, '4xx': schema } }).definitions;
+    assert.deepEqual(route!.response, { 200: schema, '4xx': schema });
+    assert.throws(
+      () => new Routes().get('/item', answer, { response: { ok: schema } }),
+      /route GET \/item: response schema for "ok": give a status, such as 200 or 2xx/,
+    );
+    assert.throws(
+      () => new Routes().get('/item', answer, { response: { 200: 'object' as unknown as object } }),
+      /the response schema for 200 is not a JSON schema object/,
+    );
+  });
   it('upper-cases methods', () => {
     assert.deepEqual(
       new Routes().on(['get', 'Post'] as unknown as HttpMethod[], '/x', answer).definitions[0]!.methods,

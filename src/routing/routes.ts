@@ -93,6 +93,12 @@ export interface RouteOptions<Path extends string = string> {
    * killed at MAX_EXECUTION_TIME, and a CPU-bound handler cannot hold up other requests.
    */
   isolated?: boolean;
+  /**
+   * JSON schemas of the answer by status (`200`, `2xx`, `default`), as Fastify's
+   * `schema.response`: a returned object is written by the compiled serializer, which
+   * keeps only the properties its schema declares. Errors keep the pipeline's bodies.
+   */
+  response?: Readonly<Record<string, object>>;
 }
 
 /** The handler type an options object asks for. */
@@ -108,6 +114,8 @@ export interface RouteDefinition {
   /** True: `handler` is an {@link IsolatedRouteHandler} and runs in a worker process. */
   isolated: boolean;
   handler: RouteHandler | IsolatedRouteHandler;
+  /** Response schemas by status, as declared: see {@link RouteOptions.response}. */
+  response?: Readonly<Record<string, object>> | undefined;
   /** The call that declared it (when stack traces are installed): where a thrown non-Error points. */
   declaredAt?: StackFrame | undefined;
 }
@@ -118,6 +126,8 @@ export class RouteDefinitionError extends Error {
 }
 
 const PARAM = /\{([^{}]*)\}/g;
+/** The keys Fastify's `schema.response` takes. */
+const RESPONSE_STATUS = /^(?:[1-5]\d\d|[1-5]xx|default)$/;
 
 /** The table an application fills. Declaration order is kept: it orders the `Allow` list. */
 export class Routes {
@@ -180,6 +190,13 @@ export class Routes {
     if (isolated && this.definitions.some((other) => other.isolated && other.name === name)) {
       throw new RouteDefinitionError(`${where}: another isolated route is named "${name}"; give one a distinct name`);
     }
+    const response = options.response;
+    for (const [status, schema] of Object.entries(response ?? {})) {
+      if (!RESPONSE_STATUS.test(status))
+        throw new RouteDefinitionError(`${where}: response schema for "${status}": give a status, such as 200 or 2xx`);
+      if (typeof schema !== 'object' || schema === null)
+        throw new RouteDefinitionError(`${where}: the response schema for ${status} is not a JSON schema object`);
+    }
     this.definitions.push({
       name,
       methods: list,
@@ -187,6 +204,7 @@ export class Routes {
       requirements,
       isolated,
       handler: handler as RouteHandler | IsolatedRouteHandler,
+      response,
       declaredAt,
     });
     return this;
