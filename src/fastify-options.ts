@@ -1,18 +1,7 @@
 /**
- * The options Fastify takes only at construction, as vigil needs them, from one helper:
- * the logger (in debug mode through the profiler's tap, so that each report has its
- * request's log lines; no line per request; a request's child logger made when it logs), `frameworkErrors` and `clientErrorHandler`
- * answering through the error pipeline, the head limits (`maxHeaderSize` at the parser's
- * 64 KB so that the kernel's own 414 and 431 answer first; no bare 400 for a missing
- * Host), `bodyLimit` from POST_MAX_SIZE, `trustProxy` from TRUSTED_PROXIES, parameters up
- * to 500 characters, and TLS when given a key and certificate.
- *
- * @example
- * ```ts
- * const config = loadConfig();
- * const app = Fastify({ ...vigilFastifyOptions(config), pluginTimeout: 20_000 });
- * await app.register(vigil, { config });
- * ```
+ * The options Fastify takes only at construction, as vigil needs them, from one helper
+ * ({@link vigilFastifyOptions}): the logger, the answers to errors raised before routing, the head,
+ * body and parameter limits, `trustProxy` and TLS.
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
@@ -49,6 +38,18 @@ export interface VigilFastifyExtras {
   https?: { key: string | Buffer; cert: string | Buffer } | undefined;
 }
 
+/**
+ * Fastify's constructor options for `config`: in debug mode the logger passes through the profiler's
+ * tap, so each report has its request's lines; `frameworkErrors` and `clientErrorHandler` answer
+ * through the error pipeline; `bodyLimit` comes from POST_MAX_SIZE and `trustProxy` from TRUSTED_PROXIES.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig();
+ * const app = Fastify({ ...vigilFastifyOptions(config), pluginTimeout: 20_000 });
+ * await app.register(vigil, { config });
+ * ```
+ */
 export function vigilFastifyOptions(
   config?: Config,
   extras?: VigilFastifyExtras & { https?: undefined },
@@ -71,7 +72,8 @@ export function vigilFastifyOptions(
     editor: config.ide,
     debugFor: access && ((request) => access.admits(request)),
   });
-  // The parser takes heads up to 64 KB, so that the kernel refuses them itself, in its own words.
+  // The parser takes heads up to 64 KB, so that the kernel refuses them itself, in its own words
+  // (its 414 and 431), and a missing Host gets the kernel's answer, not the parser's bare 400.
   const head = { maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false };
   const options: FastifyServerOptions = {
     loggerInstance: logger,

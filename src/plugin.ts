@@ -1,24 +1,7 @@
 /**
- * vigil as a Fastify plugin: registered on an application's own Fastify instance, before
- * its routes, it gives them the whole debug kernel. Errors go through the one pipeline
- * (negotiated, with the debug headers); every request gets a token and a stored report
- * browsable at `/_profiler`; a path without a route is a 404, a path with another method a
- * 405 with `Allow`, a missing or extra trailing slash a 301, all decided from the routes the
- * application adds (`onRoute`, schemas included); the CORS policy, the Host checks and the
- * body limits apply. `fastify-plugin` lets its hooks, handlers and decorations reach the
- * whole application.
- *
- * @example
- * ```ts
- * import Fastify from 'fastify';
- * import { loadConfig, vigil, vigilFastifyOptions } from 'fastify-vigil';
- *
- * const config = loadConfig();
- * const app = Fastify(vigilFastifyOptions(config));
- * await app.register(vigil, { config });
- * app.get('/hello', async () => ({ hello: 'world' }));
- * await app.listen({ port: 3000 });
- * ```
+ * vigil as a Fastify plugin: registered on an application's own Fastify instance, before its routes,
+ * it gives them the whole debug kernel (the error pipeline, the profiler, the 404/405/301 answers
+ * decided from the routes the application adds, CORS, the Host checks and the body limits).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
@@ -318,5 +301,21 @@ function routesListed(tree: string): string[] {
   return routes;
 }
 
-/** The plugin: `await app.register(vigil, { config })`, before the application's routes. */
+/**
+ * The plugin: `await app.register(vigil, { config })`, before the application's routes, which it learns
+ * through `onRoute` (schemas included). `fastify-plugin` lets its hooks, handlers and decorations reach
+ * the whole application.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { loadConfig, vigil, vigilFastifyOptions } from 'fastify-vigil';
+ *
+ * const config = loadConfig();
+ * const app = Fastify(vigilFastifyOptions(config));
+ * await app.register(vigil, { config });
+ * app.get('/hello', async () => ({ hello: 'world' }));
+ * await app.listen({ port: 3000 });
+ * ```
+ */
 export const vigil: FastifyPluginAsync<VigilOptions> = fastifyPlugin(vigilPlugin, { fastify: '5.x', name: 'vigil' });

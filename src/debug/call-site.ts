@@ -1,10 +1,6 @@
 /**
- * The application's frame that made a call: the first frame of the current stack in the
- * project's own source outside the kernel, source-mapped. Used where a library calls back
- * into vigil (a diagnostics channel, a span processor) to say which line of the
- * application started the work. Only V8's call sites are read; each generated position is
- * mapped once. Capturing a stack is the cost: callers say how deep to look, and hide their
- * own frames.
+ * The application's frame that made a call, source-mapped: where a library calls back into vigil (a
+ * diagnostics channel, a span processor), it says which line of the application started the work.
  */
 import { findSourceMap, type SourceMapping } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +34,8 @@ function captureSites(depth: number, above: Caller): NodeJS.CallSite[] {
  * The application's frame nearest the top of the current stack: undefined for a call made
  * from a library's callback, or deeper than `depth`; `complete` when the whole stack was
  * looked at; `frames`: how many were captured, none when `above` is not on the stack.
- * Frames from `above` up (the caller's own) are neither captured nor counted.
+ * Frames from `above` up (the caller's own) are neither captured nor counted. Capturing is the cost,
+ * hence the bounded depth; only V8's call sites are read, and each position is mapped once.
  */
 export function applicationCallSite(
   depth = DEEP_STACK,

@@ -1,14 +1,8 @@
 /**
- * Stack traces that point at this project's TypeScript source, cheaply.
- *
- * Node's own source-map support maps every frame of every formatted stack and may read
- * the source file for the first one; on the hot path (a debug 404) that costs more than
- * the rest of the request. Here a throw path is mapped once: its frames are cached under
- * the generated positions, and each error is given its structured frames for renderers.
- *
- * Frames come only from V8's call sites (or, for an error revived from a worker process,
- * from the frames the worker took from its own): never from the text of a stack, which
- * holds the message and so whatever a client put in it.
+ * Stack traces that point at this project's TypeScript source, cheaply: Node's own source-map support
+ * maps every frame of every formatted stack, which on the hot path (a debug 404) costs more than the
+ * rest of the request. Frames come only from V8's call sites (or a worker's own), never from a stack's
+ * text, which holds the message and so whatever a client put in it.
  */
 import { findSourceMap, type SourceMapping } from 'node:module';
 import { dirname } from 'node:path';
@@ -92,6 +86,7 @@ function passOn(error: Error, callSites: NodeJS.CallSite[]): unknown {
   return text;
 }
 
+/** A throw path is mapped once: its frames are cached under the generated positions. */
 function mappedTrace(callSites: NodeJS.CallSite[]): MappedTrace {
   let key = '';
   for (const site of callSites) {

@@ -1,13 +1,7 @@
 /**
- * Malformed requests. Those that parse but are too big (a request target over 8 KB: 414;
- * headers over 16 KB: 431), name their host twice or not at all in HTTP/1.1 (400), or
- * expect what the kernel cannot do (417) are refused by {@link refusedHead} and go through
- * the error pipeline like any error. Node's parser lets heads up to 64 KB
- * through so that they can; past that (431, as it cannot tell a long line from long
- * headers), or with broken framing (400), it refuses them itself (its `clientError`) before
- * there is a request, and {@link answerClientError} sends a short raw answer in the
- * pipeline's words and headers as far as they apply, after the answers to the requests
- * before it on the connection.
+ * Malformed requests: those that parse but are too big, name their host twice or not at all, or expect
+ * what the kernel cannot do are refused by {@link refusedHead} through the error pipeline; those Node's
+ * parser refuses before there is a request get a short raw answer from {@link answerClientError}.
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -22,7 +16,10 @@ import { httpDate } from '../http/http-date.js';
 export const MAX_URL_LENGTH = 8 * 1024;
 /** The largest header block (names, values, separators) the kernel accepts. */
 export const MAX_HEADERS_SIZE = 16 * 1024;
-/** What Node's parser accepts (request line and headers), so that the limits above answer first. */
+/**
+ * What Node's parser accepts (request line and headers), so that the limits above answer first. Past
+ * it the parser answers 431 itself, as it cannot tell a long line from long headers.
+ */
 export const PARSER_MAX_HEADER_SIZE = 64 * 1024;
 
 /** Node's test for a 100-continue expectation, which it answers itself (`_http_server.js`). */
@@ -109,6 +106,8 @@ type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
 
 /** Fastify's `clientErrorHandler`: called with the Fastify instance as `this`. */
 /**
+ * Answers, in the pipeline's words and headers as far as they apply, what Node's parser refused (a head
+ * over its limit, broken framing), after the answers to the requests before it on the connection.
  * `debugFor`: in debug mode, whether the connection's peer may see debug output (it may open
  * the profiler); without it, every peer may.
  */

@@ -1,12 +1,7 @@
 /**
- * The profiled request whose code is running, wherever it runs: one AsyncLocalStorage
- * store per request, entered by the profiler's first hook. The console and the app logger
- * file their lines under it, and {@link span} records the application's own steps in it.
- *
- * @example
- * ```ts
- * routes.get('/orders', ({ span }) => span('load orders', () => db.orders()));
- * ```
+ * The profiled request whose code is running, wherever it runs: one AsyncLocalStorage store per
+ * request, entered by the profiler's first hook. The console and the app logger file their lines
+ * under it, and {@link span} records the application's own steps in it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
@@ -113,6 +108,11 @@ export function beginSpan(
  *
  * Only a native Promise is awaited: another thenable (a query builder) is returned as it
  * is, and its span covers the call alone (`async () => await query` measures the query).
+ *
+ * @example
+ * ```ts
+ * routes.get('/orders', ({ span }) => span('load orders', () => db.orders()));
+ * ```
  */
 export function span<T>(name: string, fn: () => T): T {
   const frame = current.getStore();

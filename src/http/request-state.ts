@@ -1,13 +1,8 @@
 /**
- * What the kernel keeps on a request, in one typed object: `request.vigil`. Each concern
- * declares its own fields where it lives (the profiler's in `profiler/request-profile.ts`);
- * those read by floors below their owner (the token, the uploaded files) are declared here.
- * The first kernel hook gives each request its state ({@link requestStateHook}).
- *
- * @example
- * ```ts
- * const token = request.vigil?.token ?? null;
- * ```
+ * What the kernel keeps on a request, in one typed object: `request.vigil`
+ * (`const token = request.vigil?.token ?? null`). Each concern declares its own fields where it
+ * lives (the profiler's in `profiler/request-profile.ts`); those read by floors below their owner
+ * (the token, the uploaded files) are declared here.
  */
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 

@@ -1,10 +1,7 @@
 /**
- * The size limits on request bodies of matched routes and their words. POST_MAX_SIZE
- * bounds every body: a Content-Length over it is refused before a byte of the body is
- * read. PARSED_BODY_MAX_SIZE bounds, below it, the bodies the kernel holds in memory for
- * the handler (JSON, forms, text): parsing holds the event loop, parsed objects outweigh
- * their bytes many times over, and a held text body costs its whole size per request
- * (uploads go to disk instead); the body readers apply it.
+ * The size limits on request bodies of matched routes, and their words: POST_MAX_SIZE bounds every body,
+ * refused on its Content-Length before a byte is read; PARSED_BODY_MAX_SIZE bounds, below it, the bodies
+ * the kernel holds in memory for the handler (the body readers apply it).
  */
 import type { onRequestHookHandler } from 'fastify';
 import type { ByteSize } from '../config.js';
@@ -28,7 +25,11 @@ export function postBodyLimit(postMaxSize: ByteSize): BodyLimit {
   return { size: postMaxSize, setting: 'POST_MAX_SIZE' };
 }
 
-/** The limit of JSON, form and text bodies: PARSED_BODY_MAX_SIZE, unless POST_MAX_SIZE is lower. */
+/**
+ * The limit of JSON, form and text bodies: PARSED_BODY_MAX_SIZE, unless POST_MAX_SIZE is lower. Lower
+ * than for uploads (which go to disk): parsing holds the event loop, parsed objects outweigh their bytes
+ * many times over, and a held text body costs its whole size per request.
+ */
 export function parsedBodyLimit(postMaxSize: ByteSize, parsedBodyMaxSize: ByteSize): BodyLimit {
   if (parsedBodyMaxSize.bytes >= postMaxSize.bytes) return postBodyLimit(postMaxSize);
   return {

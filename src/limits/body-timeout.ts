@@ -1,10 +1,7 @@
 /**
- * The pace a request body must keep. BODY_TIMEOUT, as nginx's client_body_timeout: a body
- * whose next byte does not come for that long is answered 408; the time counts between two
- * pieces, not for the whole body, so a slow but steady client is not cut by it. BODY_MIN_RATE,
- * as Apache's mod_reqtimeout MinRate: a body that averages under that many bytes a second
- * once its first BODY_RATE_GRACE_MS have passed is answered 408 too, so a trickle of a byte
- * every few seconds is cut. Both share one timer per body; the rate is checked as bytes come.
+ * The pace a request body must keep, answered 408 when it does not: BODY_TIMEOUT (nginx's
+ * client_body_timeout) between two pieces, so a slow but steady client is not cut, and BODY_MIN_RATE
+ * (Apache's mod_reqtimeout MinRate) on average, so a trickle of a byte every few seconds is.
  */
 import { RequestTimeoutHttpError } from './limit-errors.js';
 
@@ -29,7 +26,8 @@ const NO_WATCH: BodyWatch = { received: () => undefined, stop: () => undefined }
  * Calls `onCut` once with the 408 to answer: when the body has waited BODY_TIMEOUT for its
  * next piece, or averages under BODY_MIN_RATE after BODY_RATE_GRACE_MS. `waitingOnClient`
  * is asked when the timer fires: while the kernel is the one not reading (a file write
- * holds the stream paused), the wait starts again instead.
+ * holds the stream paused), the wait starts again instead. Both share one timer per body; the rate is
+ * also checked as bytes come.
  */
 export function watchBody(
   pace: BodyPace,

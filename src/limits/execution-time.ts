@@ -1,13 +1,7 @@
 /**
- * MAX_EXECUTION_TIME for handlers that run in this process: at the deadline the handler's
- * AbortSignal fires and the client gets the 500 at once; whatever the handler does after
- * is ignored. The heap guard can stop a handler the same way.
- *
- * The deadline is checked by one sweep for every handler (RunningHandlers), so a handler is
- * stopped up to one step late (a twentieth of the limit, at most a second).
- *
- * A handler that never yields (a busy loop) holds the event loop, and so the sweep, and
- * every other request: such handlers belong in an isolated route.
+ * MAX_EXECUTION_TIME for handlers that run in this process: at the deadline the handler's AbortSignal
+ * fires and the client gets the 500 at once; whatever the handler does after is ignored. A handler that
+ * never yields (a busy loop) holds the event loop, the sweep with it: it belongs in an isolated route.
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';

@@ -1,10 +1,8 @@
 /**
- * The process's own heap guard, for handlers that run in this process: near V8's heap
- * limit the running in-process handlers are stopped (500, signal fired) and new matched
- * requests are refused (503) until a collection brings the heap back down.
- *
- * It keeps the process alive under load; it cannot limit one request's memory (an
- * in-process handler shares the heap with everything else): isolated routes do that.
+ * The process's own heap guard, for handlers that run in this process: near V8's heap limit the running
+ * in-process handlers are stopped (500, signal fired) and new matched requests refused (503) until a
+ * collection brings the heap down. It keeps the process alive under load; one request's memory can
+ * only be limited in an isolated route, since an in-process handler shares the heap.
  */
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

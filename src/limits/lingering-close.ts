@@ -1,10 +1,8 @@
 /**
- * Closes a connection whose request body the kernel refused, without losing the answer:
- * after the response, half-close, discard what the client still sends for a bounded time
- * and amount, then destroy (Apache's lingering close).
- *
- * Closing at once would leave unread bytes in the kernel's receive buffer, so it would
- * send RST, and a client still busy writing its body may lose the response it was sent.
+ * Closes a connection whose request body the kernel refused, without losing the answer (Apache's
+ * lingering close): after the response, half-close, discard what the client still sends for a bounded
+ * time and amount, then destroy. Closing at once would send RST over the unread bytes, and a client
+ * still writing its body could lose the response.
  */
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,13 +1,8 @@
 /**
- * The profiler: gives each request a token, marks the stages it goes through, lets
- * collectors fill its report, and hands the report to the writer once the response is
- * sent (Symfony's "terminate" stage). Only composed in debug mode. Tokens come from the
- * store in leased blocks (`token.ts`), so that every process writing one store hands
- * out different ones.
- *
- * The profiler's own pages are not profiled and carry no token, but only for clients it
- * admits (loopback, `PROFILER_ALLOW`); anyone else is an ordinary request that the kernel
- * answers with the ordinary 404 (see {@link Profiler.refuses}).
+ * The profiler, composed in debug mode only: gives each request a token, marks the stages it goes
+ * through, lets collectors fill its report, and hands the report to the writer once the response is
+ * sent (Symfony's "terminate" stage). Tokens come from the store in leased blocks (`token.ts`), so
+ * every process writing one store hands out different ones.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
@@ -238,7 +233,10 @@ export class Profiler {
     return this.access.answersHost(request) ? undefined : 'host';
   }
 
-  /** True for a request to a profiler page that the profiler serves (it carries no profile). */
+  /**
+   * True for a request to a profiler page that the profiler serves (it carries no profile), and only
+   * for clients it admits: anyone else is an ordinary request, answered with the ordinary 404.
+   */
   serves(request: FastifyRequest): boolean {
     return this.isProfilerRequest(request) && this.admits(request) && this.access.answersHost(request);
   }

@@ -1,23 +1,8 @@
 /**
- * Writes reports after their response, in batches: each report is encoded as it is queued
- * (so a batch costs no serializing on the response path), waits a few milliseconds for
- * companions and goes to the store with them in one transaction. The queue is bounded:
- * beyond it new reports are dropped, counted and logged (never silently).
- * Each batch is written with the number of reports to keep, so the store deletes the oldest
- * as it takes new ones: the store never holds more than the retention, however many
- * batches arrive between retention runs, whichever process writes it. Retention runs (age,
- * and a store that does not take the number) follow the batches, at least every second, and
- * every minute when idle, under the store's retention lease: when several processes write
- * one store, the one holding the lease purges and the others skip. Close flushes what is
- * queued.
- *
- * A failing store (a full disk) costs at most one log line a second per kind of failure,
- * with counts, and a failing retention run is retried with a backoff, not after every batch.
- * A store that cannot be reached (its database server down: `ReportStoreUnavailableError`)
- * loses nothing that fits in the queue: the reports wait, the write is tried again after
- * 0.2 s, 0.4 s... (at most every 5 s, and not at each new report), and the queue is written
- * once the store is back. Beyond the queue (20 000 reports, or 64 MiB of them) new reports
- * are dropped and counted.
+ * Writes reports after their response, in batches, to the store, and runs the retention. The queue is
+ * bounded: beyond it new reports are dropped, counted and logged, never silently. A store that cannot be
+ * reached loses nothing that fits: the reports wait and are written once it is back. Close flushes
+ * what is queued.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -179,6 +164,8 @@ export class ReportWriter {
     if (full) return this.discard(1, full);
     let encoded: EncodedReport;
     try {
+      // Encoded as it is queued: the serializing is spread over the requests instead of stalling the
+      // response path for a whole batch, and only strings wait in the queue, not a report's objects.
       encoded = encodeReport(report, this.options.redactor);
     } catch (error) {
       this.discard(1, `one could not be serialized (${(error as Error).message})`);
@@ -251,6 +238,8 @@ export class ReportWriter {
       const batch = this.queue.takeBatch();
       left -= batch.length;
       try {
+        // With the number to keep, the store deletes the oldest as it takes new ones: it never holds more
+        // than the retention, however many batches come between runs, whichever process writes it.
         const { rejected, failed, deleted = 0 } = await this.store.write(batch, this.options.retention?.maxReports);
         this.writtenCount += batch.length - rejected.length - failed.length;
         this.storedCount += batch.length - rejected.length - failed.length - deleted;
@@ -298,7 +287,11 @@ export class ReportWriter {
     }
   }
 
-  /** Runs the retention, unless another process holds the lease; `final` runs it regardless. */
+  /**
+   * Runs the retention, unless another process holds the lease; `final` runs it regardless. It follows
+   * the batches, at least every second, and runs every minute when idle; a failing run waits out a
+   * backoff, and failures are logged at most once a second per kind, with counts.
+   */
   private async enforceRetention(final = false): Promise<void> {
     const retention = this.options.retention;
     if (!retention || !this.retentionBackoff.ready(Date.now())) return;

@@ -1,21 +1,6 @@
 /**
- * The routes API: how an application declares what it answers.
- *
- * @example
- * ```ts
- * import { defineRoutes } from '../src/index.js';
- *
- * export default defineRoutes((routes) => {
- *   routes.get('/hello', () => 'hello');
- *   routes.put('/items/{id}', ({ params }) => `item ${params.id}`, { requirements: { id: '\\d+' } });
- * });
- * ```
- *
- * A handler returns what to send (a string is text/plain, an object JSON, a Buffer or
- * stream as is), or uses `reply` itself. Whatever it throws goes to the error pipeline.
- *
- * A route declared `{ isolated: true }` runs in a worker process with its own memory
- * limit, stopped at the deadline; its handler gets an {@link IsolatedRouteContext}.
+ * The routes API: how an application declares what it answers, each route in process or, declared
+ * `{ isolated: true }`, in a worker process with its own memory limit.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { framesOf, type StackFrame } from '../debug/stack-trace.js';
@@ -80,6 +65,10 @@ export interface IsolatedRouteContext<Path extends string = string> {
 export type IsolatedLogFn = (message: string, details?: Record<string, unknown>) => void;
 export type IsolatedLog = Record<'debug' | 'info' | 'warn' | 'error', IsolatedLogFn>;
 
+/**
+ * Returns what to send (a string is text/plain, an object JSON, a Buffer or stream as is), or uses
+ * `reply` itself. Whatever it throws goes to the error pipeline.
+ */
 export type RouteHandler<Path extends string = string> = (context: RouteContext<Path>) => unknown;
 export type IsolatedRouteHandler<Path extends string = string> = (context: IsolatedRouteContext<Path>) => unknown;
 
@@ -280,7 +269,19 @@ function checkRequirement(where: string, name: string, requirement: string | Reg
 /** What a routes module exports by default. */
 export type RoutesDeclaration = (routes: Routes) => void | Promise<void>;
 
-/** Types a routes module's default export. */
+/**
+ * Types a routes module's default export.
+ *
+ * @example
+ * ```ts
+ * import { defineRoutes } from '../src/index.js';
+ *
+ * export default defineRoutes((routes) => {
+ *   routes.get('/hello', () => 'hello');
+ *   routes.put('/items/{id}', ({ params }) => `item ${params.id}`, { requirements: { id: '\\d+' } });
+ * });
+ * ```
+ */
 export function defineRoutes(declare: RoutesDeclaration): RoutesDeclaration {
   return declare;
 }

@@ -1,11 +1,7 @@
 /**
- * The pool of worker processes that run isolated routes. Each job gets a whole process:
- * its resident memory is read from outside every few milliseconds (the handler may be
- * busy) and over MEMORY_LIMIT the process is killed; at MAX_EXECUTION_TIME, or when the
- * client goes away, it is killed too. A killed worker is replaced; others go on.
- *
- * Processes, not threads: a worker thread's heap cap does not count Buffers, and the
- * memory of one thread cannot be told apart from the others' while it is busy.
+ * The pool of worker processes that run isolated routes, a whole process per job: over MEMORY_LIMIT
+ * (resident memory, read from outside while the handler may be busy), at MAX_EXECUTION_TIME or when
+ * the client goes away, the process is killed and replaced; the others go on.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { extname } from 'node:path';

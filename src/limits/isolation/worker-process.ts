@@ -1,11 +1,7 @@
 /**
- * The entry of an isolated worker process. A handler is a function and cannot be sent to
- * another process, so the worker imports the same routes module (its path is argv[2]),
- * declares the routes on a table of its own and keeps the isolated handlers by route name;
- * the kernel then sends it "run route N with this input" and gets data or an error back.
- *
- * The kernel measures this process from outside; the worker also reports the heap and
- * ArrayBuffer memory its handler allocated, which it can see whenever the handler yields.
+ * The entry of an isolated worker process. A handler cannot be sent to another process, so the worker
+ * imports the same routes module (argv[2]) and keeps the isolated handlers by route name; the kernel
+ * sends it "run route N with this input" and gets data or an error back.
  */
 import { pathToFileURL } from 'node:url';
 import { installStackTraces } from '../../debug/stack-trace.js';
@@ -89,7 +85,10 @@ function sendResult(id: number, value: unknown): void {
   }
 }
 
-/** What the handler can have allocated: the V8 heap and memory outside it (Buffers, typed arrays). */
+/**
+ * What the handler can have allocated: the V8 heap and memory outside it (Buffers, typed arrays).
+ * The kernel measures the process from outside; this is read whenever the handler yields.
+ */
 function allocated(): number {
   const usage = process.memoryUsage();
   return usage.heapUsed + usage.external;

@@ -1,13 +1,7 @@
 /**
- * Outgoing HTTP calls, with no set-up: the diagnostics channels Node's HTTP client
- * (`http.client.*`) and the undici inside `fetch` (`undici:request:*`) publish. A call is
- * filed under the request whose code made it (the channel's `create`/`start` message is
- * published synchronously in the caller); the later messages find it by the library's
- * request object. Calls made outside a profiled request are not looked at.
- *
- * A plugin is a guest in the process: the channels are subscribed, and the global `fetch`
- * wrapped, while at least one debug instance holds the tap ({@link holdHttpClientTap});
- * both are given back when the last one closes.
+ * Outgoing HTTP calls, with no set-up: the diagnostics channels of Node's HTTP client (`http.client.*`)
+ * and of the undici inside `fetch` (`undici:request:*`). A call is filed under the request whose code
+ * made it; calls made outside a profiled request are not looked at.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
@@ -34,7 +28,10 @@ interface Pending {
  */
 let fetchCaller: string | null | undefined;
 
-/** The calls under way, by the library's request object. */
+/**
+ * The calls under way, by the library's request object: the `create`/`start` message is published
+ * synchronously in the caller, which finds the request; the later messages find the call here.
+ */
 const pending = new WeakMap<object, Pending>();
 
 /** undici's request as its channels show it (structural: Node bundles its own undici). */
@@ -203,7 +200,10 @@ function unwrapFetch(): void {
 
 let holders = 0;
 
-/** Subscribes the channels and wraps `fetch` for one more holder; the returned function lets go (once). */
+/**
+ * Subscribes the channels and wraps `fetch` for one more holder; the returned function lets go
+ * (once). A plugin is a guest in the process: both are held only while a debug instance is open.
+ */
 export function holdHttpClientTap(): () => void {
   if (holders++ === 0) {
     for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.subscribe(name, handler);

@@ -1,19 +1,8 @@
 /**
- * OpenTelemetry spans in the report: {@link vigilSpanProcessor} is a `SpanProcessor` for
- * the application's tracer provider (OpenTelemetry JS SDK 2.x). A span started while a
- * profiled request's code runs goes onto its waterfall, nested under its parent span, and
- * a database span (`db.system.name` or `db.system`, with `db.query.text` or
- * `db.statement`) becomes one of its statements. Spans started elsewhere are ignored.
- *
- * Typed by shape only: the package works, and imports nothing, without OpenTelemetry.
- *
- * @example
- * ```ts
- * import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
- * import { vigilSpanProcessor } from 'fastify-vigil';
- *
- * new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] }).register();
- * ```
+ * OpenTelemetry spans in the report: a span started while a profiled request's code runs goes onto its
+ * waterfall, nested under its parent span, and a database span becomes one of its statements; spans
+ * started elsewhere are ignored. Typed by shape only: the package works, and imports nothing, without
+ * OpenTelemetry.
  */
 import { performance } from 'node:perf_hooks';
 import { beginSpan, type SpanRecord } from '../../http/request-scope.js';
@@ -105,6 +94,18 @@ function siteOf(
   return { site: site ?? parent?.site ?? activity.lastSite, lookedUp: true };
 }
 
+/**
+ * A `SpanProcessor` for the application's tracer provider (OpenTelemetry JS SDK 2.x). A database span
+ * has `db.system.name` or `db.system`, with `db.query.text` or `db.statement`.
+ *
+ * @example
+ * ```ts
+ * import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+ * import { vigilSpanProcessor } from 'fastify-vigil';
+ *
+ * new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] }).register();
+ * ```
+ */
 export function vigilSpanProcessor(): VigilSpanProcessor {
   const open = new WeakMap<TraceSpan, Open>();
   /** Each span recorded, by span id, per request: children nest under it. */

@@ -1,29 +1,7 @@
 /**
- * The layout of the PostgreSQL report store, created and moved forward when a store opens.
- *
- * Its tables are named `vigil_*`, so that the store may live in the application's own
- * database: `vigil_reports` (one row per report, `id` in arrival order), `vigil_traces`
- * (each stack trace once, under a hash of its JSON), `vigil_token_counter` (the one row
- * every instance leases tokens from: the next counter value and the 32-byte key of the
- * store's token permutation, drawn when the store is created), `vigil_retention_lease` (who
- * runs the retention, until when), `vigil_report_count` (how many reports are stored, kept
- * by each write under the store's write lock, so that no write counts the table) and
- * `vigil_schema_version` (one row per version applied).
- *
- * The indexes serve the store's queries and no more, since each one costs every insert:
- * - the token, unique, in the "C" collation: reading a report, refusing a token already
- *   stored (ON CONFLICT), and the token-prefix search (`LIKE 'ab%'` is a range of a C
- *   btree; in another collation it is a scan);
- * - the primary key, `id` in arrival order: the newest first (read backwards, no sort,
- *   stopping at the limit, which also serves the part-of-URL and part-of-IP searches: they
- *   filter that walk) and retention by count (the oldest first), whatever the clock said;
- * - (time, id): the time range and retention by age (`time < ...`);
- * - the trace hash, where there is one: finding the traces no report names any more.
- * The method and status are not indexed: they are filters of few values, which the walk
- * newest first answers as fast as an index would for the common searches.
- *
- * A store is moved forward in one transaction under an advisory lock: instances that
- * start together at a new database wait for each other, and it is created once, with one key.
+ * The layout of the PostgreSQL report store, created or moved forward when a store opens, in one
+ * transaction under an advisory lock: instances that start together wait for each other, and the
+ * store is created once, with one token key.
  */
 import type pg from 'pg';
 
@@ -40,7 +18,13 @@ const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS vigil_schema_version (
   applied_at timestamptz NOT NULL DEFAULT now()
 )`;
 
-/** Migration n moves a store from version n - 1 to n; each runs inside the migrating transaction. */
+/**
+ * Migration n moves a store from version n - 1 to n; each runs inside the migrating transaction.
+ * Tables are `vigil_*` so the store may live in the application's own database. Each index serves
+ * one query, since each costs every insert (docs/deployment.md, "The database"); the token's is in
+ * the "C" collation, where a prefix search (`LIKE 'ab%'`) is a range, not a scan. `vigil_report_count`
+ * is kept by each write under the write lock, so that no write has to count the table.
+ */
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE vigil_reports (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

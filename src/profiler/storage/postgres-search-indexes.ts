@@ -1,18 +1,7 @@
 /**
- * The PostgreSQL store's search indexes, added to a store of any age when it opens: a
- * B-tree for each exact filter (status, method: each with the time, so the newest first is
- * a walk of that index), and a trigram index (`pg_trgm`, GIN) for each part-of filter
- * (URL, IP), which answers `LIKE '%part%'` with the escapes taken literally. The token
- * prefix and the time range have theirs since version 1 (`postgres-schema.ts`).
- *
- * A small store gets them at once, in one transaction under the schema lock. A larger one
- * keeps serving while they are built (`CREATE INDEX CONCURRENTLY`, on a connection of its
- * own, by one instance at a time): until an index is valid, the planner does not use it
- * and that filter is a scan, as before. A build cut short (the instance stopped) leaves an
- * invalid index, which the next start drops and builds again.
- *
- * When `pg_trgm` cannot be created (the role may not, the server lacks it), the store says
- * so in one line and the part-of filters stay scans.
+ * The PostgreSQL store's search indexes, added to a store of any age when it opens: at once in a small
+ * store, in the background (`CREATE INDEX CONCURRENTLY`) in a larger one, which keeps serving meanwhile.
+ * When `pg_trgm` cannot be created, the store says so in one line and the part-of filters stay scans.
  */
 import type pg from 'pg';
 import { LOCK_CLASS, SCHEMA_LOCK } from './postgres-schema.js';
@@ -30,6 +19,10 @@ interface SearchIndex {
   trigram: boolean;
 }
 
+/**
+ * A B-tree per exact filter, with the id, so the newest first is a walk of it; a trigram index per
+ * part-of filter, which answers `LIKE '%part%'`. The token and time have theirs since version 1.
+ */
 export const SEARCH_INDEXES: readonly SearchIndex[] = [
   { name: 'vigil_reports_by_status', on: '(status, id)', trigram: false },
   { name: 'vigil_reports_by_method', on: '(method, id)', trigram: false },
@@ -97,7 +90,9 @@ export async function createIndexesNow(client: Client, location: string, notify:
 
 /**
  * Builds the missing indexes while the store serves, on a connection of its own without a
- * statement timeout; returns at once if another instance is building them.
+ * statement timeout; returns at once if another instance is building them. Until an index is valid
+ * the planner does not use it and that filter scans; a build cut short leaves an invalid index, which
+ * the next start drops and builds again.
  */
 export async function buildIndexesConcurrently(client: Client, location: string, notify: Notify): Promise<void> {
   const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [

@@ -1,19 +1,8 @@
 /**
- * The shared report store: a PostgreSQL database that every instance, on any machine,
- * writes and reads (`PROFILER_DSN=postgres://...`), so a token minted by one opens on all.
- * Its layout is in `postgres-schema.ts`, created and moved forward at open; its writes in
- * `postgres-writes.ts`.
- *
- * Connections come from a pool of `PROFILER_POOL_SIZE` (4): the writer sends one batch at a
- * time and a token lease now and then, and the profiler's pages read, so a few suffice;
- * several instances share the server's `max_connections` (100 by default). Every wait is
- * bounded: opening a connection, or waiting for a pooled one, 3 s; a statement 5 s on the
- * server, the client giving up 1 s later; a transaction left idle 10 s (an instance cut off
- * mid-write gives its locks back). A server that cannot be reached or cannot serve in that
- * time makes the call reject with a {@link ReportStoreUnavailableError}: the writer keeps
- * its reports queued and tries again, the pages answer 503, and nothing waits longer.
- * A server down at start does not stop the start: the layout is prepared at the first call
- * that reaches it.
+ * The shared report store: a PostgreSQL database that every instance, on any machine, writes and
+ * reads (`PROFILER_DSN=postgres://...`), so a token minted by one opens on all. Every wait is bounded:
+ * a server that cannot be reached or serve in time makes the call reject with a
+ * {@link ReportStoreUnavailableError} (the writer keeps its reports queued, the pages answer 503).
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -222,6 +211,8 @@ export class PostgresReportStore implements ReportStore {
     if (this.pool) return this.pool;
     const pool = new driver.Pool({
       connectionString: this.dsn.url,
+      // A few suffice (one batch at a time, a lease now and then, the pages' reads), and instances
+      // share the server's `max_connections`.
       max: this.dsn.poolSize,
       connectionTimeoutMillis: this.connectTimeoutMs,
       idleTimeoutMillis: IDLE_CONNECTION_MS,
@@ -240,6 +231,7 @@ export class PostgresReportStore implements ReportStore {
     return pool;
   }
 
+  /** A server down at start does not stop the start: the layout is prepared at the first call that reaches it. */
   private prepared(): Promise<void> {
     this.schema ??= this.withClient(async (client) => {
       await prepareSchema(client, newTokenKey);

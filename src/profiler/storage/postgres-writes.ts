@@ -1,14 +1,7 @@
 /**
- * Every write to the PostgreSQL report store: batches of reports (one multi-row INSERT for
- * the whole batch, each trace once), token leases, retention purges under the retention
- * lease, and clears. Each runs in a transaction that the store opens and commits.
- *
- * Writes that change the reports take the store's write lock first (a transaction-level
- * advisory lock): across every instance one runs at a time, as in SQLite, so the report
- * count a write reads is the one it acts on (the store never holds more than it keeps),
- * and a trace is never deleted as unused while a report that names it is being written.
- * Token leases need no such lock: one UPDATE advances the counter row, and the row's own
- * lock keeps two leases apart.
+ * Every write to the PostgreSQL report store: batches of reports (one multi-row INSERT, each trace
+ * once), token leases, retention purges under the retention lease, and clears, each in a transaction
+ * that the store opens and commits.
  */
 import type pg from 'pg';
 import { TokenPermutation } from '../token-permutation.js';
@@ -51,6 +44,11 @@ const TAKE_LEASE = `INSERT INTO vigil_retention_lease AS lease (id, holder, expi
   ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
   WHERE lease.holder = excluded.holder OR lease.expires <= $3`;
 
+/**
+ * Writes that change the reports take this transaction-level lock first: across every instance one runs
+ * at a time, as in SQLite, so the count a write reads is the one it acts on, and a trace is never deleted
+ * as unused while a report that names it is being written.
+ */
 async function lockWrites(client: Client): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, WRITE_LOCK]);
 }
@@ -160,7 +158,10 @@ async function sameReports(client: Client, reports: readonly EncodedReport[]): P
   return new Set((await client.query<{ n: number }>(SAME_REPORTS, values)).rows.map((row) => row.n));
 }
 
-/** Advances the counter by `count`; resolves with its value before, and the store's key. */
+/**
+ * Advances the counter by `count`; resolves with its value before, and the store's key. No write lock:
+ * one UPDATE advances the row, and the row's own lock keeps two leases apart.
+ */
 export async function leaseCounter(
   client: Client,
   count: number,

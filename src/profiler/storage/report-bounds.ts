@@ -1,11 +1,8 @@
 /**
- * Bounds what one report stores, whatever a client sends or an application logs: every
- * string is cut at {@link MAX_STRING_LENGTH} characters, with a marker saying how many
- * were cut, and a report's sections take at most {@link MAX_SECTIONS_BYTES} of JSON.
- * Secrets are redacted in the same pass (`Redactor.json`), before anything is cut.
- *
- * A common report (a few kilobytes) costs one `JSON.stringify` and one scan of its JSON;
- * the walks that cut run only when the JSON is long enough to need them.
+ * Bounds what one report stores, whatever a client sends or an application logs: every string is cut
+ * at {@link MAX_STRING_LENGTH} characters, with a marker saying how many were cut, and a report's
+ * sections take at most {@link MAX_SECTIONS_BYTES} of JSON. Secrets are redacted in the same pass
+ * (`Redactor.json`), before anything is cut.
  */
 import type { Redactor } from '../redact.js';
 

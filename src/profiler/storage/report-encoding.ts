@@ -1,14 +1,8 @@
 /**
- * How a report is turned into the strings a store keeps, and back. The exception's stack
- * trace is kept apart under a hash of its JSON: every 404 shares one trace, so a store
- * keeps it once and a report shrinks to its own data.
- *
- * This is the one place every report passes before it is kept: its secrets are redacted
- * and its size bounded here (see `report-bounds.ts`), whichever collector filled it.
- *
- * The writer encodes each report as it is queued: the serializing is spread over the
- * requests instead of stalling the response path for a whole batch, and only strings
- * wait in the queue, not a report's object graph.
+ * How a report is turned into the strings a store keeps, and back: the one place every report passes
+ * before it is kept, so its secrets are redacted and its size bounded here (`report-bounds.ts`),
+ * whichever collector filled it. The stack trace is kept apart under a hash of its JSON: every 404
+ * shares one trace, so a store keeps it once.
  */
 import { createHash } from 'node:crypto';
 import { Redactor } from '../redact.js';

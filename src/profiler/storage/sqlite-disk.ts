@@ -1,11 +1,8 @@
 /**
- * How the report store keeps its disk use near what the retention needs: a commit copies
- * the WAL into the database once it holds 512 KiB, a restarted WAL is cut back to 512 KiB,
- * and after each retention run the pages of deleted reports are given back (when they are
- * many) and the WAL is emptied. The WAL thus holds at most 512 KiB plus one batch
- * (`report-writer.ts`), and, since each batch deletes the reports it replaces
- * (`sqlite-writes.ts`), a checkpoint never grows the file for reports about to go: on a
- * full disk that checkpoint could not finish, and nothing more could be written.
+ * How the report store keeps its disk use near what the retention needs: the WAL is bounded and emptied
+ * after each retention run, and freed pages are given back when many. Each batch deletes the reports it
+ * replaces (`sqlite-writes.ts`), so a checkpoint never grows the file for reports about to go: on a full
+ * disk that checkpoint could not finish, and nothing more could be written.
  */
 import type { SqliteDatabase } from './sqlite-driver.js';
 

@@ -1,10 +1,8 @@
 /**
- * The report store's read thread: owns a read-only connection to the store's file (WAL lets
- * it read while the write thread writes) and answers the profiler's reads: a report, a
- * search, the count. The thread that answers requests only posts and awaits, however long
- * a search takes. When the path no longer names the file it reads, or a failed read finds
- * the file damaged (`sqlite-faults.ts`), it answers with FILE_LOST or FILE_DAMAGED, for the
- * store to open the file again, with a new read thread.
+ * The report store's read thread: a read-only connection to the store's file (WAL lets it read while
+ * the write thread writes) answering the profiler's reads, so the thread that answers requests only
+ * posts and awaits, however long a search takes. A file lost or damaged is answered FILE_LOST or
+ * FILE_DAMAGED (`sqlite-faults.ts`), for the store to open it again with a new read thread.
  */
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';

@@ -1,27 +1,24 @@
 /**
- * The layout of the report store's SQLite file, and the move from an older layout.
- *
- * Reports are rows appended in arrival order (rowid), found by token through a unique
- * index. A stack trace is the same for every request that fails on the same path, so
- * traces are stored once, in `traces`, under a hash of their JSON, and reports name theirs.
- * `token_counter` is the one row every process leases tokens from (the next counter value
- * and the key of the store's token permutation, drawn when the file is created), and
- * `retention_lease` names the process that runs the retention and until when.
- * Version 1 kept whole reports in token order (WITHOUT ROWID): each insert landed on a
- * random page of a table of 5 KB rows, four times slower. Its reports are moved on open.
- * Version 2 had no counter: its tokens were drawn at random, and a lease skips those still stored.
- * Version 3 had no search indexes: it gets them at open (`sqlite-search-index.ts`), the
- * trigram tables empty and filled in the background, newest reports first.
- * Version 4 indexed each batch as it was written: it gets the mark of the search tail
- * (`search_tail`), its reports all taken as indexed.
+ * The layout of the report store's SQLite file, and the move from an older layout. Reports are rows
+ * in arrival order (rowid), found by token through a unique index; a stack trace, the same for every
+ * request failing on one path, is stored once in `traces` under a hash of its JSON.
  */
 import { randomBytes } from 'node:crypto';
 import type { SqliteDatabase } from './sqlite-driver.js';
 import { TOKEN_KEY_BYTES } from '../token-permutation.js';
 import { SEARCH_BTREES, SEARCH_PROBES, SEARCH_TABLES, startIndexing, startTail } from './sqlite-search-index.js';
 
+/**
+ * Older layouts, moved forward at open:
+ * 1 kept whole reports in token order (WITHOUT ROWID), each insert on a random page; its reports are moved.
+ * 2 had no token counter: its tokens were drawn at random, and a lease skips those still stored.
+ * 3 had no search indexes: it gets them empty, filled in the background (`sqlite-search-index.ts`).
+ * 4 indexed each batch as it was written: it gets the search tail's mark, its reports taken as indexed.
+ */
 const SCHEMA_VERSION = 5;
 
+// `token_counter`: the one row every process leases tokens from (the next value and the key of the
+// store's token permutation, drawn when the file is created); `retention_lease`: who runs the retention, until when.
 const CREATE = `
 CREATE TABLE IF NOT EXISTS reports (
   id INTEGER PRIMARY KEY,

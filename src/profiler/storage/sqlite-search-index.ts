@@ -1,32 +1,20 @@
 /**
- * The SQLite store's search indexes, and how the write side keeps them. Exact filters
- * (status, method) have a B-tree each, with the id, so the newest first is a walk of it;
- * the time and the token have theirs since version 1. The part-of filters (URL, IP) have
- * a trigram table each (FTS5, case-sensitive, as the search is), over the reports' own
- * columns (external content): it holds only which report has which three characters.
- *
- * A batch is not indexed as it is written: the reports above `search_tail.after` are the
- * tail, which searches read row by row (`sqlite-search.ts`), so that a search finds a
- * report as soon as it is stored. The write thread indexes the tail in large chunks, when
- * no batch has come for a moment or when the tail grows past a bound: one statement per
- * table for thousands of reports costs FTS5 far less than one per batch. The mark is kept
- * at or below the newest id, so reports that take the ids of deleted ones are in the tail.
- * A report a write deletes leaves its URL and IP in `search_deleted`, and the same chunks
- * take them out of the trigram tables (FTS5 needs the values: a `delete` by rowid alone, in
- * a contentless table, costs more than the insert), before any of the tail is indexed, so
- * that an id used again is never indexed while its old terms are still there. Meanwhile the
- * trigram tables may name a deleted report: searches join the reports, which drops it. A
- * report of the tail, or not indexed yet by the backfill, is not in the tables.
- *
- * A file of an older version gets the tables at open, empty, with `search_backfill` naming
- * the id below which reports are not indexed yet; the write thread then builds the B-trees
- * and fills the tables in chunks, newest first, between other commands. Until it is done,
- * part-of searches scan.
+ * The SQLite store's search indexes, and how the write side keeps them: a B-tree per exact filter,
+ * an FTS5 trigram table per part-of filter (URL, IP). A batch is not indexed as it is written: the
+ * write thread indexes the newest reports (the tail) later, in chunks, and searches read the tail
+ * row by row (`sqlite-search.ts`), so a report is found as soon as it is stored.
  */
 import type { SqliteDatabase } from './sqlite-driver.js';
 
 const TRIGRAMS = "content='reports', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none";
 
+/**
+ * The trigram tables are case-sensitive, as the search is, and index the reports' own columns
+ * (external content): they hold only which report has which three characters. `search_tail.after`
+ * marks the tail; `search_deleted` keeps deleted reports' URL and IP until they are taken out of the
+ * trigram tables (FTS5 needs the values); `search_backfill.below` is the id under which an older
+ * file's reports are not indexed yet.
+ */
 export const SEARCH_TABLES = `
 CREATE VIRTUAL TABLE IF NOT EXISTS reports_url_search USING fts5(url, ${TRIGRAMS});
 CREATE VIRTUAL TABLE IF NOT EXISTS reports_ip_search USING fts5(ip, ${TRIGRAMS});
@@ -65,7 +53,10 @@ export const SEARCH_PROBES = [
 /** Reports indexed by one step of the background fill: one short transaction. */
 const FILL_CHUNK = 5000;
 
-/** Reports indexed, or deleted reports taken out, by one step of the tail's indexing: one transaction. */
+/**
+ * Reports indexed, or deleted reports taken out, by one step of the tail's indexing: one transaction.
+ * One statement per table for thousands of reports costs FTS5 far less than one per batch.
+ */
 const TAIL_CHUNK = 5000;
 
 /** In the migrating transaction: every report of a file is indexed, or left to the backfill; none is in the tail. */
@@ -83,7 +74,10 @@ export function startIndexing(db: SqliteDatabase): void {
 }
 
 export interface SearchIndexWrites {
-  /** Before a batch: the mark comes down to the newest id, so the batch's reports are in the tail. */
+  /**
+   * Before a batch: the mark comes down to the newest id, so the batch's reports are in the tail,
+   * even those that take the ids of deleted ones.
+   */
   keepTailAbove(): void;
   /** How many ids the tail spans, and deleted reports wait to be taken out. */
   tailLength(): number;
@@ -95,7 +89,8 @@ export interface SearchIndexWrites {
   clear(): void;
   /**
    * One step of the background work of an older file: a B-tree, or a chunk of reports
-   * into the trigram tables. False once nothing is left.
+   * into the trigram tables, newest first; until it is done, part-of searches scan.
+   * False once nothing is left.
    */
   fillStep(): boolean;
 }
@@ -169,7 +164,9 @@ export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
     const { after, newest } = tail.get() as { after: number | null; newest: number };
     return { after: after ?? newest, newest };
   };
-  // Immediate, and read inside: processes sharing the file index each chunk once.
+  // Immediate, and read inside: processes sharing the file index each chunk once. Deleted reports go
+  // out first, so an id used again is never indexed while its old terms are there. Until then the
+  // trigram tables may name a deleted report: searches join the reports, which drops it.
   const indexTail = db.transaction((): number => {
     const { last } = deletedChunkEnd.get(TAIL_CHUNK) as { last: number | null };
     if (last !== null) {

@@ -1,13 +1,7 @@
 /**
- * The SQLite store's search as one statement, with the semantics the README gives: `ip` and
- * `url` match a part, case and `%`, `_`, `\` as they are (`instr`), `method` and the status
- * exactly, `token` a prefix, `start` and `end` inclusive, newest (highest id) first.
- *
- * A part of three characters or more is looked up in its trigram table (`sqlite-search-index.ts`),
- * which gives the reports holding its trigrams, newest first; `instr` keeps those that hold
- * the part itself. The reports of the tail, not indexed yet, are read row by row before
- * the lookup, as they are the newest. A shorter part, or any part while the tables of an
- * older file are still being filled, reads the reports newest first until the limit is reached.
+ * The statements of the SQLite store's search, with its semantics: `ip` and `url` match a part, case
+ * and `%`, `_`, `\` as they are (`instr`), `method` and the status exactly, `token` a prefix, `start`
+ * and `end` inclusive, newest (highest id) first.
  */
 import type { ReportSearch } from '../report.js';
 
@@ -41,7 +35,9 @@ export interface SearchPlan {
 /**
  * The statements and their values. `indexed`: the trigram tables hold every report below
  * the tail. The part looked up in a trigram table drives the lookup (URL before IP); every
- * other filter is checked on the reports it gives.
+ * other filter is checked on the reports it gives; `instr` keeps those that hold the part itself. The
+ * tail, not indexed yet, is read row by row first, as it is the newest. A part under three characters,
+ * or any part while an older file's tables are being filled, reads the reports newest first.
  */
 export function searchStatement(filters: ReportSearch, indexed: boolean): SearchPlan {
   const where: string[] = [];

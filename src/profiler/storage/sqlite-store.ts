@@ -1,12 +1,8 @@
 /**
- * The embedded report store: one SQLite file (WAL mode), by default under VAR_DIR. No
- * server to run; several processes may write the same file. The file's layout is in
- * `sqlite-schema.ts`: reports in arrival order, each stack trace stored once, the token
- * counter and the retention lease. Reports arrive encoded (`report-encoding.ts`) and are
- * written by a thread of their own (`sqlite-write-thread.ts`), in batched transactions, and
- * read by another (`sqlite-read-thread.ts`), with its own connection, so that neither a
- * write nor a search holds up the thread that answers requests. The file is checked on the write thread when the store opens (`sqlite-check.ts`); a full disk
- * then, or a file lost or damaged later, is recovered from without a restart (`sqlite-faults.ts`).
+ * The embedded report store: one SQLite file (WAL mode), by default under VAR_DIR; no server to run,
+ * and several processes may write the same file. Writes go to one thread (`sqlite-write-thread.ts`),
+ * reads to another (`sqlite-read-thread.ts`), so neither holds up the thread that answers requests;
+ * a full disk, or a file lost or damaged, is recovered from without a restart (`sqlite-faults.ts`).
  */
 import { existsSync } from 'node:fs';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';

@@ -1,15 +1,7 @@
 /**
- * The report store's write thread: checks the file (`sqlite-check.ts`), owns the SQLite write connection and applies the
- * batches, token leases, purges and clears the store sends it, one at a time, in order.
- * After each it checks that the path still names the file it writes, and after a failed
- * one that the file is sound (`sqlite-faults.ts`): if not, it closes the connection and
- * answers this and every later command with FILE_LOST or FILE_DAMAGED, for the store to
- * open the file again.
- *
- * A purge is applied a chunk at a time, and the background fill of an older file's search
- * indexes a step at a time, between commands: a batch that arrives meanwhile waits for one
- * chunk at most. So is the indexing of the search tail (`sqlite-search-index.ts`): once no
- * batch has come for a moment, or at once when the tail is longer than a bound.
+ * The report store's write thread: it checks the file, owns the SQLite write connection and applies
+ * the store's commands one at a time, in order. Long work (a purge, the search tail's indexing, an
+ * older file's backfill) goes a chunk at a time between commands: a batch waits for one chunk at most.
  */
 import type { SqliteDatabase } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -220,7 +212,10 @@ function apply(command: WriteCommand): unknown {
   return result;
 }
 
-/** Applies `write` to the open file; a file found lost or damaged after it is given up. */
+/**
+ * Applies `write` to the open file; a file found lost or damaged after it is given up (`sqlite-faults.ts`):
+ * this and every later command is answered FILE_LOST or FILE_DAMAGED, for the store to open the file again.
+ */
 function guarded<T>(write: (db: SqliteDatabase, writes: SqliteWrites) => T): T {
   const { db, writes, watch } = connection.use();
   let result: T;

@@ -1,18 +1,8 @@
 /**
- * Every write to the SQLite report store, as prepared statements in transactions: batched
- * inserts (each trace once), token leases, retention purges under the retention lease, and
- * clears. They run on the store's write thread, so a batch never holds up the thread that
- * answers requests. Transactions that read before they write are immediate: they take the
- * write lock first, so that two processes never act on the same row as they both read it.
- *
- * An insert given a number of reports to keep deletes the oldest beyond it in its own
- * transaction, before inserting: the new reports take the pages of the deleted ones, so the
- * file does not grow past what the retention needs, however many reports arrive between
- * two retention runs. Inserts go to the search indexes' tail, deletes out of the indexes
- * (`sqlite-search-index.ts`).
- *
- * A purge runs in chunks, each its own transaction: between two, the write thread applies
- * the batches that came meanwhile, and other processes get the write lock.
+ * Every write to the SQLite report store (batched inserts, token leases, retention purges, clears), run
+ * on the store's write thread so a batch never holds up the thread that answers requests. Transactions
+ * that read before they write are immediate: they take the write lock first, so two processes never
+ * act on the same row as they both read it.
  */
 import type { SqliteDatabase } from './sqlite-driver.js';
 import { TokenPermutation } from '../token-permutation.js';
@@ -58,7 +48,8 @@ export interface SqliteWrites {
   /**
    * Deletes up to `chunk` reports older than `before` or beyond the newest `keep`; returns
    * how many, or undefined when `lease` is given and another holder has the retention.
-   * Called again until it deletes none.
+   * Called again until it deletes none; each chunk is its own transaction, so between two the
+   * write thread applies the batches that came meanwhile, and other processes get the write lock.
    */
   purgeChunk(before: number, keep: number, lease: LeaseRequest | undefined, chunk: number): number | undefined;
   /** The search indexes, for the background fill of an older file. */
@@ -96,7 +87,8 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
         reports.changed(-deleted);
         outcome.deleted += deleted;
       };
-      // Before the inserts, so that they reuse the pages this frees.
+      // Before the inserts, so that they reuse the pages this frees: the file does not grow past what
+      // the retention needs, however many reports arrive between two retention runs.
       makeRoom(rows.length);
       for (const trace of traces) insertTrace.run(trace.hash, trace.json);
       search.keepTailAbove();
