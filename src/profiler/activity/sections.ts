@@ -3,7 +3,7 @@
  * and the counts and totals their panels, their text and the toolbar share.
  */
 import { formatMs } from '../format.js';
-import type { OutgoingCall } from './request-activity.js';
+import type { OutgoingCall, StatementRecord } from './request-activity.js';
 
 export { RUN_BEFORE_SKIP } from './request-activity.js';
 
@@ -13,19 +13,11 @@ export interface HttpClientSection {
   omitted: number;
 }
 
-export interface StatementEntry {
+/** A statement as its section keeps it: its text given once, in `texts`, and pointed to. */
+export type StatementEntry = Omit<StatementRecord, 'text'> & {
   /** Index of its text in `texts`. */
   text: number;
-  system: string;
-  /** Milliseconds from the request's arrival. */
-  start: number;
-  duration: number | null;
-  rows: number | null;
-  site: string | null;
-  /** False: the stack was not looked at; `site`, if any, is the line of the identical statements before it. */
-  siteLookedUp?: false;
-  error: boolean;
-}
+};
 
 export interface DatabaseSection {
   /** Each distinct statement text once. */
