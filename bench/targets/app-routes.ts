@@ -4,17 +4,9 @@
  * answers them in bare Fastify.
  */
 import { defineRoutes } from '../../src/routes-api.js';
-
-const status = {
-  type: 'object',
-  properties: {
-    ok: { type: 'boolean' },
-    service: { type: 'string' },
-    items: { type: 'array', items: { type: 'integer' } },
-  },
-} as const;
+import { statusSchema } from './status-schema.js';
 
 export default defineRoutes((routes) => {
   routes.get('/hello', () => 'hello');
-  routes.get('/status', () => ({ ok: true, service: 'bench', items: [1, 2, 3] }), { response: { 200: status } });
+  routes.get('/status', () => ({ ok: true, service: 'bench', items: [1, 2, 3] }), { response: { 200: statusSchema } });
 });
