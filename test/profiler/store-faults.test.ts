@@ -215,18 +215,46 @@ describe('a damaged store is moved aside at start, and a new one is created', ()
     await expectMovedAside(varDir, garbage);
   });
 
-  it('moves a real store whose middle pages were overwritten aside', async () => {
+  /** A real store of 400 reports whose middle third of pages was overwritten: its tokens and its file. */
+  const overwrittenStore = async (): Promise<{ varDir: string; file: string; tokens: string[]; bytes: Buffer }> => {
     const varDir = mkdtempSync(join(tmpdir(), 'vigil-overwritten-'));
     const first = await startInProcess({ VAR_DIR: varDir });
-    await sendMany(first, { count: 400, concurrency: 8, path: longPath('before') });
+    const { tokens } = await sendMany(first, { count: 400, concurrency: 8, path: longPath('before') });
     await first.stop();
     const file = join(varDir, 'profiler.sqlite');
     assert.ok(!existsSync(`${file}-wal`) || statSync(`${file}-wal`).size === 0, 'the store was closed cleanly');
-    const store = readFileSync(file);
-    const third = Math.floor(store.length / 3 / 4096) * 4096;
-    randomBytes(third).copy(store, third);
-    writeFileSync(file, store);
-    await expectMovedAside(varDir, store);
+    const bytes = readFileSync(file);
+    const third = Math.floor(bytes.length / 3 / 4096) * 4096;
+    randomBytes(third).copy(bytes, third);
+    writeFileSync(file, bytes);
+    return { varDir, file, tokens, bytes };
+  };
+
+  it('moves a real store whose middle pages were overwritten aside', async () => {
+    const { varDir, bytes } = await overwrittenStore();
+    await expectMovedAside(varDir, bytes);
+  });
+
+  it('checks only the header and schema of a file over the whole-file limit, and finds other damage when reached', async () => {
+    const { varDir, file, tokens } = await overwrittenStore();
+    const moved: string[] = [];
+    const store = storeOf(varDir, {}, { wholeCheckUpTo: 0, onDamaged: ({ movedTo }) => moved.push(movedTo) });
+    try {
+      await store.open();
+      assert.deepEqual(moved, [], 'the file was not read whole before opening');
+      for (const token of tokens) await store.read(token);
+      assert.equal(moved.length, 1, 'the reads that reached the damaged pages moved the file aside');
+      assert.ok(existsSync(moved[0]!) && existsSync(file), 'a new store was opened at the path');
+    } finally {
+      await store.close();
+    }
+    const garbage = mkdtempSync(join(tmpdir(), 'vigil-garbage-'));
+    writeFileSync(join(garbage, 'profiler.sqlite'), randomBytes(64 * 1024));
+    const atOpen: string[] = [];
+    const another = storeOf(garbage, {}, { wholeCheckUpTo: 0, onDamaged: ({ movedTo }) => atOpen.push(movedTo) });
+    await another.open();
+    await another.close();
+    assert.equal(atOpen.length, 1, 'a file that is not a database is still moved aside at open');
   });
 });
 

@@ -22,13 +22,16 @@ function isDamage(error: unknown): boolean {
   return /^SQLITE_(NOTADB|CORRUPT)/.test(String((error as { code?: unknown }).code));
 }
 
-/** What is wrong with an existing store file, or undefined when it is sound. */
-export function damageOf(file: string): string | undefined {
+/**
+ * What is wrong with an existing store file, or undefined when it is sound. `wholeFile`
+ * false: its header and schema only, for a file too large to read whole before serving.
+ */
+export function damageOf(file: string, wholeFile = true): string | undefined {
   let db: SqliteDatabase | undefined;
   try {
     // Read-only: the check never writes to the file it may have to keep as evidence.
     db = openSqlite(file, { readonly: true, fileMustExist: true });
-    const check = db.pragma('quick_check(1)', { simple: true });
+    const check = wholeFile ? db.pragma('quick_check(1)', { simple: true }) : 'ok';
     if (check !== 'ok') return String(check).replace(/\s+/g, ' ').trim();
     return schemaProblem(db);
   } catch (error) {

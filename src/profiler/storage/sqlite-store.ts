@@ -4,7 +4,7 @@
  * reads to another (`sqlite-read-thread.ts`), so neither holds up the thread that answers requests;
  * a full disk, or a file lost or damaged, is recovered from without a restart (`sqlite-faults.ts`).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Report, ReportSearch, ReportSummary } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import { Backoff } from '../../utils/backoff.js';
@@ -37,6 +37,12 @@ export interface SqliteStoreOptions {
    * call. A file deleted or replaced while open is said here too, and opened again.
    */
   notify?: (message: string) => void;
+  /**
+   * The largest file read whole by SQLite's `quick_check` before the store opens (default
+   * 256 MiB). A larger one has its header and schema checked; damage in its other pages is
+   * found when a read or write reaches them, as while running.
+   */
+  wholeCheckUpTo?: number;
   /** Tests only: the write connection refuses to grow the file past this many pages, as a full disk would. */
   maxPageCount?: number;
 }
@@ -49,6 +55,7 @@ interface Opened {
   identity: FileIdentity | undefined;
 }
 
+const WHOLE_CHECK_UP_TO = 256 * 1024 * 1024;
 const REOPEN_FIRST_MS = 1000;
 const REOPEN_MAX_MS = 10_000;
 
@@ -121,9 +128,11 @@ export class SqliteReportStore implements ReportStore {
   private async check(writer: WriteThread): Promise<void> {
     // A file checked already (opened again after a full disk) is not read whole again.
     if (!existsSync(this.file) || sameFile(fileIdentity(this.file), this.sound)) return;
+    // Read whole, a store of millions of reports would hold the start for minutes.
+    const wholeFile = statSync(this.file).size <= (this.options.wholeCheckUpTo ?? WHOLE_CHECK_UP_TO);
     let reason: string | null;
     try {
-      reason = await writer.send<string | null>({ kind: 'check' });
+      reason = await writer.send<string | null>({ kind: 'check', wholeFile });
     } catch (error) {
       throw new ReportStoreError(this.file, (error as Error).message, { cause: error });
     }

@@ -18,7 +18,7 @@ export interface WriteThreadData {
 }
 
 export type WriteCommand =
-  | { id: number; kind: 'check' }
+  | { id: number; kind: 'check'; wholeFile: boolean }
   | { id: number; kind: 'open' }
   | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[]; keep: number | undefined }
   | { id: number; kind: 'lease'; count: number }
@@ -184,7 +184,7 @@ function settled<T>(db: SqliteDatabase, deleted: T): T {
 
 function apply(command: WriteCommand): unknown {
   // What is wrong with the file, before it is opened: the check reads all of it, here rather than on the serving thread.
-  if (command.kind === 'check') return damageOf(file) ?? null;
+  if (command.kind === 'check') return damageOf(file, command.wholeFile) ?? null;
   if (command.kind === 'open') return void open();
   if (command.kind === 'close') {
     // Purges under way end here: what they deleted so far is committed.
