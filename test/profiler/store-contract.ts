@@ -225,6 +225,24 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         assert.equal(await store.count(), 10);
       });
 
+      it('deletes only reports stored when it began, and ends while a writer keeps writing', async () => {
+        const hex = (n: number) => n.toString(16).padStart(6, '0');
+        const batch = (from: number, length: number) =>
+          encoded(Array.from({ length }, (_, i) => report(hex(from + i), { time: T0 + 3_600_000 + from + i })));
+        for (let from = 0x100; from < 0x100 + 3000; from += 1000) await store.write(batch(from, 1000));
+        // 3,010 reports; 1,000 kept: 2,010 over the count. A writer adds faster than a chunk deletes.
+        const purging = store.purge({ maxReports: 1000, maxAgeMs: YEAR_MS }, { now: T0 + 3_600_000 });
+        let purged = false;
+        void purging.finally(() => (purged = true));
+        let written = 0;
+        for (let next = 0x10000; !purged && written < 20_000; next += 2000, written += 2000)
+          await store.write(batch(next, 2000));
+        const deleted = (await purging) ?? 0;
+        // The oldest of the 3,010 only: chasing the writer, it would have deleted what the writer wrote too.
+        assert.ok(deleted >= 2010 && deleted <= 3010, `deleted ${deleted} of ${2010 + written} over the count`);
+        assert.equal(await store.count(), 3010 + written - deleted);
+      });
+
       it('clears everything on demand', async () => {
         assert.equal(await store.clear(), 10);
         assert.equal(await store.count(), 0);

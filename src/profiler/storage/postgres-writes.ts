@@ -36,6 +36,9 @@ const SAME_REPORTS = `SELECT b.n FROM vigil_reports r
   ON r.token = b.token AND r.time = b.time AND r.url = b.url AND r.status = b.status AND r.duration = b.duration`;
 // The oldest in arrival order (id, taken under the write lock), not by a clock that may have been stepped back.
 const DELETE_OLDEST = 'DELETE FROM vigil_reports WHERE id IN (SELECT id FROM vigil_reports ORDER BY id LIMIT $1)';
+const DELETE_OLDEST_UP_TO =
+  'DELETE FROM vigil_reports WHERE id IN (SELECT id FROM vigil_reports WHERE id <= $2 ORDER BY id LIMIT $1)';
+const NEWEST_ID = 'SELECT coalesce(max(id), 0) AS id FROM vigil_reports';
 const DELETE_ORPHAN_TRACES =
   'DELETE FROM vigil_traces t WHERE NOT EXISTS (SELECT 1 FROM vigil_reports r WHERE r.trace = t.hash)';
 const COUNT = 'SELECT reports FROM vigil_report_count WHERE id = 1';
@@ -241,13 +244,17 @@ export async function purgeReports(
   )
     return undefined;
   let deleted = 0;
+  // The newest report when it began: those written since are the next run's, so that it always ends.
+  const upToId = (await client.query<{ id: string }>(NEWEST_ID)).rows[0]?.id ?? '0';
   for (;;) {
     const step = await inTransaction(client, async () => {
       await lockWrites(client);
       const expired = (await client.query(DELETE_EXPIRED, [before, chunk])).rowCount ?? 0;
       const surplus = (await storedCount(client)) - expired - keep;
       const beyond =
-        expired < chunk && surplus > 0 ? await deleteOldest(client, Math.min(surplus, chunk - expired)) : 0;
+        expired < chunk && surplus > 0
+          ? ((await client.query(DELETE_OLDEST_UP_TO, [Math.min(surplus, chunk - expired), upToId])).rowCount ?? 0)
+          : 0;
       if (expired + beyond > 0) await client.query(ADD_TO_COUNT, [-(expired + beyond)]);
       return expired + beyond;
     });

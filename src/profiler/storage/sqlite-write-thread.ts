@@ -39,7 +39,16 @@ const PURGE_CHUNK = 1000;
 
 type PurgeCommand = Extract<WriteCommand, { kind: 'purge' }>;
 /** Purges under way, the first one chunk by chunk, what each has deleted so far, and whether it is giving pages back. */
-const purges: Array<{ command: PurgeCommand; deleted: number; catchingUp?: boolean; freeing?: boolean }> = [];
+const purges: Array<{
+  command: PurgeCommand;
+  deleted: number;
+  /** The newest report when it began: those written since are the next retention run's, so that it always ends. */
+  upToId?: number;
+  /** Every other turn of a purge's deletions goes to the tail, so that a long purge does not let it grow. */
+  tailTurn?: boolean;
+  catchingUp?: boolean;
+  freeing?: boolean;
+}> = [];
 /** The search indexes of an older file are being filled (`sqlite-search-index.ts`). */
 let filling = false;
 /** The search tail is being indexed, a chunk at a time. */
@@ -70,12 +79,7 @@ function open(): void {
 /** Indexes the tail once no batch has come for {@link TAIL_IDLE_MS}, or now when it has grown past its bound. */
 function afterBatch(): void {
   if (indexingTail) return;
-  let length = 0;
-  try {
-    length = guarded((_, writes) => writes.search.tailLength());
-  } catch {
-    return;
-  }
+  const length = tailPending();
   if (length >= TAIL_BOUND) startIndexingTail();
   else if (length > 0) waitForPause();
 }
@@ -93,6 +97,24 @@ function tailStep(): number {
     return guarded((_, writes) => writes.search.indexTail());
   } catch {
     return 0;
+  }
+}
+
+/** Reports in the tail and deleted ones still in the trigram tables; 0 when that cannot be read now. */
+function tailPending(): number {
+  try {
+    return guarded((_, writes) => writes.search.tailLength());
+  } catch {
+    return 0;
+  }
+}
+
+/** The newest report's id; undefined when it cannot be read now (read again at the purge's first chunk). */
+function newestId(): number | undefined {
+  try {
+    return guarded((_, writes) => writes.newestId());
+  } catch {
+    return undefined;
   }
 }
 
@@ -116,8 +138,9 @@ function nextChunk(): void {
     const { id, before, keep, lease } = purge.command;
     try {
       if (purge.catchingUp) {
-        // The tail and the deleted reports go through the trigram tables before the WAL is emptied, so that the file is left settled.
-        if (tailStep() === 0) {
+        // The tail and the deleted reports go through the trigram tables before the WAL is emptied, so that the
+        // file is left settled; down to less than a chunk, which a writer that never pauses may keep adding to.
+        if (tailStep() < TAIL_BOUND) {
           purge.catchingUp = false;
           purge.freeing = true;
         }
@@ -126,8 +149,11 @@ function nextChunk(): void {
         if (!freeingPages() && connection.current)
           finish(purges.shift()!, settled(connection.current.db, purge.deleted));
         else if (!connection.current) finish(purges.shift()!, purge.deleted);
+      } else if ((purge.tailTurn = !purge.tailTurn) && tailPending() >= TAIL_BOUND) {
+        tailStep();
       } else {
-        const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK));
+        const upToId = (purge.upToId ??= newestId() ?? Number.MAX_SAFE_INTEGER);
+        const deleted = guarded((_, writes) => writes.purgeChunk(before, keep, lease, PURGE_CHUNK, upToId));
         if (deleted === undefined) finish(purges.shift()!, undefined);
         else if (deleted === 0) purge.catchingUp = true;
         else purge.deleted += deleted;
@@ -198,7 +224,7 @@ function apply(command: WriteCommand): unknown {
     return null;
   }
   if (command.kind === 'purge') {
-    purges.push({ command, deleted: 0 });
+    purges.push({ command, deleted: 0, upToId: newestId() });
     schedule();
     return PENDING;
   }

@@ -45,13 +45,22 @@ export interface SqliteWrites {
   insert(rows: readonly ReportRow[], traces: readonly TraceRow[], keep?: number): RowsOutcome;
   /** `count` tokens of the counter, less those a stored report holds. */
   leaseTokens(count: number): string[];
+  /** The id of the report written last, 0 in an empty store. */
+  newestId(): number;
   /**
-   * Deletes up to `chunk` reports older than `before` or beyond the newest `keep`; returns
-   * how many, or undefined when `lease` is given and another holder has the retention.
-   * Called again until it deletes none; each chunk is its own transaction, so between two the
-   * write thread applies the batches that came meanwhile, and other processes get the write lock.
+   * Deletes up to `chunk` reports older than `before` or beyond the newest `keep`, among those
+   * up to `upToId`; returns how many, or undefined when `lease` is given and another holder
+   * has the retention. Called again until it deletes none; each chunk is its own transaction,
+   * so between two the write thread applies the batches that came meanwhile, and other
+   * processes get the write lock.
    */
-  purgeChunk(before: number, keep: number, lease: LeaseRequest | undefined, chunk: number): number | undefined;
+  purgeChunk(
+    before: number,
+    keep: number,
+    lease: LeaseRequest | undefined,
+    chunk: number,
+    upToId: number,
+  ): number | undefined;
   /** The search indexes, for the background fill of an older file. */
   readonly search: SearchIndexWrites;
   releaseRetention(holder: string): void;
@@ -71,6 +80,8 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
   const insertTrace = db.prepare('INSERT INTO traces (hash, json) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING');
   // The oldest in arrival order (rowid), not by time: a clock stepped back must not make the new ones look old.
   const oldest = db.prepare('SELECT id FROM reports ORDER BY id LIMIT ?').pluck();
+  const oldestUpTo = db.prepare('SELECT id FROM reports WHERE id <= ? ORDER BY id LIMIT ?').pluck();
+  const newest = db.prepare('SELECT coalesce(max(id), 0) FROM reports').pluck();
   const search = prepareSearchIndex(db);
   const orphanTraces = db.prepare(
     'DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)',
@@ -138,20 +149,26 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
     'INSERT INTO retention_lease (id, holder, expires) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires',
   );
   const giveLeaseUp = db.prepare('UPDATE retention_lease SET expires = 0 WHERE id = 1 AND holder = ?');
-  const expired = db.prepare('SELECT id FROM reports WHERE time < ? LIMIT ?').pluck();
+  const expired = db.prepare('SELECT id FROM reports WHERE time < ? AND id <= ? LIMIT ?').pluck();
   const purgeChunk = db.transaction(
-    (before: number, keep: number, lease: LeaseRequest | undefined, chunk: number): number | undefined => {
+    (
+      before: number,
+      keep: number,
+      lease: LeaseRequest | undefined,
+      chunk: number,
+      upToId: number,
+    ): number | undefined => {
       if (lease) {
         const current = readLease.get() as { holder: string; expires: number } | undefined;
         if (current && current.holder !== lease.holder && current.expires > lease.now) return undefined;
         takeLease.run(lease.holder, lease.now + lease.ms);
       }
-      let deleted = search.deleteReports(expired.all(before, chunk) as number[]);
+      let deleted = search.deleteReports(expired.all(before, upToId, chunk) as number[]);
       reports.changed(-deleted);
       // The newest `keep` in arrival order are kept, whatever the clock said when they came.
       const surplus = Math.min(chunk - deleted, reports.current() - keep);
       if (surplus > 0) {
-        const beyond = search.deleteReports(oldest.all(surplus) as number[]);
+        const beyond = search.deleteReports(oldestUpTo.all(upToId, surplus) as number[]);
         reports.changed(-beyond);
         deleted += beyond;
       }
@@ -195,6 +212,7 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
     // another process writes meanwhile, so the store never holds more than `keep`.
     insert: forgetting(insert.immediate),
     leaseTokens: (count) => leaseTokens.immediate(count),
+    newestId: () => newest.get() as number,
     purgeChunk: forgetting(purgeChunk.immediate),
     search,
     releaseRetention: (holder) => void giveLeaseUp.run(holder),
