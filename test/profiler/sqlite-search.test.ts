@@ -209,6 +209,40 @@ describe('the trigram index follows the reports through retention', () => {
   });
 });
 
+describe('a long retention run keeps indexing what is written meanwhile', () => {
+  it('the tail stays within a few chunks while a purge deletes and a writer writes', async () => {
+    const file = newFile();
+    const store = sqliteStore(file);
+    await store.open();
+    const batch = (from: number, n: number) =>
+      encoded(
+        Array.from({ length: n }, (_, i) =>
+          report(token(from + i), { time: T0 + from + i, url: `https://x/${from + i}` }),
+        ),
+      );
+    try {
+      for (let from = 0; from < 60_000; from += 5000) await store.write(batch(from, 5000));
+      await until(() => tailOf(file) === 0, 'the first reports indexed', 60_000);
+      const purging = store.purge({ maxReports: 1000, maxAgeMs: YEAR_MS }, { now: T0 });
+      let purged = false;
+      void purging.finally(() => (purged = true));
+      let longest = 0;
+      let written = 0;
+      for (let from = 100_000; !purged && written < 60_000; from += 1000, written += 1000) {
+        await store.write(batch(from, 1000));
+        longest = Math.max(longest, tailOf(file));
+      }
+      await purging;
+      assert.ok(written >= 20_000, `the writer wrote ${written} reports during the purge: too few to tell`);
+      // Without the tail's turns it held every report written during the run.
+      assert.ok(longest <= 12_000, `the tail reached ${longest} reports while ${written} were written`);
+      checkTrigramTables(file);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('a report is found by part of its URL or IP as soon as it is stored, before the trigram tables have it', () => {
   it('searches read the tail of reports not indexed yet, newest first, then the trigram tables', async () => {
     const file = newFile();

@@ -173,7 +173,9 @@ export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
       unindexUrl.run(last);
       unindexIp.run(last);
       forgetDeleted.run(last);
-      return 1 + pending();
+      // More waiting go first. Otherwise the tail has its chunk in this step too: a retention run's
+      // steady deletions would leave it none.
+      if ((deletedCount.get() as { n: number }).n > 0) return 1 + pending();
     }
     const { after, newest } = tailNow();
     const upTo = Math.min(newest, after + TAIL_CHUNK);
