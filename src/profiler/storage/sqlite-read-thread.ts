@@ -19,7 +19,6 @@ export interface ReadThreadData {
 export type ReadCommand =
   | { id: number; kind: 'read'; token: string }
   | { id: number; kind: 'search'; filters: ReportSearch }
-  | { id: number; kind: 'count' }
   | { id: number; kind: 'close' };
 
 /** A stored report as read: its summary, its sections as JSON, its trace's JSON. */
@@ -37,7 +36,6 @@ interface Connection {
   tail: SqliteStatement;
   /** A search's statements, read in one snapshot. */
   searching: (filters: ReportSearch) => ReportSummary[];
-  count: SqliteStatement;
   /** Search statements by their SQL: a few combinations of filters. */
   searches: Map<string, SqliteStatement>;
 }
@@ -55,7 +53,6 @@ function open(): Connection {
       ),
       indexed: db.prepare('SELECT NOT EXISTS (SELECT 1 FROM search_backfill)').pluck(),
       tail: db.prepare('SELECT after FROM search_tail WHERE id = 1'),
-      count: db.prepare('SELECT count(*) FROM reports').pluck(),
       searches: new Map(),
       searching: () => [],
     };
@@ -96,8 +93,7 @@ function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
   try {
     if (command.kind === 'read') return c.readRow.get(command.token);
     // One read transaction: the tail and the lookup see the same mark.
-    if (command.kind === 'search') return c.searching(command.filters);
-    return c.count.get();
+    return c.searching(command.filters);
   } catch (error) {
     const damage = c.watch.damageAfter(c.db, error);
     if (damage !== undefined) connection.give(FILE_DAMAGED, damage);

@@ -22,6 +22,7 @@ export type WriteCommand =
   | { id: number; kind: 'open' }
   | { id: number; kind: 'insert'; rows: ReportRow[]; traces: TraceRow[]; keep: number | undefined }
   | { id: number; kind: 'lease'; count: number }
+  | { id: number; kind: 'count' }
   | { id: number; kind: 'purge'; before: number; keep: number; lease: LeaseRequest | undefined }
   | { id: number; kind: 'release-retention'; holder: string }
   | { id: number; kind: 'clear' }
@@ -270,6 +271,8 @@ function applyTo(
       return writes.insert(command.rows, command.traces, command.keep);
     case 'lease':
       return writes.leaseTokens(command.count);
+    case 'count':
+      return writes.count();
     case 'release-retention':
       return writes.releaseRetention(command.holder);
     case 'clear':

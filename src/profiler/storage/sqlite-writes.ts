@@ -43,6 +43,8 @@ export interface LeaseRequest {
 export interface SqliteWrites {
   /** Inserts the rows; with `keep`, at most that many reports remain, the oldest deleted first. */
   insert(rows: readonly ReportRow[], traces: readonly TraceRow[], keep?: number): RowsOutcome;
+  /** How many reports are stored: counted once, then followed; counted again after another process wrote. */
+  count(): number;
   /** `count` tokens of the counter, less those a stored report holds. */
   leaseTokens(count: number): string[];
   /** The id of the report written last, 0 in an empty store. */
@@ -211,6 +213,7 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
     // Immediate: the count read before the deletes is then the one the deletes act on, whatever
     // another process writes meanwhile, so the store never holds more than `keep`.
     insert: forgetting(insert.immediate),
+    count: () => reports.current(),
     leaseTokens: (count) => leaseTokens.immediate(count),
     newestId: () => newest.get() as number,
     purgeChunk: forgetting(purgeChunk.immediate),
