@@ -94,28 +94,25 @@ function waitForPause(): void {
 
 /** One chunk of the tail (or of deleted reports) into the trigram tables; what is left, 0 on a failure (tried again after the next batch). */
 function tailStep(): number {
-  try {
-    return guarded((_, writes) => writes.search.indexTail());
-  } catch {
-    return 0;
-  }
+  return orElse((writes) => writes.search.indexTail(), 0);
 }
 
 /** Reports in the tail and deleted ones still in the trigram tables; 0 when that cannot be read now. */
 function tailPending(): number {
-  try {
-    return guarded((_, writes) => writes.search.tailLength());
-  } catch {
-    return 0;
-  }
+  return orElse((writes) => writes.search.tailLength(), 0);
 }
 
 /** The newest report's id; undefined when it cannot be read now (read again at the purge's first chunk). */
 function newestId(): number | undefined {
+  return orElse((writes) => writes.newestId(), undefined);
+}
+
+/** Background work's reads and steps: a failure (a lost or damaged file is handed over by `guarded`) gives `fallback`. */
+function orElse<T, F>(step: (writes: SqliteWrites) => T, fallback: F): T | F {
   try {
-    return guarded((_, writes) => writes.newestId());
+    return guarded((_, writes) => step(writes));
   } catch {
-    return undefined;
+    return fallback;
   }
 }
 
