@@ -117,7 +117,7 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
       throw error;
     }
     const { reports, exists, location } = await withStore(config, async (store, location) => ({
-      reports: store ? await store.search(filters) : [],
+      reports: store ? (await store.search(filters)).reports : [],
       exists: store !== undefined,
       location,
     }));

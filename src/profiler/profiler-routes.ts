@@ -18,6 +18,11 @@ import { ReportStoreUnavailableError } from './storage/report-store.js';
 
 /** Reports on the profiler's home page. */
 const LATEST_COUNT = 50;
+/**
+ * About how long a search page reads the store: past it, the page shows what was found and
+ * links to the older reports (`Link: rel="next"` in JSON), as log search tools page.
+ */
+const SEARCH_BUDGET_MS = 20;
 /** Seconds a client is told to wait before asking again while the store cannot be reached. */
 const UNAVAILABLE_RETRY_AFTER = 5;
 
@@ -56,22 +61,40 @@ function send(reply: FastifyReply, json: boolean, body: () => unknown, page: () 
   return reply.type('text/html; charset=UTF-8').send(page());
 }
 
+/** The same search, continued below `before`: the reports a budgeted search did not read. */
+function olderResults(query: Record<string, string | string[] | undefined>, before: number): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (typeof value === 'string' && name !== 'before') params.set(name, value);
+  }
+  params.set('before', String(before));
+  return `${PROFILER_PATH}/search?${params}`;
+}
+
 /** The search answer in JSON, as Symfony's fields name it. */
 function summaries(reports: readonly ReportSummary[]): unknown[] {
   return reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip }));
 }
 
 export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void {
-  const list = async (reply: FastifyReply, accept: string | undefined, heading: string, filters: ReportSearch) => {
+  const list = async (
+    reply: FastifyReply,
+    accept: string | undefined,
+    heading: string,
+    filters: ReportSearch,
+    query: Record<string, string | string[] | undefined> = {},
+  ) => {
     // What was answered before this request is searchable: nothing waits in the queue.
     await profiler.writer.flush();
-    const reports = await profiler.store.search(filters);
+    const { reports, continueBelow } = await profiler.store.search({ ...filters, budgetMs: SEARCH_BUDGET_MS });
     const stats = await profiler.stats();
+    const older = continueBelow === undefined ? undefined : olderResults(query, continueBelow);
+    if (older !== undefined) reply.header('link', `<${older}>; rel="next"`);
     return send(
       reply,
       wantsJson(accept),
       () => summaries(reports),
-      () => renderListPage({ heading, reports, filters, stats }),
+      () => renderListPage({ heading, reports, filters, stats, older }),
     );
   };
 
@@ -85,7 +108,7 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     `${PROFILER_PATH}/search`,
     storePage(({ request, reply, query }) => {
       const filters = parseSearchFilters(query);
-      return list(reply, request.headers.accept, 'Search results', filters);
+      return list(reply, request.headers.accept, 'Search results', filters, query);
     }),
     { name: '_profiler_search' },
   );
@@ -119,7 +142,7 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     `${PROFILER_PATH}/latest`,
     storePage(async ({ query, request, reply }) => {
       await profiler.writer.flush();
-      const [newest] = await profiler.store.search({ limit: 1 });
+      const [newest] = (await profiler.store.search({ limit: 1 })).reports;
       const report = newest && (await profiler.read(newest.token));
       if (!report)
         throw new NotFoundHttpError(

@@ -35,4 +35,22 @@ export interface ReportSearch {
   start?: number | undefined;
   end?: number | undefined;
   limit?: number | undefined;
+  /** Only reports stored before this position: where a {@link SearchResult} left off. */
+  before?: number | undefined;
+  /**
+   * About how long the search may read before it answers with what it found and where it
+   * stopped (`continueBelow`); without it, the search reads until it has `limit` reports or
+   * has read them all.
+   */
+  budgetMs?: number | undefined;
+}
+
+/** A search's reports, newest first. */
+export interface SearchResult {
+  reports: ReportSummary[];
+  /**
+   * Set when the search stopped at its budget before reading the oldest reports: they are
+   * searched by the same filters with `before` set to this.
+   */
+  continueBelow?: number | undefined;
 }

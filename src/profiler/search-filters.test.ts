@@ -12,6 +12,7 @@ const NO_FILTER = {
   start: undefined,
   end: undefined,
   limit: 100,
+  before: undefined,
 };
 
 // Epoch milliseconds, from `date -u -d <time> +%s`.
@@ -61,6 +62,7 @@ describe("the filters are Symfony's fields; an empty or absent field is no filte
       start: '2026-01-02',
       end: '2026-01-02',
       limit: '25',
+      before: '4097',
     });
     assert.deepEqual(filters, {
       ip: 'fe80::1',
@@ -71,13 +73,22 @@ describe("the filters are Symfony's fields; an empty or absent field is no filte
       start: JAN_2_2026,
       end: JAN_2_2026_END,
       limit: 25,
+      before: 4097,
     });
   });
   it('refuses a field it does not know, listing the ones it does', () => {
     assert.equal(
       refusal({ status: '404' }),
-      'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit.',
+      'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit, before.',
     );
+  });
+  it('refuses a position that a search page cannot have given', () => {
+    for (const before of ['0', '-1', '1.5', 'abc', '1234567890123456']) {
+      assert.equal(
+        refusal({ before }),
+        `Search filter "before" must be a position a search page gave (a whole number from 1); got "${before}".`,
+      );
+    }
   });
   it('refuses a field given more than once', () => {
     assert.equal(refusal({ method: ['GET', 'POST'] }), 'Search filter "method" is given more than once.');

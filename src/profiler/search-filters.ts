@@ -1,12 +1,23 @@
 /**
  * Reads the profiler's search filters (Symfony's field names: `ip`, `method`,
- * `status_code`, `url`, `token`, `start`, `end`, `limit`) from a query string or the
- * command line, and rejects what cannot be a filter with a 400 that says why.
+ * `status_code`, `url`, `token`, `start`, `end`, `limit`, and `before` to go on where a
+ * budgeted search stopped) from a query string or the command line, and rejects what
+ * cannot be a filter with a 400 that says why.
  */
 import { BadRequestHttpError } from '../errors/http-errors.js';
 import type { ReportSearch } from './report.js';
 
-export const SEARCH_FIELDS = ['ip', 'method', 'status_code', 'url', 'token', 'start', 'end', 'limit'] as const;
+export const SEARCH_FIELDS = [
+  'ip',
+  'method',
+  'status_code',
+  'url',
+  'token',
+  'start',
+  'end',
+  'limit',
+  'before',
+] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 export type SearchInput = Partial<Record<string, string | string[] | undefined>>;
 
@@ -37,7 +48,7 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
     if (Array.isArray(value)) throw new BadRequestHttpError(`Search filter "${name}" is given more than once.`, CODE);
     if (value.trim() !== '') values[name as SearchField] = value.trim();
   }
-  const { ip, method, status_code: status, url, token, start, end, limit } = values;
+  const { ip, method, status_code: status, url, token, start, end, limit, before } = values;
   if (ip !== undefined && !/^[0-9a-f:.]{1,45}$/i.test(ip)) throw invalid('ip', ip, 'an IP address or part of one');
   if (method !== undefined && !/^[a-z]{1,20}$/i.test(method))
     throw invalid('method', method, 'an HTTP method such as GET');
@@ -49,6 +60,9 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
     throw invalid('token', token, '1 to 6 hexadecimal characters');
   if (limit !== undefined && !(/^\d{1,4}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= MAX_LIMIT)) {
     throw invalid('limit', limit, `a whole number from 1 to ${MAX_LIMIT}`);
+  }
+  if (before !== undefined && !(/^\d{1,15}$/.test(before) && Number(before) >= 1)) {
+    throw invalid('before', before, 'a position a search page gave (a whole number from 1)');
   }
   const timeOf = (field: 'start' | 'end', value: string) => {
     const time = parseTime(value, field === 'end');
@@ -70,6 +84,7 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
     start: from,
     end: to,
     limit: limit === undefined ? DEFAULT_LIMIT : Number(limit),
+    before: before === undefined ? undefined : Number(before),
   };
 }
 

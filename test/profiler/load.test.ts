@@ -52,7 +52,7 @@ describe('retention caps the store at PROFILER_MAX_REPORTS, keeping the newest',
       assert.ok([...stored].every((token) => sent.tokens.includes(token)));
       // Requests go out in order, at most 16 at once: the first 1000 are all older than the
       // newest 500. Told apart by path: the answers' order is not the requests'.
-      const kept = (await store.search({ limit: 1000 })).map((summary) =>
+      const kept = (await store.search({ limit: 1000 })).reports.map((summary) =>
         Number(/\/retained\/(\d+)$/.exec(summary.url)?.[1]),
       );
       assert.equal(kept.length, 500);

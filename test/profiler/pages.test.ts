@@ -145,7 +145,7 @@ describe('/_profiler/search filters by Symfony’s fields and answers HTML or JS
       ['ip=<script>', 'Search filter "ip" must be an IP address or part of one; got "<script>".'],
       [
         'status=404',
-        'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit.',
+        'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit, before.',
       ],
       ['method=GET&method=POST', 'Search filter "method" is given more than once.'],
     ]) {

@@ -398,7 +398,7 @@ describe('the PostgreSQL store keeps its database', () => {
           [...SEARCH_INDEXES, 'vigil_reports_by_time', 'vigil_reports_by_token', 'vigil_reports_by_trace'].sort(),
         );
         assert.equal(await opened.count(), 500);
-        const found = (await opened.search({ url: '/items/49' })).map((report) => report.token);
+        const found = (await opened.search({ url: '/items/49' })).reports.map((report) => report.token);
         assert.deepEqual(
           found,
           [
@@ -428,7 +428,7 @@ describe('the PostgreSQL store keeps its database', () => {
       await opened.open();
       try {
         assert.equal(
-          (await opened.search({ statusCode: 404, limit: 1 }))[0]!.token,
+          (await opened.search({ statusCode: 404, limit: 1 })).reports[0]!.token,
           (30_000).toString(16).padStart(6, '0'),
         );
         await opened.write(encoded([report('fffff0', { time: T0 + 40_000 })]));
@@ -474,7 +474,7 @@ describe('the PostgreSQL store keeps its database', () => {
           ]),
         );
         assert.deepEqual(
-          (await opened.search({ url: 'items/7', ip: '168.1' })).map((found) => found.token),
+          (await opened.search({ url: 'items/7', ip: '168.1' })).reports.map((found) => found.token),
           ['00000a'],
         );
         assert.deepEqual(

@@ -120,7 +120,7 @@ describe('a request whose client leaves before the answer still gets its report'
       for (let tries = 0; !found && tries < 500; tries++) {
         if (tries > 0) await sleep(10);
         await kernel.profiler!.writer.flush();
-        [found] = await kernel.profiler!.store.search({ url: 'left=early' });
+        [found] = (await kernel.profiler!.store.search({ url: 'left=early' })).reports;
       }
       assert.equal(found?.status, 499);
       const report = await kernel.profiler!.read(found!.token);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
 import { encodeReport, type EncodedReport } from '../../src/profiler/storage/report-encoding.js';
@@ -114,19 +114,19 @@ describe('a store made by the previous version gets the search indexes at open, 
         assert.ok(objects(file).includes(name), name);
       assert.equal(await store.count(), 30);
       assert.deepEqual(
-        (await store.search({ url: '/orders/12/' })).map((r) => r.token),
+        (await store.search({ url: '/orders/12/' })).reports.map((r) => r.token),
         [token(12)],
       );
       assert.deepEqual(
-        (await store.search({ ip: '10.0.29.' })).map((r) => r.token),
+        (await store.search({ ip: '10.0.29.' })).reports.map((r) => r.token),
         [token(29)],
       );
-      assert.equal((await store.search({ statusCode: 404, method: 'post' })).length, 5);
+      assert.equal((await store.search({ statusCode: 404, method: 'post' })).reports.length, 5);
       await store.write(
         encoded([report('abcdef', { time: T0 + 100, url: 'https://shop.example/api/orders/12/items' })]),
       );
       assert.deepEqual(
-        (await store.search({ url: '/orders/12/' })).map((r) => r.token),
+        (await store.search({ url: '/orders/12/' })).reports.map((r) => r.token),
         ['abcdef', token(12)],
       );
     } finally {
@@ -147,17 +147,17 @@ describe('a store made by the previous version gets the search indexes at open, 
       );
       const expected = [token(123_456)];
       assert.deepEqual(
-        (await store.search({ url: '/orders/123456/' })).map((r) => r.token),
+        (await store.search({ url: '/orders/123456/' })).reports.map((r) => r.token),
         expected,
       );
       await store.write(encoded([report('abcdef', { time: T0 + 300_000, url: urlOf(123_456) })]));
       assert.deepEqual(
-        (await store.search({ url: '/orders/123456/' })).map((r) => r.token),
+        (await store.search({ url: '/orders/123456/' })).reports.map((r) => r.token),
         ['abcdef', ...expected],
       );
       await until(() => !indexing(file), 'indexed');
       assert.deepEqual(
-        (await store.search({ url: '/orders/123456/' })).map((r) => r.token),
+        (await store.search({ url: '/orders/123456/' })).reports.map((r) => r.token),
         ['abcdef', ...expected],
       );
       assert.equal(await store.count(), 200_001);
@@ -196,7 +196,7 @@ describe('the trigram index follows the reports through retention', () => {
       checkTrigramTables(file);
       assert.equal(await store.purge({ maxReports: 25, maxAgeMs: YEAR_MS }, { now: T0 }), 35);
       assert.equal(indexed(), 25);
-      assert.equal((await store.search({ url: 'abc/' })).length, 25);
+      assert.equal((await store.search({ url: 'abc/' })).reports.length, 25);
       await store.clear();
       assert.equal(indexed(), 0);
       await store.write(batch(100, 10));
@@ -272,42 +272,44 @@ describe('a report is found by part of its URL or IP as soon as it is stored, be
       }
       assert.equal(tailOf(file), 2, 'the two reports are not indexed');
       assert.deepEqual(
-        (await store.search({ url: 'fresh/100' })).map((r) => r.token),
+        (await store.search({ url: 'fresh/100' })).reports.map((r) => r.token),
         ['aaaa01'],
       );
       assert.deepEqual(
-        (await store.search({ ip: '51.100.7' })).map((r) => r.token),
+        (await store.search({ ip: '51.100.7' })).reports.map((r) => r.token),
         ['aaaa02'],
       );
       assert.deepEqual(
-        (await store.search({ ip: '192.0.2.10' })).map((r) => r.token),
+        (await store.search({ ip: '192.0.2.10' })).reports.map((r) => r.token),
         ['aaaa01', token(10)],
       );
       assert.deepEqual(
-        (await store.search({ url: 'x/fresh/1', limit: 3 })).map((r) => r.token),
+        (await store.search({ url: 'x/fresh/1', limit: 3 })).reports.map((r) => r.token),
         ['aaaa02', 'aaaa01', token(19)],
       );
       assert.deepEqual(
-        (await store.search({ url: 'x/fresh/1', limit: 1 })).map((r) => r.token),
+        (await store.search({ url: 'x/fresh/1', limit: 1 })).reports.map((r) => r.token),
         ['aaaa02'],
       );
       assert.deepEqual(
-        (await store.search({ url: 'fresh/', statusCode: 404, ip: '192.0.2.1' })).map((r) => r.token).slice(0, 2),
+        (await store.search({ url: 'fresh/', statusCode: 404, ip: '192.0.2.1' })).reports
+          .map((r) => r.token)
+          .slice(0, 2),
         ['aaaa01', token(19)],
       );
       // The next batch's pause indexes them all; the answers stay the same.
       await store.write(encoded([report('bbbb01', { time: T0 + 200, url: 'https://x/other', ip: '203.0.113.1' })]));
       assert.deepEqual(
-        (await store.search({ url: 'fresh/100' })).map((r) => r.token),
+        (await store.search({ url: 'fresh/100' })).reports.map((r) => r.token),
         ['aaaa01'],
       );
       await until(() => tailOf(file) === 0, 'the tail indexed', 10_000);
       assert.deepEqual(
-        (await store.search({ url: 'fresh/100' })).map((r) => r.token),
+        (await store.search({ url: 'fresh/100' })).reports.map((r) => r.token),
         ['aaaa01'],
       );
       assert.deepEqual(
-        (await store.search({ url: 'x/fresh/1', limit: 3 })).map((r) => r.token),
+        (await store.search({ url: 'x/fresh/1', limit: 3 })).reports.map((r) => r.token),
         ['aaaa02', 'aaaa01', token(19)],
       );
       checkTrigramTables(file);
@@ -318,6 +320,41 @@ describe('a report is found by part of its URL or IP as soon as it is stored, be
 });
 
 /** Enough reports that reading them all, as a search by two characters does, takes the previous version at least 300 ms. */
+describe('a search with a budget stops between windows of ids and says where to go on', () => {
+  it('pages through the whole store to the reports a search without a budget finds, and no other', async () => {
+    // 20 000 reports (ids 1 to 20 000), the IP part in every 256th: each window of the lookup
+    // holds a few, and id 15 904, the first window's edge (20 000 - 4096), is one of them.
+    const file = version3Store(20_000);
+    const store = sqliteStore(file);
+    await store.open();
+    try {
+      await until(() => !indexing(file), 'indexed', 30_000);
+      const filters = { url: '/orders/', ip: '.31.', limit: 1000 };
+      const whole = (await store.search(filters)).reports.map((r) => r.token);
+      assert.ok(whole.length > 20 && whole.includes(token(15_903)), `${whole.length} reports match`);
+      // A budget of 0 ms: one window per page, newest first.
+      const paged: string[] = [];
+      let pages = 0;
+      let before: number | undefined;
+      do {
+        const page = await store.search({ ...filters, budgetMs: 0, before });
+        paged.push(...page.reports.map((r) => r.token));
+        before = page.continueBelow;
+        pages++;
+        assert.ok(pages < 100, 'the pages end');
+      } while (before !== undefined);
+      assert.ok(pages >= 3, `${pages} pages`);
+      assert.deepEqual(paged, whole);
+      // A page that found its limit does not go on.
+      const first = await store.search({ ...filters, limit: 2, budgetMs: 0 });
+      assert.deepEqual([first.reports.length, first.continueBelow], [2, undefined]);
+    } finally {
+      await store.close();
+      rmSync(dirname(file), { recursive: true, force: true });
+    }
+  });
+});
+
 const STORE_SIZE = 300_000;
 
 /** A VAR_DIR whose store holds STORE_SIZE reports of about 2 KB, filled once for the tests that need it. */
@@ -398,18 +435,34 @@ describe('a long search runs off the thread that answers requests', () => {
       })();
       await new Promise((resolve) => setTimeout(resolve, 100));
       const started = performance.now();
-      // Two characters: no trigram answers it, every report is read, newest first.
-      const found = await ask(service, { path: '/_profiler/search?url=zq', headers: { accept: 'application/json' } });
+      // Two characters: no trigram answers it, every report is read, newest first, a page at a
+      // time: each page reads for its budget and links to the next (Link: rel="next").
+      const found: unknown[] = [];
+      let pages = 0;
+      for (let path: string | undefined = '/_profiler/search?url=zq'; path !== undefined; pages++) {
+        const page = await ask(service, { path, headers: { accept: 'application/json' } });
+        assert.equal(page.status, 200);
+        found.push(...(JSON.parse(page.body) as unknown[]));
+        path = /^<([^>]+)>; rel="next"$/.exec(String(page.headers.link ?? ''))?.[1];
+      }
       const searchMs = performance.now() - started;
       await new Promise((resolve) => setTimeout(resolve, 50));
       delay.disable();
       searching = false;
       await alongside;
       process.stdout.write(
-        `# search of ${STORE_SIZE} reports: ${searchMs.toFixed(0)} ms, event loop held ${(delay.max / 1e6).toFixed(0)} ms at most (${delay.count} samples), requests up to ${Math.max(...requests).toFixed(0)} ms (${requests.length})\n`,
+        `# search of ${STORE_SIZE} reports: ${searchMs.toFixed(0)} ms in ${pages} pages, event loop held ${(delay.max / 1e6).toFixed(0)} ms at most (${delay.count} samples), requests up to ${Math.max(...requests).toFixed(0)} ms (${requests.length})\n`,
       );
-      assert.equal(found.status, 200);
-      assert.deepEqual(JSON.parse(found.body), []);
+      assert.deepEqual(found, []);
+      assert.ok(pages > 1, `${pages} pages`);
+      // The page says so, and links where the JSON's Link header does.
+      const page = await ask(service, { path: '/_profiler/search?url=zq' });
+      const next = /^<([^>]+)>; rel="next"$/.exec(String(page.headers.link))?.[1];
+      assert.match(next ?? '', /^\/_profiler\/search\?url=zq&before=\d+$/);
+      assert.ok(
+        page.body.includes(`older reports are not searched yet. <a href="${next!.replace('&', '&amp;')}" rel="next">`),
+        page.body,
+      );
       const worst = delay.max / 1e6;
       // A search on this thread holds it for all of the search. On a loaded machine the
       // scheduler alone can hold a thread some tens of milliseconds: a third of the search is allowed then.

@@ -178,7 +178,7 @@ describe('the SQLite store keeps its file', () => {
       await migrated.open();
       try {
         assert.deepEqual(
-          (await migrated.search({})).map((r) => r.token),
+          (await migrated.search({})).reports.map((r) => r.token),
           ['ffff01', '000002'],
         );
         assert.deepEqual((await migrated.read('ffff01'))!.collectors, {

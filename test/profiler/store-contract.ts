@@ -119,10 +119,10 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
           ]),
         );
       });
-      const tokens = async (filters: ReportSearch) => (await store.search(filters)).map((found) => found.token);
+      const tokens = async (filters: ReportSearch) => (await store.search(filters)).reports.map((found) => found.token);
 
       it('lists everything newest first without filters, summaries only', async () => {
-        const found = await store.search({});
+        const found = (await store.search({})).reports;
         assert.deepEqual(
           found.map((r) => r.token),
           ['bbbb04', 'bbbb03', 'aaaa02', 'aaaa01'],
@@ -150,12 +150,26 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
       it('keeps start and end inclusive', async () =>
         assert.deepEqual(await tokens({ start: T0 + 1000, end: T0 + 2000 }), ['bbbb03', 'aaaa02']));
       it('combines filters', async () => assert.deepEqual(await tokens({ statusCode: 404, ip: '192.' }), ['bbbb04']));
+      it('with a budget, goes on below where it stopped to what a search without one finds', async () => {
+        for (const filters of [{}, { url: '/items' }, { ip: '192.' }, { url: 'it', statusCode: 404 }]) {
+          const paged: string[] = [];
+          let before: number | undefined;
+          for (let page = 0; page === 0 || before !== undefined; page++) {
+            const found = await store.search({ ...filters, budgetMs: 0, before });
+            paged.push(...found.reports.map((r) => r.token));
+            before = found.continueBelow;
+          }
+          assert.deepEqual(paged, await tokens(filters), JSON.stringify(filters));
+        }
+        assert.deepEqual(await tokens({ before: 1 }), []);
+        assert.deepEqual(await tokens({ url: '/items', before: 1 }), []);
+      });
       it('stops at the limit, 100 by default', async () => {
         assert.deepEqual(await tokens({ limit: 2 }), ['bbbb04', 'bbbb03']);
         await store.write(
           encoded(Array.from({ length: 150 }, (_, i) => report(`c${i.toString(16).padStart(5, '0')}`))),
         );
-        assert.equal((await store.search({})).length, 100);
+        assert.equal((await store.search({})).reports.length, 100);
       });
       it('takes a filter as data, never as a query', async () =>
         assert.deepEqual(await tokens({ url: "' OR 1=1 --" }), []));
@@ -273,11 +287,11 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
       it('search lists the report written last first', async () => {
         await store.write(encoded(after));
         assert.deepEqual(
-          (await store.search({ limit: 2 })).map((found) => found.token),
+          (await store.search({ limit: 2 })).reports.map((found) => found.token),
           ['a00003', 'a00002'],
         );
         assert.deepEqual(
-          (await store.search({ start: T0, limit: 1 })).map((found) => found.token),
+          (await store.search({ start: T0, limit: 1 })).reports.map((found) => found.token),
           ['a00003'],
         );
       });

@@ -299,7 +299,7 @@ describe('SIGTERM to the primary drains every worker', () => {
     const store = await openStoreOf(target.varDir);
     try {
       assert.deepEqual(
-        (await store.search({ url: '/slow-logged' })).map((found) => found.status),
+        (await store.search({ url: '/slow-logged' })).reports.map((found) => found.status),
         [499],
       );
     } finally {

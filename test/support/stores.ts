@@ -31,7 +31,7 @@ export function postgresStore(dsn: string, options: ReportStoreOptions = {}): Re
 
 /** Every stored token, sorted. */
 export async function storedTokens(store: ReportStore): Promise<string[]> {
-  return (await store.search({ limit: Number.MAX_SAFE_INTEGER })).map((found) => found.token).sort();
+  return (await store.search({ limit: Number.MAX_SAFE_INTEGER })).reports.map((found) => found.token).sort();
 }
 
 /** A store that passes every call to a real one: tests override the calls they watch or break. */

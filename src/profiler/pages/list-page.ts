@@ -13,14 +13,24 @@ export interface ListPageView {
   /** The filters in force, to fill the form again. */
   filters: ReportSearch;
   stats: ProfilerStats;
+  /** Where the same search goes on through older reports, when it stopped at its budget. */
+  older?: string | undefined;
 }
 
 export function renderListPage(view: ListPageView): string {
   const body = html`<h1>${view.heading}</h1>
 ${renderStats(view.stats)}
 <section class="card">${renderSearchForm(view.filters)}</section>
-<section class="card">${renderResults(view.reports)}</section>`;
+<section class="card">${renderResults(view.reports)}${renderOlder(view)}</section>`;
   return renderPage({ title: `${view.heading} - vigil profiler`, body });
+}
+
+/** A search that stopped at its budget: what it read, and the way on. */
+function renderOlder({ older, reports }: ListPageView): SafeHtml | string {
+  if (older === undefined) return '';
+  const found =
+    reports.length === 0 ? 'No report matches among the newest ones read' : 'These match among the newest ones read';
+  return html`<p class="more" id="older">${found}; older reports are not searched yet. <a href="${older}" rel="next">Search older reports</a></p>`;
 }
 
 function renderStats(stats: ProfilerStats): SafeHtml {

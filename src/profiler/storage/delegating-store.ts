@@ -2,7 +2,7 @@
  * A report store that passes every call to another: the base of stores that change one
  * call and leave the rest to the real store (the profiler's read-time view; tests' faults).
  */
-import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import type { Report, ReportSearch, SearchResult } from '../report.js';
 import type { EncodedReport } from './report-encoding.js';
 import type { PurgeOptions, ReportStore, Retention, WriteOutcome } from './report-store.js';
 
@@ -26,7 +26,7 @@ export class DelegatingStore implements ReportStore {
   read(token: string): Promise<Report | undefined> {
     return this.inner.read(token);
   }
-  search(filters: ReportSearch): Promise<ReportSummary[]> {
+  search(filters: ReportSearch): Promise<SearchResult> {
     return this.inner.search(filters);
   }
   count(): Promise<number> {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresDsn } from '../../config.js';
 import { TOKEN_KEY_BYTES } from '../token-permutation.js';
-import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import type { Report, ReportSearch, ReportSummary, SearchResult } from '../report.js';
 import { loadPg } from './postgres-driver.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';
 import { prepareSchema, schemaExists } from './postgres-schema.js';
@@ -146,12 +146,12 @@ export class PostgresReportStore implements ReportStore {
     return row && decodeReport(row, row.data, row.trace_json);
   }
 
-  async search(filters: ReportSearch): Promise<ReportSummary[]> {
+  async search(filters: ReportSearch): Promise<SearchResult> {
     const where: string[] = [];
     const values: unknown[] = [];
     const param = (value: unknown) => `$${values.push(value)}`;
     const texts = [filters.ip, filters.method, filters.url, filters.token];
-    if (texts.some((text) => text?.includes('\0'))) return [];
+    if (texts.some((text) => text?.includes('\0'))) return { reports: [] };
     if (filters.ip) where.push(`r.ip LIKE ${param(`%${literal(filters.ip)}%`)}`);
     if (filters.method) where.push(`r.method = ${param(filters.method.toUpperCase())}`);
     if (filters.statusCode !== undefined) where.push(`r.status = ${param(filters.statusCode)}`);
@@ -159,9 +159,10 @@ export class PostgresReportStore implements ReportStore {
     if (filters.token) where.push(`r.token LIKE ${param(`${literal(filters.token.toLowerCase())}%`)}`);
     if (filters.start !== undefined) where.push(`r.time >= ${param(filters.start)}`);
     if (filters.end !== undefined) where.push(`r.time <= ${param(filters.end)}`);
+    if (filters.before !== undefined) where.push(`r.id < ${param(filters.before)}`);
     // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
     const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ${param(filters.limit ?? 100)}`;
-    return this.query<ReportSummary>(sql, values);
+    return { reports: await this.query<ReportSummary>(sql, values) };
   }
 
   async count(): Promise<number> {

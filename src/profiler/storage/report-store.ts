@@ -5,7 +5,7 @@
  * `test/profiler/store-contract.ts` is what any store must pass. Several processes may
  * write one store: its token counter and its retention lease are shared by them all.
  */
-import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import type { Report, ReportSearch, SearchResult } from '../report.js';
 import type { EncodedReport } from './report-encoding.js';
 
 export interface Retention {
@@ -62,8 +62,9 @@ export interface ReportStore {
   /**
    * Newest first: `ip` and `url` match a part, `method` (any case) and `statusCode` exactly,
    * `token` a prefix (any case), `start` and `end` inclusive; `limit` reports at most (100).
+   * A store may stop at `budgetMs` and say where it did (`continueBelow`).
    */
-  search(filters: ReportSearch): Promise<ReportSummary[]>;
+  search(filters: ReportSearch): Promise<SearchResult>;
   count(): Promise<number>;
   /**
    * Leases `count` tokens of the store's counter, in one transaction: no other lease, from

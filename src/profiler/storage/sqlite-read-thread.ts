@@ -6,7 +6,8 @@
  */
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ReportSearch, ReportSummary } from '../report.js';
+import { performance } from 'node:perf_hooks';
+import type { ReportSearch, ReportSummary, SearchResult } from '../report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
 import { searchStatement, SUMMARY_COLUMNS } from './sqlite-search.js';
@@ -34,8 +35,9 @@ interface Connection {
   indexed: SqliteStatement;
   /** The mark above which reports are the search tail, not indexed yet. */
   tail: SqliteStatement;
+  newestId: SqliteStatement;
   /** A search's statements, read in one snapshot. */
-  searching: (filters: ReportSearch) => ReportSummary[];
+  searching: (filters: ReportSearch) => SearchResult;
   /** Search statements by their SQL: a few combinations of filters. */
   searches: Map<string, SqliteStatement>;
 }
@@ -54,7 +56,8 @@ function open(): Connection {
       indexed: db.prepare('SELECT NOT EXISTS (SELECT 1 FROM search_backfill)').pluck(),
       tail: db.prepare('SELECT after FROM search_tail WHERE id = 1'),
       searches: new Map(),
-      searching: () => [],
+      newestId: db.prepare('SELECT max(id) FROM reports').pluck(),
+      searching: () => ({ reports: [] }),
     };
     c.searching = db.transaction((filters: ReportSearch) => search(c, filters));
     return c;
@@ -64,19 +67,39 @@ function open(): Connection {
   }
 }
 
-function search(c: Connection, filters: ReportSearch): ReportSummary[] {
-  const plan = searchStatement(filters, c.indexed.get() === 1);
-  if (!plan.lookup) return statement(c, plan.scan).all(...plan.values, plan.limit) as ReportSummary[];
-  const after = (c.tail.get() as { after: number } | undefined)?.after ?? Number.MAX_SAFE_INTEGER;
-  const newest = statement(c, plan.scan).all(after, ...plan.values, plan.limit) as ReportSummary[];
-  if (newest.length >= plan.limit) return newest;
-  const indexed = statement(c, plan.lookup.sql).all(
-    plan.lookup.match,
-    after,
-    ...plan.values,
-    plan.limit - newest.length,
-  ) as ReportSummary[];
-  return [...newest, ...indexed];
+/** The ids a search by URL or IP part reads first; each next window is twice as wide. */
+const FIRST_WINDOW = 4096;
+
+/**
+ * A search by URL or IP part reads its reports in windows of ids, newest first, so that
+ * with a budget it can stop between two and say where: a part whose trigrams most reports
+ * hold, or one too short to look up, costs one window at a time, not the whole store.
+ */
+function search(c: Connection, filters: ReportSearch): SearchResult {
+  const started = performance.now();
+  const { scan, window, tail, values, limit } = searchStatement(filters, c.indexed.get() === 1);
+  if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ReportSummary[] };
+  const reports: ReportSummary[] = [];
+  let high = Math.min((c.newestId.get() as number | null) ?? 0, (filters.before ?? Number.MAX_SAFE_INTEGER) - 1);
+  if (tail !== undefined) {
+    const after = (c.tail.get() as { after: number } | undefined)?.after ?? Number.MAX_SAFE_INTEGER;
+    reports.push(...(statement(c, tail).all(after, ...values, limit) as ReportSummary[]));
+    high = Math.min(high, after);
+  }
+  const read = statement(c, window.sql);
+  const leading = window.match === undefined ? [] : [window.match];
+  // Without a budget one window holds every id: the reports are read once, as far as the limit needs.
+  let width = filters.budgetMs === undefined ? Number.MAX_SAFE_INTEGER : FIRST_WINDOW;
+  while (reports.length < limit && high > 0) {
+    const low = Math.max(0, high - width);
+    reports.push(...(read.all(...leading, high, low, ...values, limit - reports.length) as ReportSummary[]));
+    high = low;
+    width *= 2;
+    if (reports.length < limit && high > 0 && performance.now() - started >= filters.budgetMs!) {
+      return { reports, continueBelow: high + 1 };
+    }
+  }
+  return { reports };
 }
 
 function statement(c: Connection, sql: string): SqliteStatement {

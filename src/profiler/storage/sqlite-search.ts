@@ -21,16 +21,16 @@ export function trigramQuery(part: string): string | undefined {
 const PAST_PREFIX = '\uffff';
 
 /**
- * How a search is read. Without `lookup`: `scan` with `values` and the limit. With it: `scan`
- * reads the tail (the mark first, then `values` and the limit), and `lookup` the indexed
- * reports up to the mark (`match`, the mark, `values`, the limit), both in one snapshot.
+ * How a search is read. Without a URL or IP part, indexes answer it at once: `scan`, with
+ * `values` and the limit. With one, it is read in windows of ids, newest first (`window`:
+ * its `match` when the part is looked up in a trigram table, the window's highest id, the
+ * id below its lowest, `values`, the limit), after the `tail` of reports the trigram tables
+ * do not hold yet (the mark, `values`, the limit), all in one snapshot.
  */
-export interface SearchPlan {
-  scan: string;
-  lookup?: { sql: string; match: string };
-  values: Array<string | number>;
-  limit: number;
-}
+export type SearchPlan = { values: Array<string | number>; limit: number } & (
+  | { scan: string; window?: undefined; tail?: undefined }
+  | { scan?: undefined; window: { sql: string; match?: string }; tail?: string }
+);
 
 /**
  * The statements and their values. `indexed`: the trigram tables hold every report below
@@ -61,6 +61,7 @@ export function searchStatement(filters: ReportSearch, indexed: boolean): Search
   }
   if (filters.start !== undefined) where.push('r.time >= ?'), values.push(filters.start);
   if (filters.end !== undefined) where.push('r.time <= ?'), values.push(filters.end);
+  if (filters.before !== undefined) where.push('r.id < ?'), values.push(filters.before);
   const columns = SUMMARY_COLUMNS.split(', ')
     .map((column) => `r.${column}`)
     .join(', ');
@@ -68,8 +69,9 @@ export function searchStatement(filters: ReportSearch, indexed: boolean): Search
   // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
   const newestFirst = (conditions: string[]) =>
     `SELECT ${columns} FROM reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ?`;
-  if (!driver) return { scan: newestFirst(where), values, limit };
+  if (!filters.url && !filters.ip) return { scan: newestFirst(where), values, limit };
+  if (!driver) return { window: { sql: newestFirst(['r.id <= ?', 'r.id > ?', ...where]) }, values, limit };
   // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the limit stops it.
-  const lookup = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
-  return { scan: newestFirst(['r.id > ?', ...where]), lookup: { sql: lookup, match: driver.query }, values, limit };
+  const lookup = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? AND s.rowid > ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
+  return { tail: newestFirst(['r.id > ?', ...where]), window: { sql: lookup, match: driver.query }, values, limit };
 }

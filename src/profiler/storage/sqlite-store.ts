@@ -5,7 +5,7 @@
  * a full disk, or a file lost or damaged, is recovered from without a restart (`sqlite-faults.ts`).
  */
 import { existsSync, statSync } from 'node:fs';
-import type { Report, ReportSearch, ReportSummary } from '../report.js';
+import type { Report, ReportSearch, SearchResult } from '../report.js';
 import { decodeReport, type EncodedReport } from './report-encoding.js';
 import { Backoff } from '../../utils/backoff.js';
 import {
@@ -237,8 +237,8 @@ export class SqliteReportStore implements ReportStore {
     return row && decodeReport(row, row.data, row.traceJson);
   }
 
-  async search(filters: ReportSearch): Promise<ReportSummary[]> {
-    return this.reading<ReportSummary[]>({ kind: 'search', filters });
+  async search(filters: ReportSearch): Promise<SearchResult> {
+    return this.reading<SearchResult>({ kind: 'search', filters });
   }
 
   /** From the write thread, which follows the count as it writes: a count of millions of rows is not read again per page. */
