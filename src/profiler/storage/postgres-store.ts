@@ -19,6 +19,7 @@ import {
   missingIndexes,
   type Notify,
 } from './postgres-search-indexes.js';
+import { IdWindows } from './search-windows.js';
 import {
   clearReports,
   insertReports,
@@ -160,9 +161,26 @@ export class PostgresReportStore implements ReportStore {
     if (filters.start !== undefined) where.push(`r.time >= ${param(filters.start)}`);
     if (filters.end !== undefined) where.push(`r.time <= ${param(filters.end)}`);
     if (filters.before !== undefined) where.push(`r.id < ${param(filters.before)}`);
+    const limit = filters.limit ?? 100;
     // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ${param(filters.limit ?? 100)}`;
-    return { reports: await this.query<ReportSummary>(sql, values) };
+    const newestFirst = (conditions: string[]) =>
+      `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT $${values.length + 1}`;
+    if (!filters.url && !filters.ip)
+      return { reports: await this.query<ReportSummary>(newestFirst(where), [...values, limit]) };
+    // A part: read in windows of ids (search-windows.ts), each an index range the planner sizes.
+    const sql = newestFirst([...where, `r.id <= $${values.length + 2}`, `r.id > $${values.length + 3}`]);
+    const [newest] = await this.query<{ id: string | null }>('SELECT max(id) AS id FROM vigil_reports');
+    const reports: ReportSummary[] = [];
+    const windows = new IdWindows(
+      Math.min(Number(newest?.id ?? 0), (filters.before ?? Number.MAX_SAFE_INTEGER) - 1),
+      filters.budgetMs,
+    );
+    for (let ids = windows.next(); ids && reports.length < limit; ids = windows.next()) {
+      reports.push(...(await this.query<ReportSummary>(sql, [...values, limit - reports.length, ids.high, ids.low])));
+      const stoppedAt = reports.length < limit ? windows.stoppedAt() : undefined;
+      if (stoppedAt !== undefined) return { reports, continueBelow: stoppedAt };
+    }
+    return { reports };
   }
 
   async count(): Promise<number> {

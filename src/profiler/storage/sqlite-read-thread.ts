@@ -6,10 +6,10 @@
  */
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
-import { performance } from 'node:perf_hooks';
 import type { ReportSearch, ReportSummary, SearchResult } from '../report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
+import { IdWindows } from './search-windows.js';
 import { searchStatement, SUMMARY_COLUMNS } from './sqlite-search.js';
 import type { WriteReply } from './sqlite-write-thread.js';
 
@@ -67,16 +67,12 @@ function open(): Connection {
   }
 }
 
-/** The ids a search by URL or IP part reads first; each next window is twice as wide. */
-const FIRST_WINDOW = 4096;
-
 /**
  * A search by URL or IP part reads its reports in windows of ids, newest first, so that
  * with a budget it can stop between two and say where: a part whose trigrams most reports
  * hold, or one too short to look up, costs one window at a time, not the whole store.
  */
 function search(c: Connection, filters: ReportSearch): SearchResult {
-  const started = performance.now();
   const { scan, window, tail, values, limit } = searchStatement(filters, c.indexed.get() === 1);
   if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ReportSummary[] };
   const reports: ReportSummary[] = [];
@@ -88,16 +84,11 @@ function search(c: Connection, filters: ReportSearch): SearchResult {
   }
   const read = statement(c, window.sql);
   const leading = window.match === undefined ? [] : [window.match];
-  // Without a budget one window holds every id: the reports are read once, as far as the limit needs.
-  let width = filters.budgetMs === undefined ? Number.MAX_SAFE_INTEGER : FIRST_WINDOW;
-  while (reports.length < limit && high > 0) {
-    const low = Math.max(0, high - width);
-    reports.push(...(read.all(...leading, high, low, ...values, limit - reports.length) as ReportSummary[]));
-    high = low;
-    width *= 2;
-    if (reports.length < limit && high > 0 && performance.now() - started >= filters.budgetMs!) {
-      return { reports, continueBelow: high + 1 };
-    }
+  const windows = new IdWindows(high, filters.budgetMs);
+  for (let ids = windows.next(); ids && reports.length < limit; ids = windows.next()) {
+    reports.push(...(read.all(...leading, ids.high, ids.low, ...values, limit - reports.length) as ReportSummary[]));
+    const stoppedAt = reports.length < limit ? windows.stoppedAt() : undefined;
+    if (stoppedAt !== undefined) return { reports, continueBelow: stoppedAt };
   }
   return { reports };
 }
