@@ -19,7 +19,7 @@ import {
   missingIndexes,
   type Notify,
 } from './postgres-search-indexes.js';
-import { IdWindows } from './search-windows.js';
+import { IdWindows, NewestFirstReading } from './search-windows.js';
 import {
   clearReports,
   insertReports,
@@ -168,19 +168,26 @@ export class PostgresReportStore implements ReportStore {
     if (!filters.url && !filters.ip)
       return { reports: await this.query<ReportSummary>(newestFirst(where), [...values, limit]) };
     // A part: read in windows of ids (search-windows.ts), each an index range the planner sizes.
-    const sql = newestFirst([...where, `r.id <= $${values.length + 2}`, `r.id > $${values.length + 3}`]);
-    const [newest] = await this.query<{ id: string | null }>('SELECT max(id) AS id FROM vigil_reports');
-    const reports: ReportSummary[] = [];
+    const sql = newestFirst([...where, `r.id <= $${values.length + 2}`, `r.id > $${values.length + 3}`]).replace(
+      'SELECT ',
+      'SELECT r.id::float8 AS id, ',
+    );
+    const [newest] = await this.query<{ id: number | null }>('SELECT max(id)::float8 AS id FROM vigil_reports');
+    const reading = new NewestFirstReading(limit, filters.budgetMs);
     const windows = new IdWindows(
-      Math.min(Number(newest?.id ?? 0), (filters.before ?? Number.MAX_SAFE_INTEGER) - 1),
+      Math.min(newest?.id ?? 0, (filters.before ?? Number.MAX_SAFE_INTEGER) - 1),
       filters.budgetMs,
     );
-    for (let ids = windows.next(); ids && reports.length < limit; ids = windows.next()) {
-      reports.push(...(await this.query<ReportSummary>(sql, [...values, limit - reports.length, ids.high, ids.low])));
-      const stoppedAt = reports.length < limit ? windows.stoppedAt() : undefined;
-      if (stoppedAt !== undefined) return { reports, continueBelow: stoppedAt };
+    for (let ids = windows.next(); ids; ids = windows.next()) {
+      const rows = await this.query<ReportSummary & { id: number }>(sql, [
+        ...values,
+        reading.wanted(),
+        ids.high,
+        ids.low,
+      ]);
+      if (!reading.take(rows, ids.low + 1)) break;
     }
-    return { reports };
+    return reading.result();
   }
 
   async count(): Promise<number> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIRST_WINDOW, IdWindows } from './search-windows.js';
+import { FIRST_WINDOW, IdWindows, NewestFirstReading } from './search-windows.js';
 
 function all(windows: IdWindows): Array<[number, number]> {
   const read: Array<[number, number]> = [];
@@ -32,5 +32,63 @@ describe('the windows of ids a search by part reads', () => {
     windows.next();
     windows.next();
     assert.equal(windows.stoppedAt(), undefined, 'nothing is left to read');
+  });
+});
+
+describe('a search reading newest first', () => {
+  const row = (id: number) => ({
+    id,
+    token: `t${id}`,
+    time: 0,
+    method: 'GET',
+    url: '/',
+    status: 200,
+    ip: '',
+    duration: 0,
+  });
+  const tokens = (reading: NewestFirstReading) => reading.result().reports.map((report) => report.token);
+
+  it('reads on to the oldest without a budget, and keeps no id', () => {
+    const reading = new NewestFirstReading(10, undefined);
+    assert.equal(reading.take([row(9), row(7)], 5), true);
+    assert.equal(reading.take([row(3)], 1), false);
+    assert.deepEqual([tokens(reading), reading.result().continueBelow], [['t9', 't7', 't3'], undefined]);
+    assert.ok(reading.result().reports.every((report) => !('id' in report)));
+  });
+  it('stops at its limit without saying where: the page is full', () => {
+    const reading = new NewestFirstReading(2, 60_000);
+    assert.equal(reading.take([row(9), row(8), row(7)], 5), false);
+    assert.deepEqual([tokens(reading), reading.result().continueBelow], [['t9', 't8'], undefined]);
+  });
+  it('once its budget is spent, stops after the report it read, to go on below it', () => {
+    let now = 0;
+    const reading = new NewestFirstReading(10, 20, () => now);
+    assert.equal(
+      reading.take(
+        (function* () {
+          yield row(9);
+          now = 20;
+          yield row(8);
+          yield row(7);
+        })(),
+        1,
+      ),
+      false,
+    );
+    assert.deepEqual([tokens(reading), reading.result().continueBelow], [['t9', 't8'], 8]);
+  });
+  it('once its budget is spent, stops after a window without a report, to go on below it', () => {
+    let now = 0;
+    const reading = new NewestFirstReading(10, 20, () => now);
+    assert.equal(reading.take([], 15_905), true);
+    now = 20;
+    assert.equal(reading.take([], 11_809), false);
+    assert.deepEqual([tokens(reading), reading.result().continueBelow], [[], 11_809]);
+  });
+  it('does not stop after rows that may be none (the tail), nor when nothing is left below', () => {
+    const reading = new NewestFirstReading(10, 0);
+    assert.equal(reading.take([], 500, false), true);
+    assert.equal(reading.take([], 1), false);
+    assert.equal(reading.result().continueBelow, undefined);
   });
 });

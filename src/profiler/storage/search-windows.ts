@@ -1,9 +1,10 @@
 /**
- * The windows of ids a search by URL or IP part reads, newest first, in both stores: the first
- * of 4096 ids, each next twice as wide. With a budget, the search stops between two windows
- * once it has read for it, and says where to go on.
+ * How a search by URL or IP part reads, in both stores: its reports newest first, each with
+ * its id, and when it has a budget, where it stopped once the budget was spent (between two
+ * reports, or two windows of ids: the first of 4096 ids, each next twice as wide).
  */
 import { performance } from 'node:perf_hooks';
+import type { ReportSummary, SearchResult } from '../report.js';
 
 export const FIRST_WINDOW = 4096;
 
@@ -40,5 +41,55 @@ export class IdWindows {
   stoppedAt(): number | undefined {
     if (this.high <= 0 || this.budgetMs === undefined || this.now() - this.started < this.budgetMs) return undefined;
     return this.high + 1;
+  }
+}
+
+/** The reports a search has read, newest first, and where it stopped when its budget ran out first. */
+export class NewestFirstReading {
+  private readonly reports: ReportSummary[] = [];
+  private readonly started: number;
+  private stoppedAt: number | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly budgetMs: number | undefined,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.started = now();
+  }
+
+  wanted(): number {
+    return this.limit - this.reports.length;
+  }
+
+  /**
+   * Reads `rows` (each with its id) until the limit or the budget. `floor`: once the rows run
+   * out, every id from it up has been read. True when the search reads on below `floor`;
+   * `mayStop` false when running out of `rows` is no progress (the tail may have none).
+   */
+  take(rows: Iterable<unknown>, floor: number, mayStop = true): boolean {
+    for (const row of rows) {
+      const { id, ...summary } = row as ReportSummary & { id: number };
+      this.reports.push(summary);
+      if (this.reports.length >= this.limit) return false;
+      if (this.spent()) return this.stop(id);
+    }
+    if (floor <= 1) return false;
+    return mayStop && this.spent() ? this.stop(floor) : true;
+  }
+
+  result(): SearchResult {
+    return this.stoppedAt === undefined
+      ? { reports: this.reports }
+      : { reports: this.reports, continueBelow: this.stoppedAt };
+  }
+
+  private stop(below: number): false {
+    this.stoppedAt = below;
+    return false;
+  }
+
+  private spent(): boolean {
+    return this.budgetMs !== undefined && this.now() - this.started >= this.budgetMs;
   }
 }

@@ -7,6 +7,8 @@ export interface SqliteStatement {
   /** The first row (an object without prototype under node:sqlite), or undefined; after `pluck()`, its first column. */
   get(...params: SqlValue[]): unknown;
   all(...params: SqlValue[]): unknown[];
+  /** The rows one at a time, each read from the file when asked for. */
+  iterate(...params: SqlValue[]): IterableIterator<unknown>;
   run(...params: SqlValue[]): { changes: number };
   /** From now on, rows are read as their first column. */
   pluck(): this;

@@ -10,6 +10,8 @@ import type { OpenOptions, SqliteDatabase, SqliteStatement, SqliteTransaction, S
 interface NodeStatement {
   get(...params: SqlValue[]): unknown;
   all(...params: SqlValue[]): unknown[];
+  /** From Node 22.13. */
+  iterate?(...params: SqlValue[]): IterableIterator<unknown>;
   run(...params: SqlValue[]): { changes: number | bigint };
   setReturnArrays(enabled: boolean): void;
 }
@@ -183,6 +185,15 @@ class NodeSqliteStatement implements SqliteStatement {
     try {
       const rows = this.statement.all(...params);
       return this.plucking ? rows.map((row) => (row as unknown[])[0]) : rows;
+    } catch (error) {
+      throw named(error);
+    }
+  }
+
+  *iterate(...params: SqlValue[]): IterableIterator<unknown> {
+    if (this.statement.iterate === undefined) return yield* this.all(...params);
+    try {
+      for (const row of this.statement.iterate(...params)) yield this.plucking ? (row as unknown[])[0] : row;
     } catch (error) {
       throw named(error);
     }

@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ReportSearch, ReportSummary, SearchResult } from '../report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
-import { IdWindows } from './search-windows.js';
+import { IdWindows, NewestFirstReading } from './search-windows.js';
 import { searchStatement, SUMMARY_COLUMNS } from './sqlite-search.js';
 import type { WriteReply } from './sqlite-write-thread.js';
 
@@ -68,29 +68,29 @@ function open(): Connection {
 }
 
 /**
- * A search by URL or IP part reads its reports in windows of ids, newest first, so that
- * with a budget it can stop between two and say where: a part whose trigrams most reports
- * hold, or one too short to look up, costs one window at a time, not the whole store.
+ * A search by URL or IP part reads its reports one at a time, newest first, so that with a
+ * budget it stops between two and says where: a trigram lookup in one statement (FTS5
+ * reads a range of ids at a cost of its own, whatever its width), a part no trigram answers
+ * in windows of ids.
  */
 function search(c: Connection, filters: ReportSearch): SearchResult {
-  const { scan, window, tail, values, limit } = searchStatement(filters, c.indexed.get() === 1);
+  const { scan, lookup, window, values, limit } = searchStatement(filters, c.indexed.get() === 1);
   if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ReportSummary[] };
-  const reports: ReportSummary[] = [];
+  const reading = new NewestFirstReading(limit, filters.budgetMs);
   let high = Math.min((c.newestId.get() as number | null) ?? 0, (filters.before ?? Number.MAX_SAFE_INTEGER) - 1);
-  if (tail !== undefined) {
+  if (lookup !== undefined) {
     const after = (c.tail.get() as { after: number } | undefined)?.after ?? Number.MAX_SAFE_INTEGER;
-    reports.push(...(statement(c, tail).all(after, ...values, limit) as ReportSummary[]));
+    const tail = statement(c, lookup.tail).iterate(after, ...values, limit);
     high = Math.min(high, after);
+    if (reading.take(tail, high + 1, false))
+      reading.take(statement(c, lookup.sql).iterate(lookup.match, high, ...values, reading.wanted()), 1);
+    return reading.result();
   }
-  const read = statement(c, window.sql);
-  const leading = window.match === undefined ? [] : [window.match];
   const windows = new IdWindows(high, filters.budgetMs);
-  for (let ids = windows.next(); ids && reports.length < limit; ids = windows.next()) {
-    reports.push(...(read.all(...leading, ids.high, ids.low, ...values, limit - reports.length) as ReportSummary[]));
-    const stoppedAt = reports.length < limit ? windows.stoppedAt() : undefined;
-    if (stoppedAt !== undefined) return { reports, continueBelow: stoppedAt };
+  for (let ids = windows.next(); ids; ids = windows.next()) {
+    if (!reading.take(statement(c, window).iterate(ids.high, ids.low, ...values, reading.wanted()), ids.low + 1)) break;
   }
-  return { reports };
+  return reading.result();
 }
 
 function statement(c: Connection, sql: string): SqliteStatement {

@@ -22,14 +22,17 @@ const PAST_PREFIX = '\uffff';
 
 /**
  * How a search is read. Without a URL or IP part, indexes answer it at once: `scan`, with
- * `values` and the limit. With one, it is read in windows of ids, newest first (`window`:
- * its `match` when the part is looked up in a trigram table, the window's highest id, the
- * id below its lowest, `values`, the limit), after the `tail` of reports the trigram tables
- * do not hold yet (the mark, `values`, the limit), all in one snapshot.
+ * `values` and the limit. With one, rows are read newest first with their `id`, so that a
+ * search with a budget can stop between two and say where: the `lookup` of a part in a
+ * trigram table (`match`, the highest id, `values`, the limit), after the `tail` of reports
+ * the tables do not hold yet (the mark, `values`, the limit), in one snapshot; or, for a
+ * part no trigram answers, `window`s of ids (the highest, the id below the lowest,
+ * `values`, the limit).
  */
 export type SearchPlan = { values: Array<string | number>; limit: number } & (
-  | { scan: string; window?: undefined; tail?: undefined }
-  | { scan?: undefined; window: { sql: string; match?: string }; tail?: string }
+  | { scan: string; lookup?: undefined; window?: undefined }
+  | { scan?: undefined; lookup: { sql: string; match: string; tail: string }; window?: undefined }
+  | { scan?: undefined; lookup?: undefined; window: string }
 );
 
 /**
@@ -70,8 +73,13 @@ export function searchStatement(filters: ReportSearch, indexed: boolean): Search
   const newestFirst = (conditions: string[]) =>
     `SELECT ${columns} FROM reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ?`;
   if (!filters.url && !filters.ip) return { scan: newestFirst(where), values, limit };
-  if (!driver) return { window: { sql: newestFirst(['r.id <= ?', 'r.id > ?', ...where]) }, values, limit };
+  const withId = (sql: string) => sql.replace('SELECT ', 'SELECT r.id, ');
+  if (!driver) return { window: withId(newestFirst(['r.id <= ?', 'r.id > ?', ...where])), values, limit };
   // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the limit stops it.
-  const lookup = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? AND s.rowid > ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
-  return { tail: newestFirst(['r.id > ?', ...where]), window: { sql: lookup, match: driver.query }, values, limit };
+  const lookup = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
+  return {
+    lookup: { sql: withId(lookup), match: driver.query, tail: withId(newestFirst(['r.id > ?', ...where])) },
+    values,
+    limit,
+  };
 }
