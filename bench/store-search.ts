@@ -158,8 +158,9 @@ interface Timing {
   p50: number;
   p99: number;
   max: number;
-  /** Searches only: how many answers stopped at the page's budget. */
+  /** Searches only: how many answers stopped at the page's budget, and how many were not a 200. */
   stopped?: number;
+  failed?: number;
 }
 function timing(samples: number[]): Timing {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -210,12 +211,17 @@ function searches(): Record<string, (i: number) => string> {
 
 /** Answers that stopped at the page's search budget and linked to older reports (`Link: rel="next"`). */
 let stoppedAtBudget = 0;
+/** Answers other than 200 (a statement over the store's timeout is a 503), counted and measured all the same. */
+let failed = 0;
 
 async function timed(service: Service, agent: Agent, path: string): Promise<number> {
   const started = performance.now();
   const answer = await ask(service, { path, agent });
   const ms = performance.now() - started;
-  if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${answer.body.slice(0, 300)}`);
+  if (answer.status !== 200) {
+    failed++;
+    process.stdout.write(`  ${path}: ${answer.status} after ${ms.toFixed(0)} ms\n`);
+  }
   if (answer.headers.link !== undefined) stoppedAtBudget++;
   return ms;
 }
@@ -227,9 +233,10 @@ async function measure(service: Service): Promise<Array<[string, Timing]>> {
     for (const [name, path] of Object.entries(searches())) {
       await timed(service, agent, path(0));
       stoppedAtBudget = 0;
+      failed = 0;
       const samples: number[] = [];
       for (let i = 0; i < SAMPLES; i++) samples.push(await timed(service, agent, path(i)));
-      rows.push([`search ${name}`, { ...timing(samples), stopped: stoppedAtBudget }]);
+      rows.push([`search ${name}`, { ...timing(samples), stopped: stoppedAtBudget, failed }]);
     }
     const list: number[] = [];
     for (let i = 0; i < SAMPLES; i++) list.push(await timed(service, agent, '/_profiler'));
@@ -360,11 +367,11 @@ try {
     await retained.close();
     const table = [
       `${name}, ${REPORTS} reports (${storeSize}; filled at ${Math.round(rate)} reports/s), ${SAMPLES} samples each, over HTTPS with keep-alive:`,
-      '| request | p50 ms | p99 ms | max ms | stopped at the budget |',
-      '|---|---:|---:|---:|---:|',
+      '| request | p50 ms | p99 ms | max ms | stopped at the budget | not a 200 |',
+      '|---|---:|---:|---:|---:|---:|',
       ...rows.map(
         ([what, t]) =>
-          `| ${what} | ${t.p50.toFixed(1)} | ${t.p99.toFixed(1)} | ${t.max.toFixed(1)} | ${t.stopped === undefined ? '' : `${t.stopped} of ${SAMPLES}`} |`,
+          `| ${what} | ${t.p50.toFixed(1)} | ${t.p99.toFixed(1)} | ${t.max.toFixed(1)} | ${t.stopped === undefined ? '' : `${t.stopped} of ${SAMPLES}`} | ${t.failed ?? ''} |`,
       ),
       purge,
     ].join('\n');
