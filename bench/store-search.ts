@@ -298,7 +298,11 @@ async function purgeWhileWriting(store: ReportStore): Promise<string> {
       const batch = reportsFrom(n, 250, n);
       n += 250;
       const started = performance.now();
-      await store.write(batch);
+      const failed = await store.write(batch).then(
+        () => false,
+        (error: unknown) => (process.stdout.write(`  a writer's batch failed: ${String(error)}\n`), true),
+      );
+      if (failed) break;
       batches.push(performance.now() - started);
     }
   })();
@@ -361,6 +365,10 @@ try {
     } finally {
       await service.stop();
     }
+    // Shown before the retention step, which a store that fails it (a server gone) would end.
+    process.stdout.write(
+      `${rows.map(([what, t]) => `${what}: p50 ${t.p50.toFixed(1)}, p99 ${t.p99.toFixed(1)} ms`).join('\n')}\n`,
+    );
     const retained = handle();
     await retained.open();
     const purge = await purgeWhileWriting(retained);
