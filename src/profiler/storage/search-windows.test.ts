@@ -21,18 +21,6 @@ describe('the windows of ids a search by part reads', () => {
     assert.deepEqual(all(new IdWindows(5_000_000, undefined)), [[0, 5_000_000]]);
     assert.deepEqual(all(new IdWindows(0, 20)), []);
   });
-  it('stops once the budget is spent, at the id below the last window read', () => {
-    let now = 0;
-    const windows = new IdWindows(10_000, 20, () => now);
-    windows.next();
-    now = 19;
-    assert.equal(windows.stoppedAt(), undefined);
-    now = 20;
-    assert.equal(windows.stoppedAt(), 10_000 - FIRST_WINDOW + 1);
-    windows.next();
-    windows.next();
-    assert.equal(windows.stoppedAt(), undefined, 'nothing is left to read');
-  });
 });
 
 describe('a search reading newest first', () => {

@@ -16,15 +16,12 @@ export interface IdWindow {
 
 export class IdWindows {
   private width: number;
-  private readonly started: number;
 
   /** `high`: the newest id to read. Without `budgetMs`, one window holds every id. */
   constructor(
     private high: number,
-    private readonly budgetMs: number | undefined,
-    private readonly now: () => number = () => performance.now(),
+    budgetMs: number | undefined,
   ) {
-    this.started = now();
     this.width = budgetMs === undefined ? Number.MAX_SAFE_INTEGER : FIRST_WINDOW;
   }
 
@@ -35,12 +32,6 @@ export class IdWindows {
     this.high = window.low;
     this.width = Math.min(this.width * 2, Number.MAX_SAFE_INTEGER);
     return window;
-  }
-
-  /** The `before` a search that spent its budget goes on from; undefined while it may read on, or has read all. */
-  stoppedAt(): number | undefined {
-    if (this.high <= 0 || this.budgetMs === undefined || this.now() - this.started < this.budgetMs) return undefined;
-    return this.high + 1;
   }
 }
 
