@@ -17,13 +17,24 @@ interface SearchIndex {
   /** What follows `ON vigil_reports`. */
   on: string;
   trigram: boolean;
+  unique?: boolean;
+  /** An index of version 1 this one stands in for, dropped once this one is valid. */
+  replaces?: string;
 }
 
 /**
  * A B-tree per exact filter, with the id, so the newest first is a walk of it; a trigram index per
- * part-of filter, which answers `LIKE '%part%'`. The token and time have theirs since version 1.
+ * part-of filter, which answers `LIKE '%part%'`. The token's carries the id, so the newest of a
+ * short prefix's thousands of reports are found in the index alone; time has its own since version 1.
  */
 export const SEARCH_INDEXES: readonly SearchIndex[] = [
+  {
+    name: 'vigil_reports_by_token_with_id',
+    on: '(token) INCLUDE (id)',
+    trigram: false,
+    unique: true,
+    replaces: 'vigil_reports_by_token',
+  },
   { name: 'vigil_reports_by_status', on: '(status, id)', trigram: false },
   { name: 'vigil_reports_by_method', on: '(method, id)', trigram: false },
   { name: 'vigil_reports_by_url_part', on: 'USING gin (url gin_trgm_ops)', trigram: true },
@@ -35,17 +46,30 @@ export type Notify = (message: string) => void;
 
 type Client = pg.ClientBase;
 
-/** The indexes not there or not valid (a concurrent build cut short), and whether each exists. */
-export async function missingIndexes(client: Client): Promise<Array<SearchIndex & { exists: boolean }>> {
+interface IndexState {
+  /** There and valid. */
+  built: boolean;
+  /** There, not valid (a concurrent build cut short). */
+  exists: boolean;
+}
+
+/** The indexes still to build, or whose replaced index is still to drop. */
+export async function missingIndexes(client: Client): Promise<Array<SearchIndex & IndexState>> {
+  const names = SEARCH_INDEXES.flatMap((index) => (index.replaces ? [index.name, index.replaces] : [index.name]));
   const { rows } = await client.query<{ name: string; valid: boolean | null }>(
     'SELECT n.name, i.indisvalid AS valid FROM unnest($1::text[]) AS n(name) LEFT JOIN pg_index i ON i.indexrelid = to_regclass(n.name)',
-    [SEARCH_INDEXES.map((index) => index.name)],
+    [names],
   );
   const state = new Map(rows.map((row) => [row.name, row.valid]));
-  return SEARCH_INDEXES.filter((index) => state.get(index.name) !== true).map((index) => ({
+  return SEARCH_INDEXES.map((index) => ({
     ...index,
+    built: state.get(index.name) === true,
     exists: state.get(index.name) === false,
-  }));
+  })).filter((index) => !index.built || (index.replaces !== undefined && state.get(index.replaces) != null));
+}
+
+function createIndex(index: SearchIndex, concurrently: boolean): string {
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${concurrently ? 'CONCURRENTLY IF NOT EXISTS ' : ''}${index.name} ON vigil_reports ${index.on}`;
 }
 
 /** Creates `pg_trgm` unless it is there; resolves with why it cannot be, or undefined. Inside a transaction, under a savepoint. */
@@ -78,8 +102,11 @@ export async function createIndexesNow(client: Client, location: string, notify:
     if (problem !== undefined) notify(scanNotice(location, problem));
     for (const index of missing) {
       if (index.trigram && problem !== undefined) continue;
-      if (index.exists) await client.query(`DROP INDEX ${index.name}`);
-      await client.query(`CREATE INDEX ${index.name} ON vigil_reports ${index.on}`);
+      if (!index.built) {
+        if (index.exists) await client.query(`DROP INDEX ${index.name}`);
+        await client.query(createIndex(index, false));
+      }
+      if (index.replaces) await client.query(`DROP INDEX IF EXISTS ${index.replaces}`);
     }
     await client.query('COMMIT');
   } catch (error) {
@@ -105,19 +132,24 @@ export async function buildIndexesConcurrently(client: Client, location: string,
     if (missing.length === 0) return;
     const problem = missing.some((index) => index.trigram) ? await trigramProblem(client, false) : undefined;
     if (problem !== undefined) notify(scanNotice(location, problem));
-    const building = missing.filter((index) => !index.trigram || problem === undefined);
-    if (building.length === 0) return;
+    const possible = missing.filter((index) => !index.trigram || problem === undefined);
+    const building = possible.filter((index) => !index.built);
     const started = Date.now();
-    notify(
-      `The report store ${location} is building its search indexes (${building.map((index) => index.name).join(', ')}); searches by those fields scan until each is done`,
-    );
-    for (const index of building) {
-      if (index.exists) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
-      await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index.name} ON vigil_reports ${index.on}`);
+    if (building.length > 0)
+      notify(
+        `The report store ${location} is building its search indexes (${building.map((index) => index.name).join(', ')}); searches by those fields scan until each is done`,
+      );
+    for (const index of possible) {
+      if (!index.built) {
+        if (index.exists) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
+        await client.query(createIndex(index, true));
+      }
+      if (index.replaces) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.replaces}`);
     }
-    notify(
-      `The report store ${location} has built its search indexes in ${Math.round((Date.now() - started) / 1000)} s`,
-    );
+    if (building.length > 0)
+      notify(
+        `The report store ${location} has built its search indexes in ${Math.round((Date.now() - started) / 1000)} s`,
+      );
   } finally {
     await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, INDEX_LOCK]).catch(() => undefined);
   }

@@ -171,6 +171,12 @@ export class PostgresReportStore implements ReportStore {
     // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
     const newestFirst = (conditions: string[]) =>
       `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT $${values.length + 1}`;
+    if (filters.token && !filters.url && !filters.ip) {
+      // The ids first, from the token index alone (it carries them): a short prefix holds thousands.
+      const ids = `SELECT r.id FROM vigil_reports r WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT $${values.length + 1}`;
+      const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r WHERE r.id IN (${ids}) ORDER BY r.id DESC`;
+      return { reports: await this.query<ReportSummary>(sql, [...values, limit]) };
+    }
     if (!filters.url && !filters.ip)
       return { reports: await this.query<ReportSummary>(newestFirst(where), [...values, limit]) };
     // A part: read in windows of ids (search-windows.ts).
