@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIRST_WINDOW, IdWindows, NewestFirstReading } from './search-windows.js';
+import { IdWindows, NewestFirstReading, WINDOW } from './search-windows.js';
 
 function all(windows: IdWindows): Array<[number, number]> {
   const read: Array<[number, number]> = [];
@@ -9,12 +9,12 @@ function all(windows: IdWindows): Array<[number, number]> {
 }
 
 describe('the windows of ids a search by part reads', () => {
-  it('covers every id once, newest first, each window twice as wide', () => {
-    const read = all(new IdWindows(20_000, 1_000));
+  it('covers every id once, newest first, in windows of the same width', () => {
+    const read = all(new IdWindows(10_000, 1_000));
     assert.deepEqual(read, [
-      [20_000 - FIRST_WINDOW, 20_000],
-      [20_000 - 3 * FIRST_WINDOW, 20_000 - FIRST_WINDOW],
-      [0, 20_000 - 3 * FIRST_WINDOW],
+      [10_000 - WINDOW, 10_000],
+      [10_000 - 2 * WINDOW, 10_000 - WINDOW],
+      [0, 10_000 - 2 * WINDOW],
     ]);
   });
   it('reads every id in one window without a budget, and none in an empty store', () => {

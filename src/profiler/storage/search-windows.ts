@@ -1,12 +1,13 @@
 /**
  * How a search by URL or IP part reads, in both stores: its reports newest first, each with
- * its id, and when it has a budget, where it stopped once the budget was spent (between two
- * reports, or two windows of ids: the first of 4096 ids, each next twice as wide).
+ * its id, and when it has a budget, where it stopped once the budget was spent: between two
+ * reports, or two windows of 4096 ids (in a large store, a window's rows come from disk, and a
+ * wider window could outlast the budget on its own).
  */
 import { performance } from 'node:perf_hooks';
 import type { ReportSummary, SearchResult } from '../report.js';
 
-export const FIRST_WINDOW = 4096;
+export const WINDOW = 4096;
 
 /** Ids in `(low, high]`. */
 export interface IdWindow {
@@ -15,14 +16,14 @@ export interface IdWindow {
 }
 
 export class IdWindows {
-  private width: number;
+  private readonly width: number;
 
   /** `high`: the newest id to read. Without `budgetMs`, one window holds every id. */
   constructor(
     private high: number,
     budgetMs: number | undefined,
   ) {
-    this.width = budgetMs === undefined ? Number.MAX_SAFE_INTEGER : FIRST_WINDOW;
+    this.width = budgetMs === undefined ? Number.MAX_SAFE_INTEGER : WINDOW;
   }
 
   /** The next window, or undefined once the oldest id was read. */
@@ -30,7 +31,6 @@ export class IdWindows {
     if (this.high <= 0) return undefined;
     const window = { high: this.high, low: Math.max(0, this.high - this.width) };
     this.high = window.low;
-    this.width = Math.min(this.width * 2, Number.MAX_SAFE_INTEGER);
     return window;
   }
 }
