@@ -10,7 +10,7 @@ import type { ReportSearch, ReportSummary, SearchResult } from '../report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
 import { IdWindows, NewestFirstReading } from './search-windows.js';
-import { searchStatement, SUMMARY_COLUMNS } from './sqlite-search.js';
+import { searchStatement, SUMMARY_COLUMNS, TrigramSample } from './sqlite-search.js';
 import type { WriteReply } from './sqlite-write-thread.js';
 
 export interface ReadThreadData {
@@ -27,6 +27,10 @@ export type ReportRow = ReportSummary & { data: string; traceJson: string | null
 
 const { file } = workerData as ReadThreadData;
 
+/** How many of the newest reports tell how common a trigram is, and for how long. */
+const SAMPLED_REPORTS = 2000;
+const SAMPLE_MS = 60_000;
+
 interface Connection {
   db: SqliteDatabase;
   watch: FileWatch;
@@ -40,6 +44,8 @@ interface Connection {
   searching: (filters: ReportSearch) => SearchResult;
   /** Search statements by their SQL: a few combinations of filters. */
   searches: Map<string, SqliteStatement>;
+  /** The newest reports' URLs or IPs, and when they were read. */
+  samples: Map<'url' | 'ip', { sample: TrigramSample; at: number }>;
 }
 
 const connection = new ThreadConnection<Connection>();
@@ -56,6 +62,7 @@ function open(): Connection {
       indexed: db.prepare('SELECT NOT EXISTS (SELECT 1 FROM search_backfill)').pluck(),
       tail: db.prepare('SELECT after FROM search_tail WHERE id = 1'),
       searches: new Map(),
+      samples: new Map(),
       newestId: db.prepare('SELECT max(id) FROM reports').pluck(),
       searching: () => ({ reports: [] }),
     };
@@ -74,7 +81,9 @@ function open(): Connection {
  * in windows of ids.
  */
 function search(c: Connection, filters: ReportSearch): SearchResult {
-  const { scan, lookup, window, values, limit } = searchStatement(filters, c.indexed.get() === 1);
+  const { scan, lookup, window, values, limit } = searchStatement(filters, c.indexed.get() === 1, (field) =>
+    sampleOf(c, field),
+  );
   if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ReportSummary[] };
   const reading = new NewestFirstReading(limit, filters.budgetMs);
   let high = Math.min((c.newestId.get() as number | null) ?? 0, (filters.before ?? Number.MAX_SAFE_INTEGER) - 1);
@@ -91,6 +100,18 @@ function search(c: Connection, filters: ReportSearch): SearchResult {
     if (!reading.take(statement(c, window).iterate(ids.high, ids.low, ...values, reading.wanted()), ids.low + 1)) break;
   }
   return reading.result();
+}
+
+/** How common each trigram of a field is among the newest reports, read again after a minute. */
+function sampleOf(c: Connection, field: 'url' | 'ip'): (trigram: string) => number {
+  const now = Date.now();
+  let held = c.samples.get(field);
+  if (!held || now - held.at > SAMPLE_MS) {
+    const values = statement(c, `SELECT ${field} FROM reports ORDER BY id DESC LIMIT ?`).pluck().all(SAMPLED_REPORTS);
+    held = { sample: new TrigramSample(values as string[]), at: now };
+    c.samples.set(field, held);
+  }
+  return held.sample.share;
 }
 
 function statement(c: Connection, sql: string): SqliteStatement {

@@ -7,14 +7,52 @@ import type { ReportSearch } from '../report.js';
 
 export const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
 
-/** The trigram query for `part`: enough of its trigrams to cover it, each quoted; undefined when no trigram answers it. */
-export function trigramQuery(part: string): string | undefined {
+/** A lookup's trigrams are expected together in at most this share of the reports (500 of 5 M). */
+export const LOOKUP_SHARE = 1e-4;
+
+/** The share of the reports expected to hold a trigram, from 0 to 1. */
+export type TrigramShare = (trigram: string) => number;
+
+/**
+ * The trigram query for `part`, each trigram quoted; undefined when no trigram answers it. Of the
+ * trigrams that cover the part, the rarest by `share` come first, and only as many as the lookup
+ * needs (`LOOKUP_SHARE`): a trigram most reports hold makes FTS5 step through its whole list and
+ * narrows nothing, while `instr` checks the part itself on every report the lookup gives.
+ */
+export function trigramQuery(part: string, share: TrigramShare = () => 1): string | undefined {
   const chars = [...part];
   if (chars.length < 3 || part.includes('\u0000')) return undefined;
-  const trigrams: string[] = [];
-  for (let i = 0; i + 3 <= chars.length; i += 3) trigrams.push(chars.slice(i, i + 3).join(''));
-  if (chars.length % 3 !== 0) trigrams.push(chars.slice(-3).join(''));
-  return trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
+  const cover = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i += 3) cover.add(chars.slice(i, i + 3).join(''));
+  if (chars.length % 3 !== 0) cover.add(chars.slice(-3).join(''));
+  const rarestFirst = [...cover].map((trigram) => ({ trigram, share: share(trigram) }));
+  rarestFirst.sort((a, b) => a.share - b.share);
+  const chosen: string[] = [];
+  let expected = 1;
+  for (const { trigram, share } of rarestFirst) {
+    chosen.push(`"${trigram.replaceAll('"', '""')}"`);
+    expected *= share;
+    if (expected <= LOOKUP_SHARE) break;
+  }
+  return chosen.join(' AND ');
+}
+
+/** Shares of trigrams among sampled values (the newest reports'); one not sampled counts half a value. */
+export class TrigramSample {
+  private readonly shares = new Map<string, number>();
+
+  constructor(private readonly values: readonly string[]) {}
+
+  readonly share: TrigramShare = (trigram) => {
+    let share = this.shares.get(trigram);
+    if (share === undefined) {
+      let holding = 0;
+      for (const value of this.values) if (value.includes(trigram)) holding++;
+      share = (holding + 0.5) / (this.values.length + 1);
+      this.shares.set(trigram, share);
+    }
+    return share;
+  };
 }
 
 /** Above any character a token holds: the end of a token prefix's range. */
@@ -41,15 +79,20 @@ export type SearchPlan = { values: Array<string | number>; limit: number } & (
  * other filter is checked on the reports it gives; `instr` keeps those that hold the part itself. The
  * tail, not indexed yet, is read row by row first, as it is the newest. A part under three characters,
  * or any part while an older file's tables are being filled, reads the reports newest first.
+ * `shares`: how common each trigram of a field is, to look up the rarest.
  */
-export function searchStatement(filters: ReportSearch, indexed: boolean): SearchPlan {
+export function searchStatement(
+  filters: ReportSearch,
+  indexed: boolean,
+  shares?: (field: 'url' | 'ip') => TrigramShare,
+): SearchPlan {
   const where: string[] = [];
   const values: Array<string | number> = [];
   let driver: { table: string; query: string } | undefined;
   for (const field of ['url', 'ip'] as const) {
     const part = filters[field];
     if (!part) continue;
-    const query = indexed && !driver ? trigramQuery(part) : undefined;
+    const query = indexed && !driver ? trigramQuery(part, shares?.(field)) : undefined;
     if (query !== undefined) driver = { table: `reports_${field}_search`, query };
     where.push(`instr(r.${field}, ?) > 0`);
     values.push(part);

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { LOOKUP_SHARE, TrigramSample, trigramQuery } from './sqlite-search.js';
+
+describe('the trigrams a part is looked up by', () => {
+  it('covers the part with every third trigram and the last, quoted, when nothing says how common they are', () => {
+    assert.equal(trigramQuery('/api/orders'), '"/ap" AND "i/o" AND "rde" AND "ers"');
+    assert.equal(trigramQuery('a"bc'), '"a""b" AND """bc"');
+    assert.equal(trigramQuery('ab'), undefined);
+    assert.equal(trigramQuery('a\u0000bc'), undefined);
+  });
+
+  it('takes the rarest first, and stops once together they are rare enough', () => {
+    const shares: Record<string, number> = {
+      '/ap': 0.45,
+      'i/o': 0.2,
+      rde: 0.2,
+      'rs/': 0.45,
+      '597': 0.004,
+      '056': 0.004,
+    };
+    assert.equal(
+      trigramQuery('/api/orders/597056', (trigram) => shares[trigram] ?? 1),
+      '"597" AND "056"',
+      'two trigrams of 0.4 % are expected together in less than the lookup share',
+    );
+    assert.ok(0.004 * 0.004 <= LOOKUP_SHARE && 0.004 > LOOKUP_SHARE);
+  });
+
+  it('keeps adding common trigrams while none is rare: together they narrow the lookup', () => {
+    assert.equal(
+      trigramQuery('alpha-bravo', () => 0.1),
+      '"alp" AND "ha-" AND "bra" AND "avo"',
+    );
+  });
+});
+
+describe('a sample of values telling how common a trigram is', () => {
+  it('gives the share of the values that hold it, a trigram none holds counting half a value', () => {
+    const sample = new TrigramSample(['/api/users/1', '/api/orders/2', '/robots.txt']);
+    assert.equal(sample.share('/ap'), 2.5 / 4);
+    assert.equal(sample.share('bot'), 1.5 / 4);
+    assert.equal(sample.share('zzz'), 0.5 / 4);
+  });
+
+  it('leads a lookup to the rarest trigrams of the part', () => {
+    const values = Array.from({ length: 1000 }, (_, i) => `/api/orders/${100_000 + i * 7}/items`);
+    const query = trigramQuery('/api/orders/597056/', new TrigramSample(values).share)!;
+    assert.deepEqual(
+      ['/ap', 'i/o', 'rde', 'rs/'].filter((common) => query.includes(common)),
+      [],
+      query,
+    );
+    assert.equal(query.split(' AND ').length, 2, query);
+  });
+});
