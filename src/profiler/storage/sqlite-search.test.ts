@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LOOKUP_SHARE, TrigramSample, trigramQuery } from './sqlite-search.js';
+import { LOOKUP_SHARE, MAX_WEIGHED_TRIGRAMS, TrigramSample, trigramQuery } from './sqlite-search.js';
 
 describe('the trigrams a part is looked up by', () => {
   it('covers the part with every third trigram and the last, quoted, when nothing says how common they are', () => {
@@ -25,6 +25,15 @@ describe('the trigrams a part is looked up by', () => {
       'two trigrams of 0.4 % are expected together in less than the lookup share',
     );
     assert.ok(0.004 * 0.004 <= LOOKUP_SHARE && 0.004 > LOOKUP_SHARE);
+  });
+
+  it('weighs a long part by a bounded number of its trigrams, spread over it', () => {
+    const part = Array.from({ length: 700 }, (_, i) => String.fromCharCode(0x4e00 + i)).join('');
+    let weighed = 0;
+    const query = trigramQuery(part, () => (weighed++, 1))!;
+    assert.equal(weighed, MAX_WEIGHED_TRIGRAMS);
+    assert.equal(query.split(' AND ').length, MAX_WEIGHED_TRIGRAMS);
+    assert.ok(query.startsWith(`"${part.slice(0, 3)}"`) && query.includes(part.slice(678, 681)), query.slice(-20));
   });
 
   it('keeps adding common trigrams while none is rare: together they narrow the lookup', () => {
@@ -54,3 +63,4 @@ describe('a sample of values telling how common a trigram is', () => {
     assert.equal(query.split(' AND ').length, 2, query);
   });
 });
+

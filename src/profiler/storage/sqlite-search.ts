@@ -10,6 +10,9 @@ export const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
 /** A lookup's trigrams are expected together in at most this share of the reports (500 of 5 M). */
 export const LOOKUP_SHARE = 1e-4;
 
+/** Trigrams of a long part weighed at most, spread over it: a 2048-character part has 683. */
+export const MAX_WEIGHED_TRIGRAMS = 32;
+
 /** The share of the reports expected to hold a trigram, from 0 to 1. */
 export type TrigramShare = (trigram: string) => number;
 
@@ -17,7 +20,8 @@ export type TrigramShare = (trigram: string) => number;
  * The trigram query for `part`, each trigram quoted; undefined when no trigram answers it. Of the
  * trigrams that cover the part, the rarest by `share` come first, and only as many as the lookup
  * needs (`LOOKUP_SHARE`): a trigram most reports hold makes FTS5 step through its whole list and
- * narrows nothing, while `instr` checks the part itself on every report the lookup gives.
+ * narrows nothing, while `instr` checks the part itself on every report the lookup gives. So
+ * any of them will do, and a long part is weighed by some of them only.
  */
 export function trigramQuery(part: string, share: TrigramShare = () => 1): string | undefined {
   const chars = [...part];
@@ -25,7 +29,11 @@ export function trigramQuery(part: string, share: TrigramShare = () => 1): strin
   const cover = new Set<string>();
   for (let i = 0; i + 3 <= chars.length; i += 3) cover.add(chars.slice(i, i + 3).join(''));
   if (chars.length % 3 !== 0) cover.add(chars.slice(-3).join(''));
-  const rarestFirst = [...cover].map((trigram) => ({ trigram, share: share(trigram) }));
+  const covering = [...cover];
+  const step = covering.length / MAX_WEIGHED_TRIGRAMS;
+  const weighed =
+    step <= 1 ? covering : Array.from({ length: MAX_WEIGHED_TRIGRAMS }, (_, i) => covering[Math.floor(i * step)]!);
+  const rarestFirst = weighed.map((trigram) => ({ trigram, share: share(trigram) }));
   rarestFirst.sort((a, b) => a.share - b.share);
   const chosen: string[] = [];
   let expected = 1;
