@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LOOKUP_SHARE, MAX_WEIGHED_TRIGRAMS, TrigramSample, trigramQuery } from './sqlite-search.js';
+import { openSqlite } from './sqlite-driver.js';
+import { prepareSchema } from './sqlite-schema.js';
+import { LOOKUP_SHARE, MAX_WEIGHED_TRIGRAMS, searchStatement, TrigramSample, trigramQuery } from './sqlite-search.js';
 
 describe('the trigrams a part is looked up by', () => {
   it('covers the part with every third trigram and the last, quoted, when nothing says how common they are', () => {
@@ -64,3 +66,19 @@ describe('a sample of values telling how common a trigram is', () => {
   });
 });
 
+describe('a search by token prefix', () => {
+  it('takes the newest ids of a prefix from the token index alone, then reads only those reports', () => {
+    const db = openSqlite(':memory:');
+    try {
+      prepareSchema(db);
+      const { scan, values, limit } = searchStatement({ token: 'ab' }, true);
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${scan}`).all(...values, limit) as Array<{ detail: string }>)
+        .map((step) => step.detail)
+        .join('\n');
+      assert.match(plan, /USING COVERING INDEX reports_by_token/);
+      assert.doesNotMatch(plan, /SCAN r\b/);
+    } finally {
+      db.close();
+    }
+  });
+});
