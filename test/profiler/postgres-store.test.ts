@@ -464,6 +464,36 @@ describe('the PostgreSQL store keeps its database', () => {
       }
     });
 
+    it('leaves no invalid index behind when a background build fails, and keeps the index the failed one replaces', async () => {
+      // Two reports with one token: the unique index cannot be built.
+      const target = await previousStore(30_000);
+      await server.query(target, 'DROP INDEX vigil_reports_by_token');
+      await server.query(
+        target,
+        `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data) VALUES ('000001', ${T0}, 'GET', '/', 200, '::1', 1, '{}')`,
+      );
+      await server.query(target, 'CREATE INDEX vigil_reports_by_token ON vigil_reports (token)');
+      const lines: string[] = [];
+      const opened = postgresStore(target, { notify: (line) => lines.push(line) });
+      await opened.open();
+      try {
+        for (let waited = 0; !/could not build its search indexes/.test(lines.join('\n')); waited += 50) {
+          assert.ok(waited < 30_000, lines.join('\n'));
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const indexes = await server.query<{ name: string }>(
+          target,
+          "SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'vigil_reports_by_token%'",
+        );
+        assert.deepEqual(
+          indexes.map((row) => row.name),
+          ['vigil_reports_by_token'],
+        );
+      } finally {
+        await opened.close();
+      }
+    });
+
     it('says in one line when pg_trgm cannot be created, and searches a part of the URL or IP by a scan', async () => {
       const target = await server.database('plain');
       const role = `plain_${Math.random().toString(36).slice(2, 8)}`;

@@ -68,6 +68,14 @@ export async function missingIndexes(client: Client): Promise<Array<SearchIndex 
   })).filter((index) => !index.built || (index.replaces !== undefined && state.get(index.replaces) != null));
 }
 
+async function isValid(client: Client, name: string): Promise<boolean> {
+  const { rows } = await client.query<{ valid: boolean | null }>(
+    'SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)',
+    [name],
+  );
+  return rows[0]?.valid === true;
+}
+
 function createIndex(index: SearchIndex, concurrently: boolean): string {
   return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${concurrently ? 'CONCURRENTLY IF NOT EXISTS ' : ''}${index.name} ON vigil_reports ${index.on}`;
 }
@@ -142,9 +150,17 @@ export async function buildIndexesConcurrently(client: Client, location: string,
     for (const index of possible) {
       if (!index.built) {
         if (index.exists) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
-        await client.query(createIndex(index, true));
+        try {
+          await client.query(createIndex(index, true));
+        } catch (error) {
+          // A build cut short leaves an invalid index that every insert still updates.
+          await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`).catch(() => undefined);
+          throw error;
+        }
       }
-      if (index.replaces) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.replaces}`);
+      // The index it replaces goes only once this one is valid (writes need a unique token index).
+      if (index.replaces && (await isValid(client, index.name)))
+        await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.replaces}`);
     }
     if (building.length > 0)
       notify(
