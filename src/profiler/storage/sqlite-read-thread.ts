@@ -27,9 +27,10 @@ export type ReportRow = ReportSummary & { data: string; traceJson: string | null
 
 const { file } = workerData as ReadThreadData;
 
-/** How many of the newest reports tell how common a trigram is, and for how long. */
+/** How many of the newest reports tell how common a trigram is, for how long, and how much of each value. */
 const SAMPLED_REPORTS = 2000;
 const SAMPLE_MS = 60_000;
+const SAMPLED_CHARACTERS = 256;
 
 interface Connection {
   db: SqliteDatabase;
@@ -81,8 +82,11 @@ function open(): Connection {
  * in windows of ids.
  */
 function search(c: Connection, filters: ReportSearch): SearchResult {
-  const { scan, lookup, window, values, limit } = searchStatement(filters, c.indexed.get() === 1, (field) =>
-    sampleOf(c, field),
+  // The sample is read only when a trigram is weighed.
+  const { scan, lookup, window, values, limit } = searchStatement(
+    filters,
+    c.indexed.get() === 1,
+    (field) => (trigram) => sampleOf(c, field)(trigram),
   );
   if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ReportSummary[] };
   const reading = new NewestFirstReading(limit, filters.budgetMs);
@@ -107,7 +111,9 @@ function sampleOf(c: Connection, field: 'url' | 'ip'): (trigram: string) => numb
   const now = Date.now();
   let held = c.samples.get(field);
   if (!held || now - held.at > SAMPLE_MS) {
-    const values = statement(c, `SELECT ${field} FROM reports ORDER BY id DESC LIMIT ?`).pluck().all(SAMPLED_REPORTS);
+    const values = statement(c, `SELECT substr(${field}, 1, ?) FROM reports ORDER BY id DESC LIMIT ?`)
+      .pluck()
+      .all(SAMPLED_CHARACTERS, SAMPLED_REPORTS);
     held = { sample: new TrigramSample(values as string[]), at: now };
     c.samples.set(field, held);
   }
