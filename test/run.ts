@@ -112,9 +112,24 @@ function loadModule(load: Load, directory: string): string {
   );
 }
 
+/**
+ * A file's process ends when its tests have: a `before` that fails halfway (one of three
+ * services started, Chromium launched) leaves handles nobody closes, and the run waited on
+ * them for ever. A test that hangs fails after TEST_TIMEOUT_MS, the longest file taking 30 s.
+ */
+const TEST_TIMEOUT_MS = 300_000;
 const runner = spawn(
   process.execPath,
-  ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...options, ...files],
+  [
+    '--enable-source-maps',
+    '--test',
+    `--test-concurrency=${CONCURRENCY}`,
+    '--test-force-exit',
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
+    '--test-reporter=spec',
+    ...options,
+    ...files,
+  ],
   {
     cwd: ROOT,
     stdio: 'inherit',
