@@ -1,25 +1,19 @@
 /**
  * Target (i): what capturing the application's activity costs. A debug-mode route makes 5
  * PostgreSQL queries (pg through instrumentation-pg and vigilSpanProcessor()) and one fetch
- * to a local upstream; it is served with PROFILER_CAPTURE_APP=1 and =0 in alternating
- * rounds, and the main thread's CPU time per request is compared (from /proc on Linux: the
- * event loop's busy time would count the time the thread waited for a core on a loaded
- * machine; elsewhere that busy time is what there is). The load client and the upstream run
- * in a worker thread, so the main thread's time is the service's alone (its pg client and
- * fetch included).
+ * to a local upstream (`app-activity-service.ts`). Two processes serve it, with
+ * PROFILER_CAPTURE_APP=1 and =0; this one sends them slices of 100 requests in turn and
+ * reads each one's main-thread CPU from /proc (the event loop's busy time would count the
+ * time the thread waited for a core). Each side's heap is its own, so neither pays for the
+ * other's garbage, and slices this short see the same state of the machine.
  *
- *   npm run bench -- --only i [--rounds 3] [--requests 1500]
+ *   npm run bench -- --only i [--rounds 5] [--requests 1000]
  */
-// First: the tracing set-up is in place before pg is loaded (pg's pool is instrumented too).
-import { provider, stopInstrumenting } from '../test/support/tracing.js';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
-import Fastify from 'fastify';
-import { loadConfig, vigil, vigilFastifyOptions } from '../src/index.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../test/support/postgres.js';
 
 export interface AppActivityResult {
@@ -28,101 +22,95 @@ export interface AppActivityResult {
   addedPercent: number;
   /** Each round's added share (on minus off, over off), in order. */
   roundPercents: number[];
-  source: 'thread CPU' | 'event loop busy';
 }
 
-/** The main thread's CPU time so far (ms), from /proc; undefined where there is none. */
-function threadCpuMs(): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    return undefined;
-  }
+/** A process's main-thread CPU time so far (ms), from /proc. */
+function threadCpuMs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 }
 
-const CLIENT = `
-const { parentPort } = require('node:worker_threads');
-const http = require('node:http');
-const upstream = http.createServer((req, res) => res.end('{"ok":true}')).listen(0, '127.0.0.1', () => parentPort.postMessage({ upstream: upstream.address().port }));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-const one = (url) => new Promise((resolve, reject) => http.get(url, { agent }, (res) => { res.resume(); res.on('end', resolve); }).on('error', reject));
-parentPort.on('message', async ({ url, requests }) => {
-  let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => { while (next++ < requests) await one(url); }));
-  parentPort.postMessage({ done: true });
-});`;
+/** Requests a side is sent before the other's turn. */
+const SLICE = 100;
+/** Longer than the writer's flush delay (20 ms): a round's last reports are handed over in it. */
+const SETTLE_MS = 100;
 
-export async function runAppActivity({ rounds = 3, requests = 1500 } = {}): Promise<AppActivityResult> {
-  const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
-  const postgres = await startPostgres();
-  const pool = new pg.Pool({ connectionString: await postgres.database('bench'), max: 8 });
-  // pg's pool.end() resolves before its clients' sockets close: the server's shutdown at the end can reach one.
-  pool.on('error', () => undefined);
-  const worker = new Worker(CLIENT, { eval: true });
-  const upstream = await new Promise<number>((resolve) =>
-    worker.once('message', (message: { upstream: number }) => resolve(message.upstream)),
+interface Side {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+}
+
+async function startSide(capture: '1' | '0', dsn: string, upstream: number): Promise<Side> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./app-activity-service.ts', import.meta.url))],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, PROFILER_CAPTURE_APP: capture, BENCH_DSN: dsn, BENCH_UPSTREAM: String(upstream) },
+    },
   );
-  const ask = (url: string) =>
-    new Promise<void>((resolve) => {
-      worker.once('message', () => resolve());
-      worker.postMessage({ url, requests });
-    });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`the capture=${capture} service exited (${code})`)));
+  });
+  return { child, pid: child.pid!, url: `http://127.0.0.1:${port}/orders` };
+}
 
-  const start = async (capture: '1' | '0') => {
-    const config = loadConfig({
-      TLS: '0',
-      LOG_LEVEL: 'silent',
-      PROFILER_CAPTURE_APP: capture,
-      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-bench-i-')),
-    });
-    const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
-    await app.register(vigil, { config });
-    app.get('/orders', async () => {
-      for (let i = 0; i < 5; i++) await pool.query('SELECT id FROM generate_series(1, 3) AS id WHERE id = $1', [i]);
-      const answer = await fetch(`http://127.0.0.1:${upstream}/prices`);
-      return answer.json();
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/orders` };
+async function stopSide(side: Side): Promise<void> {
+  const exited = new Promise((resolve) => side.child.once('exit', resolve));
+  side.child.send('stop');
+  await exited;
+}
+
+export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Promise<AppActivityResult> {
+  const postgres = await startPostgres();
+  const upstream = createServer((_req, res) => res.end('{"ok":true}'));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  const one = (url: string) =>
+    new Promise<void>((resolve, reject) =>
+      get(url, { agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      }).on('error', reject),
+    );
+  const send = async (url: string, count: number) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next++ < count) await one(url);
+      }),
+    );
   };
-  const on = await start('1');
-  const off = await start('0');
-  const busy: Record<'on' | 'off', number[]> = { on: [], off: [] };
+
+  const dsn = await postgres.database('bench');
+  const upstreamPort = (upstream.address() as AddressInfo).port;
+  const sides = { on: await startSide('1', dsn, upstreamPort), off: await startSide('0', dsn, upstreamPort) };
+  const perRequest: Record<'on' | 'off', number[]> = { on: [], off: [] };
   try {
-    for (const target of [on, off]) await ask(target.url); // warm-up
+    for (const side of Object.values(sides)) await send(side.url, requests); // warm-up
     for (let round = 0; round < rounds; round++) {
-      for (const [name, target] of [
-        ['on', on],
-        ['off', off],
-      ] as const) {
-        const since = performance.eventLoopUtilization();
-        const cpuSince = threadCpuMs();
-        await ask(target.url);
-        const cpu = threadCpuMs();
-        busy[name].push(
-          (cpuSince !== undefined && cpu !== undefined
-            ? cpu - cpuSince
-            : performance.eventLoopUtilization(since).active) / requests,
-        );
+      const since = { on: threadCpuMs(sides.on.pid), off: threadCpuMs(sides.off.pid) };
+      for (let sent = 0; sent < requests; sent += SLICE) {
+        await send(sides.on.url, SLICE);
+        await send(sides.off.url, SLICE);
       }
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      for (const name of ['on', 'off'] as const)
+        perRequest[name].push((threadCpuMs(sides[name].pid) - since[name]) / requests);
     }
   } finally {
-    await Promise.all([on.app.close(), off.app.close()]);
-    await worker.terminate();
-    await pool.end();
+    await Promise.all([stopSide(sides.on), stopSide(sides.off)]);
+    agent.destroy();
+    upstream.close();
     await postgres.close();
-    stopInstrumenting();
-    await provider.shutdown();
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const onMs = median(busy.on);
-  const offMs = median(busy.off);
-  const roundPercents = busy.on.map((on, i) => ((on - busy.off[i]!) / busy.off[i]!) * 100);
+  const roundPercents = perRequest.on.map((on, i) => ((on - perRequest.off[i]!) / perRequest.off[i]!) * 100);
   return {
-    onMsPerRequest: onMs,
-    offMsPerRequest: offMs,
-    addedPercent: ((onMs - offMs) / offMs) * 100,
+    onMsPerRequest: median(perRequest.on),
+    offMsPerRequest: median(perRequest.off),
+    addedPercent: median(roundPercents),
     roundPercents,
-    source: threadCpuMs() === undefined ? 'event loop busy' : 'thread CPU',
   };
 }

@@ -43,10 +43,10 @@ const { values: flags } = parseArgs({
 // (i) alone: the cost of capturing the application's calls and statements (bench/app-activity.ts).
 if (flags.only === 'i') {
   const { runAppActivity } = await import('./app-activity.js');
-  const result = await runAppActivity({ rounds: Number(flags.rounds ?? 3), requests: Number(flags.requests ?? 1500) });
+  const result = await runAppActivity({ rounds: Number(flags.rounds ?? 5), requests: Number(flags.requests ?? 1000) });
   console.log(
-    `(i) 5 PostgreSQL queries + 1 fetch, debug mode: main-thread CPU per request (${result.source}) ${result.onMsPerRequest.toFixed(3)} ms with capture, ` +
-      `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} %; ` +
+    `(i) 5 PostgreSQL queries + 1 fetch, debug mode: main-thread CPU per request ${result.onMsPerRequest.toFixed(3)} ms with capture, ` +
+      `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} % (the median round); ` +
       `rounds ${result.roundPercents.map((percent) => `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}`).join(', ')} %`,
   );
   process.exit(0);
