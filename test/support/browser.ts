@@ -3,7 +3,7 @@
  * installed (or `CHROMIUM_PATH`), otherwise the build shipped inside `@sparticuz/chromium`,
  * so that `npm test` needs nothing beyond npm.
  */
-import { existsSync, mkdirSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,8 +47,25 @@ export async function chooseChromium(): Promise<ChromiumChoice> {
   if (existsSync(SYSTEM_CHROMIUM)) return { executablePath: SYSTEM_CHROMIUM, args: MACHINE_FLAGS, source: 'debian' };
   // Not the package's own `args`: they are tuned for AWS Lambda (one process, web security
   // off), which hangs cross-origin navigation and would let the CORS tests pass falsely.
-  const executablePath = await withExtractionLock(() => packagedChromium.executablePath());
+  const executablePath = await withExtractionLock(unpackedChromium);
   return { executablePath, args: MACHINE_FLAGS, source: '@sparticuz/chromium' };
+}
+
+/**
+ * What the package unpacks into the temporary directory. It takes any of them that exists
+ * as whole, and a process ended while it unpacked (a test file's process ends with its tests)
+ * left a cut binary that crashed every launch after it.
+ */
+const UNPACKED = ['chromium', 'fonts', 'libGLESv2.so', 'libEGL.so', 'libvk_swiftshader.so', 'libvulkan.so.1'];
+/** Written once the package has unpacked everything: without it, what is there is unpacked again. */
+const UNPACKED_WHOLE = join(tmpdir(), 'vigil-test-chromium.unpacked');
+
+async function unpackedChromium(): Promise<string> {
+  if (!existsSync(UNPACKED_WHOLE))
+    for (const name of UNPACKED) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  const executablePath = await packagedChromium.executablePath();
+  writeFileSync(UNPACKED_WHOLE, `${executablePath}\n`);
+  return executablePath;
 }
 
 export async function launchChromium(): Promise<Browser> {
