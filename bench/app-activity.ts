@@ -8,11 +8,13 @@
  * other's garbage, and slices this short see the same state of the machine.
  *
  *   npm run bench -- --only i [--rounds 5] [--requests 1000]
+ *   BENCH_PROF=/tmp/prof npm run bench -- --only i     # and a CPU profile of each side
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../test/support/postgres.js';
 
@@ -43,7 +45,13 @@ interface Side {
 async function startSide(capture: '1' | '0', dsn: string, upstream: number): Promise<Side> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('./app-activity-service.ts', import.meta.url))],
+    [
+      // BENCH_PROF=dir: a CPU profile of each side, in dir/1 and dir/0.
+      ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_PROF, capture)}`] : []),
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./app-activity-service.ts', import.meta.url)),
+    ],
     {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, PROFILER_CAPTURE_APP: capture, BENCH_DSN: dsn, BENCH_UPSTREAM: String(upstream) },

@@ -21,6 +21,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { reportAsText } from '../../src/cli/report-text.js';
 import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
+import { RECALLS_BETWEEN_CHECKS, TRUST_AFTER } from '../../src/profiler/activity/request-activity.js';
 import type { Report } from '../../src/profiler/report.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { sharedCertificate } from '../support/certificate.js';
@@ -49,6 +50,7 @@ interface Call {
   responseSize: number | null;
   error: string | null;
   site: string | null;
+  siteRecalled?: boolean;
 }
 interface HttpClientSection {
   calls: Call[];
@@ -63,6 +65,7 @@ interface DatabaseSection {
     rows: number | null;
     site: string | null;
     siteLookedUp?: boolean;
+    siteRecalled?: boolean;
     error: boolean;
   }>;
   omitted: number;
@@ -111,6 +114,11 @@ function route(app: FastifyInstance): void {
     const to = String((request.query as Record<string, string>).to);
     const answer = await fetch(to);
     return { status: answer.status, body: await answer.text() };
+  });
+  app.get('/recalled', async () => {
+    await pool.query('SELECT 4 AS four');
+    await (await fetch(`${upstreamUrl}/recalled`)).text();
+    return 'recalled';
   });
   app.get('/fetch-error', async (request) => {
     const to = String((request.query as Record<string, string>).to);
@@ -330,6 +338,29 @@ describe('the application, seen from a debug report', () => {
       assert.doesNotMatch(JSON.stringify(report), /abc123/);
     });
 
+    it("recalls a route's call sites once 3 requests found them, says so, and looks again after 15", async () => {
+      const seen: string[] = [];
+      let site: string | null | undefined;
+      for (let i = 0; i < TRUST_AFTER + RECALLS_BETWEEN_CHECKS + 1; i++) {
+        const { report } = await reportOf('/recalled');
+        const [call] = calls(report);
+        const [statement] = database(report).statements;
+        site ??= call!.site;
+        assert.match(site ?? '', /test\/profiler\/app-activity\.test\.ts:\d+/);
+        assert.equal(call!.site, site);
+        assert.match(statement!.site ?? '', /test\/profiler\/app-activity\.test\.ts:\d+/);
+        assert.equal(call!.siteRecalled === true, statement!.siteRecalled === true);
+        seen.push(call!.siteRecalled ? 'recalled' : 'looked up');
+        if (call!.siteRecalled)
+          assert.match(reportAsText(report), /\(as on earlier requests to this route, not looked up\)/);
+      }
+      assert.deepEqual(seen, [
+        ...Array(TRUST_AFTER).fill('looked up'),
+        ...Array(RECALLS_BETWEEN_CHECKS).fill('recalled'),
+        'looked up',
+      ]);
+    });
+
     it('keeps an https.get with its status and duration', async () => {
       const { report } = await reportOf(`/https-get?to=${encodeURIComponent(`${secureUpstreamUrl}/missing/one`)}`);
       const [call] = calls(report);
@@ -409,7 +440,8 @@ describe('the application, seen from a debug report', () => {
       assert.match(
         text,
         new RegExp(
-          `\\nHTTP client\\n  1 HTTP call in [\\d.]+ ms\\n    GET ${upstreamUrl}/for-cli\\?token=\\[redacted\\] 200 [\\d.]+ ms {2}test/profiler/app-activity\\.test\\.ts:\\d+\\n`,
+          // Earlier tests asked /fetch: its line may be recalled.
+          `\\nHTTP client\\n  1 HTTP call in [\\d.]+ ms\\n    GET ${upstreamUrl}/for-cli\\?token=\\[redacted\\] 200 [\\d.]+ ms {2}test/profiler/app-activity\\.test\\.ts:\\d+( \\(as on earlier requests to this route, not looked up\\))?\\n`,
         ),
       );
       const shown = await runVigil(['profiler:show', report.token, '--json'], { VAR_DIR: debug.varDir });

@@ -11,6 +11,7 @@ import {
   callSite,
   currentActivity,
   fetchCallSite,
+  type FoundSite,
   type OutgoingCall,
   type RequestActivity,
 } from './request-activity.js';
@@ -26,7 +27,7 @@ interface Pending {
  * publishes inside it: a stack taken there is a few frames deep, where one taken from the
  * channel walks through all of undici's.
  */
-let fetchCaller: string | null | undefined;
+let fetchCaller: FoundSite | undefined;
 
 /**
  * The calls under way, by the library's request object: the `create`/`start` message is published
@@ -47,10 +48,17 @@ interface UndiciResponse {
   headers?: Array<Buffer | string>;
 }
 
-function begin(key: object, method: string, url: string, requestSize: number | null, site: () => string | null): void {
+function begin(
+  key: object,
+  method: string,
+  url: string,
+  requestSize: number | null,
+  siteOf: (activity: RequestActivity) => FoundSite,
+): void {
   const activity = currentActivity();
   if (activity === undefined) return;
   const started = performance.now();
+  const { site, recalled } = siteOf(activity);
   const call = activity.addCall({
     method,
     url,
@@ -60,9 +68,11 @@ function begin(key: object, method: string, url: string, requestSize: number | n
     requestSize,
     responseSize: null,
     error: null,
-    site: site(),
+    site,
   });
-  if (call) pending.set(key, { activity, call, started });
+  if (call === undefined) return;
+  if (recalled) call.siteRecalled = true;
+  pending.set(key, { activity, call, started });
 }
 
 function answered(key: object, status: number | undefined, size: number | null): void {
@@ -129,7 +139,7 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
       request.method ?? 'GET',
       `${origin}${request.path ?? ''}`,
       request.contentLength ?? bodySize(request.body),
-      fetchCaller === undefined ? fetchCallSite : () => fetchCaller ?? null,
+      (activity) => fetchCaller ?? activity.siteFor('fetch', fetchCallSite),
     );
   },
   'undici:request:headers': (message) => {
@@ -149,7 +159,7 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
       request.method,
       `${request.protocol}//${String(host)}${request.path}`,
       contentLength(request.getHeader('content-length')),
-      callSite,
+      (activity) => activity.siteFor('http', callSite),
     );
   },
   'http.client.response.finish': (message) => {
@@ -178,9 +188,10 @@ function wrapFetch(): void {
   if (typeof original !== 'function') return;
   const wrapper = function fetch(this: unknown, ...args: Parameters<Fetch>) {
     // Let go, yet still called by whoever wrapped it in turn: a plain pass-through.
-    if (wrapping?.wrapper !== wrapper || currentActivity() === undefined) return Reflect.apply(original, this, args);
+    const activity = wrapping?.wrapper === wrapper ? currentActivity() : undefined;
+    if (activity === undefined) return Reflect.apply(original, this, args);
     const outer = fetchCaller;
-    fetchCaller = callerSite(wrapper);
+    fetchCaller = activity.siteFor('fetch', () => callerSite(wrapper));
     try {
       return Reflect.apply(original, this, args);
     } finally {

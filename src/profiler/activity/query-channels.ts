@@ -7,7 +7,7 @@
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
-import { callSite, currentActivity, round, type RequestActivity } from './request-activity.js';
+import { callSite, currentActivity, round, type FoundSite, type RequestActivity } from './request-activity.js';
 
 /** Tracing channels known to carry one statement each, and the database they speak to. */
 export const QUERY_CHANNELS: ReadonlyArray<{ name: string; system: string }> = [
@@ -18,7 +18,7 @@ export const QUERY_CHANNELS: ReadonlyArray<{ name: string; system: string }> = [
 interface Open {
   activity: RequestActivity;
   started: number;
-  site: string | null;
+  site: FoundSite;
   failed: boolean;
 }
 
@@ -56,14 +56,21 @@ function handlersFor(system: string) {
       start: entry.activity.since(entry.started),
       duration,
       rows: entry.failed ? null : rowCount(context.result),
-      site: entry.site,
+      site: entry.site.site,
+      ...(entry.site.recalled && { siteRecalled: true }),
       error: entry.failed,
     });
   };
   return {
     start(context: Context) {
       const activity = currentActivity();
-      if (activity) open.set(context, { activity, started: performance.now(), site: callSite(), failed: false });
+      if (activity)
+        open.set(context, {
+          activity,
+          started: performance.now(),
+          site: activity.siteFor('database', callSite),
+          failed: false,
+        });
     },
     error(context: Context) {
       const entry = open.get(context);

@@ -3,7 +3,15 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
 import { RequestScope, runInScope } from '../../http/request-scope.js';
 import { holdQueryChannels } from './query-channels.js';
-import { MAX_CALLS, MAX_STATEMENT_LENGTH, MAX_STATEMENTS, RequestActivity, watchActivity } from './request-activity.js';
+import {
+  MAX_CALLS,
+  MAX_STATEMENT_LENGTH,
+  MAX_STATEMENTS,
+  RECALLS_BETWEEN_CHECKS,
+  RequestActivity,
+  TRUST_AFTER,
+  watchActivity,
+} from './request-activity.js';
 
 const call = {
   method: 'GET',
@@ -71,5 +79,62 @@ describe('a library publishing a query TracingChannel is seen with no OpenTeleme
       release();
     }
     assert.equal(diagnosticsChannel.tracingChannel('mysql2:query').hasSubscribers, false);
+  });
+});
+
+describe("a route's call sites are recalled once they held on requests in a row, and looked up again now and then", () => {
+  /** One request to `route`: each of its database calls at `lines[i]`; what each call found, and the walks taken. */
+  function request(route: string | undefined, lines: string[]) {
+    const activity = watchActivity(new RequestScope(0), { method: 'GET', routeOptions: { url: route } });
+    let walks = 0;
+    const found = lines.map((line) =>
+      activity.siteFor('database', () => {
+        walks++;
+        return line;
+      }),
+    );
+    return { found, walks };
+  }
+
+  it(`looks up ${TRUST_AFTER} requests, recalls the next ${RECALLS_BETWEEN_CHECKS}, then looks again`, () => {
+    const route = '/recall-cycle';
+    const walks = [];
+    for (let i = 0; i < TRUST_AFTER + RECALLS_BETWEEN_CHECKS + 2; i++) {
+      const { found, walks: taken } = request(route, ['src/a.ts:1', 'src/a.ts:2']);
+      assert.deepEqual(
+        found.map((site) => site.site),
+        ['src/a.ts:1', 'src/a.ts:2'],
+      );
+      assert.ok(found.every((site) => site.recalled === (taken === 0)));
+      walks.push(taken);
+    }
+    assert.deepEqual(walks, [...Array(TRUST_AFTER).fill(2), ...Array(RECALLS_BETWEEN_CHECKS).fill(0), 2, 0]);
+  });
+
+  it('starts over when a look finds another line, and keeps each call of a request apart', () => {
+    const route = '/recall-change';
+    for (let i = 0; i < TRUST_AFTER; i++) request(route, ['src/a.ts:1', 'src/a.ts:2']);
+    for (let i = 0; i < RECALLS_BETWEEN_CHECKS; i++) assert.equal(request(route, ['x', 'y']).walks, 0);
+    // The check finds the first call moved: it is looked up again until it holds; the second stays recalled.
+    const moved = request(route, ['src/a.ts:9', 'src/a.ts:2']);
+    assert.deepEqual(moved.found, [
+      { site: 'src/a.ts:9', recalled: false },
+      { site: 'src/a.ts:2', recalled: false },
+    ]);
+    const next = request(route, ['src/a.ts:9', 'src/a.ts:2']);
+    assert.deepEqual(next.found, [
+      { site: 'src/a.ts:9', recalled: false },
+      { site: 'src/a.ts:2', recalled: true },
+    ]);
+    // The moved line, found on TRUST_AFTER requests in a row (the check's among them), is recalled.
+    for (let i = 2; i < TRUST_AFTER; i++) request(route, ['src/a.ts:9', 'src/a.ts:2']);
+    assert.deepEqual(request(route, ['x', 'y']).found[0], { site: 'src/a.ts:9', recalled: true });
+  });
+
+  it('never recalls for an unrouted request, and keeps routes apart', () => {
+    for (let i = 0; i < TRUST_AFTER + 2; i++) assert.equal(request(undefined, ['src/a.ts:1']).walks, 1);
+    for (let i = 0; i < TRUST_AFTER; i++) request('/one', ['src/one.ts:1']);
+    assert.deepEqual(request('/two', ['src/two.ts:1']).found, [{ site: 'src/two.ts:1', recalled: false }]);
+    assert.deepEqual(request('/one', ['ignored']).found, [{ site: 'src/one.ts:1', recalled: true }]);
   });
 });

@@ -36,6 +36,8 @@ export interface OutgoingCall {
   error: string | null;
   /** `src/orders.ts:42`: the application's line that made the call; null when a library's callback made it. */
   site: string | null;
+  /** True when `site` is the line found on earlier requests to the route, not looked up in this one. */
+  siteRecalled?: true;
 }
 
 export interface StatementRecord {
@@ -53,7 +55,49 @@ export interface StatementRecord {
    * statement has the run's text, and null if not.
    */
   siteLookedUp?: false;
+  /** True when `site` is the line found on earlier requests to the route, not looked up in this one. */
+  siteRecalled?: true;
   error: boolean;
+}
+
+/** The calls that look for the application's line: each kind is counted, and remembered, apart. */
+export type SiteKind = 'database' | 'fetch' | 'http';
+
+/** A call's line, looked up in this request or recalled from earlier ones to its route. */
+export interface FoundSite {
+  site: string | null;
+  recalled: boolean;
+}
+
+/**
+ * A route's calls come from the same lines request after request, and taking a stack is most
+ * of what capturing costs. The n-th call of a kind in a request to a route is looked up until
+ * it found the same line on {@link TRUST_AFTER} requests in a row; the next
+ * {@link RECALLS_BETWEEN_CHECKS} take that line, marked as recalled, and the one after looks
+ * again. A different line starts the count over.
+ */
+export const TRUST_AFTER = 3;
+export const RECALLS_BETWEEN_CHECKS = 15;
+/** Calls of a kind per request whose lines are remembered; later ones are always looked up. */
+const REMEMBERED_PER_REQUEST = 64;
+/** Routes and kinds remembered at most: all are forgotten when one more comes. */
+const REMEMBERED_ROUTES = 1000;
+
+interface RememberedSite {
+  site: string | null;
+  /** Requests in a row that found `site`. */
+  agreed: number;
+  /** Requests that took it since it was last looked up. */
+  recalled: number;
+}
+
+/** The lines of each route's calls, by `METHOD /pattern` and kind, then by the call's place in its request. */
+const routeSites = new Map<string, RememberedSite[]>();
+
+/** What a request is asked for its route: Fastify's request has both. */
+export interface RoutedRequest {
+  method: string;
+  routeOptions: { url?: string | undefined };
 }
 
 export class RequestActivity {
@@ -73,7 +117,51 @@ export class RequestActivity {
   private runSite: string | null = null;
   private runLength = 0;
 
-  constructor(readonly scope: RequestScope) {}
+  /** Calls of each kind so far that looked for their line. */
+  private readonly siteCalls: Record<SiteKind, number> = { database: 0, fetch: 0, http: 0 };
+  /** This route's remembered lines, by kind, once a call of the kind asked. */
+  private readonly routeLines: Partial<Record<SiteKind, RememberedSite[]>> = {};
+
+  /** `route`: `GET /orders/:id`; without one (an unrouted request), lines are never recalled. */
+  constructor(
+    readonly scope: RequestScope,
+    private readonly route?: string,
+  ) {}
+
+  /**
+   * The line behind the request's next call of `kind`: recalled from earlier requests to the
+   * route when it has been the same on them (see {@link TRUST_AFTER}), otherwise `lookUp`'s.
+   */
+  siteFor(kind: SiteKind, lookUp: () => string | null): FoundSite {
+    const place = this.siteCalls[kind]++;
+    const lines = place < REMEMBERED_PER_REQUEST ? this.linesOf(kind) : undefined;
+    if (lines === undefined) return { site: lookUp(), recalled: false };
+    const known = lines[place];
+    if (known !== undefined && known.agreed >= TRUST_AFTER && known.recalled < RECALLS_BETWEEN_CHECKS) {
+      known.recalled++;
+      return { site: known.site, recalled: true };
+    }
+    const site = lookUp();
+    if (known?.site === site) {
+      known.agreed++;
+      known.recalled = 0;
+    } else lines[place] = { site, agreed: 1, recalled: 0 };
+    return { site, recalled: false };
+  }
+
+  private linesOf(kind: SiteKind): RememberedSite[] | undefined {
+    if (this.route === undefined) return undefined;
+    let lines = this.routeLines[kind];
+    if (lines !== undefined) return lines;
+    const key = `${this.route} ${kind}`;
+    lines = routeSites.get(key);
+    if (lines === undefined) {
+      if (routeSites.size >= REMEMBERED_ROUTES) routeSites.clear();
+      routeSites.set(key, (lines = []));
+    }
+    this.routeLines[kind] = lines;
+    return lines;
+  }
 
   /** Milliseconds since the request arrived. */
   since(now: number): number {
@@ -97,7 +185,7 @@ export class RequestActivity {
    */
   skipsSite(text?: string): boolean {
     if (this.runLength === 0 || (text !== undefined && text !== this.runText)) return false;
-    return this.runLength >= RUN_BEFORE_SKIP || repeatingLines.has(lineKey(this.runSite!, this.runText!));
+    return this.runLength >= RUN_BEFORE_SKIP || isRepeating(this.runSite!, this.runText!);
   }
 
   /** The run's line, for a statement of `text` whose stack was skipped; null for another text. */
@@ -105,13 +193,15 @@ export class RequestActivity {
     return text === this.runText ? this.runSite : null;
   }
 
+  /** Keeps `statement` itself, its text cut to the bound: the caller hands it over. */
   addStatement(statement: StatementRecord): void {
     this.followRun(statement);
     if (this.statements.length >= MAX_STATEMENTS) {
       this.statementsOmitted++;
       return;
     }
-    this.statements.push({ ...statement, text: cutString(statement.text, MAX_STATEMENT_LENGTH) });
+    statement.text = cutString(statement.text, MAX_STATEMENT_LENGTH);
+    this.statements.push(statement);
   }
 
   private followRun({ text, site, siteLookedUp }: StatementRecord): void {
@@ -119,7 +209,7 @@ export class RequestActivity {
       // A skipped statement of another text ends the run: the next call looks again.
       if (text !== this.runText) this.runLength = 0;
     } else if (site !== null && text === this.runText && site === this.runSite) {
-      if (++this.runLength === RUN_BEFORE_SKIP) rememberRepeating(lineKey(site, text));
+      if (++this.runLength === RUN_BEFORE_SKIP) rememberRepeating(site, text);
     } else {
       this.runText = text;
       this.runSite = site;
@@ -128,25 +218,43 @@ export class RequestActivity {
   }
 }
 
-/** Lines seen running one statement text {@link RUN_BEFORE_SKIP} times in a row, by {@link lineKey}: loops. */
-const repeatingLines = new Set<string>();
+/**
+ * Statement texts by the line seen running each {@link RUN_BEFORE_SKIP} times in a row: loops.
+ * Looked up by the strings themselves, which a library passes again and again (a literal),
+ * so that no key is built, and hashed, per call.
+ */
+const repeatingLines = new Map<string, Set<string>>();
 const REPEATING_LINES = 1000;
+let repeatingCount = 0;
 
-function lineKey(site: string, text: string): string {
-  return `${site}\n${text}`;
+function isRepeating(site: string, text: string): boolean {
+  return repeatingLines.get(site)?.has(text) === true;
 }
 
-function rememberRepeating(key: string): void {
-  if (repeatingLines.size >= REPEATING_LINES) repeatingLines.clear();
-  repeatingLines.add(key);
+function rememberRepeating(site: string, text: string): void {
+  if (repeatingCount >= REPEATING_LINES) {
+    repeatingLines.clear();
+    repeatingCount = 0;
+  }
+  let texts = repeatingLines.get(site);
+  if (texts === undefined) repeatingLines.set(site, (texts = new Set()));
+  if (!texts.has(text)) {
+    texts.add(text);
+    repeatingCount++;
+  }
 }
 
 const activities = new WeakMap<RequestScope, RequestActivity>();
 
 /** Starts recording what the request of `scope` does; idempotent. */
-export function watchActivity(scope: RequestScope): RequestActivity {
+export function watchActivity(scope: RequestScope, route?: RoutedRequest): RequestActivity {
   let activity = activities.get(scope);
-  if (activity === undefined) activities.set(scope, (activity = new RequestActivity(scope)));
+  if (activity === undefined) {
+    // Read once: Fastify builds `routeOptions` anew at each read.
+    const pattern = route?.routeOptions.url;
+    activity = new RequestActivity(scope, pattern === undefined ? undefined : `${route!.method} ${pattern}`);
+    activities.set(scope, activity);
+  }
   return activity;
 }
 

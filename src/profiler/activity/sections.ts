@@ -5,6 +5,8 @@
 import { formatMs } from '../format.js';
 import type { OutgoingCall, StatementRecord } from './request-activity.js';
 
+import { RECALLS_BETWEEN_CHECKS, TRUST_AFTER } from './request-activity.js';
+
 export { RUN_BEFORE_SKIP } from './request-activity.js';
 
 export interface HttpClientSection {
@@ -86,19 +88,24 @@ export function httpClientText(section: HttpClientSection): string[] {
     describeCalls(section.calls.length + section.omitted, totalDuration(section.calls)),
     ...section.calls.map(
       (call) =>
-        `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call.site)}`,
+        `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call)}`,
     ),
   ];
 }
 
 /** Said of a statement whose stack was not looked at, after the line of those before it. */
 export const NOT_LOOKED_UP = 'as the identical statements before it, not looked up';
+/** Said of a call whose line was recalled from earlier requests to its route (`RequestActivity.siteFor`). */
+export const RECALLED = 'as on earlier requests to this route, not looked up';
+/** Why some lines are recalled, under a panel that shows one. */
+export const RECALLED_WHY = `Taking a stack is most of what capturing costs, and a route's calls come from the same lines request after request: once the same call of a route was found at the same line on ${TRUST_AFTER} requests in a row, the next ${RECALLS_BETWEEN_CHECKS} requests show that line without looking, and the one after looks again.`;
 
 function statementSite(statement: StatementEntry): string {
-  if (statement.siteLookedUp !== false) return siteSuffix(statement.site);
+  if (statement.siteLookedUp !== false) return siteSuffix(statement);
   return statement.site === null ? '  (call site not looked up)' : `  ${statement.site} (${NOT_LOOKED_UP})`;
 }
 
-function siteSuffix(site: string | null): string {
-  return site === null ? '' : `  ${site}`;
+function siteSuffix({ site, siteRecalled }: { site: string | null; siteRecalled?: true }): string {
+  if (site === null) return '';
+  return siteRecalled ? `  ${site} (${RECALLED})` : `  ${site}`;
 }

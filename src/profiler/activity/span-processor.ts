@@ -37,31 +37,28 @@ export interface VigilSpanProcessor {
 /** `SpanStatusCode.ERROR`. */
 const STATUS_ERROR = 2;
 
-interface Open {
+/** A span started in a profiled request: what its end and its children need of it. */
+interface Recorded {
   activity: RequestActivity;
   record: SpanRecord | undefined;
   depth: number;
+  database: boolean;
   started: number;
   site: string | null;
   /** False: the stack was not looked at (see `RequestActivity.skipsSite`). */
   lookedUp: boolean;
-}
-
-/** What a child needs of a span recorded earlier in the same request. */
-interface Known {
-  depth: number;
-  database: boolean;
-  site: string | null;
-  lookedUp: boolean;
+  /** The line was recalled from earlier requests to the route (see `RequestActivity.siteFor`). */
+  recalled: boolean;
 }
 
 interface Site {
   site: string | null;
   lookedUp: boolean;
+  recalled: boolean;
 }
 
-const NO_SITE: Site = { site: null, lookedUp: true };
-const SKIPPED: Site = { site: null, lookedUp: false };
+const NO_SITE: Site = { site: null, lookedUp: true, recalled: false };
+const SKIPPED: Site = { site: null, lookedUp: false, recalled: false };
 
 function isDatabaseSpan(span: TraceSpan): boolean {
   return typeof (span.attributes['db.system.name'] ?? span.attributes['db.system']) === 'string';
@@ -81,7 +78,7 @@ function statementText(span: TraceSpan): string | undefined {
 function siteOf(
   span: TraceSpan,
   database: boolean,
-  parent: Known | undefined,
+  parent: Recorded | undefined,
   activity: RequestActivity,
   onStart: VigilSpanProcessor['onStart'],
 ): Site {
@@ -89,9 +86,9 @@ function siteOf(
   if (parent?.database && (parent.site !== null || !parent.lookedUp)) return parent;
   // A run of identical statements from one line: the next one is taken to go on with it.
   if (activity.skipsSite(statementText(span))) return SKIPPED;
-  const site = spanCallSite(onStart);
+  const { site, recalled } = activity.siteFor('database', () => spanCallSite(onStart));
   if (site !== null) activity.lastSite = site;
-  return { site: site ?? parent?.site ?? activity.lastSite, lookedUp: true };
+  return { site: site ?? parent?.site ?? activity.lastSite, lookedUp: true, recalled };
 }
 
 /**
@@ -107,9 +104,9 @@ function siteOf(
  * ```
  */
 export function vigilSpanProcessor(): VigilSpanProcessor {
-  const open = new WeakMap<TraceSpan, Open>();
+  const open = new WeakMap<TraceSpan, Recorded>();
   /** Each span recorded, by span id, per request: children nest under it. */
-  const recorded = new WeakMap<RequestActivity, Map<string, Known>>();
+  const recorded = new WeakMap<RequestActivity, Map<string, Recorded>>();
   const processor: VigilSpanProcessor = {
     onStart(span) {
       const activity = currentActivity();
@@ -124,16 +121,19 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       if (begun === undefined) return;
       const database = isDatabaseSpan(span);
       // The stack is taken from below this method: vigil's frames are not walked.
-      const { site, lookedUp } = siteOf(span, database, parent, activity, processor.onStart);
-      known.set(spanId, { depth: begun.depth, database, site, lookedUp });
-      open.set(span, {
+      const { site, lookedUp, recalled } = siteOf(span, database, parent, activity, processor.onStart);
+      const entry: Recorded = {
         activity,
         record: begun.record,
         depth: begun.depth,
+        database,
         started: performance.now(),
         site,
         lookedUp,
-      });
+        recalled,
+      };
+      known.set(spanId, entry);
+      open.set(span, entry);
     },
     onEnd(span) {
       const entry = open.get(span);
@@ -161,6 +161,7 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
         error,
       };
       if (!entry.lookedUp) statement.siteLookedUp = false;
+      else if (entry.recalled) statement.siteRecalled = true;
       entry.activity.addStatement(statement);
     },
     forceFlush: () => Promise.resolve(),

@@ -16,8 +16,8 @@ export function databaseCollector(slowMs: number): Collector {
   const collector: Collector<DatabaseSection> = {
     name: 'database',
     panel: databasePanel,
-    start({ profile }) {
-      watchActivity(profile.scope);
+    start({ profile, request }) {
+      watchActivity(profile.scope, request);
     },
     collect({ profile }) {
       const activity = activityOf(profile.scope);

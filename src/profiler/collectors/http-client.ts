@@ -14,8 +14,8 @@ export function httpClientCollector(): Collector {
   const collector: Collector<HttpClientSection> = {
     name: 'httpClient',
     panel: httpClientPanel,
-    start({ profile }) {
-      watchActivity(profile.scope);
+    start({ profile, request }) {
+      watchActivity(profile.scope, request);
     },
     collect({ profile }) {
       const activity = activityOf(profile.scope);

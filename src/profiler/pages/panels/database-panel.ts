@@ -7,6 +7,7 @@ import { html } from '../../../utils/html.js';
 import {
   describeQueries,
   NOT_LOOKED_UP,
+  RECALLED_WHY,
   REPEATED_WARNING,
   RUN_BEFORE_SKIP,
   repeatedGroups,
@@ -15,6 +16,7 @@ import {
   type StatementEntry,
 } from '../../activity/sections.js';
 import { formatMs, keyValueTable } from '../layout.js';
+import { siteCell } from './call-site.js';
 import { definePanel } from './panel.js';
 
 function calledFrom(statement: StatementEntry) {
@@ -23,7 +25,7 @@ function calledFrom(statement: StatementEntry) {
       ? html`<span class="muted">not looked up</span>`
       : html`<code>${statement.site}</code> <span class="muted">${NOT_LOOKED_UP}</span>`;
   }
-  return statement.site === null ? html`<span class="muted">unknown</span>` : html`<code>${statement.site}</code>`;
+  return siteCell(statement);
 }
 
 const isSlow = (section: DatabaseSection, duration: number | null) => duration !== null && duration > section.slowMs;
@@ -78,6 +80,7 @@ ${
         )}</td></tr>`,
     )}</tbody></table>
 ${section.statements.some((statement) => statement.siteLookedUp === false) ? html`<p class="muted">The call site of a statement that comes right after identical ones from one line (${RUN_BEFORE_SKIP} in this request, or one from a line seen repeating that statement before) is not looked up: taking a stack is what capturing costs. It shows that line when its text is theirs.</p>` : ''}
+${section.statements.some((statement) => statement.siteRecalled) ? html`<p class="muted">${RECALLED_WHY}</p>` : ''}
 ${section.omitted > 0 ? html`<p class="warn">${section.omitted} more statements were not kept (a report keeps 1000).</p>` : ''}`;
   },
 });

@@ -1,7 +1,8 @@
 /** The HTTP client panel: each call the application made, in order, with its answer or its error. */
 import { html } from '../../../utils/html.js';
-import { describeCalls, totalDuration, type HttpClientSection } from '../../activity/sections.js';
+import { describeCalls, RECALLED_WHY, totalDuration, type HttpClientSection } from '../../activity/sections.js';
 import { formatBytes, formatMs } from '../layout.js';
+import { siteCell } from './call-site.js';
 import { definePanel } from './panel.js';
 
 export const httpClientPanel = definePanel<HttpClientSection>({
@@ -28,10 +29,11 @@ export const httpClientPanel = definePanel<HttpClientSection>({
               ? html`<span class="muted">no answer yet</span>`
               : html`<span class="${call.status >= 400 ? 'bad' : 'ok'}">${call.status}</span>`
             : html`<span class="bad">${call.error}</span>`
-        }</td><td>${formatMs(call.start)}</td><td>${call.duration === null ? html`<span class="muted">still running</span>` : formatMs(call.duration)}</td><td>${formatBytes(call.requestSize)}</td><td>${formatBytes(call.responseSize)}</td><td>${
-          call.site === null ? html`<span class="muted">unknown</span>` : html`<code>${call.site}</code>`
-        }</td></tr>`,
+        }</td><td>${formatMs(call.start)}</td><td>${call.duration === null ? html`<span class="muted">still running</span>` : formatMs(call.duration)}</td><td>${formatBytes(call.requestSize)}</td><td>${formatBytes(call.responseSize)}</td><td>${siteCell(
+          call,
+        )}</td></tr>`,
     )}</tbody></table>
+${section.calls.some((call) => call.siteRecalled) ? html`<p class="muted">${RECALLED_WHY}</p>` : ''}
 ${section.omitted > 0 ? html`<p class="warn">${section.omitted} more calls were not kept (a report keeps 1000).</p>` : ''}`;
   },
 });
