@@ -7,7 +7,7 @@
  */
 import { holdQueryChannels } from '../activity/query-channels.js';
 import { activityOf, watchActivity } from '../activity/request-activity.js';
-import { databaseText, type DatabaseSection } from '../activity/sections.js';
+import { databaseText, type DatabaseSection, type StatementEntry } from '../activity/sections.js';
 import { databasePanel } from '../pages/panels/database-panel.js';
 import type { Collector } from '../request-profile.js';
 
@@ -24,10 +24,22 @@ export function databaseCollector(slowMs: number): Collector {
       if (activity === undefined || activity.statements.length + activity.statementsOmitted === 0) return undefined;
       const texts: string[] = [];
       const index = new Map<string, number>();
-      const statements = activity.statements.map(({ text, ...rest }) => {
-        let at = index.get(text);
-        if (at === undefined) index.set(text, (at = texts.push(text) - 1));
-        return { ...rest, text: at };
+      const statements = activity.statements.map((statement): StatementEntry => {
+        let at = index.get(statement.text);
+        if (at === undefined) index.set(statement.text, (at = texts.push(statement.text) - 1));
+        // Built member by member: a rest pattern copies through V8's slow path, per statement.
+        const entry: StatementEntry = {
+          system: statement.system,
+          start: statement.start,
+          duration: statement.duration,
+          rows: statement.rows,
+          site: statement.site,
+          error: statement.error,
+          text: at,
+        };
+        if (statement.siteLookedUp === false) entry.siteLookedUp = false;
+        if (statement.siteRecalled) entry.siteRecalled = true;
+        return entry;
       });
       return { texts, statements, omitted: activity.statementsOmitted, slowMs };
     },
