@@ -121,11 +121,15 @@ function contentLength(value: unknown): number | null {
   return value !== undefined && value !== null && Number.isSafeInteger(length) && length >= 0 ? length : null;
 }
 
-/** undici's headers are a flat list of names and values. */
+const CONTENT_LENGTH = 'content-length';
+
+/** undici's headers are a flat list of names and values, as bytes: only a name of the right length is decoded. */
 function undiciContentLength(headers: Array<Buffer | string> | undefined): number | null {
   if (!headers) return null;
   for (let i = 0; i + 1 < headers.length; i += 2) {
-    if (String(headers[i]).toLowerCase() === 'content-length') return contentLength(String(headers[i + 1]));
+    const name = headers[i]!;
+    if (name.length === CONTENT_LENGTH.length && String(name).toLowerCase() === CONTENT_LENGTH)
+      return contentLength(String(headers[i + 1]));
   }
   return null;
 }
