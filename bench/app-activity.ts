@@ -11,7 +11,7 @@
  *   BENCH_PROF=/tmp/prof npm run bench -- --only i     # and a CPU profile of each side
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -24,11 +24,20 @@ export interface AppActivityResult {
   addedPercent: number;
   /** Each round's added share (on minus off, over off), in order. */
   roundPercents: number[];
+  /** The side without capture, every thread of its process (the report's writer too), ms per request. */
+  offAllThreadsMsPerRequest: number;
+  /** The main thread's added CPU over that whole CPU: the median round. */
+  addedOfAllThreadsPercent: number;
 }
 
-/** A process's main-thread CPU time so far (ms), from /proc. */
-function threadCpuMs(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+/** A thread's CPU time so far (ms), from /proc; the process's main thread by default. */
+function threadCpuMs(pid: number, thread = pid): number {
+  return Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+}
+
+/** Every thread's CPU time so far (ms): a thread that ended meanwhile is not counted, none do here. */
+function processCpuMs(pid: number): number {
+  return readdirSync(`/proc/${pid}/task`).reduce((sum, thread) => sum + threadCpuMs(pid, Number(thread)), 0);
 }
 
 /** Requests a side is sent before the other's turn. */
@@ -95,10 +104,12 @@ export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Prom
   const upstreamPort = (upstream.address() as AddressInfo).port;
   const sides = { on: await startSide('1', dsn, upstreamPort), off: await startSide('0', dsn, upstreamPort) };
   const perRequest: Record<'on' | 'off', number[]> = { on: [], off: [] };
+  const offAllThreads: number[] = [];
   try {
     for (const side of Object.values(sides)) await send(side.url, requests); // warm-up
     for (let round = 0; round < rounds; round++) {
       const since = { on: threadCpuMs(sides.on.pid), off: threadCpuMs(sides.off.pid) };
+      const offAllSince = processCpuMs(sides.off.pid);
       for (let sent = 0; sent < requests; sent += SLICE) {
         await send(sides.on.url, SLICE);
         await send(sides.off.url, SLICE);
@@ -106,6 +117,7 @@ export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Prom
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       for (const name of ['on', 'off'] as const)
         perRequest[name].push((threadCpuMs(sides[name].pid) - since[name]) / requests);
+      offAllThreads.push((processCpuMs(sides.off.pid) - offAllSince) / requests);
     }
   } finally {
     await Promise.all([stopSide(sides.on), stopSide(sides.off)]);
@@ -120,5 +132,9 @@ export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Prom
     offMsPerRequest: median(perRequest.off),
     addedPercent: median(roundPercents),
     roundPercents,
+    offAllThreadsMsPerRequest: median(offAllThreads),
+    addedOfAllThreadsPercent: median(
+      perRequest.on.map((on, i) => ((on - perRequest.off[i]!) / offAllThreads[i]!) * 100),
+    ),
   };
 }

@@ -47,7 +47,9 @@ if (flags.only === 'i') {
   console.log(
     `(i) 5 PostgreSQL queries + 1 fetch, debug mode: main-thread CPU per request ${result.onMsPerRequest.toFixed(3)} ms with capture, ` +
       `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} % (the median round); ` +
-      `rounds ${result.roundPercents.map((percent) => `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}`).join(', ')} %`,
+      `rounds ${result.roundPercents.map((percent) => `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}`).join(', ')} %. ` +
+      `Without capture, every thread of the process: ${result.offAllThreadsMsPerRequest.toFixed(3)} ms per request; ` +
+      `the main thread's added CPU is ${result.addedOfAllThreadsPercent.toFixed(1)} % of it (the median round).`,
   );
   process.exit(0);
 }
