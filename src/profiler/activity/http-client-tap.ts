@@ -143,7 +143,7 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
       request.method ?? 'GET',
       `${origin}${request.path ?? ''}`,
       request.contentLength ?? bodySize(request.body),
-      (activity) => fetchCaller ?? activity.siteFor('fetch', fetchCallSite),
+      (activity) => fetchCaller ?? activity.siteFor('fetch', origin, fetchCallSite),
     );
   },
   'undici:request:headers': (message) => {
@@ -157,13 +157,13 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
   },
   'http.client.request.start': (message) => {
     const request = (message as { request: ClientRequest }).request;
-    const host = request.getHeader('host') ?? request.host;
+    const origin = `${request.protocol}//${String(request.getHeader('host') ?? request.host)}`;
     begin(
       request,
       request.method,
-      `${request.protocol}//${String(host)}${request.path}`,
+      `${origin}${request.path}`,
       contentLength(request.getHeader('content-length')),
-      (activity) => activity.siteFor('http', callSite),
+      (activity) => activity.siteFor('http', origin, callSite),
     );
   },
   'http.client.response.finish': (message) => {
@@ -184,6 +184,15 @@ export const HTTP_CLIENT_CHANNELS = Object.keys(HANDLERS);
 
 type Fetch = typeof globalThis.fetch;
 
+/** `https://host:port` of what `fetch` was given (a string, a URL, a Request): what the call is, for its remembered line. */
+function fetchOrigin(input: unknown): string {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : (input as { url?: unknown })?.url;
+  if (typeof url !== 'string') return '';
+  const authority = url.indexOf('//');
+  const end = authority === -1 ? -1 : url.indexOf('/', authority + 2);
+  return end === -1 ? url : url.slice(0, end);
+}
+
 /** The global `fetch` as found, and the wrapper put in its place, while the tap is held. */
 let wrapping: { original: Fetch; wrapper: Fetch } | undefined;
 
@@ -195,7 +204,7 @@ function wrapFetch(): void {
     const activity = wrapping?.wrapper === wrapper ? currentActivity() : undefined;
     if (activity === undefined) return Reflect.apply(original, this, args);
     const outer = fetchCaller;
-    fetchCaller = activity.siteFor('fetch', () => callerSite(wrapper));
+    fetchCaller = activity.siteFor('fetch', fetchOrigin(args[0]), () => callerSite(wrapper));
     try {
       return Reflect.apply(original, this, args);
     } finally {

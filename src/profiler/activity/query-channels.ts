@@ -7,7 +7,14 @@
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
-import { callSite, currentActivity, round, type FoundSite, type RequestActivity } from './request-activity.js';
+import {
+  callSite,
+  currentActivity,
+  round,
+  type FoundSite,
+  type RequestActivity,
+  type StatementRecord,
+} from './request-activity.js';
 
 /** Tracing channels known to carry one statement each, and the database they speak to. */
 export const QUERY_CHANNELS: ReadonlyArray<{ name: string; system: string }> = [
@@ -50,16 +57,17 @@ function handlersFor(system: string) {
     if (entry === undefined || text === undefined) return;
     open.delete(context);
     const duration = round(performance.now() - entry.started);
-    entry.activity.addStatement({
+    const statement: StatementRecord = {
       text,
       system,
       start: entry.activity.since(entry.started),
       duration,
       rows: entry.failed ? null : rowCount(context.result),
       site: entry.site.site,
-      ...(entry.site.recalled && { siteRecalled: true }),
       error: entry.failed,
-    });
+    };
+    if (entry.site.recalled) statement.siteRecalled = true;
+    entry.activity.addStatement(statement);
   };
   return {
     start(context: Context) {
@@ -68,7 +76,7 @@ function handlersFor(system: string) {
         open.set(context, {
           activity,
           started: performance.now(),
-          site: activity.siteFor('database', callSite),
+          site: activity.siteFor('database', statementText(context) ?? system, callSite),
           failed: false,
         });
     },

@@ -9,6 +9,7 @@ import {
   MAX_STATEMENTS,
   RECALLS_BETWEEN_CHECKS,
   RequestActivity,
+  SiteMemory,
   TRUST_AFTER,
   watchActivity,
 } from './request-activity.js';
@@ -83,18 +84,22 @@ describe('a library publishing a query TracingChannel is seen with no OpenTeleme
 });
 
 describe("a route's call sites are recalled once they held on requests in a row, and looked up again now and then", () => {
-  /** One request to `route`: each of its database calls at `lines[i]`; what each call found, and the walks taken. */
-  function request(route: string | undefined, lines: string[]) {
-    const activity = watchActivity(new RequestScope(0), { method: 'GET', routeOptions: { url: route } });
+  /** A call: its line, and what it is (a statement's text); `null`: no application frame found. */
+  type Call = { line: string | null; fingerprint?: string };
+  /** One request to `route`: its database calls; what each found, and the stacks taken. */
+  function request(route: string | undefined, calls: Array<string | null | Call>, memory = shared) {
+    const activity = watchActivity(new RequestScope(0), memory, { method: 'GET', routeOptions: { url: route } });
     let walks = 0;
-    const found = lines.map((line) =>
-      activity.siteFor('database', () => {
+    const found = calls.map((call) => {
+      const { line, fingerprint = 'SELECT 1' } = typeof call === 'object' && call !== null ? call : { line: call };
+      return activity.siteFor('database', fingerprint, () => {
         walks++;
         return line;
-      }),
-    );
+      });
+    });
     return { found, walks };
   }
+  const shared = new SiteMemory();
 
   it(`looks up ${TRUST_AFTER} requests, recalls the next ${RECALLS_BETWEEN_CHECKS}, then looks again`, () => {
     const route = '/recall-cycle';
@@ -115,26 +120,47 @@ describe("a route's call sites are recalled once they held on requests in a row,
     const route = '/recall-change';
     for (let i = 0; i < TRUST_AFTER; i++) request(route, ['src/a.ts:1', 'src/a.ts:2']);
     for (let i = 0; i < RECALLS_BETWEEN_CHECKS; i++) assert.equal(request(route, ['x', 'y']).walks, 0);
-    // The check finds the first call moved: it is looked up again until it holds; the second stays recalled.
+    // Both calls reach their check on this request; it finds the first one moved.
     const moved = request(route, ['src/a.ts:9', 'src/a.ts:2']);
     assert.deepEqual(moved.found, [
       { site: 'src/a.ts:9', recalled: false },
       { site: 'src/a.ts:2', recalled: false },
     ]);
+    // The second held: recalled again; the first is looked up until it holds as long.
     const next = request(route, ['src/a.ts:9', 'src/a.ts:2']);
     assert.deepEqual(next.found, [
       { site: 'src/a.ts:9', recalled: false },
       { site: 'src/a.ts:2', recalled: true },
     ]);
-    // The moved line, found on TRUST_AFTER requests in a row (the check's among them), is recalled.
     for (let i = 2; i < TRUST_AFTER; i++) request(route, ['src/a.ts:9', 'src/a.ts:2']);
     assert.deepEqual(request(route, ['x', 'y']).found[0], { site: 'src/a.ts:9', recalled: true });
   });
 
-  it('never recalls for an unrouted request, and keeps routes apart', () => {
+  it('looks up a call whose place holds another statement than before (a branch, a loop run fewer times)', () => {
+    const route = '/recall-fingerprint';
+    for (let i = 0; i < TRUST_AFTER; i++) request(route, [{ line: 'src/a.ts:1', fingerprint: 'SELECT a' }]);
+    assert.deepEqual(request(route, [{ line: 'x', fingerprint: 'SELECT a' }]).found, [
+      { site: 'src/a.ts:1', recalled: true },
+    ]);
+    assert.deepEqual(request(route, [{ line: 'src/b.ts:7', fingerprint: 'SELECT b' }]).found, [
+      { site: 'src/b.ts:7', recalled: false },
+    ]);
+  });
+
+  it('never recalls a call whose look found no line of the application', () => {
+    const route = '/recall-none';
+    for (let i = 0; i < TRUST_AFTER + 2; i++)
+      assert.deepEqual(request(route, [null]), { found: [{ site: null, recalled: false }], walks: 1 });
+  });
+
+  it('never recalls for an unrouted request, and keeps routes, and instances, apart', () => {
     for (let i = 0; i < TRUST_AFTER + 2; i++) assert.equal(request(undefined, ['src/a.ts:1']).walks, 1);
     for (let i = 0; i < TRUST_AFTER; i++) request('/one', ['src/one.ts:1']);
     assert.deepEqual(request('/two', ['src/two.ts:1']).found, [{ site: 'src/two.ts:1', recalled: false }]);
     assert.deepEqual(request('/one', ['ignored']).found, [{ site: 'src/one.ts:1', recalled: true }]);
+    // Another instance (another application in the process) remembers nothing of this one's.
+    assert.deepEqual(request('/one', ['src/other.ts:3'], new SiteMemory()).found, [
+      { site: 'src/other.ts:3', recalled: false },
+    ]);
   });
 });

@@ -71,28 +71,79 @@ export interface FoundSite {
 
 /**
  * A route's calls come from the same lines request after request, and taking a stack is most
- * of what capturing costs. The n-th call of a kind in a request to a route is looked up until
- * it found the same line on {@link TRUST_AFTER} requests in a row; the next
- * {@link RECALLS_BETWEEN_CHECKS} take that line, marked as recalled, and the one after looks
- * again. A different line starts the count over.
+ * of what capturing costs. The n-th call of a kind in a request to a route, with the same
+ * fingerprint (a statement's text, a call's origin), is looked up until it found the same
+ * line on {@link TRUST_AFTER} requests in a row; the next {@link RECALLS_BETWEEN_CHECKS}
+ * take that line, marked as recalled, and the one after looks again. Another fingerprint at
+ * that place, or another line, starts the count over.
  */
 export const TRUST_AFTER = 3;
 export const RECALLS_BETWEEN_CHECKS = 15;
 /** Calls of a kind per request whose lines are remembered; later ones are always looked up. */
 const REMEMBERED_PER_REQUEST = 64;
-/** Routes and kinds remembered at most: all are forgotten when one more comes. */
+/** Routes remembered at most, and lines seen repeating a statement: all are forgotten when one more comes. */
 const REMEMBERED_ROUTES = 1000;
+const REPEATING_LINES = 1000;
 
 interface RememberedSite {
-  site: string | null;
+  fingerprint: string;
+  site: string;
   /** Requests in a row that found `site`. */
   agreed: number;
   /** Requests that took it since it was last looked up. */
-  recalled: number;
+  recallsSinceCheck: number;
 }
 
-/** The lines of each route's calls, by `METHOD /pattern` and kind, then by the call's place in its request. */
-const routeSites = new Map<string, RememberedSite[]>();
+type RouteLines = Record<SiteKind, Array<RememberedSite | undefined>>;
+
+/**
+ * What one debug instance remembers of the lines behind the application's calls, so that
+ * it stops taking stacks for them: each route's (see {@link TRUST_AFTER}), and the lines
+ * seen running one statement text {@link RUN_BEFORE_SKIP} times in a row (loops). Kept by
+ * the instance's collectors: closing the instance forgets it.
+ */
+export class SiteMemory {
+  /** By route pattern, then method: strings Fastify hands out again and again, hashed once. */
+  private readonly routes = new Map<string, Map<string, RouteLines>>();
+  private routeCount = 0;
+  /** Statement texts by the line seen repeating each, looked up by the strings themselves. */
+  private readonly repeating = new Map<string, Set<string>>();
+  private repeatingCount = 0;
+
+  linesOf(pattern: string, method: string): RouteLines {
+    let methods = this.routes.get(pattern);
+    if (methods === undefined) {
+      if (this.routeCount >= REMEMBERED_ROUTES) {
+        this.routes.clear();
+        this.routeCount = 0;
+      }
+      this.routes.set(pattern, (methods = new Map()));
+    }
+    let lines = methods.get(method);
+    if (lines === undefined) {
+      methods.set(method, (lines = { database: [], fetch: [], http: [] }));
+      this.routeCount++;
+    }
+    return lines;
+  }
+
+  isRepeating(site: string, text: string): boolean {
+    return this.repeating.get(site)?.has(text) === true;
+  }
+
+  rememberRepeating(site: string, text: string): void {
+    if (this.repeatingCount >= REPEATING_LINES) {
+      this.repeating.clear();
+      this.repeatingCount = 0;
+    }
+    let texts = this.repeating.get(site);
+    if (texts === undefined) this.repeating.set(site, (texts = new Set()));
+    if (!texts.has(text)) {
+      texts.add(text);
+      this.repeatingCount++;
+    }
+  }
+}
 
 /** What a request is asked for its route: Fastify's request has both. */
 export interface RoutedRequest {
@@ -119,48 +170,44 @@ export class RequestActivity {
 
   /** Calls of each kind so far that looked for their line. */
   private readonly siteCalls: Record<SiteKind, number> = { database: 0, fetch: 0, http: 0 };
-  /** This route's remembered lines, by kind, once a call of the kind asked. */
-  private readonly routeLines: Partial<Record<SiteKind, RememberedSite[]>> = {};
+  /** This route's remembered lines, once a call asked; undefined for an unrouted request. */
+  private routeLines: RouteLines | undefined;
 
-  /** `route`: `GET /orders/:id`; without one (an unrouted request), lines are never recalled. */
   constructor(
     readonly scope: RequestScope,
-    private readonly route?: string,
+    private readonly memory: SiteMemory = new SiteMemory(),
+    /** Without a pattern (an unrouted request), lines are never recalled. */
+    private readonly route?: { pattern: string; method: string },
   ) {}
 
   /**
-   * The line behind the request's next call of `kind`: recalled from earlier requests to the
-   * route when it has been the same on them (see {@link TRUST_AFTER}), otherwise `lookUp`'s.
+   * The line behind the request's next call of `kind`, whose `fingerprint` says what it is
+   * (a statement's text, a call's origin): recalled from earlier requests to the route when
+   * it has been the same there (see {@link TRUST_AFTER}), otherwise `lookUp`'s. A line
+   * looked up and not found (null) is never recalled.
    */
-  siteFor(kind: SiteKind, lookUp: () => string | null): FoundSite {
+  siteFor(kind: SiteKind, fingerprint: string, lookUp: () => string | null): FoundSite {
     const place = this.siteCalls[kind]++;
-    const lines = place < REMEMBERED_PER_REQUEST ? this.linesOf(kind) : undefined;
-    if (lines === undefined) return { site: lookUp(), recalled: false };
+    if (this.route === undefined || place >= REMEMBERED_PER_REQUEST) return { site: lookUp(), recalled: false };
+    this.routeLines ??= this.memory.linesOf(this.route.pattern, this.route.method);
+    const lines = this.routeLines[kind];
     const known = lines[place];
-    if (known !== undefined && known.agreed >= TRUST_AFTER && known.recalled < RECALLS_BETWEEN_CHECKS) {
-      known.recalled++;
+    if (
+      known !== undefined &&
+      known.fingerprint === fingerprint &&
+      known.agreed >= TRUST_AFTER &&
+      known.recallsSinceCheck < RECALLS_BETWEEN_CHECKS
+    ) {
+      known.recallsSinceCheck++;
       return { site: known.site, recalled: true };
     }
     const site = lookUp();
-    if (known?.site === site) {
+    if (site === null) lines[place] = undefined;
+    else if (known !== undefined && known.fingerprint === fingerprint && known.site === site) {
       known.agreed++;
-      known.recalled = 0;
-    } else lines[place] = { site, agreed: 1, recalled: 0 };
+      known.recallsSinceCheck = 0;
+    } else lines[place] = { fingerprint, site, agreed: 1, recallsSinceCheck: 0 };
     return { site, recalled: false };
-  }
-
-  private linesOf(kind: SiteKind): RememberedSite[] | undefined {
-    if (this.route === undefined) return undefined;
-    let lines = this.routeLines[kind];
-    if (lines !== undefined) return lines;
-    const key = `${this.route} ${kind}`;
-    lines = routeSites.get(key);
-    if (lines === undefined) {
-      if (routeSites.size >= REMEMBERED_ROUTES) routeSites.clear();
-      routeSites.set(key, (lines = []));
-    }
-    this.routeLines[kind] = lines;
-    return lines;
   }
 
   /** Milliseconds since the request arrived. */
@@ -185,7 +232,7 @@ export class RequestActivity {
    */
   skipsSite(text?: string): boolean {
     if (this.runLength === 0 || (text !== undefined && text !== this.runText)) return false;
-    return this.runLength >= RUN_BEFORE_SKIP || isRepeating(this.runSite!, this.runText!);
+    return this.runLength >= RUN_BEFORE_SKIP || this.memory.isRepeating(this.runSite!, this.runText!);
   }
 
   /** The run's line, for a statement of `text` whose stack was skipped; null for another text. */
@@ -209,7 +256,7 @@ export class RequestActivity {
       // A skipped statement of another text ends the run: the next call looks again.
       if (text !== this.runText) this.runLength = 0;
     } else if (site !== null && text === this.runText && site === this.runSite) {
-      if (++this.runLength === RUN_BEFORE_SKIP) rememberRepeating(site, text);
+      if (++this.runLength === RUN_BEFORE_SKIP) this.memory.rememberRepeating(site, text);
     } else {
       this.runText = text;
       this.runSite = site;
@@ -218,41 +265,19 @@ export class RequestActivity {
   }
 }
 
-/**
- * Statement texts by the line seen running each {@link RUN_BEFORE_SKIP} times in a row: loops.
- * Looked up by the strings themselves, which a library passes again and again (a literal),
- * so that no key is built, and hashed, per call.
- */
-const repeatingLines = new Map<string, Set<string>>();
-const REPEATING_LINES = 1000;
-let repeatingCount = 0;
-
-function isRepeating(site: string, text: string): boolean {
-  return repeatingLines.get(site)?.has(text) === true;
-}
-
-function rememberRepeating(site: string, text: string): void {
-  if (repeatingCount >= REPEATING_LINES) {
-    repeatingLines.clear();
-    repeatingCount = 0;
-  }
-  let texts = repeatingLines.get(site);
-  if (texts === undefined) repeatingLines.set(site, (texts = new Set()));
-  if (!texts.has(text)) {
-    texts.add(text);
-    repeatingCount++;
-  }
-}
-
 const activities = new WeakMap<RequestScope, RequestActivity>();
 
-/** Starts recording what the request of `scope` does; idempotent. */
-export function watchActivity(scope: RequestScope, route?: RoutedRequest): RequestActivity {
+/** Starts recording what the request of `scope` does, its lines remembered in `memory`; idempotent. */
+export function watchActivity(scope: RequestScope, memory?: SiteMemory, request?: RoutedRequest): RequestActivity {
   let activity = activities.get(scope);
   if (activity === undefined) {
     // Read once: Fastify builds `routeOptions` anew at each read.
-    const pattern = route?.routeOptions.url;
-    activity = new RequestActivity(scope, pattern === undefined ? undefined : `${route!.method} ${pattern}`);
+    const pattern = request?.routeOptions.url;
+    activity = new RequestActivity(
+      scope,
+      memory,
+      pattern === undefined ? undefined : { pattern, method: request!.method },
+    );
     activities.set(scope, activity);
   }
   return activity;

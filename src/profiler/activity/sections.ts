@@ -3,9 +3,7 @@
  * and the counts and totals their panels, their text and the toolbar share.
  */
 import { formatMs } from '../format.js';
-import type { OutgoingCall, StatementRecord } from './request-activity.js';
-
-import { RECALLS_BETWEEN_CHECKS, TRUST_AFTER } from './request-activity.js';
+import { RECALLS_BETWEEN_CHECKS, TRUST_AFTER, type OutgoingCall, type StatementRecord } from './request-activity.js';
 
 export { RUN_BEFORE_SKIP } from './request-activity.js';
 
@@ -98,7 +96,7 @@ export const NOT_LOOKED_UP = 'as the identical statements before it, not looked 
 /** Said of a call whose line was recalled from earlier requests to its route (`RequestActivity.siteFor`). */
 export const RECALLED = 'as on earlier requests to this route, not looked up';
 /** Why some lines are recalled, under a panel that shows one. */
-export const RECALLED_WHY = `Taking a stack is most of what capturing costs, and a route's calls come from the same lines request after request: once the same call of a route was found at the same line on ${TRUST_AFTER} requests in a row, the next ${RECALLS_BETWEEN_CHECKS} requests show that line without looking, and the one after looks again.`;
+export const RECALLED_WHY = `Taking a stack is most of what capturing costs, and a route's calls come from the same lines request after request: once a call (by its place in the request and its statement or origin) was found at the same line on ${TRUST_AFTER} requests in a row, the next ${RECALLS_BETWEEN_CHECKS} requests show that line without looking, and the one after looks again.`;
 
 function statementSite(statement: StatementEntry): string {
   if (statement.siteLookedUp !== false) return siteSuffix(statement);

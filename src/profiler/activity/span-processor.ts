@@ -86,7 +86,9 @@ function siteOf(
   if (parent?.database && (parent.site !== null || !parent.lookedUp)) return parent;
   // A run of identical statements from one line: the next one is taken to go on with it.
   if (activity.skipsSite(statementText(span))) return SKIPPED;
-  const { site, recalled } = activity.siteFor('database', () => spanCallSite(onStart));
+  // The statement's text says what the call is; a span without one (a pool's connect), its name.
+  const fingerprint = statementText(span) ?? span.name;
+  const { site, recalled } = activity.siteFor('database', fingerprint, () => spanCallSite(onStart));
   if (site !== null) activity.lastSite = site;
   return { site: site ?? parent?.site ?? activity.lastSite, lookedUp: true, recalled };
 }

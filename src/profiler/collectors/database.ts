@@ -6,18 +6,19 @@
  * Creating the collector subscribes the query channels; closing it lets them go.
  */
 import { holdQueryChannels } from '../activity/query-channels.js';
-import { activityOf, watchActivity } from '../activity/request-activity.js';
+import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
 import { databaseText, type DatabaseSection, type StatementEntry } from '../activity/sections.js';
 import { databasePanel } from '../pages/panels/database-panel.js';
 import type { Collector } from '../request-profile.js';
 
-export function databaseCollector(slowMs: number): Collector {
+/** `sites`: the instance's memory of call sites, shared with the HTTP client's collector. */
+export function databaseCollector(slowMs: number, sites: SiteMemory): Collector {
   let release: (() => void) | undefined = holdQueryChannels();
   const collector: Collector<DatabaseSection> = {
     name: 'database',
     panel: databasePanel,
     start({ profile, request }) {
-      watchActivity(profile.scope, request);
+      watchActivity(profile.scope, sites, request);
     },
     collect({ profile }) {
       const activity = activityOf(profile.scope);
@@ -28,6 +29,7 @@ export function databaseCollector(slowMs: number): Collector {
         let at = index.get(statement.text);
         if (at === undefined) index.set(statement.text, (at = texts.push(statement.text) - 1));
         // Built member by member: a rest pattern copies through V8's slow path, per statement.
+        // A member added to StatementRecord must be added here.
         const entry: StatementEntry = {
           system: statement.system,
           start: statement.start,

@@ -4,18 +4,19 @@
  * Creating the collector subscribes the channels; closing it lets them go.
  */
 import { holdHttpClientTap } from '../activity/http-client-tap.js';
-import { activityOf, watchActivity } from '../activity/request-activity.js';
+import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
 import { httpClientText, type HttpClientSection } from '../activity/sections.js';
 import { httpClientPanel } from '../pages/panels/http-client-panel.js';
 import type { Collector } from '../request-profile.js';
 
-export function httpClientCollector(): Collector {
+/** `sites`: the instance's memory of call sites, shared with the database collector. */
+export function httpClientCollector(sites: SiteMemory): Collector {
   let release: (() => void) | undefined = holdHttpClientTap();
   const collector: Collector<HttpClientSection> = {
     name: 'httpClient',
     panel: httpClientPanel,
     start({ profile, request }) {
-      watchActivity(profile.scope, request);
+      watchActivity(profile.scope, sites, request);
     },
     collect({ profile }) {
       const activity = activityOf(profile.scope);

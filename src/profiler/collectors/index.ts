@@ -4,6 +4,7 @@
  */
 import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import type { RouteMatcher } from '../../routing/route-matcher.js';
+import { SiteMemory } from '../activity/request-activity.js';
 import type { LogTap } from '../log-tap.js';
 import { exceptionPanel } from '../pages/panels/exception-panel.js';
 import { logsPanel } from '../pages/panels/logs-panel.js';
@@ -33,6 +34,7 @@ export interface DefaultCollectorsOptions {
 }
 
 export function defaultCollectors({ matcher, logTap, editor, appActivity }: DefaultCollectorsOptions): Collector[] {
+  const sites = new SiteMemory();
   return [
     { ...requestCollector, panel: requestPanel },
     { ...responseCollector, panel: responsePanel },
@@ -41,6 +43,6 @@ export function defaultCollectors({ matcher, logTap, editor, appActivity }: Defa
     performanceCollector(),
     memoryCollector,
     ...(logTap ? [{ ...logsCollector(logTap), panel: logsPanel }] : []),
-    ...(appActivity ? [databaseCollector(appActivity.slowQueryMs), httpClientCollector()] : []),
+    ...(appActivity ? [databaseCollector(appActivity.slowQueryMs, sites), httpClientCollector(sites)] : []),
   ];
 }
