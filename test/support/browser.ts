@@ -3,7 +3,7 @@
  * installed (or `CHROMIUM_PATH`), otherwise the build shipped inside `@sparticuz/chromium`,
  * so that `npm test` needs nothing beyond npm.
  */
-import { existsSync, mkdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -57,14 +57,23 @@ export async function chooseChromium(): Promise<ChromiumChoice> {
  * left a cut binary that crashed every launch after it.
  */
 const UNPACKED = ['chromium', 'fonts', 'libGLESv2.so', 'libEGL.so', 'libvk_swiftshader.so', 'libvulkan.so.1'];
-/** Written once the package has unpacked everything: without it, what is there is unpacked again. */
+/**
+ * Written once the package has unpacked everything, with its version: without it, or after
+ * an upgrade of the package, what is there is unpacked again.
+ */
 const UNPACKED_WHOLE = join(tmpdir(), 'vigil-test-chromium.unpacked');
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'node_modules', '@sparticuz', 'chromium', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 async function unpackedChromium(): Promise<string> {
-  if (!existsSync(UNPACKED_WHOLE))
+  const marked = existsSync(UNPACKED_WHOLE) ? readFileSync(UNPACKED_WHOLE, 'utf8').trim() : '';
+  if (marked !== PACKAGE_VERSION)
     for (const name of UNPACKED) rmSync(join(tmpdir(), name), { recursive: true, force: true });
   const executablePath = await packagedChromium.executablePath();
-  writeFileSync(UNPACKED_WHOLE, `${executablePath}\n`);
+  writeFileSync(UNPACKED_WHOLE, `${PACKAGE_VERSION}\n`);
   return executablePath;
 }
 
