@@ -73,7 +73,8 @@ async function startSide(capture: '1' | '0', dsn: string, upstream: number): Pro
   return { child, pid: child.pid!, url: `http://127.0.0.1:${port}/orders` };
 }
 
-async function stopSide(side: Side): Promise<void> {
+async function stopSide(side: Side | undefined): Promise<void> {
+  if (side === undefined || side.child.exitCode !== null || side.child.signalCode !== null) return;
   const exited = new Promise((resolve) => side.child.once('exit', resolve));
   side.child.send('stop');
   await exited;
@@ -102,10 +103,13 @@ export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Prom
 
   const dsn = await postgres.database('bench');
   const upstreamPort = (upstream.address() as AddressInfo).port;
-  const sides = { on: await startSide('1', dsn, upstreamPort), off: await startSide('0', dsn, upstreamPort) };
+  const started: Side[] = [];
   const perRequest: Record<'on' | 'off', number[]> = { on: [], off: [] };
   const offAllThreads: number[] = [];
   try {
+    // One by one, so that a side that fails to start leaves only the ones before it to stop.
+    for (const capture of ['1', '0'] as const) started.push(await startSide(capture, dsn, upstreamPort));
+    const sides = { on: started[0]!, off: started[1]! };
     for (const side of Object.values(sides)) await send(side.url, requests); // warm-up
     for (let round = 0; round < rounds; round++) {
       const since = { on: threadCpuMs(sides.on.pid), off: threadCpuMs(sides.off.pid) };
@@ -120,7 +124,7 @@ export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Prom
       offAllThreads.push((processCpuMs(sides.off.pid) - offAllSince) / requests);
     }
   } finally {
-    await Promise.all([stopSide(sides.on), stopSide(sides.off)]);
+    await Promise.all(started.map(stopSide));
     agent.destroy();
     upstream.close();
     await postgres.close();
