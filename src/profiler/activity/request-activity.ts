@@ -87,7 +87,8 @@ const REPEATING_LINES = 1000;
 
 interface RememberedSite {
   fingerprint: string;
-  site: string;
+  /** Null: the call had no line of the application (a library's callback made it). */
+  site: string | null;
   /** Requests in a row that found `site`. */
   agreed: number;
   /** Requests that took it since it was last looked up. */
@@ -183,8 +184,9 @@ export class RequestActivity {
   /**
    * The line behind the request's next call of `kind`, whose `fingerprint` says what it is
    * (a statement's text, a call's origin): recalled from earlier requests to the route when
-   * it has been the same there (see {@link TRUST_AFTER}), otherwise `lookUp`'s. A line
-   * looked up and not found (null) is never recalled.
+   * it has been the same there (see {@link TRUST_AFTER}), otherwise `lookUp`'s. A call
+   * found to have no line of the application (null) is remembered so too, but only a line
+   * is marked recalled.
    */
   siteFor(kind: SiteKind, fingerprint: string, lookUp: () => string | null): FoundSite {
     const place = this.siteCalls[kind]++;
@@ -199,11 +201,11 @@ export class RequestActivity {
       known.recallsSinceCheck < RECALLS_BETWEEN_CHECKS
     ) {
       known.recallsSinceCheck++;
-      return { site: known.site, recalled: true };
+      // No line is no line, however it is known: only a line shown is marked recalled.
+      return { site: known.site, recalled: known.site !== null };
     }
     const site = lookUp();
-    if (site === null) lines[place] = undefined;
-    else if (known !== undefined && known.fingerprint === fingerprint && known.site === site) {
+    if (known !== undefined && known.fingerprint === fingerprint && known.site === site) {
       known.agreed++;
       known.recallsSinceCheck = 0;
     } else lines[place] = { fingerprint, site, agreed: 1, recallsSinceCheck: 0 };
