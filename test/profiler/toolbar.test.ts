@@ -18,12 +18,28 @@ let prod: Service;
 let off: Service;
 let browser: Browser;
 before(async () => {
-  [debug, prod, off, browser] = await Promise.all([
+  const services = [
     startInProcess({ ROUTES: 'test/fixtures/toolbar-routes.ts' }),
     startInProcess({ ROUTES: 'examples/demo-routes.ts', APP_ENV: 'prod' }),
     startInProcess({ ROUTES: 'examples/demo-routes.ts', PROFILER_TOOLBAR: '0' }),
-    launchChromium(),
-  ]);
+  ];
+  const started = await Promise.allSettled([...services, launchChromium()]);
+  // One that failed: the others are closed here, or the file's process would not end.
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.all(
+      started.map((result) =>
+        result.status === 'fulfilled' ? ('stop' in result.value ? result.value.stop() : result.value.close()) : null,
+      ),
+    );
+    throw failed.reason;
+  }
+  [debug, prod, off, browser] = started.map((result) => (result as PromiseFulfilledResult<unknown>).value) as [
+    Service,
+    Service,
+    Service,
+    Browser,
+  ];
 });
 after(async () => {
   await browser?.close();
