@@ -7,16 +7,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
+import { startTogether } from '../support/start-together.js';
 import { ask, type Service } from '../support/service.js';
 import { rawExchange } from '../support/raw-tls.js';
 
 let debug: Service;
 let production: Service;
 before(async () => {
-  [debug, production] = await Promise.all([
-    startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' }),
-    startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts', APP_ENV: 'prod' }),
-  ]);
+  [debug, production] = await startTogether<[Service, Service]>(
+    [
+      startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' }),
+      startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts', APP_ENV: 'prod' }),
+    ],
+    (started) => started.stop(),
+  );
 });
 after(() => Promise.all([debug.stop(), production.stop()]));
 

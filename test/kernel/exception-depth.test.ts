@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { debugMessage, exceptionFile, lineOf, tokenOf } from '../support/answers.js';
 import { startInProcess } from '../support/in-process-service.js';
+import { startTogether } from '../support/start-together.js';
 import { ask, ROOT, type Answer, type Service } from '../support/service.js';
 
 const DEMO = join(ROOT, 'examples/demo-routes.ts');
@@ -16,10 +17,13 @@ const FIXTURE = join(ROOT, 'test/fixtures/exception-routes.ts');
 let service: Service;
 let production: Service;
 before(async () => {
-  [service, production] = await Promise.all([
-    startInProcess({ ROUTES: 'test/fixtures/exception-routes.ts', VIGIL_IDE: 'vscode' }),
-    startInProcess({ ROUTES: 'test/fixtures/exception-routes.ts', VIGIL_IDE: 'vscode', APP_ENV: 'prod' }),
-  ]);
+  [service, production] = await startTogether<[Service, Service]>(
+    [
+      startInProcess({ ROUTES: 'test/fixtures/exception-routes.ts', VIGIL_IDE: 'vscode' }),
+      startInProcess({ ROUTES: 'test/fixtures/exception-routes.ts', VIGIL_IDE: 'vscode', APP_ENV: 'prod' }),
+    ],
+    (started) => started.stop(),
+  );
 });
 after(() => Promise.all([service?.stop(), production?.stop()]));
 

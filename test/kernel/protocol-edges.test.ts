@@ -6,15 +6,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
+import { startTogether } from '../support/start-together.js';
 import type { Service } from '../support/service.js';
 import { rawExchange, rawHeader, statusLine } from '../support/raw-tls.js';
 
 const services: Record<'debug' | 'prod', Service> = {} as Record<'debug' | 'prod', Service>;
 before(async () => {
-  [services.debug, services.prod] = await Promise.all([
-    startInProcess({ ROUTES: 'examples/demo-routes.ts', TRUSTED_PROXIES: '127.0.0.1,::1' }),
-    startInProcess({ ROUTES: 'examples/demo-routes.ts', TRUSTED_PROXIES: '127.0.0.1,::1', APP_ENV: 'prod' }),
-  ]);
+  [services.debug, services.prod] = await startTogether<[Service, Service]>(
+    [
+      startInProcess({ ROUTES: 'examples/demo-routes.ts', TRUSTED_PROXIES: '127.0.0.1,::1' }),
+      startInProcess({ ROUTES: 'examples/demo-routes.ts', TRUSTED_PROXIES: '127.0.0.1,::1', APP_ENV: 'prod' }),
+    ],
+    (started) => started.stop(),
+  );
 });
 after(() => Promise.all([services.debug.stop(), services.prod.stop()]));
 

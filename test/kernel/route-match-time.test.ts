@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { builtFile } from '../support/kernel-build.js';
 import { ROOT } from '../support/root.js';
 import { ask } from '../support/service.js';
+import { startTogether } from '../support/start-together.js';
 
 interface App {
   child: ChildProcess;
@@ -40,7 +41,9 @@ let production: App;
 let debug: App;
 let service: App['service'];
 before(async () => {
-  [production, debug] = await Promise.all([startApp('prod'), startApp('dev')]);
+  [production, debug] = await startTogether<[App, App]>([startApp('prod'), startApp('dev')], (started) =>
+    started.child.kill('SIGKILL'),
+  );
   service = production.service;
 });
 // A frozen event loop never runs a SIGTERM handler.

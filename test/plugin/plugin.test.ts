@@ -18,6 +18,7 @@ import type { RoutingSection } from '../../src/profiler/collectors/routing.js';
 import { debugMessage, exceptionFile, lineOf, tokenOf } from '../support/answers.js';
 import { ROOT } from '../support/root.js';
 import { ask, type Answer, type Ask } from '../support/service.js';
+import { startTogether } from '../support/start-together.js';
 
 const THIS_FILE = join(ROOT, 'test/plugin/plugin.test.ts');
 
@@ -80,10 +81,10 @@ async function startApp(env: Record<string, string> = {}): Promise<App> {
 let debug: App;
 let production: App;
 before(async () => {
-  [debug, production] = await Promise.all([
-    startApp({ MAX_EXECUTION_TIME: '1', POST_MAX_SIZE: '64K' }),
-    startApp({ APP_ENV: 'prod' }),
-  ]);
+  [debug, production] = await startTogether<[App, App]>(
+    [startApp({ MAX_EXECUTION_TIME: '1', POST_MAX_SIZE: '64K' }), startApp({ APP_ENV: 'prod' })],
+    (started) => started.app.close(),
+  );
 });
 after(() => Promise.all([debug.app.close(), production.app.close()]));
 

@@ -10,6 +10,7 @@ import { tokenOf } from '../support/answers.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { startInProcess } from '../support/in-process-service.js';
 import { ask, type Service } from '../support/service.js';
+import { startTogether } from '../support/start-together.js';
 
 const BAR = 'id="vigil-toolbar"';
 
@@ -18,28 +19,15 @@ let prod: Service;
 let off: Service;
 let browser: Browser;
 before(async () => {
-  const services = [
-    startInProcess({ ROUTES: 'test/fixtures/toolbar-routes.ts' }),
-    startInProcess({ ROUTES: 'examples/demo-routes.ts', APP_ENV: 'prod' }),
-    startInProcess({ ROUTES: 'examples/demo-routes.ts', PROFILER_TOOLBAR: '0' }),
-  ];
-  const started = await Promise.allSettled([...services, launchChromium()]);
-  // One that failed: the others are closed here, or the file's process would not end.
-  const failed = started.find((result) => result.status === 'rejected');
-  if (failed !== undefined) {
-    await Promise.all(
-      started.map((result) =>
-        result.status === 'fulfilled' ? ('stop' in result.value ? result.value.stop() : result.value.close()) : null,
-      ),
-    );
-    throw failed.reason;
-  }
-  [debug, prod, off, browser] = started.map((result) => (result as PromiseFulfilledResult<unknown>).value) as [
-    Service,
-    Service,
-    Service,
-    Browser,
-  ];
+  [debug, prod, off, browser] = await startTogether<[Service, Service, Service, Browser]>(
+    [
+      startInProcess({ ROUTES: 'test/fixtures/toolbar-routes.ts' }),
+      startInProcess({ ROUTES: 'examples/demo-routes.ts', APP_ENV: 'prod' }),
+      startInProcess({ ROUTES: 'examples/demo-routes.ts', PROFILER_TOOLBAR: '0' }),
+      launchChromium(),
+    ],
+    (started) => ('stop' in started ? started.stop() : started.close()),
+  );
 });
 after(async () => {
   await browser?.close();
