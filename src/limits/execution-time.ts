@@ -18,10 +18,18 @@ export interface TimedRun {
 
 type Stop = (reason: Error) => void;
 
-interface Running {
-  stop: Stop;
-  /** `performance.now()` milliseconds. */
-  deadline: number;
+/** A handler under the deadline: a link in the running handlers' list, oldest first. */
+class Running {
+  older: Running | null = null;
+  newer: Running | null = null;
+  /** False once it settled or was stopped: it is out of the list. */
+  running = true;
+
+  constructor(
+    readonly stop: Stop,
+    /** `performance.now()` milliseconds. */
+    readonly deadline: number,
+  ) {}
 }
 
 /** The sweep's step: a twentieth of the limit, at least 10 ms, at most a second. */
@@ -32,11 +40,14 @@ export function sweepStepMs(seconds: number): number {
 /**
  * The handlers running in this process, oldest first. One interval, armed while any runs,
  * stops those past MAX_EXECUTION_TIME: every handler has the same limit, so the oldest are
- * the first due, and a request costs an entry in a set rather than a timer of its own. A
- * handler is stopped within one step after its deadline. The heap guard stops them all.
+ * the first due, and a request costs a link in a list rather than a timer of its own (a
+ * list, not a set: a set that empties and fills again per request rebuilds its table).
+ * A handler is stopped within one step after its deadline. The heap guard stops them all.
  */
 export class RunningHandlers {
-  private readonly running = new Set<Running>();
+  private oldest: Running | null = null;
+  private newest: Running | null = null;
+  private count = 0;
   private readonly ms: number;
   private sweep: NodeJS.Timeout | undefined;
 
@@ -46,24 +57,39 @@ export class RunningHandlers {
   }
 
   get size(): number {
-    return this.running.size;
+    return this.count;
   }
 
   /** `startedAt`: when the handler was called, in `performance.now()` milliseconds. */
   add(stop: Stop, startedAt = performance.now()): Running {
-    const entry = { stop, deadline: startedAt + this.ms };
-    this.running.add(entry);
+    const entry = new Running(stop, startedAt + this.ms);
+    entry.older = this.newest;
+    if (this.newest === null) this.oldest = entry;
+    else this.newest.newer = entry;
+    this.newest = entry;
+    this.count++;
     if (this.sweep === undefined && this.ms !== Infinity)
       this.sweep = setInterval(() => this.stopOverdue(), sweepStepMs(this.seconds));
     return entry;
   }
 
-  delete(entry: Running): void {
-    this.running.delete(entry);
+  /** Takes the handler out; false if it was already out (settled or stopped). */
+  delete(entry: Running): boolean {
+    if (!entry.running) return false;
+    entry.running = false;
+    if (entry.older === null) this.oldest = entry.newer;
+    else entry.older.newer = entry.newer;
+    if (entry.newer === null) this.newest = entry.older;
+    else entry.newer.older = entry.older;
+    entry.older = entry.newer = null;
+    this.count--;
+    return true;
   }
 
   stopAll(reason: Error): void {
-    for (const entry of [...this.running]) entry.stop(reason);
+    const all: Running[] = [];
+    for (let entry = this.oldest; entry !== null; entry = entry.newer) all.push(entry);
+    for (const entry of all) entry.stop(reason);
   }
 
   close(): void {
@@ -72,12 +98,14 @@ export class RunningHandlers {
   }
 
   private stopOverdue(): void {
-    if (this.running.size === 0) return this.close();
+    if (this.count === 0) return this.close();
     const now = performance.now();
-    // Oldest first: the first one not yet due ends the sweep. A stop removes its entry.
-    for (const entry of this.running) {
-      if (entry.deadline > now) break;
+    // Oldest first: the first one not yet due ends the sweep. A stop takes its entry out.
+    let entry = this.oldest;
+    while (entry !== null && entry.deadline <= now) {
+      const newer = entry.newer;
       entry.stop(new ExecutionTimeExceededError(this.seconds));
+      entry = newer;
     }
   }
 }
@@ -100,21 +128,15 @@ function underDeadline(
   startedAt?: number,
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    let settled = false;
-    const finish = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      handlers.delete(entry);
-      return true;
-    };
+    // Whichever comes first, the outcome or the stop, takes the entry out; the other finds it gone.
     const entry = handlers.add((reason: Error) => {
-      if (!finish()) return;
+      if (!handlers.delete(entry)) return;
       run.abort(reason);
       reject(reason);
     }, startedAt);
     pending.then(
-      (value) => finish() && resolve(value),
-      (error: unknown) => finish() && reject(error),
+      (value) => handlers.delete(entry) && resolve(value),
+      (error: unknown) => handlers.delete(entry) && reject(error),
     );
   });
 }
