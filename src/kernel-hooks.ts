@@ -55,8 +55,8 @@ export function requestHooks({
     requestStateHook(serverHost),
     // profiler/: a token and a report for every request, even one refused below.
     profiler?.tokenHook,
-    // server/: the date; a malformed head or a CONNECT refused, its connection closed.
-    headHook,
+    // guards/: a malformed head or a CONNECT refused, its connection closed; the date in debug mode.
+    headHook(profiler !== undefined),
     // server/: a Host the kernel can print, among TRUSTED_HOSTS.
     hostHook(trustedHosts),
     // cors/: preflights answered on any path; CORS headers on the rest (not the profiler's pages).

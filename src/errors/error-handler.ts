@@ -8,6 +8,7 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { exceptionHeaders } from '../debug/exception-headers.js';
 import { framesOf, raiseSiteIn } from '../debug/stack-trace.js';
 import { admitInlineStyleIn } from '../http/content-security-policy.js';
+import { httpDate } from '../http/http-date.js';
 import { requestUrlWithQuery } from '../http/request-url.js';
 import type { EditorLinkFormat } from './editor-link.js';
 import { relatedErrors } from './error-chain.js';
@@ -109,6 +110,8 @@ export function createErrorResponder({
     }
     reply.header('content-type', fastifyShape && format === 'json' ? FASTIFY_JSON : CONTENT_TYPES[format]);
     reply.header('cache-control', 'no-cache, private');
+    // Lower-case like the rest: in production the kernel's hooks leave the date to Node.
+    if (!reply.hasHeader('date')) reply.header('date', httpDate());
     // The application's policy (helmet's, set before the handler ran) admits the page's style.
     if (format === 'html') admitInlineStyleIn(reply, PAGE_STYLE_SOURCE);
     const vary = reply.getHeader('vary');

@@ -222,6 +222,17 @@ describe('@fastify/formbody and @fastify/multipart: the application parsers win'
   });
 });
 
+describe("the application's answers in production", () => {
+  it("keep Node's Date; the pipeline's errors carry the kernel's lower-case date, as in debug mode", async () => {
+    const date = (answer: Answer) => answer.rawHeaderNames.filter((name) => name.toLowerCase() === 'date');
+    const production = await startApp({ env: { APP_ENV: 'prod' } });
+    assert.deepEqual(date(await get(production, { path: '/hello' })), ['Date']);
+    for (const path of ['/missing', '/boom']) assert.deepEqual(date(await get(production, { path })), ['date']);
+    const debug = await startApp();
+    for (const path of ['/hello', '/missing', '/boom']) assert.deepEqual(date(await get(debug, { path })), ['date']);
+  });
+});
+
 describe("an API's error contract in plugin mode", () => {
   it('answers `Accept: */*` and no Accept with JSON, a browser with HTML', async () => {
     const app = await startApp({ env: { APP_ENV: 'prod' } });
