@@ -43,6 +43,14 @@ describe('a host TRUSTED_HOSTS does not match is answered 400', () => {
     }
   });
 
+  it('judges each request by its own Host, whatever the hosts before it', async () => {
+    const trusted = `localhost:${service.port}`;
+    const order = [trusted, 'rebound.example', 'rebound.example', trusted, 'bad host', trusted, trusted];
+    const statuses = [];
+    for (const host of order) statuses.push((await ask(service, { path: '/robots.txt', headers: { host } })).status);
+    assert.deepEqual(statuses, [404, 400, 400, 404, 400, 404, 404]);
+  });
+
   it('answers any other host 400 through the error pipeline, with a token and a report', async () => {
     const answer = await ask(service, { path: '/robots.txt', headers: { host: `rebound.example:${service.port}` } });
     assert.equal(answer.status, 400);
