@@ -25,7 +25,7 @@ import { loadConfig } from '../src/config.js';
 import { createReportStore } from '../src/profiler/storage/store-factory.js';
 import { runBodyStall, type BodyStallResult } from './body-stall.js';
 import { load, loader, median, SEED_HEADERS, type LoadResult } from './load.js';
-import { buildVigil, loadGeneratorCpuMs, ROOT, startTarget, type RunningTarget } from './targets.js';
+import { buildVigil, loadGeneratorCpuMs, ROOT, settle, startTarget, type RunningTarget } from './targets.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -269,26 +269,32 @@ async function main(): Promise<void> {
             paths: spec.paths,
           })
         : load(`${running.get(spec.id)!.url}/robots.txt`, { seconds: loadSeconds, connections, headers: SEED_HEADERS });
-    for (const spec of selected) results.get(spec.id)!.requests += (await loadOf(spec, 1)).requests; // warm-up
+    for (const spec of selected) {
+      results.get(spec.id)!.requests += (await loadOf(spec, 1)).requests; // warm-up
+      await settle(running.get(spec.id)!);
+    }
     for (let round = 1; round <= rounds; round++) {
       for (const spec of round % 2 ? selected : [...selected].reverse()) {
         const before = running.get(spec.id)!.cpuMs();
         const generatorBefore = loadGeneratorCpuMs();
         const started = performance.now();
         const result = await loadOf(spec, seconds);
+        const loadMs = performance.now() - started;
+        // What the round left running is charged to it, and done before the next target's round.
+        const settledMs = await settle(running.get(spec.id)!);
         const used = cpu.get(spec.id)!;
         const after = running.get(spec.id)!.cpuMs();
         used.generator += loadGeneratorCpuMs() - generatorBefore;
         used.main += after.main - before.main;
         used.all += after.all - before.all;
         used.root += after.root - before.root;
-        used.ms += performance.now() - started;
+        used.ms += loadMs;
         used.requests += result.requests;
         const target = results.get(spec.id)!;
         target.runs.push(result);
         target.requests += result.requests;
         process.stdout.write(
-          `  round ${round} ${spec.id}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${result.errors ? `, ${result.errors} errors` : ''}\n`,
+          `  round ${round} ${spec.id}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${result.errors ? `, ${result.errors} errors` : ''}${settledMs > 500 ? `, quiet ${(settledMs / 1000).toFixed(1)} s after` : ''}\n`,
         );
       }
     }
@@ -394,6 +400,10 @@ function report(
   // A ratio of two targets, when both ran.
   const ratio = (x: string, y: string, of: (t: TargetResult) => number = (t) => t.rps) =>
     results.has(x) && results.has(y) ? of(r(x)) / of(r(y)) : undefined;
+  // Of two targets measured one right after the other in every round: the median of the
+  // rounds' own ratios, which a machine slower in one round than in the next moves less.
+  const paired = (x: string, y: string) =>
+    results.has(x) && results.has(y) ? median(r(x).runs.map((run, round) => run.rps / r(y).runs[round]!.rps)) : undefined;
   const ratios: Record<string, number | undefined> = {
     'd/c': ratio('d', 'c'),
     'e/c': ratio('e', 'c'),
@@ -401,8 +411,10 @@ function report(
     'p99 d/c': ratio('d', 'c', (t) => t.p99Ms),
     'f/d': ratio('f', 'd'),
     'h/c': ratio('h', 'c'),
-    'j/bare': ratio('j', 'jb'),
-    'k/bare': ratio('k', 'kb'),
+    'j/bare': paired('j', 'jb'),
+    'k/bare': paired('k', 'kb'),
+    'j/bare, of the medians': ratio('j', 'jb'),
+    'k/bare, of the medians': ratio('k', 'kb'),
     'jd/bare': ratio('jd', 'jb'),
     'jd/h': ratio('jd', 'h'),
     'CPU j/bare': ratio('j', 'jb', (t) => t.cpuUs.main),

@@ -88,6 +88,28 @@ function processTree(pid: number): number[] {
   return tree;
 }
 
+/** A target is quiet once its threads use less than this share of a core over a step. */
+const QUIET_SHARE = 0.05;
+const SETTLE_STEP_MS = 100;
+
+/**
+ * Waits until `target` is quiet, or `maxMs` passed: what a round leaves running (a debug
+ * target's reports still being written) is then its own, and not on the machine while the
+ * next target is measured. Returns the milliseconds waited.
+ */
+export async function settle(target: RunningTarget, maxMs = 15_000): Promise<number> {
+  const started = performance.now();
+  let last = target.cpuMs().all;
+  while (performance.now() - started < maxMs) {
+    await new Promise((resolveStep) => setTimeout(resolveStep, SETTLE_STEP_MS));
+    const now = target.cpuMs().all;
+    const quiet = now - last < SETTLE_STEP_MS * QUIET_SHARE;
+    last = now;
+    if (quiet) break;
+  }
+  return performance.now() - started;
+}
+
 /** A process that ended between listing and reading counts for nothing. */
 function gone<T>(read: () => T, otherwise: T): T {
   try {
