@@ -5,9 +5,11 @@
  * PROFILER_CAPTURE_APP=1 and =0; this one sends them slices of 100 requests in turn and
  * reads each one's main-thread CPU from /proc (the event loop's busy time would count the
  * time the thread waited for a core). Each side's heap is its own, so neither pays for the
- * other's garbage, and slices this short see the same state of the machine.
+ * other's garbage, and slices this short see the same state of the machine. Pairs of
+ * processes, started in turn, share the rounds: one pair's compiled code and heap do not set
+ * the figure.
  *
- *   npm run bench -- --only i [--rounds 5] [--requests 1000]
+ *   npm run bench -- --only i [--pairs 3] [--rounds 5] [--requests 1000]   rounds per pair
  *   BENCH_PROF=/tmp/prof npm run bench -- --only i     # and a CPU profile of each side
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -40,6 +42,8 @@ function processCpuMs(pid: number): number {
   return readdirSync(`/proc/${pid}/task`).reduce((sum, thread) => sum + threadCpuMs(pid, Number(thread)), 0);
 }
 
+/** Requests each side of a pair is sent before its rounds: the hot functions compiled, the call sites learnt. */
+const WARM_UP = 3000;
 /** Requests a side is sent before the other's turn. */
 const SLICE = 100;
 /** Longer than the writer's flush delay (20 ms): a round's last reports are handed over in it. */
@@ -56,7 +60,7 @@ async function startSide(capture: '1' | '0', dsn: string, upstream: number): Pro
     process.execPath,
     [
       // BENCH_PROF=dir: a CPU profile of each side, in dir/1 and dir/0.
-      ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_PROF, capture)}`] : []),
+      ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_PROF, capture)}`, '--cpu-prof-interval', '100'] : []),
       '--import',
       'tsx',
       fileURLToPath(new URL('./app-activity-service.ts', import.meta.url)),
@@ -80,7 +84,7 @@ async function stopSide(side: Side | undefined): Promise<void> {
   await exited;
 }
 
-export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Promise<AppActivityResult> {
+export async function runAppActivity({ rounds = 5, requests = 1000, pairs = 3 } = {}): Promise<AppActivityResult> {
   const postgres = await startPostgres();
   const upstream = createServer((_req, res) => res.end('{"ok":true}'));
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
@@ -103,14 +107,28 @@ export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Prom
 
   const dsn = await postgres.database('bench');
   const upstreamPort = (upstream.address() as AddressInfo).port;
-  const started: Side[] = [];
+  let started: Side[] = [];
   const perRequest: Record<'on' | 'off', number[]> = { on: [], off: [] };
   const offAllThreads: number[] = [];
   try {
-    // One by one, so that a side that fails to start leaves only the ones before it to stop.
-    for (const capture of ['1', '0'] as const) started.push(await startSide(capture, dsn, upstreamPort));
-    const sides = { on: started[0]!, off: started[1]! };
-    for (const side of Object.values(sides)) await send(side.url, requests); // warm-up
+    // Each pair of processes compiles and lays out its heap its own way, which moves a run's
+    // rounds together: `pairs` pairs, started one after the other, share the rounds.
+    for (let pair = 0; pair < pairs; pair++) {
+      await Promise.all(started.map(stopSide));
+      started = [];
+      // One by one, so that a side that fails to start leaves only the ones before it to stop.
+      for (const capture of ['1', '0'] as const) started.push(await startSide(capture, dsn, upstreamPort));
+      await measurePair({ on: started[0]!, off: started[1]! });
+    }
+  } finally {
+    await Promise.all(started.map(stopSide));
+    agent.destroy();
+    upstream.close();
+    await postgres.close();
+  }
+
+  async function measurePair(sides: Record<'on' | 'off', Side>): Promise<void> {
+    for (const side of Object.values(sides)) await send(side.url, WARM_UP); // warm-up
     for (let round = 0; round < rounds; round++) {
       const since = { on: threadCpuMs(sides.on.pid), off: threadCpuMs(sides.off.pid) };
       const offAllSince = processCpuMs(sides.off.pid);
@@ -123,11 +141,6 @@ export async function runAppActivity({ rounds = 5, requests = 1000 } = {}): Prom
         perRequest[name].push((threadCpuMs(sides[name].pid) - since[name]) / requests);
       offAllThreads.push((processCpuMs(sides.off.pid) - offAllSince) / requests);
     }
-  } finally {
-    await Promise.all(started.map(stopSide));
-    agent.destroy();
-    upstream.close();
-    await postgres.close();
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const roundPercents = perRequest.on.map((on, i) => ((on - perRequest.off[i]!) / perRequest.off[i]!) * 100);

@@ -33,6 +33,7 @@ const { values: flags } = parseArgs({
     soak: { type: 'boolean', default: false },
     readme: { type: 'boolean', default: false },
     rounds: { type: 'string' },
+    pairs: { type: 'string' },
     seconds: { type: 'string' },
     connections: { type: 'string', default: '32' },
     only: { type: 'string' },
@@ -43,7 +44,11 @@ const { values: flags } = parseArgs({
 // (i) alone: the cost of capturing the application's calls and statements (bench/app-activity.ts).
 if (flags.only === 'i') {
   const { runAppActivity } = await import('./app-activity.js');
-  const result = await runAppActivity({ rounds: Number(flags.rounds ?? 5), requests: Number(flags.requests ?? 1000) });
+  const result = await runAppActivity({
+    rounds: Number(flags.rounds ?? 5),
+    requests: Number(flags.requests ?? 1000),
+    pairs: Number(flags.pairs ?? 3),
+  });
   console.log(
     `(i) 5 PostgreSQL queries + 1 fetch, debug mode: main-thread CPU per request ${result.onMsPerRequest.toFixed(3)} ms with capture, ` +
       `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} % (the median round); ` +
