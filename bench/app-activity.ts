@@ -30,6 +30,10 @@ export interface AppActivityResult {
   offAllThreadsMsPerRequest: number;
   /** The main thread's added CPU over that whole CPU: the median round. */
   addedOfAllThreadsPercent: number;
+  /** Every thread's added CPU (the writer's larger reports too) over the whole CPU without capture: the median round. */
+  allThreadsAddedPercent: number;
+  /** Each round's all-thread added share, in order. */
+  allThreadsRoundPercents: number[];
 }
 
 /** A thread's CPU time so far (ms), from /proc; the process's main thread by default. */
@@ -109,7 +113,7 @@ export async function runAppActivity({ rounds = 5, requests = 1000, pairs = 3 } 
   const upstreamPort = (upstream.address() as AddressInfo).port;
   let started: Side[] = [];
   const perRequest: Record<'on' | 'off', number[]> = { on: [], off: [] };
-  const offAllThreads: number[] = [];
+  const allThreads: Record<'on' | 'off', number[]> = { on: [], off: [] };
   try {
     // Each pair of processes compiles and lays out its heap its own way, which moves a run's
     // rounds together: `pairs` pairs, started one after the other, share the rounds.
@@ -131,7 +135,7 @@ export async function runAppActivity({ rounds = 5, requests = 1000, pairs = 3 } 
     for (const side of Object.values(sides)) await send(side.url, WARM_UP); // warm-up
     for (let round = 0; round < rounds; round++) {
       const since = { on: threadCpuMs(sides.on.pid), off: threadCpuMs(sides.off.pid) };
-      const offAllSince = processCpuMs(sides.off.pid);
+      const allSince = { on: processCpuMs(sides.on.pid), off: processCpuMs(sides.off.pid) };
       for (let sent = 0; sent < requests; sent += SLICE) {
         await send(sides.on.url, SLICE);
         await send(sides.off.url, SLICE);
@@ -139,19 +143,23 @@ export async function runAppActivity({ rounds = 5, requests = 1000, pairs = 3 } 
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       for (const name of ['on', 'off'] as const)
         perRequest[name].push((threadCpuMs(sides[name].pid) - since[name]) / requests);
-      offAllThreads.push((processCpuMs(sides.off.pid) - offAllSince) / requests);
+      for (const name of ['on', 'off'] as const)
+        allThreads[name].push((processCpuMs(sides[name].pid) - allSince[name]) / requests);
     }
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const roundPercents = perRequest.on.map((on, i) => ((on - perRequest.off[i]!) / perRequest.off[i]!) * 100);
+  const allThreadsRoundPercents = allThreads.on.map((on, i) => ((on - allThreads.off[i]!) / allThreads.off[i]!) * 100);
   return {
     onMsPerRequest: median(perRequest.on),
     offMsPerRequest: median(perRequest.off),
     addedPercent: median(roundPercents),
     roundPercents,
-    offAllThreadsMsPerRequest: median(offAllThreads),
+    offAllThreadsMsPerRequest: median(allThreads.off),
     addedOfAllThreadsPercent: median(
-      perRequest.on.map((on, i) => ((on - perRequest.off[i]!) / offAllThreads[i]!) * 100),
+      perRequest.on.map((on, i) => ((on - perRequest.off[i]!) / allThreads.off[i]!) * 100),
     ),
+    allThreadsAddedPercent: median(allThreadsRoundPercents),
+    allThreadsRoundPercents,
   };
 }

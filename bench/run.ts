@@ -54,7 +54,9 @@ if (flags.only === 'i') {
       `${result.offMsPerRequest.toFixed(3)} ms without (PROFILER_CAPTURE_APP=0): +${result.addedPercent.toFixed(1)} % (the median round); ` +
       `rounds ${result.roundPercents.map((percent) => `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}`).join(', ')} %. ` +
       `Without capture, every thread of the process: ${result.offAllThreadsMsPerRequest.toFixed(3)} ms per request; ` +
-      `the main thread's added CPU is ${result.addedOfAllThreadsPercent.toFixed(1)} % of it (the median round).`,
+      `the main thread's added CPU is ${result.addedOfAllThreadsPercent.toFixed(1)} % of it (the median round). ` +
+      `Every thread's added CPU, over every thread's without capture: +${result.allThreadsAddedPercent.toFixed(1)} % (the median round; ` +
+      `rounds ${result.allThreadsRoundPercents.map((percent) => `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}`).join(', ')} %).`,
   );
   process.exit(0);
 }
