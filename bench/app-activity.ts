@@ -64,7 +64,9 @@ async function startSide(capture: '1' | '0', dsn: string, upstream: number): Pro
     process.execPath,
     [
       // BENCH_PROF=dir: a CPU profile of each side, in dir/1 and dir/0.
-      ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_PROF, capture)}`, '--cpu-prof-interval', '100'] : []),
+      ...(process.env.BENCH_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_PROF, capture)}`, '--cpu-prof-interval', '100']
+        : []),
       '--import',
       'tsx',
       fileURLToPath(new URL('./app-activity-service.ts', import.meta.url)),

@@ -410,7 +410,9 @@ function report(
   // Of two targets measured one right after the other in every round: the median of the
   // rounds' own ratios, which a machine slower in one round than in the next moves less.
   const paired = (x: string, y: string) =>
-    results.has(x) && results.has(y) ? median(r(x).runs.map((run, round) => run.rps / r(y).runs[round]!.rps)) : undefined;
+    results.has(x) && results.has(y)
+      ? median(r(x).runs.map((run, round) => run.rps / r(y).runs[round]!.rps))
+      : undefined;
   const ratios: Record<string, number | undefined> = {
     'd/c': ratio('d', 'c'),
     'e/c': ratio('e', 'c'),
