@@ -78,6 +78,11 @@ interface TargetSpec {
   paths?: readonly string[];
   /** The environment known only once the targets before it started (their certificate). */
   lateEnv?: () => Record<string, string>;
+  /**
+   * A new process for each round, warmed up before it: a ratio to a twin is not then one
+   * pair of processes' (their compiled code and heap set the CPU of all their rounds).
+   */
+  freshEachRound?: boolean;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
@@ -135,6 +140,7 @@ const specs: TargetSpec[] = [
   // Application routes: vigil standalone in production (ROUTES, as `npm start`) against bare Fastify with its certificate.
   {
     id: 'j',
+    freshEachRound: true,
     label: 'vigil production, /hello and /status, standalone (HTTPS)',
     script: VIGIL,
     env: { ...vigilEnv('prod', 'prod-j'), ROUTES: APP_ROUTES },
@@ -142,6 +148,7 @@ const specs: TargetSpec[] = [
   },
   {
     id: 'jb',
+    freshEachRound: true,
     label: 'bare Fastify, the same routes, same certificate (HTTPS)',
     script: 'bench/targets/fastify-routes.ts',
     env: { ROUTES_OF: 'j' },
@@ -158,6 +165,7 @@ const specs: TargetSpec[] = [
   // vigil as a plugin in an application: examples/fastify-app (plain HTTP, as it serves), against its routes in bare Fastify.
   {
     id: 'k',
+    freshEachRound: true,
     label: 'examples/fastify-app with vigil, production, /hello and /users/1 (HTTP)',
     script: 'bench/targets/fastify-app.ts',
     env: { APP_ENV: 'prod', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', VAR_DIR: join(work, 'app-k') },
@@ -165,6 +173,7 @@ const specs: TargetSpec[] = [
   },
   {
     id: 'kb',
+    freshEachRound: true,
     label: 'bare Fastify, the same routes (HTTP)',
     script: 'bench/targets/fastify-routes.ts',
     env: { ROUTES_OF: 'k' },
@@ -282,6 +291,13 @@ async function main(): Promise<void> {
     }
     for (let round = 1; round <= rounds; round++) {
       for (const spec of round % 2 ? selected : [...selected].reverse()) {
+        if (spec.freshEachRound && round > 1) {
+          await running.get(spec.id)!.stop();
+          running.delete(spec.id);
+          running.set(spec.id, await startTarget(spec.script, { ...spec.env, ...spec.lateEnv?.() }));
+          results.get(spec.id)!.requests += (await loadOf(spec, 1)).requests; // warm-up
+          await settle(running.get(spec.id)!);
+        }
         const before = running.get(spec.id)!.cpuMs();
         const generatorBefore = loadGeneratorCpuMs();
         const started = performance.now();
