@@ -37,15 +37,8 @@ export interface VigilSpanProcessor {
 /** `SpanStatusCode.ERROR`. */
 const STATUS_ERROR = 2;
 
-/**
- * An open span's record rides on the span, under a symbol of vigil's own: a span as a
- * WeakMap key costs an identity hash and an ephemeron entry, and a map by span id that
- * fills and empties per span rebuilds its table, each the processor's largest cost in CPU
- * profiles of (i). No one else sees the symbol; the record goes when the span ends.
- */
-const RECORDED = Symbol('vigil.recorded');
-
-type OpenSpan = TraceSpan & { [RECORDED]?: Recorded | undefined };
+/** A span carrying open records, each processor's under a symbol of its own. */
+type OpenSpan = TraceSpan & { [processor: symbol]: Recorded | undefined };
 
 /** The span of `spanId` among a request's, the latest first: a parent has most often just started. */
 function latest(spans: readonly Recorded[], spanId: string): Recorded | undefined {
@@ -123,7 +116,14 @@ function siteOf(
  * ```
  */
 export function vigilSpanProcessor(): VigilSpanProcessor {
-  /** Each span recorded, per request, in start order: children nest under it. */
+  /**
+   * An open span's record rides on the span, under a symbol of this processor's own: a span
+   * as a WeakMap key costs an identity hash and an ephemeron entry, and a map by span id that
+   * fills and empties per span rebuilds its table, each the processor's largest cost in CPU
+   * profiles of (i). No one else sees the symbol; the record goes when the span ends.
+   */
+  const RECORDED = Symbol('vigil.recorded');
+  /** Each span on the request's waterfall, in start order (MAX_SPANS at most): children nest under it. */
   const recorded = new WeakMap<RequestActivity, Recorded[]>();
   const processor: VigilSpanProcessor = {
     onStart(span) {
@@ -151,7 +151,8 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
         lookedUp,
         recalled,
       };
-      known.push(entry);
+      // Past the waterfall's bound a span is not drawn, nor looked for as a parent.
+      if (begun.record !== undefined) known.push(entry);
       (span as OpenSpan)[RECORDED] = entry;
     },
     onEnd(span) {
