@@ -274,7 +274,10 @@ async function main(): Promise<void> {
       ]),
     );
     const cpu = new Map(
-      selected.map((spec) => [spec.id, { main: 0, all: 0, root: 0, generator: 0, requests: 0, ms: 0 }]),
+      selected.map((spec) => [
+        spec.id,
+        { main: 0, all: 0, root: 0, generator: 0, requests: 0, ms: 0, mainWhileLoaded: 0 },
+      ]),
     );
     const loadOf = (spec: TargetSpec, loadSeconds: number) =>
       spec.paths
@@ -303,6 +306,7 @@ async function main(): Promise<void> {
         const started = performance.now();
         const result = await loadOf(spec, seconds);
         const loadMs = performance.now() - started;
+        const loaded = running.get(spec.id)!.cpuMs().main;
         // What the round left running is charged to it, and done before the next target's round.
         const settledMs = await settle(running.get(spec.id)!);
         const used = cpu.get(spec.id)!;
@@ -312,6 +316,7 @@ async function main(): Promise<void> {
         used.all += after.all - before.all;
         used.root += after.root - before.root;
         used.ms += loadMs;
+        used.mainWhileLoaded += loaded - before.main;
         used.requests += result.requests;
         const target = results.get(spec.id)!;
         target.runs.push(result);
@@ -334,7 +339,7 @@ async function main(): Promise<void> {
         root: perRequest(used.root),
         generator: perRequest(used.generator),
       };
-      target.mainBusy = used.main / used.ms / (specs.find((spec) => spec.id === id)!.workers ?? 1);
+      target.mainBusy = used.mainWhileLoaded / used.ms / (specs.find((spec) => spec.id === id)!.workers ?? 1);
     }
 
     // Every request (d) and (f) answered must have its report: stop each (it flushes) and count.
