@@ -253,9 +253,9 @@ async function main(): Promise<void> {
       const captured = await capture(vigilDev.url, tls.cert);
       writeFileSync(join(work, 'replay.json'), JSON.stringify({ ...captured, ...tls }));
     }
-    for (const spec of selected)
-      if (!running.has(spec.id))
-        running.set(spec.id, await startTarget(spec.script, { ...spec.env, ...spec.lateEnv?.() }));
+    const start = async (spec: TargetSpec) =>
+      running.set(spec.id, await startTarget(spec.script, { ...spec.env, ...spec.lateEnv?.() }));
+    for (const spec of selected) if (!running.has(spec.id)) await start(spec);
 
     const results = new Map<string, TargetResult>(
       selected.map((spec) => [
@@ -288,18 +288,19 @@ async function main(): Promise<void> {
             paths: spec.paths,
           })
         : load(`${running.get(spec.id)!.url}/robots.txt`, { seconds: loadSeconds, connections, headers: SEED_HEADERS });
-    for (const spec of selected) {
-      results.get(spec.id)!.requests += (await loadOf(spec, 1)).requests; // warm-up
+    const warmUp = async (spec: TargetSpec) => {
+      results.get(spec.id)!.requests += (await loadOf(spec, 1)).requests;
       await settle(running.get(spec.id)!);
-    }
+    };
+    for (const spec of selected) await warmUp(spec);
     for (let round = 1; round <= rounds; round++) {
       for (const spec of round % 2 ? selected : [...selected].reverse()) {
         if (spec.freshEachRound && round > 1) {
           await running.get(spec.id)!.stop();
+          // Out of the map while none runs: a failed start leaves nothing to stop twice.
           running.delete(spec.id);
-          running.set(spec.id, await startTarget(spec.script, { ...spec.env, ...spec.lateEnv?.() }));
-          results.get(spec.id)!.requests += (await loadOf(spec, 1)).requests; // warm-up
-          await settle(running.get(spec.id)!);
+          await start(spec);
+          await warmUp(spec);
         }
         const before = running.get(spec.id)!.cpuMs();
         const generatorBefore = loadGeneratorCpuMs();
