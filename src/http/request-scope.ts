@@ -35,6 +35,11 @@ export class RequestScope {
   spansOmitted = 0;
   /** Set by the logs collector when the request starts; dropped when its report is made. */
   lines: ScopeLines | undefined;
+  /**
+   * What the profiler records of the application's calls (`profiler/activity`), when it
+   * does: kept here, where every message of a call looks first, not in a map beside it.
+   */
+  activity: object | undefined;
   private closed = false;
 
   /** `origin`: the request's arrival, in `performance.now()` milliseconds. */
@@ -75,12 +80,13 @@ export function currentScope(): RequestScope | undefined {
 
 /**
  * Records a span of the current request that something else ends (a library's trace span):
- * begun now, at `depth` or, by default, nested in the `span()` it runs in. Undefined outside
- * a profiled request, or beyond the request's bound (then counted).
+ * begun at `now`, at `depth` or, by default, nested in the `span()` it runs in. Undefined
+ * outside a profiled request, or beyond the request's bound (then counted).
  */
 export function beginSpan(
   name: string,
   depth?: number,
+  now = performance.now(),
 ): { scope: RequestScope; record: SpanRecord | undefined; depth: number } | undefined {
   const frame = current.getStore();
   if (frame === undefined || !frame.scope.open) return undefined;
@@ -92,7 +98,7 @@ export function beginSpan(
   }
   const record: SpanRecord = {
     name: String(name).slice(0, MAX_SPAN_NAME),
-    start: round(performance.now() - scope.origin),
+    start: round(now - scope.origin),
     duration: null,
     depth: at,
     error: false,

@@ -267,11 +267,9 @@ export class RequestActivity {
   }
 }
 
-const activities = new WeakMap<RequestScope, RequestActivity>();
-
 /** Starts recording what the request of `scope` does, its lines remembered in `memory`; idempotent. */
 export function watchActivity(scope: RequestScope, memory?: SiteMemory, request?: RoutedRequest): RequestActivity {
-  let activity = activities.get(scope);
+  let activity = activityOf(scope);
   if (activity === undefined) {
     // Read once: Fastify builds `routeOptions` anew at each read.
     const pattern = request?.routeOptions.url;
@@ -280,19 +278,19 @@ export function watchActivity(scope: RequestScope, memory?: SiteMemory, request?
       memory,
       pattern === undefined ? undefined : { pattern, method: request!.method },
     );
-    activities.set(scope, activity);
+    scope.activity = activity;
   }
   return activity;
 }
 
 export function activityOf(scope: RequestScope): RequestActivity | undefined {
-  return activities.get(scope);
+  // Only this module sets it.
+  return scope.activity as RequestActivity | undefined;
 }
 
 /** The record of the profiled request whose code is running, while it records. */
 export function currentActivity(): RequestActivity | undefined {
-  const scope = currentScope();
-  return scope && activities.get(scope);
+  return currentScope()?.activity as RequestActivity | undefined;
 }
 
 /**

@@ -39,6 +39,8 @@ const STATUS_ERROR = 2;
 
 /** A span carrying open records, each processor's under a symbol of its own. */
 type OpenSpan = TraceSpan & { [processor: symbol]: Recorded | undefined };
+/** A request's record carrying the spans drawn, each processor's under a symbol of its own. */
+type TracedActivity = RequestActivity & { [processor: symbol]: Recorded[] | undefined };
 
 /** The span of `spanId` among a request's, the latest first: a parent has most often just started. */
 function latest(spans: readonly Recorded[], spanId: string): Recorded | undefined {
@@ -70,35 +72,35 @@ interface Site {
 const NO_SITE: Site = { site: null, lookedUp: true, recalled: false };
 const SKIPPED: Site = { site: null, lookedUp: false, recalled: false };
 
-function isDatabaseSpan(span: TraceSpan): boolean {
-  return typeof (span.attributes['db.system.name'] ?? span.attributes['db.system']) === 'string';
+/** The database a span speaks to (`postgresql`), when it is a database span. */
+function databaseSystem(attributes: TraceSpan['attributes']): string | undefined {
+  const system = attributes['db.system.name'] ?? attributes['db.system'];
+  return typeof system === 'string' ? system : undefined;
 }
 
-function statementText(span: TraceSpan): string | undefined {
-  const text = span.attributes['db.query.text'] ?? span.attributes['db.statement'];
+function statementText(attributes: TraceSpan['attributes']): string | undefined {
+  const text = attributes['db.query.text'] ?? attributes['db.statement'];
   return typeof text === 'string' ? text : undefined;
 }
 
 /**
- * The application's line behind a span. Only database spans are looked at (a stack is the
- * cost): a statement a library runs from its own callback (pg's pool hands out a client,
- * then runs the query) is a child of the span that the application's call opened, and
- * takes its line.
+ * The application's line behind a database span, whose statement text is `text` if it has
+ * one (a stack is the cost, so only database spans are looked at): a statement a library
+ * runs from its own callback (pg's pool hands out a client, then runs the query) is a child
+ * of the span that the application's call opened, and takes its line.
  */
 function siteOf(
   span: TraceSpan,
-  database: boolean,
+  text: string | undefined,
   parent: Recorded | undefined,
   activity: RequestActivity,
   onStart: VigilSpanProcessor['onStart'],
 ): Site {
-  if (!database) return NO_SITE;
   if (parent?.database && (parent.site !== null || !parent.lookedUp)) return parent;
   // A run of identical statements from one line: the next one is taken to go on with it.
-  if (activity.skipsSite(statementText(span))) return SKIPPED;
+  if (activity.skipsSite(text)) return SKIPPED;
   // The statement's text says what the call is; a span without one (a pool's connect), its name.
-  const fingerprint = statementText(span) ?? span.name;
-  const { site, recalled } = activity.siteFor('database', fingerprint, () => spanCallSite(onStart));
+  const { site, recalled } = activity.siteFor('database', text ?? span.name, () => spanCallSite(onStart));
   if (site !== null) activity.lastSite = site;
   return { site: site ?? parent?.site ?? activity.lastSite, lookedUp: true, recalled };
 }
@@ -117,36 +119,41 @@ function siteOf(
  */
 export function vigilSpanProcessor(): VigilSpanProcessor {
   /**
-   * An open span's record rides on the span, under a symbol of this processor's own: a span
-   * as a WeakMap key costs an identity hash and an ephemeron entry, and a map by span id that
-   * fills and empties per span rebuilds its table, each the processor's largest cost in CPU
-   * profiles of (i). No one else sees the symbol; the record goes when the span ends.
+   * An open span's record rides on the span, and a request's drawn spans on its record,
+   * under symbols of this processor's own: a span as a WeakMap key costs an identity hash
+   * and an ephemeron entry, and a map by span id that fills and empties per span rebuilds
+   * its table, each the processor's largest cost in CPU profiles of (i). No one else sees
+   * the symbols; a span's record goes when the span ends.
    */
   const RECORDED = Symbol('vigil.recorded');
   /** Each span on the request's waterfall, in start order (MAX_SPANS at most): children nest under it. */
-  const recorded = new WeakMap<RequestActivity, Recorded[]>();
+  const DRAWN = Symbol('vigil.drawn');
   const processor: VigilSpanProcessor = {
     onStart(span) {
       const activity = currentActivity();
       if (activity === undefined) return;
       const { traceId, spanId } = span.spanContext();
       activity.traceId ??= traceId;
-      let known = recorded.get(activity);
-      if (known === undefined) recorded.set(activity, (known = []));
+      const known = ((activity as TracedActivity)[DRAWN] ??= []);
       const parentId = span.parentSpanContext?.spanId ?? span.parentSpanId;
       const parent = parentId === undefined ? undefined : latest(known, parentId);
-      const begun = beginSpan(span.name, parent === undefined ? undefined : parent.depth + 1);
+      const begun = beginSpan(span.name, parent === undefined ? undefined : parent.depth + 1, performance.now());
       if (begun === undefined) return;
-      const database = isDatabaseSpan(span);
+      const { attributes } = span;
+      const database = databaseSystem(attributes) !== undefined;
       // The stack is taken from below this method: vigil's frames are not walked.
-      const { site, lookedUp, recalled } = siteOf(span, database, parent, activity, processor.onStart);
+      const { site, lookedUp, recalled } = database
+        ? siteOf(span, statementText(attributes), parent, activity, processor.onStart)
+        : NO_SITE;
+      // After the stack, whose cost is vigil's: a statement's duration is the database's.
+      const started = performance.now();
       const entry: Recorded = {
         spanId,
         activity,
         record: begun.record,
         depth: begun.depth,
         database,
-        started: performance.now(),
+        started,
         site,
         lookedUp,
         recalled,
@@ -166,9 +173,10 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
         entry.record.error = error;
       }
       const attributes = span.attributes;
-      const system = attributes['db.system.name'] ?? attributes['db.system'];
-      const text = statementText(span);
-      if (typeof system !== 'string' || text === undefined) return;
+      // Database attributes may be set after the start: read again.
+      const system = databaseSystem(attributes);
+      const text = statementText(attributes);
+      if (system === undefined || text === undefined) return;
       const rows = attributes['db.response.returned_rows'];
       const statement: StatementRecord = {
         text,
