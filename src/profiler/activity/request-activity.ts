@@ -78,7 +78,7 @@ export interface FoundSite {
  * that place, or another line, starts the count over.
  */
 export const TRUST_AFTER = 3;
-export const RECALLS_BETWEEN_CHECKS = 15;
+export const RECALLS_BETWEEN_CHECKS = 63;
 /** Calls of a kind per request whose lines are remembered; later ones are always looked up. */
 const REMEMBERED_PER_REQUEST = 64;
 /** Routes remembered at most, and lines seen repeating a statement: all are forgotten when one more comes. */
