@@ -11,6 +11,11 @@ export const MAX_SPANS = 256;
 /** Longest span name kept. */
 const MAX_SPAN_NAME = 200;
 
+/** A span's name as a report keeps it: a string, cut to a bound. */
+export function spanName(name: unknown): string {
+  return String(name).slice(0, MAX_SPAN_NAME);
+}
+
 export interface SpanRecord {
   name: string;
   /** Milliseconds from the request's arrival. */
@@ -31,8 +36,11 @@ export interface ScopeLines {
 }
 
 export class RequestScope {
+  /** The application's own spans (`span()`); those of its libraries are kept by the profiler. */
   spans: SpanRecord[] = [];
   spansOmitted = 0;
+  /** Places taken on the waterfall, by either kind of span (see {@link takeSpanPlace}). */
+  private spanPlaces = 0;
   /** Set by the logs collector when the request starts; dropped when its report is made. */
   lines: ScopeLines | undefined;
   /**
@@ -52,7 +60,18 @@ export class RequestScope {
   close(): void {
     this.closed = true;
     this.lines = undefined;
+    this.activity = undefined;
     this.spans = [];
+  }
+
+  /** Takes one of the request's {@link MAX_SPANS} places on the waterfall; false (and counted) past them. */
+  takeSpanPlace(): boolean {
+    if (this.spanPlaces >= MAX_SPANS) {
+      this.spansOmitted++;
+      return false;
+    }
+    this.spanPlaces++;
+    return true;
   }
 
   get open(): boolean {
@@ -60,12 +79,13 @@ export class RequestScope {
   }
 }
 
-interface Frame {
+/** A profiled request's code running, inside `depth` levels of its `span()`s. */
+export interface ScopeFrame {
   scope: RequestScope;
   depth: number;
 }
 
-const current = new AsyncLocalStorage<Frame>();
+const current = new AsyncLocalStorage<ScopeFrame>();
 
 /** Runs `fn` (the rest of the request's hooks and its handler) inside `scope`. */
 export function runInScope<T>(scope: RequestScope, fn: () => T): T {
@@ -74,37 +94,13 @@ export function runInScope<T>(scope: RequestScope, fn: () => T): T {
 
 /** The scope of the profiled request whose code is running, if any and still recording. */
 export function currentScope(): RequestScope | undefined {
-  const scope = current.getStore()?.scope;
-  return scope?.open ? scope : undefined;
+  return currentFrame()?.scope;
 }
 
-/**
- * Records a span of the current request that something else ends (a library's trace span):
- * begun at `now`, at `depth` or, by default, nested in the `span()` it runs in. Undefined
- * outside a profiled request, or beyond the request's bound (then counted).
- */
-export function beginSpan(
-  name: string,
-  depth?: number,
-  now = performance.now(),
-): { scope: RequestScope; record: SpanRecord | undefined; depth: number } | undefined {
+/** The same, with the depth of the `span()` the code runs in. */
+export function currentFrame(): ScopeFrame | undefined {
   const frame = current.getStore();
-  if (frame === undefined || !frame.scope.open) return undefined;
-  const { scope } = frame;
-  const at = depth ?? frame.depth;
-  if (scope.spans.length >= MAX_SPANS) {
-    scope.spansOmitted++;
-    return { scope, record: undefined, depth: at };
-  }
-  const record: SpanRecord = {
-    name: String(name).slice(0, MAX_SPAN_NAME),
-    start: round(now - scope.origin),
-    duration: null,
-    depth: at,
-    error: false,
-  };
-  scope.spans.push(record);
-  return { scope, record, depth: at };
+  return frame?.scope.open ? frame : undefined;
 }
 
 /**
@@ -126,17 +122,9 @@ export function span<T>(name: string, fn: () => T): T {
   const { scope, depth } = frame;
   const started = performance.now();
   let record: SpanRecord | undefined;
-  if (scope.spans.length < MAX_SPANS) {
-    record = {
-      name: String(name).slice(0, MAX_SPAN_NAME),
-      start: round(started - scope.origin),
-      duration: null,
-      depth,
-      error: false,
-    };
+  if (scope.takeSpanPlace()) {
+    record = { name: spanName(name), start: round(started - scope.origin), duration: null, depth, error: false };
     scope.spans.push(record);
-  } else {
-    scope.spansOmitted++;
   }
   const end = (failed: boolean) => {
     if (record === undefined) return;

@@ -9,7 +9,7 @@ import { relative } from 'node:path';
 import { applicationCallSite, DEEP_STACK } from '../../debug/call-site.js';
 import type { StackFrame } from '../../debug/stack-trace.js';
 import { projectRoot } from '../../debug/project-root.js';
-import { currentScope, type RequestScope } from '../../http/request-scope.js';
+import { currentScope, type RequestScope, type SpanRecord } from '../../http/request-scope.js';
 import { cutString } from '../storage/report-bounds.js';
 
 /** Identical statements from one looked-up line after which the next database call takes no stack. */
@@ -146,6 +146,18 @@ export class SiteMemory {
   }
 }
 
+/**
+ * Records a source files when a call starts and reads in full only when they are asked for
+ * (a span processor's spans: their end, attributes and status are read from the span),
+ * so that the call itself costs as little as can be.
+ */
+export interface LateRecords {
+  /** The spans to draw on the waterfall, in start order. */
+  spans(): SpanRecord[];
+  /** The statements, in start order. */
+  statements(): StatementRecord[];
+}
+
 /** What a request is asked for its route: Fastify's request has both. */
 export interface RoutedRequest {
   method: string;
@@ -155,7 +167,12 @@ export interface RoutedRequest {
 export class RequestActivity {
   readonly calls: OutgoingCall[] = [];
   callsOmitted = 0;
-  readonly statements: StatementRecord[] = [];
+  /** Statements filed as they ended (a query channel's), in end order. */
+  private readonly filed: StatementRecord[] = [];
+  /** Sources of statements and spans read when asked (see {@link LateRecords}). */
+  private readonly late: LateRecords[] = [];
+  /** Statements taken so far, filed or late (see {@link takeStatementPlace}). */
+  private statementPlaces = 0;
   statementsOmitted = 0;
   /** The trace id of the first OpenTelemetry span the request's code started. */
   traceId: string | null = null;
@@ -244,17 +261,48 @@ export class RequestActivity {
 
   /** Keeps `statement` itself, its text cut to the bound: the caller hands it over. */
   addStatement(statement: StatementRecord): void {
-    this.followRun(statement);
-    if (this.statements.length >= MAX_STATEMENTS) {
-      this.statementsOmitted++;
-      return;
-    }
+    this.followRun(statement.text, statement.site, statement.siteLookedUp !== false);
+    if (!this.takeStatementPlace()) return;
     statement.text = cutString(statement.text, MAX_STATEMENT_LENGTH);
-    this.statements.push(statement);
+    this.filed.push(statement);
   }
 
-  private followRun({ text, site, siteLookedUp }: StatementRecord): void {
-    if (siteLookedUp === false) {
+  /** Takes one of the request's {@link MAX_STATEMENTS} places; false (and counted) past them. */
+  takeStatementPlace(): boolean {
+    if (this.statementPlaces >= MAX_STATEMENTS) {
+      this.statementsOmitted++;
+      return false;
+    }
+    this.statementPlaces++;
+    return true;
+  }
+
+  addLateRecords(source: LateRecords): void {
+    this.late.push(source);
+  }
+
+  /** Every statement so far, filed or late, in start order. */
+  statements(): StatementRecord[] {
+    if (this.late.length === 0) return this.filed;
+    if (this.late.length === 1 && this.filed.length === 0) return this.late[0]!.statements();
+    return this.late
+      .flatMap((source) => source.statements())
+      .concat(this.filed)
+      .sort((a, b) => a.start - b.start);
+  }
+
+  /** The spans of the request's libraries, as the waterfall draws them, in start order. */
+  lateSpans(): SpanRecord[] {
+    if (this.late.length === 1) return this.late[0]!.spans();
+    return this.late.flatMap((source) => source.spans()).sort((a, b) => a.start - b.start);
+  }
+
+  /**
+   * Follows runs of one statement text from one line, for {@link skipsSite}: `site` is the
+   * statement's line, `lookedUp` false when its stack was skipped.
+   */
+  followRun(text: string, site: string | null, lookedUp: boolean): void {
+    if (!lookedUp) {
       // A skipped statement of another text ends the run: the next call looks again.
       if (text !== this.runText) this.runLength = 0;
     } else if (site !== null && text === this.runText && site === this.runSite) {

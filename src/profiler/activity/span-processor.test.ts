@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_SPANS, RequestScope, runInScope } from '../../http/request-scope.js';
+import { performance } from 'node:perf_hooks';
+import { MAX_SPANS, RequestScope, runInScope, span } from '../../http/request-scope.js';
 import { watchActivity } from './request-activity.js';
 import { vigilSpanProcessor, type TraceSpan } from './span-processor.js';
 
 let ids = 0;
 
+type FakeSpan = {
+  -readonly [field in keyof TraceSpan]: TraceSpan[field];
+};
+
 /** A span as the SDK hands it over: an object of its own, with a context and attributes. */
-function traceSpan(name: string, attributes: Record<string, unknown>, parentId?: string): TraceSpan {
+function traceSpan(name: string, attributes: Record<string, unknown>, parentId?: string): FakeSpan {
   const context = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: (++ids).toString(16).padStart(16, '0') };
   return {
     name,
@@ -15,6 +20,8 @@ function traceSpan(name: string, attributes: Record<string, unknown>, parentId?:
     parentSpanContext: parentId === undefined ? undefined : { spanId: parentId },
     spanContext: () => context,
     status: { code: 0 },
+    ended: false,
+    duration: [-1, -1],
   };
 }
 
@@ -32,7 +39,7 @@ describe('vigilSpanProcessor', () => {
       // Ended twice: nothing more is recorded.
       for (const processor of processors) processor.onEnd(span);
     });
-    assert.equal(activity.statements.length, 2);
+    assert.equal(activity.statements().length, 2);
   });
 
   it('nests a span under its parent, and draws no span past the waterfall bound', () => {
@@ -52,16 +59,50 @@ describe('vigilSpanProcessor', () => {
       }
       processor.onEnd(handler);
     });
+    const drawn = activity.lateSpans();
     assert.deepEqual(
-      scope.spans.slice(0, 2).map(({ name, depth }) => [name, depth]),
+      drawn.slice(0, 2).map(({ name, depth }) => [name, depth]),
       [
         ['handler', 0],
         ['pg.query', 1],
       ],
     );
-    assert.equal(scope.spans.length, MAX_SPANS);
+    assert.equal(drawn.length, MAX_SPANS);
     assert.equal(scope.spansOmitted, 52);
     // Statements have a bound of their own: every query past the waterfall's is one.
-    assert.equal(activity.statements.length, MAX_SPANS + 51);
+    assert.equal(activity.statements().length, MAX_SPANS + 51);
+  });
+
+  it("reads a span's end, status and rows when asked, and shares the waterfall's bound with span()", () => {
+    const scope = new RequestScope(performance.now());
+    const activity = watchActivity(scope);
+    const processor = vigilSpanProcessor();
+    const query = traceSpan('pg.query', { 'db.system': 'postgresql' });
+    const running = traceSpan('pg.query', { ...QUERY });
+    runInScope(scope, () => {
+      span('own', () => {
+        processor.onStart(query, undefined);
+        processor.onStart(running, undefined);
+      });
+      for (let i = 0; i < MAX_SPANS; i++) span(`s${i}`, () => i);
+    });
+    // Set after the start, as pg's instrumentation does; the SDK then ends the span.
+    Object.assign(query.attributes, { 'db.statement': 'SELECT 2', 'db.response.returned_rows': 3 });
+    Object.assign(query, { ended: true, duration: [0, 2_500_000], status: { code: 2 } });
+    processor.onEnd(query);
+    assert.deepEqual(
+      activity.statements().map(({ text, duration, error, rows }) => [text, duration, error, rows]),
+      [['SELECT 2', 2.5, true, 3]],
+    );
+    assert.deepEqual(
+      activity.lateSpans().map(({ name, duration, depth, error }) => [name, duration, depth, error]),
+      [
+        ['pg.query', 2.5, 1, true],
+        ['pg.query', null, 1, false],
+      ],
+    );
+    // One bound for both kinds: three places went to `own` and the two queries.
+    assert.equal(scope.spans.length, MAX_SPANS - 2);
+    assert.equal(scope.spansOmitted, 3);
   });
 });

@@ -5,11 +5,15 @@
  * OpenTelemetry.
  */
 import { performance } from 'node:perf_hooks';
-import { beginSpan, type SpanRecord } from '../../http/request-scope.js';
+import { currentFrame, spanName, type SpanRecord } from '../../http/request-scope.js';
+import { cutString } from '../storage/report-bounds.js';
 import {
-  currentActivity,
+  activityOf,
+  MAX_STATEMENT_LENGTH,
+  MAX_STATEMENTS,
   round,
   spanCallSite,
+  type LateRecords,
   type RequestActivity,
   type StatementRecord,
 } from './request-activity.js';
@@ -24,6 +28,9 @@ export interface TraceSpan {
   readonly parentSpanId?: string | undefined;
   readonly attributes: Readonly<Record<string, unknown>>;
   readonly status?: { code: number } | undefined;
+  /** True once the span ended, its `duration` then `[seconds, nanoseconds]`. */
+  readonly ended?: boolean;
+  readonly duration?: readonly [number, number];
 }
 
 /** The SDK's `SpanProcessor` interface, by shape. */
@@ -37,30 +44,99 @@ export interface VigilSpanProcessor {
 /** `SpanStatusCode.ERROR`. */
 const STATUS_ERROR = 2;
 
-/** A span carrying open records, each processor's under a symbol of its own. */
-type OpenSpan = TraceSpan & { [processor: symbol]: Recorded | undefined };
-/** A request's record carrying the spans drawn, each processor's under a symbol of its own. */
-type TracedActivity = RequestActivity & { [processor: symbol]: Recorded[] | undefined };
+/** A request's record carrying each processor's spans under a symbol of its own. */
+type TracedActivity = RequestActivity & { [processor: symbol]: RequestSpans | undefined };
+/** A database span carrying its entry until it ends, each processor's under a symbol of its own. */
+type OpenSpan = TraceSpan & { [processor: symbol]: Started | undefined };
 
-/** The span of `spanId` among a request's, the latest first: a parent has most often just started. */
-function latest(spans: readonly Recorded[], spanId: string): Recorded | undefined {
-  for (let at = spans.length - 1; at >= 0; at--) if (spans[at]!.spanId === spanId) return spans[at];
-  return undefined;
-}
-
-/** A span started in a profiled request: what its end and its children need of it. */
-interface Recorded {
+/** A span started in a profiled request, as its start saw it: the rest is read from the span when asked. */
+interface Started {
+  span: TraceSpan;
   spanId: string;
   activity: RequestActivity;
-  record: SpanRecord | undefined;
+  /** Milliseconds from the request's arrival. */
+  start: number;
+  /** As the waterfall draws it, cut to its bound. */
+  name: string;
+  /** Below its parent when that is drawn, otherwise at the depth of the `span()` it started in. */
   depth: number;
-  database: boolean;
-  started: number;
+  /** It took a place on the waterfall. */
+  drawn: boolean;
+  /** It is in its request's list: drawn, or a database span within the bound of those that are not. */
+  kept: boolean;
+  /** The database it speaks to (`postgresql`), for a database span. */
+  system: string | undefined;
+  /** Its statement: set when a database span ends with one, and takes a statement's place. */
+  text: string | undefined;
+  /** Filed by a database span's end, while the span is at hand; other spans are read when asked. */
+  ended: boolean;
+  duration: number | null;
+  error: boolean;
+  rows: number | null;
   site: string | null;
   /** False: the stack was not looked at (see `RequestActivity.skipsSite`). */
   lookedUp: boolean;
   /** The line was recalled from earlier requests to the route (see `RequestActivity.siteFor`). */
   recalled: boolean;
+}
+
+/** The spans one processor saw start in one request, read into records when the report asks. */
+class RequestSpans implements LateRecords {
+  /** The drawn spans, and database spans past the waterfall's bound for their statements. */
+  readonly started: Started[] = [];
+  /** Database spans kept past the waterfall's bound: at most MAX_STATEMENTS. */
+  undrawn = 0;
+
+  spans(): SpanRecord[] {
+    const records: SpanRecord[] = [];
+    for (const entry of this.started) {
+      if (!entry.drawn) continue;
+      const { name, start, depth } = entry;
+      if (entry.ended) records.push({ name, start, duration: entry.duration, depth, error: entry.error });
+      else records.push({ name, start, duration: durationOf(entry.span), depth, error: failed(entry.span) });
+    }
+    return records;
+  }
+
+  statements(): StatementRecord[] {
+    const statements: StatementRecord[] = [];
+    for (const entry of this.started) {
+      if (entry.text === undefined) continue;
+      const statement: StatementRecord = {
+        text: cutString(entry.text, MAX_STATEMENT_LENGTH),
+        system: entry.system!,
+        start: entry.start,
+        duration: entry.duration,
+        rows: entry.rows,
+        site: entry.site,
+        error: entry.error,
+      };
+      if (!entry.lookedUp) statement.siteLookedUp = false;
+      else if (entry.recalled) statement.siteRecalled = true;
+      statements.push(statement);
+    }
+    return statements;
+  }
+}
+
+function parentIdOf(span: TraceSpan): string | undefined {
+  return span.parentSpanContext?.spanId ?? span.parentSpanId;
+}
+
+/** Milliseconds, once the span ended; null while it runs. */
+function durationOf(span: TraceSpan): number | null {
+  const duration = span.duration;
+  return span.ended === true && duration !== undefined ? round(duration[0] * 1e3 + duration[1] / 1e6) : null;
+}
+
+function failed(span: TraceSpan): boolean {
+  return span.status?.code === STATUS_ERROR;
+}
+
+/** The span of `spanId` among a request's, the latest first: a parent has most often just started. */
+function latest(spans: readonly Started[], spanId: string): Started | undefined {
+  for (let at = spans.length - 1; at >= 0; at--) if (spans[at]!.spanId === spanId) return spans[at];
+  return undefined;
 }
 
 interface Site {
@@ -70,6 +146,7 @@ interface Site {
 }
 
 const NO_SITE: Site = { site: null, lookedUp: true, recalled: false };
+/** Its line is taken, when it ends, from the run of statements it goes on. */
 const SKIPPED: Site = { site: null, lookedUp: false, recalled: false };
 
 /** The database a span speaks to (`postgresql`), when it is a database span. */
@@ -92,11 +169,11 @@ function statementText(attributes: TraceSpan['attributes']): string | undefined 
 function siteOf(
   span: TraceSpan,
   text: string | undefined,
-  parent: Recorded | undefined,
+  parent: Started | undefined,
   activity: RequestActivity,
   onStart: VigilSpanProcessor['onStart'],
 ): Site {
-  if (parent?.database && (parent.site !== null || !parent.lookedUp)) return parent;
+  if (parent?.system !== undefined && (parent.site !== null || !parent.lookedUp)) return parent;
   // A run of identical statements from one line: the next one is taken to go on with it.
   if (activity.skipsSite(text)) return SKIPPED;
   // The statement's text says what the call is; a span without one (a pool's connect), its name.
@@ -119,78 +196,77 @@ function siteOf(
  */
 export function vigilSpanProcessor(): VigilSpanProcessor {
   /**
-   * An open span's record rides on the span, and a request's drawn spans on its record,
-   * under symbols of this processor's own: a span as a WeakMap key costs an identity hash
-   * and an ephemeron entry, and a map by span id that fills and empties per span rebuilds
-   * its table, each the processor's largest cost in CPU profiles of (i). No one else sees
-   * the symbols; a span's record goes when the span ends.
+   * A request's spans ride on its record, and an open database span carries its entry,
+   * under symbols of this processor's own: each processor keeps its own. A span's start
+   * files what only the start can know (its place, its line, its parent); a database span's
+   * end files its statement while the span is at hand; any other span's end costs nothing,
+   * and is read from the span when the report is made.
    */
-  const RECORDED = Symbol('vigil.recorded');
-  /** Each span on the request's waterfall, in start order (MAX_SPANS at most): children nest under it. */
-  const DRAWN = Symbol('vigil.drawn');
+  const MINE = Symbol('vigil.spans');
+  const OPEN = Symbol('vigil.open');
   const processor: VigilSpanProcessor = {
     onStart(span) {
-      const activity = currentActivity();
+      const frame = currentFrame();
+      if (frame === undefined) return;
+      const activity = activityOf(frame.scope);
       if (activity === undefined) return;
       const { traceId, spanId } = span.spanContext();
       activity.traceId ??= traceId;
-      const known = ((activity as TracedActivity)[DRAWN] ??= []);
-      const parentId = span.parentSpanContext?.spanId ?? span.parentSpanId;
-      const parent = parentId === undefined ? undefined : latest(known, parentId);
-      const begun = beginSpan(span.name, parent === undefined ? undefined : parent.depth + 1, performance.now());
-      if (begun === undefined) return;
-      const { attributes } = span;
-      const database = databaseSystem(attributes) !== undefined;
+      const start = activity.since(performance.now());
+      const system = databaseSystem(span.attributes);
+      const traced = activity as TracedActivity;
+      let spans = traced[MINE];
+      if (spans === undefined) activity.addLateRecords((spans = traced[MINE] = new RequestSpans()));
+      const drawn = frame.scope.takeSpanPlace();
+      if (system === undefined && !drawn) return;
+      const parentId = parentIdOf(span);
+      const parent = parentId === undefined ? undefined : latest(spans.started, parentId);
       // The stack is taken from below this method: vigil's frames are not walked.
-      const { site, lookedUp, recalled } = database
-        ? siteOf(span, statementText(attributes), parent, activity, processor.onStart)
-        : NO_SITE;
-      // After the stack, whose cost is vigil's: a statement's duration is the database's.
-      const started = performance.now();
-      const entry: Recorded = {
+      const site =
+        system === undefined
+          ? NO_SITE
+          : siteOf(span, statementText(span.attributes), parent, activity, processor.onStart);
+      const entry: Started = {
+        span,
         spanId,
         activity,
-        record: begun.record,
-        depth: begun.depth,
-        database,
-        started,
-        site,
-        lookedUp,
-        recalled,
+        start,
+        name: spanName(span.name),
+        depth: parent?.drawn ? parent.depth + 1 : frame.depth,
+        drawn,
+        kept: drawn || spans.undrawn++ < MAX_STATEMENTS,
+        system,
+        text: undefined,
+        ended: false,
+        duration: null,
+        error: false,
+        rows: null,
+        site: site.site,
+        lookedUp: site.lookedUp,
+        recalled: site.recalled,
       };
-      // Past the waterfall's bound a span is not drawn, nor looked for as a parent.
-      if (begun.record !== undefined) known.push(entry);
-      (span as OpenSpan)[RECORDED] = entry;
+      if (entry.kept) spans.started.push(entry);
+      // A database span's statement text may be set only after its start: its end files it.
+      if (system !== undefined) (span as OpenSpan)[OPEN] = entry;
     },
     onEnd(span) {
-      const entry = (span as OpenSpan)[RECORDED];
+      const entry = (span as OpenSpan)[OPEN];
       if (entry === undefined) return;
-      (span as OpenSpan)[RECORDED] = undefined;
-      const duration = round(performance.now() - entry.started);
-      const error = span.status?.code === STATUS_ERROR;
-      if (entry.record) {
-        entry.record.duration = duration;
-        entry.record.error = error;
-      }
-      const attributes = span.attributes;
-      // Database attributes may be set after the start: read again.
-      const system = databaseSystem(attributes);
+      (span as OpenSpan)[OPEN] = undefined;
+      entry.ended = true;
+      entry.duration = durationOf(span);
+      entry.error = failed(span);
+      const { attributes } = span;
       const text = statementText(attributes);
-      if (system === undefined || text === undefined) return;
+      if (text === undefined) return;
       const rows = attributes['db.response.returned_rows'];
-      const statement: StatementRecord = {
-        text,
-        system,
-        start: entry.activity.since(entry.started),
-        duration,
-        rows: typeof rows === 'number' ? rows : null,
-        // Database attributes set only after the start: the line seen last is the best guess.
-        site: entry.lookedUp ? (entry.site ?? entry.activity.lastSite) : entry.activity.runSiteFor(text),
-        error,
-      };
-      if (!entry.lookedUp) statement.siteLookedUp = false;
-      else if (entry.recalled) statement.siteRecalled = true;
-      entry.activity.addStatement(statement);
+      entry.rows = typeof rows === 'number' ? rows : null;
+      const { activity } = entry;
+      // Skipped: the line of the run it goes on, if the same text.
+      if (!entry.lookedUp) entry.site = activity.runSiteFor(text);
+      activity.followRun(text, entry.site, entry.lookedUp);
+      if (!entry.kept) activity.statementsOmitted++;
+      else if (activity.takeStatementPlace()) entry.text = text;
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),

@@ -8,7 +8,7 @@ export function activityFacts(scope: RequestScope): Array<{ label: string; value
   const activity = activityOf(scope);
   if (activity === undefined) return [];
   const facts: Array<{ label: string; value: string; marked?: boolean }> = [];
-  const statements = activity.statements;
+  const statements = activity.statements();
   const queries = statements.length + activity.statementsOmitted;
   if (queries > 0) {
     const counts = new Map<string, number>();

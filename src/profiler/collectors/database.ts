@@ -22,10 +22,12 @@ export function databaseCollector(slowMs: number, sites: SiteMemory): Collector 
     },
     collect({ profile }) {
       const activity = activityOf(profile.scope);
-      if (activity === undefined || activity.statements.length + activity.statementsOmitted === 0) return undefined;
+      if (activity === undefined) return undefined;
+      const recorded = activity.statements();
+      if (recorded.length + activity.statementsOmitted === 0) return undefined;
       const texts: string[] = [];
       const index = new Map<string, number>();
-      const statements = activity.statements.map((statement): StatementEntry => {
+      const statements = recorded.map((statement): StatementEntry => {
         let at = index.get(statement.text);
         if (at === undefined) index.set(statement.text, (at = texts.push(statement.text) - 1));
         // Built member by member: a rest pattern copies through V8's slow path, per statement.

@@ -175,6 +175,17 @@ function traceOf(scope: RequestScope): { traceId?: string } {
   return traceId ? { traceId } : {};
 }
 
+/** The application's spans and its libraries', in the order they began. */
+function spansOf(scope: RequestScope): SpanRecord[] {
+  // Copies: a span still running may end after its report was made.
+  const own = scope.spans.map(({ name, start, duration, depth, error }) => ({ name, start, duration, depth, error }));
+  const libraries = activityOf(scope)?.lateSpans() ?? [];
+  if (libraries.length === 0) return own;
+  if (own.length === 0) return libraries;
+  // Stable: a span of the application and one of a library begun in the same microsecond keep that order.
+  return [...own, ...libraries].sort((a, b) => a.start - b.start);
+}
+
 export function performanceCollector(): Collector {
   // Sampling starts with the kernel, so that early requests have figures too.
   let delays: DelayMonitor | undefined = new DelayMonitor();
@@ -192,8 +203,7 @@ export function performanceCollector(): Collector {
         // Share of the request's lifetime the loop spent running code (this request's or others').
         eventLoopUtilization: since ? round(performance.eventLoopUtilization(since).utilization) : null,
         eventLoopDelay: delays?.latest() ?? null,
-        // Copies: a span still running may end after its report was made.
-        spans: profile.scope.spans.map((span) => ({ ...span })),
+        spans: spansOf(profile.scope),
         spansOmitted: profile.scope.spansOmitted,
         ...traceOf(profile.scope),
       };
