@@ -123,21 +123,47 @@ function contentLength(value: unknown): number | null {
 
 const CONTENT_LENGTH = 'content-length';
 
-/** undici's headers are a flat list of names and values, as bytes: only a name of the right length is decoded. */
+/** True when `name` (bytes or text) is `content-length` in any case, read without decoding it. */
+function isContentLength(name: Buffer | string): boolean {
+  if (name.length !== CONTENT_LENGTH.length) return false;
+  if (typeof name === 'string') return name.toLowerCase() === CONTENT_LENGTH;
+  for (let i = 0; i < name.length; i++) {
+    const code = CONTENT_LENGTH.charCodeAt(i);
+    const byte = name[i]!;
+    // A letter in either case; the `-` as it is.
+    if (byte !== code && !(code >= 0x61 && byte === code - 0x20)) return false;
+  }
+  return true;
+}
+
+/** A header value of decimal digits, read from bytes or text; null for anything else. */
+function decimalLength(value: Buffer | string): number | null {
+  if (typeof value === 'string') return contentLength(value);
+  let length = 0;
+  for (let i = 0; i < value.length; i++) {
+    const digit = value[i]! - 0x30;
+    if (digit < 0 || digit > 9) return null;
+    length = length * 10 + digit;
+  }
+  return value.length > 0 && Number.isSafeInteger(length) ? length : null;
+}
+
+/**
+ * undici's headers are a flat list of names and values, as bytes: they are read as bytes, since
+ * decoding a Buffer costs more than the rest of the call's messages together.
+ */
 function undiciContentLength(headers: Array<Buffer | string> | undefined): number | null {
   if (!headers) return null;
-  for (let i = 0; i + 1 < headers.length; i += 2) {
-    const name = headers[i]!;
-    if (name.length === CONTENT_LENGTH.length && String(name).toLowerCase() === CONTENT_LENGTH)
-      return contentLength(String(headers[i + 1]));
-  }
+  for (let i = 0; i + 1 < headers.length; i += 2)
+    if (isContentLength(headers[i]!)) return decimalLength(headers[i + 1]!);
   return null;
 }
 
 const HANDLERS: Record<string, (message: unknown) => void> = {
   'undici:request:create': (message) => {
     const request = (message as { request: UndiciRequest }).request;
-    const origin = String(request.origin ?? '').replace(/\/$/, '');
+    const given = String(request.origin ?? '');
+    const origin = given.endsWith('/') ? given.slice(0, -1) : given;
     begin(
       request,
       request.method ?? 'GET',
