@@ -105,4 +105,67 @@ describe('vigilSpanProcessor', () => {
     assert.equal(scope.spans.length, MAX_SPANS - 2);
     assert.equal(scope.spansOmitted, 3);
   });
+
+  it('keeps 1,000 statements past the waterfall, however many spans without one come between', () => {
+    const scope = new RequestScope(performance.now());
+    const activity = watchActivity(scope);
+    const processor = vigilSpanProcessor();
+    runInScope(scope, () => {
+      // A pool's connect span (a database span with no statement), then its query, 1,100 times.
+      for (let i = 0; i < 1100; i++) {
+        const connect = traceSpan('pg-pool.connect', { 'db.system': 'postgresql' });
+        processor.onStart(connect, undefined);
+        processor.onEnd(connect);
+        const query = traceSpan('pg.query', { 'db.system': 'postgresql' });
+        processor.onStart(query, undefined);
+        Object.assign(query.attributes, { 'db.statement': `SELECT ${i}` });
+        processor.onEnd(query);
+      }
+    });
+    const statements = activity.statements();
+    assert.equal(statements.length, 1000);
+    assert.equal(activity.statementsOmitted, 100);
+    assert.deepEqual([statements[0]!.text, statements[999]!.text], ['SELECT 0', 'SELECT 999']);
+  });
+
+  it('reads any other span when asked, and times a span the SDK gives no duration from its start', () => {
+    const scope = new RequestScope(performance.now());
+    const activity = watchActivity(scope);
+    const processor = vigilSpanProcessor();
+    const handler = traceSpan('handler', {});
+    const bare: TraceSpan = {
+      name: 'query',
+      attributes: { 'db.system': 'postgresql', 'db.statement': 'SELECT 1' },
+      spanContext: () => ({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'ffffffffffffffff' }),
+    };
+    runInScope(scope, () => {
+      processor.onStart(handler, undefined);
+      processor.onStart(bare, undefined);
+      processor.onEnd(bare);
+    });
+    // A filed statement (a query channel's) that began before them is listed first.
+    activity.addStatement({
+      text: 'SELECT 0',
+      system: 'mysql',
+      start: -1,
+      duration: 1,
+      rows: null,
+      site: null,
+      error: false,
+    });
+    Object.assign(handler, { ended: true, duration: [0, 4_000_000], status: { code: 2 } });
+    processor.onEnd(handler);
+    assert.deepEqual(
+      activity.lateSpans().map(({ name, duration, error }) => [name, duration, error]),
+      [
+        ['handler', 4, true],
+        ['query', activity.statements()[1]!.duration, false],
+      ],
+    );
+    assert.deepEqual(
+      activity.statements().map(({ text }) => text),
+      ['SELECT 0', 'SELECT 1'],
+    );
+    assert.ok(activity.statements()[1]!.duration! >= 0);
+  });
 });

@@ -10,7 +10,6 @@ import { cutString } from '../storage/report-bounds.js';
 import {
   activityOf,
   MAX_STATEMENT_LENGTH,
-  MAX_STATEMENTS,
   round,
   spanCallSite,
   type LateRecords,
@@ -51,9 +50,10 @@ type OpenSpan = TraceSpan & { [processor: symbol]: Started | undefined };
 
 /** A span started in a profiled request, as its start saw it: the rest is read from the span when asked. */
 interface Started {
-  span: TraceSpan;
+  /** Let go once a database span's end filed what the report needs of it. */
+  span: TraceSpan | undefined;
   spanId: string;
-  activity: RequestActivity;
+  owner: RequestSpans;
   /** Milliseconds from the request's arrival. */
   start: number;
   /** As the waterfall draws it, cut to its bound. */
@@ -62,11 +62,9 @@ interface Started {
   depth: number;
   /** It took a place on the waterfall. */
   drawn: boolean;
-  /** It is in its request's list: drawn, or a database span within the bound of those that are not. */
-  kept: boolean;
   /** The database it speaks to (`postgresql`), for a database span. */
   system: string | undefined;
-  /** Its statement: set when a database span ends with one, and takes a statement's place. */
+  /** Its statement, cut to its bound: set when a database span ends with one, and takes a statement's place. */
   text: string | undefined;
   /** Filed by a database span's end, while the span is at hand; other spans are read when asked. */
   ended: boolean;
@@ -82,41 +80,46 @@ interface Started {
 
 /** The spans one processor saw start in one request, read into records when the report asks. */
 class RequestSpans implements LateRecords {
-  /** The drawn spans, and database spans past the waterfall's bound for their statements. */
-  readonly started: Started[] = [];
-  /** Database spans kept past the waterfall's bound: at most MAX_STATEMENTS. */
-  undrawn = 0;
+  /** The spans on the waterfall (MAX_SPANS at most), in start order: a child's parent is one of them. */
+  readonly drawn: Started[] = [];
+  /** Database spans past the waterfall's bound whose statement took a place, in end order. */
+  readonly pastWaterfall: Started[] = [];
+
+  constructor(readonly activity: RequestActivity) {}
 
   spans(): SpanRecord[] {
     const records: SpanRecord[] = [];
-    for (const entry of this.started) {
-      if (!entry.drawn) continue;
-      const { name, start, depth } = entry;
-      if (entry.ended) records.push({ name, start, duration: entry.duration, depth, error: entry.error });
-      else records.push({ name, start, duration: durationOf(entry.span), depth, error: failed(entry.span) });
+    for (const entry of this.drawn) {
+      const { name, start, depth, span } = entry;
+      if (entry.ended || span === undefined)
+        records.push({ name, start, duration: entry.duration, depth, error: entry.error });
+      else records.push({ name, start, duration: durationOf(span), depth, error: failed(span) });
     }
     return records;
   }
 
   statements(): StatementRecord[] {
     const statements: StatementRecord[] = [];
-    for (const entry of this.started) {
-      if (entry.text === undefined) continue;
-      const statement: StatementRecord = {
-        text: cutString(entry.text, MAX_STATEMENT_LENGTH),
-        system: entry.system!,
-        start: entry.start,
-        duration: entry.duration,
-        rows: entry.rows,
-        site: entry.site,
-        error: entry.error,
-      };
-      if (!entry.lookedUp) statement.siteLookedUp = false;
-      else if (entry.recalled) statement.siteRecalled = true;
-      statements.push(statement);
-    }
-    return statements;
+    for (const entry of this.drawn) if (entry.text !== undefined) statements.push(statementOf(entry, entry.text));
+    if (this.pastWaterfall.length === 0) return statements;
+    for (const entry of this.pastWaterfall) statements.push(statementOf(entry, entry.text!));
+    return statements.sort((a, b) => a.start - b.start);
   }
+}
+
+function statementOf(entry: Started, text: string): StatementRecord {
+  const statement: StatementRecord = {
+    text,
+    system: entry.system!,
+    start: entry.start,
+    duration: entry.duration,
+    rows: entry.rows,
+    site: entry.site,
+    error: entry.error,
+  };
+  if (!entry.lookedUp) statement.siteLookedUp = false;
+  else if (entry.recalled) statement.siteRecalled = true;
+  return statement;
 }
 
 function parentIdOf(span: TraceSpan): string | undefined {
@@ -184,7 +187,7 @@ function siteOf(
 
 /**
  * A `SpanProcessor` for the application's tracer provider (OpenTelemetry JS SDK 2.x). A database span
- * has `db.system.name` or `db.system`, with `db.query.text` or `db.statement`.
+ * has `db.system.name` or `db.system` when it starts, and `db.query.text` or `db.statement` by its end.
  *
  * @example
  * ```ts
@@ -199,8 +202,9 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
    * A request's spans ride on its record, and an open database span carries its entry,
    * under symbols of this processor's own: each processor keeps its own. A span's start
    * files what only the start can know (its place, its line, its parent); a database span's
-   * end files its statement while the span is at hand; any other span's end costs nothing,
-   * and is read from the span when the report is made.
+   * end files its statement while the span is at hand, and lets the span go; any other
+   * span's end costs nothing, and is read from the span (held until then) when the report
+   * is made.
    */
   const MINE = Symbol('vigil.spans');
   const OPEN = Symbol('vigil.open');
@@ -216,11 +220,11 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       const system = databaseSystem(span.attributes);
       const traced = activity as TracedActivity;
       let spans = traced[MINE];
-      if (spans === undefined) activity.addLateRecords((spans = traced[MINE] = new RequestSpans()));
+      if (spans === undefined) activity.addLateRecords((spans = traced[MINE] = new RequestSpans(activity)));
       const drawn = frame.scope.takeSpanPlace();
       if (system === undefined && !drawn) return;
       const parentId = parentIdOf(span);
-      const parent = parentId === undefined ? undefined : latest(spans.started, parentId);
+      const parent = parentId === undefined ? undefined : latest(spans.drawn, parentId);
       // The stack is taken from below this method: vigil's frames are not walked.
       const site =
         system === undefined
@@ -229,12 +233,11 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       const entry: Started = {
         span,
         spanId,
-        activity,
+        owner: spans,
         start,
         name: spanName(span.name),
         depth: parent?.drawn ? parent.depth + 1 : frame.depth,
         drawn,
-        kept: drawn || spans.undrawn++ < MAX_STATEMENTS,
         system,
         text: undefined,
         ended: false,
@@ -245,7 +248,7 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
         lookedUp: site.lookedUp,
         recalled: site.recalled,
       };
-      if (entry.kept) spans.started.push(entry);
+      if (drawn) spans.drawn.push(entry);
       // A database span's statement text may be set only after its start: its end files it.
       if (system !== undefined) (span as OpenSpan)[OPEN] = entry;
     },
@@ -253,20 +256,25 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       const entry = (span as OpenSpan)[OPEN];
       if (entry === undefined) return;
       (span as OpenSpan)[OPEN] = undefined;
+      const { owner } = entry;
+      const { activity } = owner;
       entry.ended = true;
-      entry.duration = durationOf(span);
+      // A span without the SDK's own duration is timed from its start as vigil saw it.
+      entry.duration = durationOf(span) ?? round(activity.since(performance.now()) - entry.start);
       entry.error = failed(span);
+      entry.span = undefined;
       const { attributes } = span;
       const text = statementText(attributes);
       if (text === undefined) return;
       const rows = attributes['db.response.returned_rows'];
       entry.rows = typeof rows === 'number' ? rows : null;
-      const { activity } = entry;
-      // Skipped: the line of the run it goes on, if the same text.
+      // Skipped: the line of the run it goes on, if the same text. Not found: the line seen last is the best guess.
       if (!entry.lookedUp) entry.site = activity.runSiteFor(text);
+      else entry.site ??= activity.lastSite;
       activity.followRun(text, entry.site, entry.lookedUp);
-      if (!entry.kept) activity.statementsOmitted++;
-      else if (activity.takeStatementPlace()) entry.text = text;
+      if (!activity.takeStatementPlace()) return;
+      entry.text = cutString(text, MAX_STATEMENT_LENGTH);
+      if (!entry.drawn) owner.pastWaterfall.push(entry);
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
