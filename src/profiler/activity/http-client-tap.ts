@@ -136,23 +136,32 @@ function isContentLength(name: Buffer | string): boolean {
   return true;
 }
 
-/** A header value of decimal digits, read from bytes or text; null for anything else. */
+/** A header value of decimal digits (spaces and tabs around them allowed), read from bytes or text; null otherwise. */
 function decimalLength(value: Buffer | string): number | null {
   if (typeof value === 'string') return contentLength(value);
+  let start = 0;
+  let end = value.length;
+  while (start < end && isBlank(value[start]!)) start++;
+  while (end > start && isBlank(value[end - 1]!)) end--;
+  if (start === end) return null;
   let length = 0;
-  for (let i = 0; i < value.length; i++) {
+  for (let i = start; i < end; i++) {
     const digit = value[i]! - 0x30;
     if (digit < 0 || digit > 9) return null;
     length = length * 10 + digit;
   }
-  return value.length > 0 && Number.isSafeInteger(length) ? length : null;
+  return Number.isSafeInteger(length) ? length : null;
+}
+
+function isBlank(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09;
 }
 
 /**
  * undici's headers are a flat list of names and values, as bytes: they are read as bytes, since
  * decoding a Buffer costs more than the rest of the call's messages together.
  */
-function undiciContentLength(headers: Array<Buffer | string> | undefined): number | null {
+export function undiciContentLength(headers: Array<Buffer | string> | undefined): number | null {
   if (!headers) return null;
   for (let i = 0; i + 1 < headers.length; i += 2)
     if (isContentLength(headers[i]!)) return decimalLength(headers[i + 1]!);
