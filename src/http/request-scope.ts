@@ -24,7 +24,7 @@ export interface SpanRecord {
   duration: number | null;
   /** 0 for a span the handler opened, 1 for one opened inside it, and so on. */
   depth: number;
-  /** Its function threw, or its promise was rejected. */
+  /** It failed: its function threw or its promise was rejected, or its library set an error status. */
   error: boolean;
 }
 

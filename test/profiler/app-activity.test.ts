@@ -338,7 +338,7 @@ describe('the application, seen from a debug report', () => {
       assert.doesNotMatch(JSON.stringify(report), /abc123/);
     });
 
-    it("recalls a route's call sites once 3 requests found them, says so, and looks again after 15", async () => {
+    it(`recalls a route's call sites once ${TRUST_AFTER} requests found them, says so, and looks again after ${RECALLS_BETWEEN_CHECKS}`, async () => {
       const seen: string[] = [];
       let site: string | null | undefined;
       for (let i = 0; i < TRUST_AFTER + RECALLS_BETWEEN_CHECKS + 1; i++) {

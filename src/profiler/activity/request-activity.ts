@@ -1,7 +1,7 @@
 /**
  * What the application did while a request ran, as seen from outside its code: the HTTP
  * calls it made and the database statements it ran. One record per profiled request, kept
- * beside its scope (`http/request-scope.ts`) and found through it, so that whatever a
+ * on its scope (`http/request-scope.ts`) and found through it, so that whatever a
  * library reports (a diagnostics channel, a trace span) is filed under the request whose
  * code was running, and under no other. Bounded: what is over a bound is counted.
  */
@@ -147,9 +147,9 @@ export class SiteMemory {
 }
 
 /**
- * Records a source files when a call starts and reads in full only when they are asked for
- * (a span processor's spans: their end, attributes and status are read from the span),
- * so that the call itself costs as little as can be.
+ * A source of statements and spans that files little while the calls run and builds its
+ * records only when they are asked for (a span processor: see `span-processor.ts`), so that
+ * the calls themselves cost as little as they can.
  */
 export interface LateRecords {
   /** The spans to draw on the waterfall, in start order. */
@@ -283,7 +283,7 @@ export class RequestActivity {
 
   /** Every statement so far, filed or late, in start order. */
   statements(): StatementRecord[] {
-    if (this.late.length === 0) return this.filed;
+    if (this.late.length === 0) return [...this.filed].sort((a, b) => a.start - b.start);
     if (this.late.length === 1 && this.filed.length === 0) return this.late[0]!.statements();
     return this.late
       .flatMap((source) => source.statements())

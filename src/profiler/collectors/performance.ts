@@ -182,7 +182,7 @@ function spansOf(scope: RequestScope): SpanRecord[] {
   const libraries = activityOf(scope)?.lateSpans() ?? [];
   if (libraries.length === 0) return own;
   if (own.length === 0) return libraries;
-  // Stable: a span of the application and one of a library begun in the same microsecond keep that order.
+  // Stable: of two spans begun in the same microsecond, the application's is drawn first.
   return [...own, ...libraries].sort((a, b) => a.start - b.start);
 }
 
