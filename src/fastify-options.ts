@@ -21,7 +21,7 @@ import { ProfilerAccess } from './profiler/access.js';
 import { linkLogTap, LogTap, type LineSink } from './profiler/log-tap.js';
 import type { VigilKernel } from './plugin.js';
 import { markPretty, prettyLogOutputSync } from './server/log-output.js';
-import { deferredChildLogger } from './server/request-logger.js';
+import { deferringChildren } from './server/request-logger.js';
 import { answerClientError, PARSER_MAX_HEADER_SIZE } from './guards/malformed-request.js';
 
 export interface VigilFastifyExtras {
@@ -76,11 +76,10 @@ export function vigilFastifyOptions(
   // (its 414 and 431), and a missing Host gets the kernel's answer, not the parser's bare 400.
   const head = { maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false };
   const options: FastifyServerOptions = {
-    loggerInstance: logger,
+    // Each request's child logger is made when its code first logs, not for every request.
+    loggerInstance: deferringChildren(logger),
     // One line per request would cost more than the rest of a 404; the profiler keeps it all.
     logController: new LogController({ disableRequestLogging: true }),
-    // Each request's child logger is made when its code first logs, not for every request.
-    childLoggerFactory: deferredChildLogger,
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // The route matcher tries requirements on values no longer than the router takes.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },

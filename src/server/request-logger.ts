@@ -2,35 +2,57 @@
  * Each request's logger, made when the request's code first uses it: Fastify asks for a
  * child logger per request (bound to its id), and most requests in production never log,
  * so the pino child is made on the first call and then kept. Its lines are the ones the
- * child would have written from the start: same bindings, same options.
+ * child would have written from the start: same bindings, same options. The deferral rides
+ * on the logger's own `child`, so Fastify keeps its default child factory and does not check
+ * each request's logger as it checks one a factory of the application's makes.
  */
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino';
 
 type LogMethod = FastifyBaseLogger['info'];
+type MakeChild = FastifyBaseLogger['child'];
 
-/** Fastify's `childLoggerFactory`: the child, deferred. */
-export const deferredChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> =
-  function deferredChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
-    return new DeferredLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
-  };
+/**
+ * `logger` with deferred children: a child given bindings (Fastify's for each request, and the
+ * application's own) is made on its first write; a child binding nothing (Fastify's logger of
+ * the instance, and of each scope with a log level) at once. A pino child inherits its
+ * parent's `child`, so the loggers below defer theirs too. The result inherits from
+ * `logger`, which is left as it was.
+ */
+export function deferringChildren(logger: FastifyBaseLogger): FastifyBaseLogger {
+  const makeChild = logger.child;
+  const deferring = Object.create(logger) as FastifyBaseLogger;
+  deferring.child = function child(this: FastifyBaseLogger, bindings: Bindings, options?: ChildLoggerOptions) {
+    return bindsAnything(bindings)
+      ? (new DeferredLogger(this, makeChild, bindings, options ?? {}) as unknown as FastifyBaseLogger)
+      : makeChild.call(this, bindings, options);
+  } as MakeChild;
+  return deferring;
+}
+
+function bindsAnything(bindings: Bindings): boolean {
+  for (const _ in bindings) return true;
+  return false;
+}
 
 /** The logger methods pino's child offers a request's code, each made real on first use. */
 class DeferredLogger {
   readonly #parent: FastifyBaseLogger;
+  readonly #makeChild: MakeChild;
   readonly #bindings: Bindings;
   readonly #options: ChildLoggerOptions;
   #child: FastifyBaseLogger | undefined;
 
-  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+  constructor(parent: FastifyBaseLogger, makeChild: MakeChild, bindings: Bindings, options: ChildLoggerOptions) {
     this.#parent = parent;
+    this.#makeChild = makeChild;
     this.#bindings = bindings;
     this.#options = options;
   }
 
   /** The pino child, made now if no call needed it before. */
   get #logger(): FastifyBaseLogger {
-    return (this.#child ??= this.#parent.child(this.#bindings, this.#options));
+    return (this.#child ??= this.#makeChild.call(this.#parent, this.#bindings, this.#options));
   }
 
   /**

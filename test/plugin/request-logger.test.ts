@@ -97,4 +97,20 @@ describe("a request's logger is made when its code logs", () => {
     );
     assert.equal(lines.find((entry) => entry.msg === 'at this level')?.level, 50);
   });
+
+  it("defers the application's own children of app.log until they write", () => {
+    const before = children;
+    const part = app.log.child({ part: 'billing' });
+    part.debug('under the level');
+    assert.equal(children - before, 0);
+    part.info('billed');
+    assert.equal(children - before, 1);
+    const line = lines.find((entry) => entry.msg === 'billed') as LogLine & { part?: string };
+    assert.equal(line.part, 'billing');
+  });
+
+  it("leaves Fastify's own logger, which binds nothing, a pino logger", () => {
+    assert.equal(typeof (app.log as unknown as { levels?: object }).levels, 'object');
+    assert.equal(app.log.level, 'info');
+  });
 });
