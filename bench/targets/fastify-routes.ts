@@ -1,5 +1,5 @@
 /**
- * (j) and (k) in bare Fastify, logger off: the routes vigil serves in those targets, with no
+ * (j) and (k) in bare Fastify, logger off (LOGGER_LEVEL gives it Fastify's own): the routes vigil serves in those targets, with no
  * plugin. ROUTES_OF=j: `GET /hello` (5 bytes of text) and `GET /status` (JSON, response
  * schema), over HTTPS with the key and certificate in TLS_KEY and TLS_CERT (vigil's own).
  * ROUTES_OF=k: the routes of `examples/fastify-app` measured there, over plain HTTP as the
@@ -14,7 +14,9 @@ const tls =
   process.env.TLS_KEY && process.env.TLS_CERT
     ? { key: readFileSync(process.env.TLS_KEY), cert: readFileSync(process.env.TLS_CERT) }
     : undefined;
-const app = (tls ? Fastify({ logger: false, https: tls }) : Fastify({ logger: false })) as unknown as FastifyInstance;
+// LOGGER_LEVEL: Fastify's own pino logger at that level, as an application without vigil would log.
+const logger = process.env.LOGGER_LEVEL ? { level: process.env.LOGGER_LEVEL } : false;
+const app = (tls ? Fastify({ logger, https: tls }) : Fastify({ logger })) as unknown as FastifyInstance;
 
 if (which === 'j') {
   app.get('/hello', async () => 'hello');
