@@ -14,8 +14,8 @@ type MakeChild = FastifyBaseLogger['child'];
 
 /**
  * `logger` with deferred children: a child given bindings (Fastify's for each request, and the
- * application's own) is made on its first write; a child binding nothing (Fastify's logger of
- * the instance, and of each scope with a log level) at once. A pino child inherits its
+ * application's own) is made on its first write; a child binding nothing (the logger Fastify
+ * makes of the one it is given, `app.log`) at once. A pino child inherits its
  * parent's `child`, so the loggers below defer theirs too. The result inherits from
  * `logger`, which is left as it was.
  */
