@@ -8,6 +8,7 @@
  *   npm run bench:instructions                        (k), its bare twins, (j) and its twin
  *   npm run bench:instructions -- --only k,kl         those targets
  *   npm run bench:instructions -- --functions k,kl    also the functions whose count differs most
+ *   npm run bench:instructions -- --repeat 3          each target counted three times (default two)
  *
  * Both semi-spaces are fixed at 16 MB: V8 sizes the young generation by how fast a program
  * allocates in time, and a program under valgrind runs some fifty times slower, so without
@@ -15,7 +16,10 @@
  * (the heap guard's sampling) runs per second, not per request, and so weighs more here
  * than at full speed. The warm-up's connections are closed and the counted requests come
  * on new ones, as in `npm run bench`: V8 runs a server's requests differently once its
- * first connections have closed.
+ * first connections have closed. Counts of one target agree within a few hundred
+ * instructions, but a count can also land far from the others (the same code once read
+ * 122,770 twice, then 87,250 three times): each is counted more than once, every count is
+ * printed, and the median is the figure.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +28,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { median } from './load.js';
 import { buildVigil, ROOT } from './targets.js';
 
 const { values: flags } = parseArgs({
@@ -32,6 +37,7 @@ const { values: flags } = parseArgs({
     warm: { type: 'string', default: '3000' },
     requests: { type: 'string', default: '5000' },
     functions: { type: 'string' },
+    repeat: { type: 'string', default: '2' },
   },
 });
 
@@ -265,30 +271,31 @@ async function main(): Promise<void> {
   console.log(
     `bench:instructions: ${warm} requests to warm up, then ${requests} counted, main thread, Node ${process.version}`,
   );
-  const counted = new Map<string, Counted>();
+  const repeat = Math.max(1, Number(flags.repeat));
+  const counts = new Map<string, number[]>(chosen.map((target) => [target.id, []]));
   // Two at a time on two cores: a count does not depend on what runs beside it.
-  const queue = [...ordered];
+  const queue = Array.from({ length: repeat }, () => ordered).flat();
   const runNext = async (): Promise<void> => {
     const target = queue.shift();
     if (!target) return;
     if (target.id === 'jb' && chosen.some((other) => other.id === 'j')) {
-      while (!counted.has('j')) await new Promise((wait) => setTimeout(wait, 500));
+      while (counts.get('j')!.length === 0) await new Promise((wait) => setTimeout(wait, 500));
     }
-    counted.set(target.id, await count(target, warm, requests));
+    counts.get(target.id)!.push((await count(target, warm, requests)).perRequest);
     await runNext();
   };
   await Promise.all([runNext(), runNext()]);
-  console.log('| target | instructions per request | against its twin |\n|---|---:|---:|');
+  const perRequest = new Map([...counts].map(([id, all]) => [id, median(all)]));
+  console.log('| target | instructions per request (median) | counts | against its twin |\n|---|---:|---|---:|');
   for (const target of chosen) {
-    const result = counted.get(target.id)!;
-    const twin = target.twin && counted.get(target.twin);
-    const against = twin ? `${(result.perRequest / twin.perRequest).toFixed(3)} of (${twin.id})` : '';
-    console.log(`| (${target.id}) ${target.label} | ${Math.round(result.perRequest)} | ${against} |`);
+    const own = perRequest.get(target.id)!;
+    const twin = target.twin === undefined ? undefined : perRequest.get(target.twin);
+    const against = twin === undefined ? '' : `${(own / twin).toFixed(3)} of (${target.twin})`;
+    const all = counts.get(target.id)!.map(Math.round).join(', ');
+    console.log(`| (${target.id}) ${target.label} | ${Math.round(own)} | ${all} | ${against} |`);
   }
-  if (counted.has('k') && counted.has('kl'))
-    console.log(
-      `(k) against (kl), the same logger: ${(counted.get('k')!.perRequest / counted.get('kl')!.perRequest).toFixed(3)}`,
-    );
+  if (perRequest.has('k') && perRequest.has('kl'))
+    console.log(`(k) against (kl), the same logger: ${(perRequest.get('k')! / perRequest.get('kl')!).toFixed(3)}`);
   if (compared?.length === 2) {
     // Counted again with the JIT map, which moves the totals a little: for names, not for totals.
     const named = await Promise.all(
@@ -317,7 +324,7 @@ async function main(): Promise<void> {
         node: process.version,
         warm,
         requests,
-        perRequest: Object.fromEntries([...counted].map(([id, c]) => [id, c.perRequest])),
+        counts: Object.fromEntries(counts),
       },
       null,
       2,
