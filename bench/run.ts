@@ -179,6 +179,15 @@ const specs: TargetSpec[] = [
     env: { ROUTES_OF: 'k' },
     paths: K_PATHS,
   },
+  // The example without vigil, as it would log: Fastify's own pino logger at the same level.
+  {
+    id: 'kl',
+    freshEachRound: true,
+    label: "bare Fastify, the same routes, Fastify's pino logger at warn (HTTP)",
+    script: 'bench/targets/fastify-routes.ts',
+    env: { ROUTES_OF: 'k', LOGGER_LEVEL: 'warn' },
+    paths: K_PATHS,
+  },
 ];
 
 /** `--only j,k`: the targets whose id starts with one of the letters (`j` takes `jb` and `jd`). */
@@ -446,10 +455,12 @@ function report(
     'k/bare': paired('k', 'kb'),
     'j/bare, of the medians': ratio('j', 'jb'),
     'k/bare, of the medians': ratio('k', 'kb'),
+    'k/kl': paired('k', 'kl'),
     'jd/bare': ratio('jd', 'jb'),
     'jd/h': ratio('jd', 'h'),
     'CPU j/bare': ratio('j', 'jb', (t) => t.cpuUs.main),
     'CPU k/bare': ratio('k', 'kb', (t) => t.cpuUs.main),
+    'CPU k/kl': ratio('k', 'kl', (t) => t.cpuUs.main),
   };
   const shown = (name: string) => (ratios[name] === undefined ? 'not run' : ratios[name]!.toFixed(2));
   const atLeast = (name: string, bound: number) => ({
