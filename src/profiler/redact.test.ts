@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectGarbage } from '../../test/support/gc.js';
 import { isCredentialName, queryParameters, REDACTED, Redactor } from './redact.js';
 
 describe('credential names are recognised by pattern, in any case and spelling', () => {
@@ -256,15 +255,13 @@ describe('the Redactor: credential names plus the configured ones', () => {
 });
 
 describe('a remembered verdict costs a few hundred bytes, whatever the name (issue 26, item 2)', () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
   /** Heap kept by `fill(redactor)` once the redactor is all that is left of it, per verdict asked. */
   function keptPerVerdict(count: number, fill: (redactor: Redactor, i: number) => void): number {
     const redactor = new Redactor();
-    gc();
+    collectGarbage();
     const before = process.memoryUsage().heapUsed;
     for (let i = 0; i < count; i++) fill(redactor, i);
-    gc();
+    collectGarbage();
     const kept = process.memoryUsage().heapUsed - before;
     assert.ok(redactor.redacts('password'));
     return kept / count;

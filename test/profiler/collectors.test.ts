@@ -11,6 +11,7 @@ import type { ResponseSection } from '../../src/profiler/collectors/response.js'
 import type { RoutingSection } from '../../src/profiler/collectors/routing.js';
 import type { Collector } from '../../src/profiler/request-profile.js';
 import profiledRoutes, { kept, routesModule } from '../fixtures/profiled-routes.js';
+import { collectGarbage } from '../support/gc.js';
 import { startKernel, type TestKernel } from '../support/kernel.js';
 
 const agentCollector: Collector = {
@@ -176,6 +177,8 @@ describe('the performance collector records the total and the time of each stage
 
 describe('the memory collector records heap and RSS at start and end', () => {
   it('sees the heap grow by what the handler kept', async () => {
+    // Garbage left by earlier tests, collected during the request, would offset the growth.
+    collectGarbage();
     const { report } = await profiled({ url: '/allocate' });
     kept.length = 0;
     const section = sectionOf<MemorySection>(report, 'memory');
