@@ -49,7 +49,7 @@ export function requestHooks({
   respond,
 }: RequestHookParts): onRequestHookHandler[] {
   // A plugin that owns `OPTIONS *` owns the cross-origin policy: the kernel neither answers nor adds.
-  const exempt = (request: FastifyRequest) => routes.ownsPreflights === true || (profiler?.serves(request) ?? false);
+  const exempt = (request: FastifyRequest) => routes.ownsPreflights === true || (profiler?.speaksFor(request) ?? false);
   const hooks: Array<onRequestHookHandler | undefined> = [
     // http/: every later stage finds the request's state in place.
     requestStateHook(serverHost),

@@ -84,6 +84,11 @@ export const ERROR_CODES = {
     meaning:
       'A profiler page asked for under a host name that is not loopback (`localhost`, `127.0.0.1`, `[::1]`), `HOST` or in `TRUSTED_HOSTS`: DNS rebinding.',
   },
+  VIGIL_ERR_PROFILER_CROSS_SITE: {
+    status: 403,
+    meaning:
+      'A profiler page asked for by a page of another site (`Sec-Fetch-Site: cross-site`): an `<img>` or a form elsewhere cannot make the profiler work.',
+  },
   VIGIL_ERR_REPORT_STORE_UNAVAILABLE: {
     status: 503,
     meaning:

@@ -1,7 +1,8 @@
 /**
  * The profiler's access hook: a client the profiler does not admit (not loopback, not in
  * PROFILER_ALLOW) learns nothing of it, and gets the ordinary 404 of a path without a route.
- * An admitted client asking under another host name (DNS rebinding) gets a 403 saying why.
+ * An admitted client asking under another host name (DNS rebinding), or from another site's
+ * page (`Sec-Fetch-Site: cross-site`), gets a 403 saying why.
  */
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { HttpError } from '../errors/http-errors.js';
@@ -16,9 +17,9 @@ export function profilerAccessHook(
   return function profilerAccess(request, _reply, done) {
     watchForwarded?.(request);
     const refused = profiler.refuses(request);
-    if (refused !== undefined)
-      return done(refused === 'client' ? noRouteError(request) : hostRefusal(profiler, request));
-    done();
+    if (refused === undefined) return done();
+    if (refused === 'client') return done(noRouteError(request));
+    done(refused === 'host' ? hostRefusal(profiler, request) : crossSiteRefusal());
   };
 }
 
@@ -27,5 +28,12 @@ function hostRefusal(profiler: Pick<Profiler, 'access'>, request: FastifyRequest
   return new HttpError(
     'VIGIL_ERR_PROFILER_HOST',
     `The profiler answers only loopback host names, HOST and TRUSTED_HOSTS, not "${name}".`,
+  );
+}
+
+function crossSiteRefusal(): HttpError {
+  return new HttpError(
+    'VIGIL_ERR_PROFILER_CROSS_SITE',
+    'The profiler answers no request made by a page of another site (Sec-Fetch-Site: cross-site): open it from its own address.',
   );
 }

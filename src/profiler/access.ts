@@ -176,15 +176,3 @@ export function forwardedLoopbackWarning(warn: (message: string) => void): (requ
     );
   };
 }
-
-/**
- * Sent with every profiler page, errors included. The pages need no script at all, and
- * their only styles are inline `<style>` blocks (the error pages' too).
- */
-export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'same-origin',
-};

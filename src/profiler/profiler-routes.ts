@@ -55,8 +55,9 @@ function wantsJson(accept: string | undefined): boolean {
   return negotiateErrorFormat(accept) === 'json';
 }
 
+/** `no-store`: reports hold what clients sent, and stay off the browser's disk. */
 function send(reply: FastifyReply, json: boolean, body: () => unknown, page: () => string): FastifyReply {
-  reply.header('cache-control', 'no-cache, private').header('vary', 'Accept');
+  reply.header('cache-control', 'no-store').header('vary', 'Accept');
   if (json) return reply.type('application/json; charset=utf-8').send(JSON.stringify(body()));
   return reply.type('text/html; charset=UTF-8').send(page());
 }

@@ -13,7 +13,8 @@ import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
 import { routeOf } from '../routing/route-table.js';
 import { describeFailure } from '../utils/describe-failure.js';
-import { PAGE_SECURITY_HEADERS, ProfilerAccess, type AccessSettings } from './access.js';
+import { ProfilerAccess, type AccessSettings } from './access.js';
+import { settlePageHeaders } from './page-headers.js';
 import type { Report } from './report.js';
 import { PacedFailureLog } from '../utils/failure-log.js';
 import { ReadTimeStore } from './read-time-store.js';
@@ -21,6 +22,19 @@ import { Redactor } from './redact.js';
 import { ReportWriter, type ReportWriterOptions } from './report-writer.js';
 import type { Collector, CollectorContext, RequestProfile } from './request-profile.js';
 import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
+
+/** Why the profiler refuses a request to one of its pages (see {@link Profiler.refuses}). */
+export type ProfilerRefusal = 'client' | 'host' | 'cross-site';
+
+/** The browser says another site's page made the request (Fetch Metadata); older clients send no such header. */
+function isCrossSite(request: FastifyRequest): boolean {
+  return request.headers['sec-fetch-site'] === 'cross-site';
+}
+
+/** A route path with parameters or a wildcard, in Fastify's spelling or the routes API's. */
+function isPattern(path: string): boolean {
+  return path.includes(':') || path.includes('*') || path.includes('{');
+}
 
 /** Status recorded for a request whose client left before its response was written (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -97,13 +111,13 @@ export class Profiler {
 
   /**
    * The profiler's first hook, before every other of the kernel's: the request gets its
-   * token and profile (the profiler's own pages get their security headers instead), so
-   * that even a request refused by a later hook has its report.
+   * token and profile, so that even a request refused by a later hook has its report. The
+   * profiler's own answers get their headers settled (`page-headers.ts`), and its pages no token.
    */
   readonly tokenHook: onRequestHookHandler = (request, reply, done) => {
-    if (this.serves(request)) {
-      reply.headers(PAGE_SECURITY_HEADERS);
-      return done();
+    if (this.speaksFor(request)) {
+      settlePageHeaders(reply.raw);
+      if (this.serves(request)) return done();
     }
     // A queue the store does not keep up with: the report is dropped now, before it costs
     // anything, and the answer carries no token that would not open.
@@ -224,13 +238,15 @@ export class Profiler {
   /**
    * Why a request to a profiler page is refused: `client`, from a client the profiler does
    * not admit (the kernel answers it as if no route existed); `host`, for a host name it
-   * does not answer (see `access.ts`). Undefined for the others. A refused request was
-   * profiled like any other.
+   * does not answer (see `access.ts`); `cross-site`, for a request a page of another site
+   * made (an `<img>` or a form can fire one without reading it). Undefined for the others.
+   * A refused request was profiled like any other.
    */
-  refuses(request: FastifyRequest): 'client' | 'host' | undefined {
+  refuses(request: FastifyRequest): ProfilerRefusal | undefined {
     if (!this.isProfilerRequest(request)) return undefined;
     if (!this.admits(request)) return 'client';
-    return this.access.answersHost(request) ? undefined : 'host';
+    if (!this.access.answersHost(request)) return 'host';
+    return isCrossSite(request) ? 'cross-site' : undefined;
   }
 
   /**
@@ -238,7 +254,20 @@ export class Profiler {
    * for clients it admits: anyone else is an ordinary request, answered with the ordinary 404.
    */
   serves(request: FastifyRequest): boolean {
-    return this.isProfilerRequest(request) && this.admits(request) && this.access.answersHost(request);
+    return (
+      this.isProfilerRequest(request) &&
+      this.admits(request) &&
+      this.access.answersHost(request) &&
+      !isCrossSite(request)
+    );
+  }
+
+  /**
+   * True for a request to a profiler page from a client it admits, served or refused: its
+   * answer is the profiler's, with the pages' headers and no one else's cross-origin grant.
+   */
+  speaksFor(request: FastifyRequest): boolean {
+    return this.isProfilerRequest(request) && this.admits(request);
   }
 
   /** True when the request's client may open the profiler (see `access.ts`): worked out once per request. */
@@ -332,7 +361,11 @@ export class Profiler {
    * the profiler's).
    */
   private isProfilerRequest(request: FastifyRequest): boolean {
-    if (!request.is404) return isProfilerPath(routeOf(request)?.path ?? '');
+    if (!request.is404) {
+      const route = routeOf(request)?.path ?? '';
+      // A pattern may also cover the profiler's paths (`@fastify/cors`'s `OPTIONS *`): then the target decides.
+      if (isProfilerPath(route) || !isPattern(route)) return isProfilerPath(route);
+    }
     const url = request.url;
     const target = url.charCodeAt(0) === 0x2f ? url : requestTarget(request).path;
     return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
