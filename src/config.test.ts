@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, type Env } from './config.js';
+import { ConfigError, describeMode, loadConfig, type Env } from './config.js';
 
 const CWD = '/srv/app';
 const load = (env: Env) => loadConfig(env, CWD);
@@ -25,6 +25,7 @@ describe('every setting has a documented default', () => {
     assert.deepEqual(config, {
       appEnv: 'dev',
       debug: true,
+      modeReason: 'APP_ENV not set, NODE_ENV not production',
       host: 'localhost',
       port: 8443,
       tls: true,
@@ -82,6 +83,23 @@ describe('APP_ENV is dev or prod, and APP_DEBUG follows it unless set', () => {
   it('lets APP_DEBUG override either way', () => {
     assert.equal(load({ APP_ENV: 'prod', APP_DEBUG: '1' }).debug, true);
     assert.equal(load({ APP_ENV: 'dev', APP_DEBUG: '0' }).debug, false);
+  });
+  it('takes NODE_ENV=production for prod when APP_ENV is not set, and says so', () => {
+    const config = load({ NODE_ENV: 'production' });
+    assert.deepEqual([config.appEnv, config.debug], ['prod', false]);
+    assert.equal(describeMode(config), 'prod, debug off: NODE_ENV=production, APP_ENV not set');
+    assert.equal(load({ NODE_ENV: ' Production ' }).appEnv, 'prod');
+  });
+  it('lets APP_ENV win over NODE_ENV, and stays dev for any other NODE_ENV', () => {
+    const config = load({ NODE_ENV: 'production', APP_ENV: 'dev' });
+    assert.deepEqual([config.appEnv, config.debug], ['dev', true]);
+    assert.equal(describeMode(config), 'dev, debug on: APP_ENV=dev');
+    for (const nodeEnv of ['development', 'test', '']) assert.equal(load({ NODE_ENV: nodeEnv }).appEnv, 'dev', nodeEnv);
+    assert.equal(describeMode(load({})), 'dev, debug on: APP_ENV not set, NODE_ENV not production');
+    assert.equal(
+      describeMode(load({ NODE_ENV: 'production', APP_DEBUG: '1' })),
+      'prod, debug on: NODE_ENV=production, APP_ENV not set, APP_DEBUG=1',
+    );
   });
   it('refuses another environment, case included', () => {
     assert.equal(refusal({ APP_ENV: 'staging' }, 'APP_ENV'), 'APP_ENV: "staging" is not one of dev, prod');

@@ -12,12 +12,15 @@ import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { formatBytes } from './utils/bytes.js';
 
-export type AppEnv = 'dev' | 'prod';
+const APP_ENVS = ['dev', 'prod'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
 
 export interface Config {
   appEnv: AppEnv;
   /** Debug mode: x-debug-* headers, debug error pages, the profiler. */
   debug: boolean;
+  /** Which settings decided the mode, as the start line says it (`NODE_ENV=production`). */
+  modeReason: string;
   host: string;
   port: number;
   /** false: listen on plain HTTP, for running behind a TLS-terminating proxy. */
@@ -190,9 +193,10 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export const SETTINGS = {
   APP_ENV: setting({
     group: 'service',
-    default: 'dev',
+    defaultText: 'prod when NODE_ENV=production, else dev',
     description: 'dev or prod',
-    parse: (env, name) => oneOf(env, name, ['dev', 'prod'] as const),
+    parse: (env, name): AppEnv =>
+      raw(env, name) === undefined ? (nodeEnvIsProduction(env) ? 'prod' : 'dev') : oneOf(env, name, APP_ENVS),
   }),
   APP_DEBUG: setting({
     group: 'service',
@@ -460,6 +464,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
   return {
     appEnv: settings.APP_ENV,
     debug: settings.APP_DEBUG ?? settings.APP_ENV === 'dev',
+    modeReason: modeReason(env),
     host: settings.HOST,
     port: settings.PORT,
     tls: settings.TLS,
@@ -559,6 +564,31 @@ function given(env: Env, name: string): string {
   const value = raw(env, name);
   if (value === undefined) throw new Error(`${name} has neither a value nor a default`);
   return value;
+}
+
+/** The platform's variables read besides the settings: NODE_ENV decides APP_ENV's default. */
+export const PLATFORM_VARIABLES = ['NODE_ENV'] as const;
+
+/** Every Node deployment sets it; few know APP_ENV. */
+function nodeEnvIsProduction(env: Env): boolean {
+  return env.NODE_ENV?.trim().toLowerCase() === 'production';
+}
+
+function modeReason(env: Env): string {
+  const appEnv = raw(env, 'APP_ENV');
+  const debug = raw(env, 'APP_DEBUG');
+  const reason =
+    appEnv !== undefined
+      ? `APP_ENV=${appEnv}`
+      : nodeEnvIsProduction(env)
+        ? 'NODE_ENV=production, APP_ENV not set'
+        : 'APP_ENV not set, NODE_ENV not production';
+  return debug === undefined ? reason : `${reason}, APP_DEBUG=${debug}`;
+}
+
+/** The mode as the start line says it: `prod, debug off: NODE_ENV=production, APP_ENV not set`. */
+export function describeMode(config: Pick<Config, 'appEnv' | 'debug' | 'modeReason'>): string {
+  return `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}: ${config.modeReason}`;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T {

@@ -1,5 +1,5 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
-import { loadConfig, SETTING_GROUPS, SETTINGS, type Config, type Setting } from './config.js';
+import { describeMode, loadConfig, SETTING_GROUPS, SETTINGS, type Config, type Setting } from './config.js';
 import type { PrimaryLink } from './server/cluster-worker.js';
 import { startFailureLine } from './server/start-failure.js';
 
@@ -21,7 +21,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 let config: Config | undefined;
 try {
   config = loadConfig();
-  const mode = `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}`;
+  const mode = describeMode(config);
   if (config.workers === 1) await serve(config);
   else {
     // Loaded only with WORKERS above 1: a single process serves as it always did.

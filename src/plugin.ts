@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { isDefaultSize, loadConfig, type Config } from './config.js';
+import { describeMode, isDefaultSize, loadConfig, type Config } from './config.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import { createErrorResponder } from './errors/error-handler.js';
@@ -61,7 +61,7 @@ export interface VigilOptions {
   errorFormat?: 'html' | 'json';
   /** Production JSON errors as problem+json (`problem`, the default) or in Fastify's shape, `{statusCode, error, message}` (`fastify`). */
   errorShape?: 'problem' | 'fastify';
-  /** Logs where the profiler is and where it stores reports once the application listens (debug mode); default true. */
+  /** Logs the mode and why, and where the profiler is and where it stores reports (debug mode), once the application listens; default true. */
   announceProfiler?: boolean;
   /** The report counters of the processes serving beside this one (WORKERS above 1), for the profiler's pages. */
   peerCounters?: ProfilerOptions['peers'];
@@ -238,8 +238,8 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     warnAtStart(app, {
       earlier,
       replaced: () => replaced,
-      announce: profiler !== undefined && options.announceProfiler !== false,
-      store,
+      announce:
+        options.announceProfiler === false ? undefined : { mode: describeMode(config), store: profiler && store },
     });
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
@@ -250,9 +250,9 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
 }
 
 /**
- * What the start says: where the profiler is and where it keeps its reports, and the
- * silent traps, as warnings naming vigil: routes added before it, a root error handler
- * set after it.
+ * What the start says: the mode and why, where the profiler is and where it keeps its
+ * reports, and the silent traps, as warnings naming vigil: routes added before it, a root
+ * error handler set after it.
  */
 function warnAtStart(
   app: FastifyInstance,
@@ -260,8 +260,12 @@ function warnAtStart(
     earlier,
     replaced,
     announce,
-    store,
-  }: { earlier: readonly string[]; replaced: () => boolean; announce: boolean; store: string },
+  }: {
+    earlier: readonly string[];
+    replaced: () => boolean;
+    /** `store`: where reports go, in debug mode only. */
+    announce: { mode: string; store: string | undefined } | undefined;
+  },
 ): void {
   app.addHook('onReady', (done) => {
     if (earlier.length > 0) {
@@ -284,7 +288,12 @@ function warnAtStart(
       typeof address === 'object' && address !== null
         ? `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
         : String(address);
-    app.log.info(`vigil: the profiler at ${where}/_profiler (loopback and PROFILER_ALLOW), reports stored in ${store}`);
+    const { mode, store } = announce;
+    app.log.info(
+      store === undefined
+        ? `vigil: ${mode}; no profiler`
+        : `vigil: ${mode}; the profiler at ${where}/_profiler (loopback and PROFILER_ALLOW), reports stored in ${store}`,
+    );
     done();
   });
 }

@@ -104,7 +104,7 @@ export class ClusterPrimary {
     if (this.members.size === 1) for (let i = 1; i < this.config.workers; i++) this.fork();
     if (this.listeningCount() < this.config.workers) return;
     this.serving = true;
-    process.stdout.write(`vigil listening on ${url} (${this.mode}, ${this.config.workers} workers)\n`);
+    process.stdout.write(`vigil listening on ${url} (${this.config.workers} workers; ${this.mode})\n`);
   }
 
   private listeningCount(): number {

@@ -5,29 +5,37 @@ import { startupBanner } from './startup-banner.js';
 describe('the startup banner says where, in which mode, which routes, and where the profiler is', () => {
   it('in debug mode', () => {
     const banner = startupBanner(
-      { appEnv: 'dev', debug: true, routes: '/srv/app/routes.ts' },
+      {
+        appEnv: 'dev',
+        debug: true,
+        modeReason: 'APP_ENV not set, NODE_ENV not production',
+        routes: '/srv/app/routes.ts',
+      },
       { url: 'https://localhost:8443', routeCount: 8, store: '/srv/var/profiler.sqlite' },
     );
     assert.equal(
       banner,
-      'vigil listening on https://localhost:8443 (dev, debug on)\n' +
+      'vigil listening on https://localhost:8443 (dev, debug on: APP_ENV not set, NODE_ENV not production)\n' +
         '  routes:   /srv/app/routes.ts (8 routes)\n' +
         '  profiler: https://localhost:8443/_profiler (reports in /srv/var/profiler.sqlite)\n',
     );
   });
   it('in production, without a routes module', () => {
     const banner = startupBanner(
-      { appEnv: 'prod', debug: false, routes: undefined },
+      { appEnv: 'prod', debug: false, modeReason: 'NODE_ENV=production, APP_ENV not set', routes: undefined },
       { url: 'http://0.0.0.0:8080', routeCount: 0, store: undefined },
     );
     assert.equal(
       banner,
-      'vigil listening on http://0.0.0.0:8080 (prod, debug off)\n  routes:   none (ROUTES names no module)\n  profiler: off (debug is off)\n',
+      'vigil listening on http://0.0.0.0:8080 (prod, debug off: NODE_ENV=production, APP_ENV not set)\n  routes:   none (ROUTES names no module)\n  profiler: off (debug is off)\n',
     );
   });
   it('counts one route in the singular', () => {
     assert.match(
-      startupBanner({ appEnv: 'dev', debug: true, routes: 'r.ts' }, { url: 'u', routeCount: 1, store: 's' }),
+      startupBanner(
+        { appEnv: 'dev', debug: true, modeReason: 'APP_ENV=dev', routes: 'r.ts' },
+        { url: 'u', routeCount: 1, store: 's' },
+      ),
       /\(1 route\)/,
     );
   });

@@ -1,5 +1,5 @@
 /** What `npm start` prints once it listens: where, in which mode, which routes, and where the profiler is. */
-import type { Config } from '../config.js';
+import { describeMode, type Config } from '../config.js';
 
 export interface BannerFacts {
   url: string;
@@ -10,10 +10,10 @@ export interface BannerFacts {
 }
 
 export function startupBanner(
-  config: Pick<Config, 'appEnv' | 'debug' | 'routes'>,
+  config: Pick<Config, 'appEnv' | 'debug' | 'modeReason' | 'routes'>,
   { url, routeCount, store }: BannerFacts,
 ): string {
-  const lines = [`vigil listening on ${url} (${config.appEnv}, debug ${config.debug ? 'on' : 'off'})`];
+  const lines = [`vigil listening on ${url} (${describeMode(config)})`];
   const routes = `${routeCount} route${routeCount === 1 ? '' : 's'}`;
   lines.push(config.routes ? `  routes:   ${config.routes} (${routes})` : '  routes:   none (ROUTES names no module)');
   lines.push(

@@ -1,8 +1,10 @@
 /** CONTRACT section 1: without debug, no x-debug-* header, nothing internal in any body, no profiler. */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Service } from '../support/service.js';
+import { ask, startService, type Service } from '../support/service.js';
 
 let service: Service;
 before(async () => {
@@ -70,5 +72,31 @@ describe('production mode shows nothing internal', () => {
     const hello = await ask(service, { path: '/hello' });
     assert.equal(hello.body, 'hello');
     assert.equal(hello.headers['x-debug-token'], undefined);
+  });
+});
+
+describe('NODE_ENV=production alone means production (issue 41, item 2)', () => {
+  let started: Service;
+  before(async () => {
+    started = await startService({ NODE_ENV: 'production', ROUTES: 'test/fixtures/failing-routes.ts' });
+  });
+  after(() => started.stop());
+
+  it('says so at start, naming NODE_ENV', () => {
+    assert.match(
+      started.output(),
+      /vigil listening on \S+ \(prod, debug off: NODE_ENV=production, APP_ENV not set\)\r?\n(.*\r?\n)*  profiler: off/,
+    );
+  });
+
+  it('gives a loopback client no debug header and writes no report store', async () => {
+    const answer = await ask(started, { path: '/robots.txt' });
+    assert.equal(answer.status, 404);
+    assert.deepEqual(
+      Object.keys(answer.headers).filter((name) => name.startsWith('x-debug')),
+      [],
+    );
+    assert.equal((await ask(started, { path: '/_profiler' })).status, 404);
+    assert.ok(!existsSync(join(started.varDir, 'profiler.sqlite')), 'no store under VAR_DIR');
   });
 });

@@ -90,7 +90,7 @@ describe('at a terminal in debug mode, lines are pretty and each request has an 
     const output = service.output();
     assert.match(
       output,
-      /vigil listening on https:\/\/localhost:\d+ \(dev, debug on\)\r?\n  routes: {3}\S*demo-routes\.js \(16 routes\)\r?\n  profiler: https:\/\/localhost:\d+\/_profiler \(reports in \S+profiler\.sqlite\)/,
+      /vigil listening on https:\/\/localhost:\d+ \(dev, debug on: APP_ENV not set, NODE_ENV not production\)\r?\n  routes: {3}\S*demo-routes\.js \(16 routes\)\r?\n  profiler: https:\/\/localhost:\d+\/_profiler \(reports in \S+profiler\.sqlite\)/,
     );
     assert.doesNotMatch(
       output,

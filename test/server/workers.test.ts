@@ -70,7 +70,10 @@ describe('WORKERS=2 serves with two processes that hand out distinct tokens into
   it('gives 2,000 requests over fresh connections 2,000 distinct tokens, each opening its report', BOUND, async () => {
     const target = await service({});
     assert.equal(clusterWorkerPids(target.pid).length, 2, 'two worker processes');
-    assert.match(target.output(), /vigil listening on \S+ \(dev, debug on, 2 workers\)/);
+    assert.match(
+      target.output(),
+      /vigil listening on \S+ \(2 workers; dev, debug on: APP_ENV not set, NODE_ENV not production\)/,
+    );
     const tokens = await bounded(2000, 16, async (i) => {
       const answer = await ask(target, { path: `/robots.txt?n=${i}` });
       assert.equal(answer.status, 404);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig, SETTINGS } from '../../src/config.js';
+import { loadConfig, PLATFORM_VARIABLES, SETTINGS } from '../../src/config.js';
 import { END, START, settingsMarkdown } from '../../scripts/docs-settings.js';
 import { ROOT } from '../support/root.js';
 import { runMain } from '../support/service.js';
@@ -19,8 +19,8 @@ describe('docs/configuration.md holds the declared settings table', () => {
   });
 });
 
-describe('loadConfig reads the declared settings and no other variable', () => {
-  it('asks the environment for exactly the declared names', () => {
+describe("loadConfig reads the declared settings and no other variable but the platform's", () => {
+  it('asks the environment for exactly the declared names and NODE_ENV', () => {
     const asked = new Set<string>();
     const env = new Proxy({} as Record<string, string | undefined>, {
       get: (_target, name) => {
@@ -29,7 +29,7 @@ describe('loadConfig reads the declared settings and no other variable', () => {
       },
     });
     loadConfig(env, '/srv/app');
-    assert.deepEqual([...asked].sort(), Object.keys(SETTINGS).sort());
+    assert.deepEqual([...asked].sort(), [...Object.keys(SETTINGS), ...PLATFORM_VARIABLES].sort());
   });
 });
 
