@@ -17,7 +17,7 @@ import { RouteMatcher } from '../routing/route-matcher.js';
 import { loadRoutesModule } from '../server/routes-module.js';
 import { UsageError, type Command } from './command.js';
 import { declaredRoutes } from './route-commands.js';
-import { reportAsText, terminalSafe } from './report-text.js';
+import { BUILT_IN_SECTIONS, reportAsText, terminalSafe } from './report-text.js';
 
 /**
  * Runs `use` with the store, or with undefined when the service never wrote one (reading must
@@ -162,8 +162,7 @@ async function applicationCollectors(
   report: { collectors: Record<string, unknown> },
   err: (text: string) => void,
 ): Promise<Collector[]> {
-  const known = new Set(['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs']);
-  if (!config.routes || Object.keys(report.collectors).every((name) => known.has(name))) return [];
+  if (!config.routes || Object.keys(report.collectors).every((name) => BUILT_IN_SECTIONS.has(name))) return [];
   try {
     return (await loadRoutesModule(config.routes)).collectors;
   } catch (error) {

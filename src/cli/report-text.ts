@@ -19,7 +19,8 @@ import { httpClientPanel } from '../profiler/pages/panels/http-client-panel.js';
 import type { Report } from '../profiler/report.js';
 import type { Collector } from '../profiler/request-profile.js';
 
-const BUILT_IN = new Set([
+/** The sections the kernel itself writes: their text needs nothing of the application. */
+export const BUILT_IN_SECTIONS: ReadonlySet<string> = new Set([
   'request',
   'response',
   'exception',
@@ -114,9 +115,9 @@ export function reportAsText(report: Report, collectors: readonly Collector[] = 
       out.push(`  ${line.level.padEnd(5)} ${line.time === null ? '' : formatTime(line.time)} ${line.message}`);
   }
   for (const [name, value] of Object.entries(report.collectors)) {
-    if (BUILT_IN.has(name) && !isFailed(value)) continue;
+    if (BUILT_IN_SECTIONS.has(name) && !isFailed(value)) continue;
     const unit = units.get(name);
-    const lines = unit && !BUILT_IN.has(name) ? unitText(unit, report) : [];
+    const lines = unit && !BUILT_IN_SECTIONS.has(name) ? unitText(unit, report) : [];
     out.push(
       ...(lines.length > 0
         ? lines

@@ -234,6 +234,39 @@ describe('profiler commands stop with a message on a store they cannot use', () 
   });
 });
 
+describe('profiler:show does not load the application', () => {
+  it('prints a report with Database and HTTP client sections without importing ROUTES', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-cli-tripwire-'));
+    const store = await openStoreOf(dir);
+    const [token] = (await store.leaseTokens(1)) as [string];
+    const site = { site: 'src/orders.ts:42', error: false };
+    const database = {
+      texts: ['SELECT id FROM orders WHERE id = $1'],
+      statements: [{ text: 0, system: 'postgresql', start: 0.2, duration: 0.4, rows: 1, ...site }],
+      omitted: 0,
+      slowMs: 100,
+    };
+    const call = { method: 'GET', url: 'https://api.example/x', start: 0.3, duration: 2, status: 200 };
+    const httpClient = {
+      calls: [{ ...call, requestSize: 0, responseSize: 2, error: null, site: site.site }],
+      omitted: 0,
+    };
+    await store.write(encoded([report(token, { status: 200, collectors: { database, httpClient } })]));
+    await store.close();
+    const marker = join(dir, 'routes-imported');
+    const run = await vigil(dir, ['profiler:show', token], {
+      ROUTES: 'test/fixtures/tripwire-routes.ts',
+      TRIPWIRE_FILE: marker,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /\nDatabase\n {2}1 query in /);
+    assert.match(run.stdout, /\nHTTP client\n {2}1 HTTP call in /);
+    assert.equal(existsSync(marker), false, 'the ROUTES module was imported');
+    assert.doesNotMatch(run.stdout, /tripwire-routes: imported/);
+    assert.equal(run.stderr, '');
+  });
+});
+
 describe('profiler:show never prints control characters from a report', () => {
   it('replaces escape sequences a log line carried', () => {
     const text = reportAsText(
