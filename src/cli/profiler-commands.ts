@@ -17,7 +17,8 @@ import { RouteMatcher } from '../routing/route-matcher.js';
 import { loadRoutesModule } from '../server/routes-module.js';
 import { UsageError, type Command } from './command.js';
 import { declaredRoutes } from './route-commands.js';
-import { BUILT_IN_SECTIONS, reportAsText, terminalSafe } from './report-text.js';
+import { BUILT_IN_SECTIONS, reportAsText } from './report-text.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /**
  * Runs `use` with the store, or with undefined when the service never wrote one (reading must
@@ -49,21 +50,16 @@ async function withStore<T>(
 }
 
 function summaryTable(reports: readonly ReportSummary[]): string {
-  const rows = reports.map((r) => [
-    r.token,
-    formatTime(r.time),
-    r.method,
-    String(r.status),
-    r.ip,
-    formatMs(r.duration),
-    r.url,
-  ]);
+  // Cells escaped before they are measured: an escape is wider than the character it shows.
+  const rows = reports.map((r) =>
+    [r.token, formatTime(r.time), r.method, String(r.status), r.ip, formatMs(r.duration), r.url].map(terminalSafe),
+  );
   const header = ['TOKEN', 'TIME', 'METHOD', 'STATUS', 'IP', 'DURATION', 'URL'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   // The URL is last and left unpadded: long ones wrap instead of widening every line.
   const line = (cells: string[]) =>
     cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
-  return terminalSafe([line(header), ...rows.map(line)].join('\n')) + '\n';
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
 const FILTER_OPTIONS = {
@@ -198,7 +194,7 @@ sections of the ROUTES module's collectors print their own text (JSON without on
       location,
     }));
     if (!stored) {
-      output.err(`vigil: token "${token}" was not found in ${location}\n`);
+      output.err(`vigil: token "${terminalSafe(token)}" was not found in ${location}\n`);
       return 1;
     }
     const report = await withRoutingExplained(config, stored, (text) => output.err(text));

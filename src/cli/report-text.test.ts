@@ -43,6 +43,12 @@ describe("a collector's command-line text comes with it", () => {
     assert.match(text, /\nother\n  \{\n    "a": 1\n  \}/);
   });
 
+  it('prints each of its lines on one line, a line break in a value shown escaped', () => {
+    const forging: Collector<{ count: number }> = { ...queries, text: () => ['one\nSECRET forged\u202e', 'two'] };
+    const text = reportAsText(report, [forging]);
+    assert.match(text, /\nDatabase queries\n {2}one\\nSECRET forged\\u202e\n {2}two\n/);
+  });
+
   it('lists the spans under the stages, indented by depth, failures marked', () => {
     const text = reportAsText(report);
     assert.match(

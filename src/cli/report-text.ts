@@ -18,6 +18,7 @@ import { databasePanel } from '../profiler/pages/panels/database-panel.js';
 import { httpClientPanel } from '../profiler/pages/panels/http-client-panel.js';
 import type { Report } from '../profiler/report.js';
 import type { Collector } from '../profiler/request-profile.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /** The sections the kernel itself writes: their text needs nothing of the application. */
 export const BUILT_IN_SECTIONS: ReadonlySet<string> = new Set([
@@ -130,7 +131,8 @@ export function reportAsText(report: Report, collectors: readonly Collector[] = 
           ]),
     );
   }
-  return `${terminalSafe(out.join('\n'))}\n`;
+  // Each line on its own: a line break inside a stored value is shown, never obeyed.
+  return `${out.map(terminalSafe).join('\n')}\n`;
 }
 
 /** A unit's section under its title, its lines indented; none when the report lacks the section or the unit has no text. */
@@ -144,21 +146,9 @@ function unitText(unit: Pick<Collector, 'name' | 'panel' | 'text'>, report: Repo
     // A broken text costs its own lines: the section prints as JSON instead.
     return [];
   }
-  return [
-    '',
-    unit.panel?.title ?? titleOf(unit.name),
-    ...[lines]
-      .flat()
-      .flatMap((line) => line.split('\n'))
-      .map((line) => `  ${line}`),
-  ];
+  return ['', unit.panel?.title ?? titleOf(unit.name), ...[lines].flat().map((line) => `  ${line}`)];
 }
 
 function isFailed(value: unknown): boolean {
   return typeof value === 'object' && value !== null && 'collectorError' in value;
-}
-
-/** Control characters (a log message may hold any) would drive the terminal: each becomes U+FFFD. */
-export function terminalSafe(text: string): string {
-  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '\uFFFD');
 }

@@ -11,7 +11,7 @@ import { loadRoutesModule } from '../server/routes-module.js';
 import { hostName, TrustedHosts } from '../guards/trusted-hosts.js';
 import { UsageError, type Command } from './command.js';
 import { APP_EXPORT, applicationRoutes } from './app-module.js';
-import { terminalSafe } from './report-text.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /** The routes ROUTES declares, as the service declares them (the profiler's own are left out). */
 export async function declaredRoutes(config: Config): Promise<readonly RouteDefinition[]> {
@@ -35,7 +35,9 @@ async function routesToList(
   return { routes: routes.map((route) => ({ ...route, requirements: route.requirements ?? {} })), trustedHosts };
 }
 
-function table(header: readonly string[], rows: readonly string[][]): string {
+function table(header: readonly string[], rawRows: readonly string[][]): string {
+  // Cells escaped before they are measured: an escape is wider than the character it shows.
+  const rows = rawRows.map((row) => row.map(terminalSafe));
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -43,7 +45,7 @@ function table(header: readonly string[], rows: readonly string[][]): string {
       .join('  ')
       .trimEnd();
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
-  return terminalSafe([rule, line(header), rule, ...rows.map(line), rule].join('\n')) + '\n';
+  return [rule, line(header), rule, ...rows.map(line), rule].join('\n') + '\n';
 }
 
 function requirementsText(definition: ListedRoute): string {
@@ -86,7 +88,7 @@ ${APP_EXPORT}.
     }
     if (definitions.length === 0) {
       if (values.app !== undefined) {
-        output.out(terminalSafe(`${values.app} has no route.\n`));
+        output.out(`${terminalSafe(values.app)} has no route.\n`);
         return 0;
       }
       output.out(
@@ -137,25 +139,21 @@ vigil debug:router --help). Exits 0 when a route matches, 1 otherwise.
     const { routes, trustedHosts } = await routesToList(values.app, config);
     if (values.host !== undefined && !new TrustedHosts(trustedHosts).trusts(values.host)) {
       output.out(
-        terminalSafe(
-          `Host "${hostName(values.host)}" is not trusted (TRUSTED_HOSTS): the service answers 400 before routing.\n`,
-        ),
+        `${terminalSafe(`Host "${hostName(values.host)}" is not trusted (TRUSTED_HOSTS): the service answers 400 before routing.`)}\n`,
       );
       return 1;
     }
     const matcher = new RouteMatcher(routes);
     const traces = matcher.trace(method, path);
-    for (const trace of traces) output.out(terminalSafe(`${trace.reason}\n`));
+    for (const trace of traces) output.out(`${terminalSafe(trace.reason)}\n`);
     const match = traces.find((trace) => trace.verdict === 'match');
     if (match) {
       output.out(
-        terminalSafe(
-          `\n[OK] Route "${match.name}" matches ${method} ${path}: ${match.methods.join('|')} ${match.path}\n`,
-        ),
+        `\n${terminalSafe(`[OK] Route "${match.name}" matches ${method} ${path}: ${match.methods.join('|')} ${match.path}`)}\n`,
       );
       return 0;
     }
-    output.out(terminalSafe(`\n${noMatch(matcher, method, path)}\n`));
+    output.out(`\n${terminalSafe(noMatch(matcher, method, path))}\n`);
     return 1;
   },
 };

@@ -92,7 +92,10 @@ export interface Collector<Section = unknown> {
   derive?(section: Section, report: Report): Section;
   /** How its panel shows the section: title, menu badge, renderer. */
   panel?: CollectorPanel<Section>;
-  /** The section's lines for `vigil profiler:show`, under the panel's title. */
+  /**
+   * The section's lines for `vigil profiler:show`, under the panel's title. Each prints on
+   * one line: a line break or other control character in it is shown as its escape.
+   */
   text?(section: Section, report: Report): string | readonly string[];
 }
 

@@ -267,19 +267,42 @@ describe('profiler:show does not load the application', () => {
   });
 });
 
-describe('profiler:show never prints control characters from a report', () => {
-  it('replaces escape sequences a log line carried', () => {
-    const text = reportAsText(
-      report('abcdef', {
-        collectors: {
-          logs: {
-            lines: [{ level: 'warn', time: null, message: 'red \u001b[31malert\u0007', context: {} }],
-            omitted: 0,
-          },
-        },
-      }),
-    );
-    assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f]/);
-    assert.match(text, /red \uFFFD\[31malert\uFFFD/);
+describe('profiler:show and profiler:list print stored values escaped, never as terminal controls', () => {
+  const hostile = report('abcdef', {
+    url: 'https://localhost:8443/a\u202eb',
+    collectors: {
+      logs: {
+        lines: [
+          { level: 'warn', time: null, message: 'red \u001b[31malert\u0007', context: {} },
+          { level: 'info', time: null, message: 'paid\n[fake] line \u202eevil\r\u009b', context: {} },
+        ],
+        omitted: 0,
+      },
+    },
+  });
+
+  it('escapes control characters and bidi controls of a log line visibly', () => {
+    const text = reportAsText(hostile);
+    assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    assert.match(text, /red \\u001b\[31malert\\u0007\n/);
+    assert.match(text, /paid\\n\[fake\] line \\u202eevil\\r\\u009b\n/);
+    assert.doesNotMatch(text, /^\[fake\]/m);
+  });
+
+  it('prints a stored log line that forges a line as one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-cli-forged-'));
+    const store = await openStoreOf(dir);
+    const [token] = (await store.leaseTokens(1)) as [string];
+    await store.write(encoded([{ ...hostile, token }]));
+    await store.close();
+    const show = await vigil(dir, ['profiler:show', token]);
+    assert.equal(show.code, 0, show.stderr);
+    assert.doesNotMatch(show.stdout, /^\[fake\]/m);
+    assert.match(show.stdout, /^ {2}info {3}paid\\n\[fake\] line \\u202eevil\\r\\u009b$/m);
+    assert.doesNotMatch(show.stdout, /[\u202e\u009b\r]/);
+    const list = await vigil(dir, ['profiler:list']);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /https:\/\/localhost:8443\/a\\u202eb$/m);
+    assert.doesNotMatch(list.stdout, /\u202e/);
   });
 });
