@@ -100,6 +100,8 @@ export function vigilFastifyOptions(
     const tls = {
       key: https.key,
       cert: https.cert,
+      minVersion: 'TLSv1.2' as const,
+      ciphers: TLS12_SUITES,
       ALPNProtocols: ['http/1.1'],
       handshakeTimeout: config.handshakeTimeoutMs,
       ...head,
@@ -108,6 +110,19 @@ export function vigilFastifyOptions(
   }
   return { ...options, http: head };
 }
+
+/**
+ * The TLS 1.2 suites offered: forward-secret (ECDHE) and AEAD only, for an ECDSA or an RSA
+ * key; no static RSA key exchange, no CBC. TLS 1.3 keeps Node's suites, which are all of that kind.
+ */
+const TLS12_SUITES = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
 
 const isLoggerInstance = (logger: object): logger is FastifyBaseLogger =>
   typeof (logger as { child?: unknown }).child === 'function' &&
