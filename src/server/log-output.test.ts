@@ -9,6 +9,9 @@ describe('terminalSafeJson keeps control characters out of a pretty terminal', (
     assert.equal(parsed('GET /\u001b[2J'), 'GET /\\u001b[2J');
     assert.equal(parsed('a\u0007b\u007f\u009bc'), 'a\\u0007b\\u007f\\u009bc');
   });
+  it('turns bidi controls into their text', () => {
+    assert.equal(parsed('paid \u202eevil\u2066'), 'paid \\u202eevil\\u2066');
+  });
   it('leaves text, escaped backslashes and newlines as they were', () => {
     assert.equal(parsed('C:\\u001b is a path'), 'C:\\u001b is a path');
     assert.equal(parsed('two\nlines, "quoted", café'), 'two\nlines, "quoted", café');

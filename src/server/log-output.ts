@@ -71,11 +71,12 @@ export function isPretty(logger: object): boolean {
 /**
  * A JSON log line whose strings can no longer drive the terminal: a control character a
  * client put in a URL or a header would reach the screen raw once pino-pretty parses the
- * line, so its escape is escaped once more and it prints as the text `\u001b`.
+ * line, so its escape is escaped once more and it prints as the text `\u001b`. Bidi
+ * controls, which reorder what a line seems to say, print as their escapes too.
  */
 export function terminalSafeJson(line: string): string {
   return line.replace(
-    /(\\\\)|\\u00([01][0-9a-fA-F]|7[fF])|([\u007f-\u009f])/g,
+    /(\\\\)|\\u00([01][0-9a-fA-F]|7[fF])|([\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069])/g,
     (whole, backslash: string | undefined, code: string | undefined, c1: string | undefined) => {
       if (backslash !== undefined) return whole;
       if (code !== undefined) return `\\\\u00${code}`;
