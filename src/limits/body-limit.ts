@@ -1,7 +1,7 @@
 /**
  * The size limits on request bodies of matched routes, and their words: POST_MAX_SIZE bounds every body,
  * refused on its Content-Length before a byte is read; PARSED_BODY_MAX_SIZE bounds, below it, the bodies
- * the kernel holds in memory for the handler (the body readers apply it).
+ * the kernel holds in memory for the handler (the body readers apply it), and a multipart body's text fields.
  */
 import type { onRequestHookHandler } from 'fastify';
 import type { ByteSize } from '../config.js';
@@ -43,6 +43,12 @@ export function tooLargeMessage(limit: BodyLimit, declared?: number): string {
   const size = declared === undefined ? '' : ` (Content-Length: ${declared} bytes)`;
   const covers = limit.covers === undefined ? '' : `, ${limit.covers}`;
   return `The request body${size} is larger than ${limit.setting} (${limit.size.text})${covers}`;
+}
+
+/** A multipart body's text fields over their limit (files are bounded apart, on disk). */
+export function fieldsTooLargeMessage(limit: BodyLimit): string {
+  const covers = limit.covers === undefined ? '' : `, ${limit.covers}`;
+  return `The text fields of the multipart body are larger than ${limit.setting} (${limit.size.text})${covers}`;
 }
 
 /** The hook refusing a declared length over POST_MAX_SIZE, before the body is touched; none without a limit. */

@@ -1,21 +1,28 @@
 /**
  * Multipart uploads for matched routes, read before the handler runs (as PHP fills
  * $_FILES): each file streams to a temporary file, never whole into memory, under
- * UPLOAD_MAX_FILESIZE; the whole body stays under POST_MAX_SIZE and is cut when it stalls
- * for BODY_TIMEOUT or trickles under BODY_MIN_RATE; the temporary files are removed when
- * the response closes, however the request ended.
+ * UPLOAD_MAX_FILESIZE; the text fields, held in memory for the handler, stay under
+ * PARSED_BODY_MAX_SIZE all together, as a form body does; the whole body stays under
+ * POST_MAX_SIZE and is cut when it stalls for BODY_TIMEOUT or trickles under BODY_MIN_RATE;
+ * the temporary files are removed when the response closes, however the request ended.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import multipart, { type Multipart } from '@fastify/multipart';
+import multipart, { type Multipart, type MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ByteSize } from '../config.js';
 import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
 import { stateOf, type UploadedFile } from '../http/request-state.js';
-import { postBodyLimit, tooLargeMessage } from './body-limit.js';
+import {
+  fieldsTooLargeMessage,
+  parsedBodyLimit,
+  postBodyLimit,
+  tooLargeMessage,
+  type BodyLimit,
+} from './body-limit.js';
 import { watchBody, type BodyPace } from './body-timeout.js';
 import { addField, type FormFields } from './form-fields.js';
 import { PayloadTooLargeHttpError, UploadTooLargeHttpError } from './limit-errors.js';
@@ -23,6 +30,7 @@ import { closeAfterResponse } from './lingering-close.js';
 
 export interface UploadLimits extends BodyPace {
   postMaxSize: ByteSize;
+  parsedBodyMaxSize: ByteSize;
   uploadMaxFilesize: ByteSize;
 }
 
@@ -36,9 +44,9 @@ export async function installUploads(scope: FastifyInstance, limits: UploadLimit
 
 async function registerMultipart(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
   await scope.register(multipart, {
-    // The file limit is enforced here (to name the file); fields are bounded by the body limit.
+    // The file limit is enforced here (to name the file); text fields are read and bounded here too.
     throwFileSizeLimit: false,
-    limits: { fileSize: limits.uploadMaxFilesize.bytes, fieldSize: limits.postMaxSize.bytes, parts: 1000 },
+    limits: { fileSize: limits.uploadMaxFilesize.bytes, fieldSize: fieldsLimit(limits).size.bytes, parts: 1000 },
   });
 }
 
@@ -83,6 +91,8 @@ async function saveParts(
 ): Promise<FormFields> {
   const raw = request.raw;
   const fields: FormFields = Object.create(null);
+  const textLimit = fieldsLimit(limits);
+  const text: TextBudget = { limit: textLimit, left: textLimit.size.bytes };
   let currentFile: (NodeJS.ReadableStream & { destroy(error?: Error): void }) | undefined;
   let stop!: (error: Error) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
@@ -109,20 +119,28 @@ async function saveParts(
   raw.pause();
   raw.on('data', count);
   try {
-    const parts = request.parts()[Symbol.asyncIterator]();
+    // Every part comes as a stream, text fields too: busboy would collect a field whole before
+    // handing it over, where a stream is counted, and cut, as it arrives.
+    const parts = request.parts({ isPartAFile: () => true })[Symbol.asyncIterator]();
     for (;;) {
       const next: IteratorResult<Multipart> = await Promise.race([parts.next(), stopped]);
       if (next.done) break;
       const part = next.value;
+      // Not sent while every part is a stream; counted as the others should it come.
       if (part.type === 'field') {
-        if (part.valueTruncated) throw new PayloadTooLargeHttpError(tooLargeMessage(postBodyLimit(limits.postMaxSize)));
+        spend(text, part.fieldname, String(part.value));
         addField(fields, part.fieldname, String(part.value));
+        continue;
+      }
+      const file = part.file;
+      currentFile = file;
+      if (!isFile(part)) {
+        addField(fields, part.fieldname, await Promise.race([readTextField(part, text, limits), stopped]));
+        currentFile = undefined;
         continue;
       }
       // Stored under a number: the client's file name never reaches the file system.
       const path = join(await directory(), String(files.length));
-      const file = part.file;
-      currentFile = file;
       file.once('limit', () => {
         file.destroy(
           new UploadTooLargeHttpError(
@@ -146,6 +164,58 @@ async function saveParts(
     raw.removeListener('data', count);
     watch.stop();
   }
+}
+
+/** What the text fields of one body may still take, in bytes (names and values, as a form body counts them). */
+interface TextBudget {
+  limit: BodyLimit;
+  left: number;
+}
+
+/** The text fields' limit: PARSED_BODY_MAX_SIZE, as for a form body, unless POST_MAX_SIZE is lower. */
+function fieldsLimit(limits: UploadLimits): BodyLimit {
+  return parsedBodyLimit(limits.postMaxSize, limits.parsedBodyMaxSize);
+}
+
+function spend(budget: TextBudget, ...texts: (string | Buffer)[]): void {
+  for (const text of texts) budget.left -= typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+  if (budget.left < 0) throw new PayloadTooLargeHttpError(fieldsTooLargeMessage(budget.limit));
+}
+
+/** Busboy's rule for what is a file: a file name, or a part typed as bytes. */
+function isFile(part: MultipartFile): boolean {
+  return part.filename !== undefined || part.mimetype === 'application/octet-stream';
+}
+
+/** A text field's value, read as it comes under what the fields have left (a form body's UTF-8). */
+async function readTextField(part: MultipartFile, budget: TextBudget, limits: UploadLimits): Promise<string> {
+  const stream = part.file;
+  // As a stream, a text field is one more part under busboy's per-part limit, UPLOAD_MAX_FILESIZE.
+  stream.once('limit', () => {
+    stream.destroy(
+      new UploadTooLargeHttpError(
+        `The text field "${part.fieldname}" is larger than UPLOAD_MAX_FILESIZE (${limits.uploadMaxFilesize.text}), the limit of each part of a multipart body`,
+      ),
+    );
+  });
+  const chunks: Buffer[] = [];
+  try {
+    if (part.fieldname === undefined)
+      throw new BadRequestHttpError(
+        'The multipart body is malformed: a text field has no name',
+        'VIGIL_ERR_BAD_MULTIPART',
+      );
+    spend(budget, part.fieldname);
+    // Leaving the loop by a throw destroys the stream, which ends the parsing of the body.
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      spend(budget, chunk);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    stream.destroy();
+    throw error;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The multipart plugin's own errors carry a 4xx status (parts limit, premature close). */
