@@ -67,7 +67,7 @@ export interface Config {
   workers: number;
   /** ISOLATED_WORKERS: processes that run isolated routes side by side, in each of the WORKERS. */
   isolatedWorkers: number;
-  /** PARSED_BODY_MAX_SIZE: the largest JSON, form or text body held in memory; `0` leaves only POST_MAX_SIZE. */
+  /** PARSED_BODY_MAX_SIZE: the largest JSON, form or text body (or a multipart body's text fields) held in memory; `0` leaves only POST_MAX_SIZE. */
   parsedBodyMaxSize: ByteSize;
   /** BODY_TIMEOUT in ms: how long a body may go without a byte before the 408; `0` means never. */
   bodyTimeoutMs: number;
@@ -372,7 +372,7 @@ export const SETTINGS = {
     group: 'limits',
     default: '512K',
     off: '0: POST_MAX_SIZE only',
-    description: 'largest JSON, form or text body, held in memory',
+    description: "largest JSON, form or text body, or a multipart body's text fields, held in memory",
     parse: (env, name, { fromDefault }) => byteSize(env, name, { unlimited: '0' }, fromDefault),
   }),
   UPLOAD_MAX_FILESIZE: setting({

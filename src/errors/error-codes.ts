@@ -55,13 +55,17 @@ export const ERROR_CODES = {
   VIGIL_ERR_BAD_REQUEST: { status: 400, meaning: 'The request is malformed in a way the client can fix.' },
   VIGIL_ERR_BODY_TOO_LARGE: {
     status: 413,
-    meaning: 'The body is over `POST_MAX_SIZE`, or a JSON, form or text body over `PARSED_BODY_MAX_SIZE`.',
+    meaning:
+      "The body is over `POST_MAX_SIZE`, or a JSON, form or text body, or a multipart body's text fields together, over `PARSED_BODY_MAX_SIZE`.",
   },
   VIGIL_ERR_BODY_TIMEOUT: { status: 408, meaning: 'The client sent no byte of its body for `BODY_TIMEOUT`.' },
   VIGIL_ERR_BODY_TOO_SLOW: { status: 408, meaning: 'The body averaged under `BODY_MIN_RATE` after its first 10 s.' },
   VIGIL_ERR_JSON_TOO_DEEP: { status: 400, meaning: 'The JSON body nests more than 1,000 levels deep.' },
   VIGIL_ERR_BAD_MULTIPART: { status: 400, meaning: 'The multipart body is malformed.' },
-  VIGIL_ERR_UPLOAD_TOO_LARGE: { status: 413, meaning: 'An uploaded file is over `UPLOAD_MAX_FILESIZE`.' },
+  VIGIL_ERR_UPLOAD_TOO_LARGE: {
+    status: 413,
+    meaning: 'An uploaded file, or any part of a multipart body, is over `UPLOAD_MAX_FILESIZE`.',
+  },
   VIGIL_ERR_MAX_EXECUTION_TIME: { status: 500, meaning: 'The handler ran past `MAX_EXECUTION_TIME`.' },
   VIGIL_ERR_MEMORY_LIMIT: { status: 500, meaning: 'An isolated request used more than `MEMORY_LIMIT`.' },
   VIGIL_ERR_HEAP_GUARD: {
