@@ -50,6 +50,7 @@ describe('every setting has a documented default', () => {
       bodyTimeoutMs: 60_000,
       bodyMinRate: 500,
       uploadMaxFilesize: { bytes: 104_857_600, text: '100M' },
+      maxFileUploads: 20,
       maxExecutionTime: 660,
       memoryLimit: { bytes: 536_870_912, text: '512M' },
       handshakeTimeoutMs: 10_000,

@@ -59,6 +59,8 @@ export interface Config {
   postMaxSize: ByteSize;
   /** UPLOAD_MAX_FILESIZE: the largest file in a multipart upload. */
   uploadMaxFilesize: ByteSize;
+  /** MAX_FILE_UPLOADS: the most files one multipart body may carry (php.ini's max_file_uploads). */
+  maxFileUploads: number;
   /** MAX_EXECUTION_TIME in seconds; `0` means no limit (php.ini's rule). */
   maxExecutionTime: number;
   /** MEMORY_LIMIT of one isolated request; `-1` means no limit (php.ini's rule). */
@@ -381,6 +383,12 @@ export const SETTINGS = {
     description: 'largest file in a multipart upload',
     parse: (env, name, { fromDefault }) => byteSize(env, name, { min: 1 }, fromDefault),
   }),
+  MAX_FILE_UPLOADS: setting({
+    group: 'limits',
+    default: '20',
+    description: 'files in one multipart upload, 1 to 1000',
+    parse: (env, name) => integer(env, name, 1, MAX_PARTS),
+  }),
   MAX_EXECUTION_TIME: setting({
     group: 'limits',
     default: '660',
@@ -493,6 +501,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     },
     postMaxSize: settings.POST_MAX_SIZE,
     uploadMaxFilesize: settings.UPLOAD_MAX_FILESIZE,
+    maxFileUploads: settings.MAX_FILE_UPLOADS,
     maxExecutionTime: settings.MAX_EXECUTION_TIME,
     memoryLimit: settings.MEMORY_LIMIT,
     // Each of the WORKERS has its own pool: by default they share the cores (at most 8) between them.
@@ -506,6 +515,9 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     workers,
   };
 }
+
+/** Parts of one multipart body at most (text fields and files), so MAX_FILE_UPLOADS' ceiling. */
+export const MAX_PARTS = 1000;
 
 /** WORKERS' ceiling: far beyond any core count, low enough that a typo cannot fork a thousand processes. */
 const MAX_WORKERS = 256;

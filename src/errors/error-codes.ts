@@ -66,6 +66,7 @@ export const ERROR_CODES = {
     status: 413,
     meaning: 'An uploaded file, or any part of a multipart body, is over `UPLOAD_MAX_FILESIZE`.',
   },
+  VIGIL_ERR_TOO_MANY_UPLOADS: { status: 413, meaning: 'A multipart body carries more files than `MAX_FILE_UPLOADS`.' },
   VIGIL_ERR_MAX_EXECUTION_TIME: { status: 500, meaning: 'The handler ran past `MAX_EXECUTION_TIME`.' },
   VIGIL_ERR_MEMORY_LIMIT: { status: 500, meaning: 'An isolated request used more than `MEMORY_LIMIT`.' },
   VIGIL_ERR_HEAP_GUARD: {

@@ -32,6 +32,13 @@ export class UploadTooLargeHttpError extends HttpError {
   }
 }
 
+/** A multipart body carries more files than MAX_FILE_UPLOADS (413). */
+export class TooManyUploadsHttpError extends HttpError {
+  constructor(message: string, options?: HttpErrorOptions) {
+    super('VIGIL_ERR_TOO_MANY_UPLOADS', message, options);
+  }
+}
+
 /** The handler ran past MAX_EXECUTION_TIME (500, PHP's fatal error text). */
 export class ExecutionTimeExceededError extends HttpError {
   constructor(readonly seconds: number) {

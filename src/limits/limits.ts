@@ -33,6 +33,7 @@ export type LimitSettings = Pick<
   | 'bodyTimeoutMs'
   | 'bodyMinRate'
   | 'uploadMaxFilesize'
+  | 'maxFileUploads'
   | 'maxExecutionTime'
   | 'memoryLimit'
   | 'isolatedWorkers'

@@ -1,7 +1,7 @@
 /**
  * Multipart uploads for matched routes, read before the handler runs (as PHP fills
  * $_FILES): each file streams to a temporary file, never whole into memory, under
- * UPLOAD_MAX_FILESIZE; the text fields, held in memory for the handler, stay under
+ * UPLOAD_MAX_FILESIZE, at most MAX_FILE_UPLOADS of them; the text fields, held in memory for the handler, stay under
  * PARSED_BODY_MAX_SIZE all together, as a form body does; the whole body stays under
  * POST_MAX_SIZE and is cut when it stalls for BODY_TIMEOUT or trickles under BODY_MIN_RATE;
  * the temporary files are removed when the response closes, however the request ended.
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart, { type Multipart, type MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ByteSize } from '../config.js';
+import { MAX_PARTS, type ByteSize } from '../config.js';
 import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
 import { stateOf, type UploadedFile } from '../http/request-state.js';
 import {
@@ -25,13 +25,14 @@ import {
 } from './body-limit.js';
 import { watchBody, type BodyPace } from './body-timeout.js';
 import { addField, type FormFields } from './form-fields.js';
-import { PayloadTooLargeHttpError, UploadTooLargeHttpError } from './limit-errors.js';
+import { PayloadTooLargeHttpError, TooManyUploadsHttpError, UploadTooLargeHttpError } from './limit-errors.js';
 import { closeAfterResponse } from './lingering-close.js';
 
 export interface UploadLimits extends BodyPace {
   postMaxSize: ByteSize;
   parsedBodyMaxSize: ByteSize;
   uploadMaxFilesize: ByteSize;
+  maxFileUploads: number;
 }
 
 export async function installUploads(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
@@ -46,7 +47,7 @@ async function registerMultipart(scope: FastifyInstance, limits: UploadLimits): 
   await scope.register(multipart, {
     // The file limit is enforced here (to name the file); text fields are read and bounded here too.
     throwFileSizeLimit: false,
-    limits: { fileSize: limits.uploadMaxFilesize.bytes, fieldSize: fieldsLimit(limits).size.bytes, parts: 1000 },
+    limits: { fileSize: limits.uploadMaxFilesize.bytes, fieldSize: fieldsLimit(limits).size.bytes, parts: MAX_PARTS },
   });
 }
 
@@ -138,6 +139,13 @@ async function saveParts(
         addField(fields, part.fieldname, await Promise.race([readTextField(part, text, limits), stopped]));
         currentFile = undefined;
         continue;
+      }
+      // Each file is created and removed on disk whatever its size: their number is bounded, as php.ini's max_file_uploads.
+      if (files.length === limits.maxFileUploads) {
+        file.destroy();
+        throw new TooManyUploadsHttpError(
+          `The multipart body has more than MAX_FILE_UPLOADS (${limits.maxFileUploads}) files`,
+        );
       }
       // Stored under a number: the client's file name never reaches the file system.
       const path = join(await directory(), String(files.length));

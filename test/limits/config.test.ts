@@ -12,6 +12,7 @@ describe('the limits default to the spec values', () => {
     const config = load({});
     assert.deepEqual(config.postMaxSize, { bytes: 100 * MB, text: '100M' });
     assert.deepEqual(config.uploadMaxFilesize, { bytes: 100 * MB, text: '100M' });
+    assert.equal(config.maxFileUploads, 20);
     assert.equal(config.maxExecutionTime, 660);
     assert.deepEqual(config.memoryLimit, { bytes: 512 * MB, text: '512M' });
     assert.equal(config.memoryLimit.bytes, 536870912);
@@ -47,6 +48,8 @@ describe('sizes use php.ini syntax', () => {
     ['MAX_EXECUTION_TIME', '1.5', /^MAX_EXECUTION_TIME: "1.5" is not a whole number from 0 to 2147483$/],
     ['MAX_EXECUTION_TIME', '-1', /^MAX_EXECUTION_TIME: "-1" is not a whole number/],
     ['ISOLATED_WORKERS', '0', /^ISOLATED_WORKERS: "0" is not a whole number from 1 to 64$/],
+    ['MAX_FILE_UPLOADS', '0', /^MAX_FILE_UPLOADS: "0" is not a whole number from 1 to 1000$/],
+    ['MAX_FILE_UPLOADS', '1001', /^MAX_FILE_UPLOADS: "1001" is not a whole number from 1 to 1000$/],
   ];
   for (const [variable, value, expected] of bad) {
     it(`refuses ${variable}=${value}, naming the variable`, () => {

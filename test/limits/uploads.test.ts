@@ -97,6 +97,32 @@ describe('a file over UPLOAD_MAX_FILESIZE is a 413', () => {
   });
 });
 
+describe('more files than MAX_FILE_UPLOADS (20) is a 413, as in php.ini (issue 41, item 6)', () => {
+  const oneByteFiles = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ field: `f${i}`, name: `f${i}.bin`, size: 1 }));
+
+  it('takes 20 files, with text fields beside them', async () => {
+    const fields = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`t${i}`, 'v']));
+    const answer = await upload('/upload', oneByteFiles(20), fields);
+    assert.equal(answer.status, 200);
+    const received = JSON.parse(answer.body);
+    assert.equal(received.files.length, 20);
+    assert.equal(Object.keys(received.fields).length, 50);
+    await assertNoLeftovers();
+  });
+
+  for (const count of [21, 999]) {
+    it(`refuses ${count} files through the pipeline and removes those received`, async () => {
+      const answer = await upload('/upload', oneByteFiles(count));
+      assert.equal(answer.status, 413);
+      assert.equal(debugMessage(answer), 'The multipart body has more than MAX_FILE_UPLOADS (20) files');
+      assert.match(answer.body, /VIGIL_ERR_TOO_MANY_UPLOADS/);
+      assert.equal(answer.headers.connection, 'close');
+      await assertNoLeftovers();
+    });
+  }
+});
+
 describe('a multipart body over POST_MAX_SIZE is a 413', () => {
   it('refuses a declared Content-Length over POST_MAX_SIZE before reading it', async () => {
     const files = [1, 2, 3, 4].map((n) => ({ field: `f${n}`, name: `part${n}.bin`, size: MB - 1000 }));
