@@ -58,9 +58,10 @@ const SHARED_BELOW_SECONDS = 3;
 const SHARED_PROCESS_SECONDS = 10;
 /**
  * Files that have a process of their own whatever they take: their tracing set-up
- * (`support/tracing.ts`) instruments pg only if no file before them in the process loaded it.
+ * (`support/tracing.ts`, `support/tracing-with-http.ts`) instruments pg only if no file before
+ * them in the process loaded it.
  */
-const OWN_PROCESS = new Set(['test/profiler/app-activity.test.ts']);
+const OWN_PROCESS = new Set(['test/profiler/app-activity.test.ts', 'test/profiler/busy-pool.test.ts']);
 type Load = { name: string; files: string[]; seconds: number };
 const secondsOf = (file: string) => SECONDS[file] ?? UNLISTED_SECONDS;
 const units = chosen.filter((file) => file.startsWith('src/'));

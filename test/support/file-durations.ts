@@ -33,6 +33,7 @@ export const SECONDS: Readonly<Record<string, number>> = {
   'test/profiler/sqlite-store.test.ts': 3.6,
   'test/server/dev-watch.test.ts': 3.4,
   'test/plugin/plugin.test.ts': 3.3,
+  'test/profiler/busy-pool.test.ts': 3.0,
   'test/profiler/cli-read-time.test.ts': 2.9,
   'test/limits/memory.test.ts': 2.9,
   'test/profiler/toolbar.test.ts': 2.8,

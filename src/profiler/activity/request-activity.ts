@@ -11,6 +11,7 @@ import type { StackFrame } from '../../debug/stack-trace.js';
 import { projectRoot } from '../../debug/project-root.js';
 import { currentScope, type RequestScope, type SpanRecord } from '../../http/request-scope.js';
 import { cutString } from '../storage/report-bounds.js';
+import { noteEntrySpan } from './span-requests.js';
 
 /** Identical statements from one looked-up line after which the next database call takes no stack. */
 export const RUN_BEFORE_SKIP = 2;
@@ -327,6 +328,7 @@ export function watchActivity(scope: RequestScope, memory?: SiteMemory, request?
       pattern === undefined ? undefined : { pattern, method: request!.method },
     );
     scope.activity = activity;
+    noteEntrySpan(scope);
   }
   return activity;
 }

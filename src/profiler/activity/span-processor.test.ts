@@ -169,3 +169,97 @@ describe('vigilSpanProcessor', () => {
     assert.ok(activity.statements()[1]!.duration! >= 0);
   });
 });
+
+/** An OpenTelemetry context holding `span`, read as `trace.getSpan` reads it. */
+const contextOf = (span: object) => ({
+  getValue: (key: symbol) => (key === Symbol.for('OpenTelemetry Context Key SPAN') ? span : undefined),
+});
+
+/** Runs `fn` with `span` active in a stand-in for OpenTelemetry's global context manager. */
+function whileActive<T>(span: object, fn: () => T): T {
+  const key = Symbol.for('opentelemetry.js.api.1');
+  const registry = globalThis as { [key]?: unknown };
+  const before = registry[key];
+  registry[key] = { version: '1.9.0', context: { active: () => contextOf(span) } };
+  try {
+    return fn();
+  } finally {
+    registry[key] = before;
+  }
+}
+
+const texts = (activity: ReturnType<typeof watchActivity>) => activity.statements().map(({ text }) => text);
+
+describe("vigilSpanProcessor files a span under its parent span's request, whoever's code starts it", () => {
+  it("files a child of a request's span there, when another request's code starts it", () => {
+    const processor = vigilSpanProcessor();
+    const [first, second] = [new RequestScope(0), new RequestScope(0)];
+    const [firstActivity, secondActivity] = [watchActivity(first), watchActivity(second)];
+    const connect = traceSpan('pg-pool.connect', { 'db.system': 'postgresql' });
+    runInScope(second, () => processor.onStart(connect, undefined));
+    // pg's pool runs the second request's query from the first one's release().
+    const query = traceSpan('pg.query', { ...QUERY, 'db.statement': 'SELECT 2' });
+    runInScope(first, () => {
+      processor.onStart(query, contextOf(connect));
+      processor.onEnd(query);
+    });
+    assert.deepEqual([texts(firstActivity), texts(secondActivity)], [[], ['SELECT 2']]);
+    assert.deepEqual(
+      secondActivity.lateSpans().map(({ name, depth }) => [name, depth]),
+      [
+        ['pg-pool.connect', 0],
+        ['pg.query', 0],
+      ],
+    );
+  });
+
+  it('files a child of the span active when a request came in (a server span) under that request', () => {
+    const processor = vigilSpanProcessor();
+    const server = { name: 'GET /orders' };
+    const second = new RequestScope(0);
+    const secondActivity = whileActive(server, () => watchActivity(second));
+    const firstActivity = watchActivity(new RequestScope(0));
+    const query = traceSpan('pg.query', QUERY);
+    runInScope(firstActivity.scope, () => {
+      processor.onStart(query, contextOf(server));
+      processor.onEnd(query);
+    });
+    assert.deepEqual([texts(firstActivity), texts(secondActivity)], [[], ['SELECT 1']]);
+  });
+
+  it("files a span whose parent was active when two requests came in under the running request's", () => {
+    const processor = vigilSpanProcessor();
+    // Started around the server: active in every request, the parent of their spans.
+    const around = { name: 'boot' };
+    const [first, second] = whileActive(around, () => [
+      watchActivity(new RequestScope(0)),
+      watchActivity(new RequestScope(0)),
+    ]);
+    for (const [activity, text] of [
+      [second, 'SELECT 2'],
+      [first, 'SELECT 1'],
+    ] as const)
+      runInScope(activity.scope, () => {
+        const query = traceSpan('pg.query', { ...QUERY, 'db.statement': text });
+        processor.onStart(query, contextOf(around));
+        processor.onEnd(query);
+      });
+    assert.deepEqual([texts(first), texts(second)], [['SELECT 1'], ['SELECT 2']]);
+  });
+
+  it("files no child of a span whose request was reported, in whatever request's code it starts", () => {
+    const processor = vigilSpanProcessor();
+    const [reported, running] = [new RequestScope(0), new RequestScope(0)];
+    watchActivity(reported);
+    const runningActivity = watchActivity(running);
+    const parent = traceSpan('handler', {});
+    runInScope(reported, () => processor.onStart(parent, undefined));
+    reported.close();
+    const late = traceSpan('pg.query', QUERY);
+    runInScope(running, () => {
+      processor.onStart(late, contextOf(parent));
+      processor.onEnd(late);
+    });
+    assert.deepEqual([texts(runningActivity), runningActivity.lateSpans()], [[], []]);
+  });
+});

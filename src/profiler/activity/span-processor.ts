@@ -1,8 +1,9 @@
 /**
- * OpenTelemetry spans in the report: a span started while a profiled request's code runs goes onto its
- * waterfall, nested under its parent span, and a database span becomes one of its statements; spans
- * started elsewhere are ignored. Typed by shape only: the package works, and imports nothing, without
- * OpenTelemetry.
+ * OpenTelemetry spans in the report: a span goes onto the waterfall of its parent span's request
+ * (see `span-requests.ts`), or, when vigil knows no request of its parent, of the profiled request
+ * whose code starts it, nested under its parent span; a database span becomes one of its
+ * statements; other spans are ignored. Typed by shape only: the package works, and imports
+ * nothing, without OpenTelemetry.
  */
 import { performance } from 'node:perf_hooks';
 import { currentFrame, spanName, type SpanRecord } from '../../http/request-scope.js';
@@ -16,6 +17,7 @@ import {
   type RequestActivity,
   type StatementRecord,
 } from './request-activity.js';
+import { followSpans, noteSpan, requestOfParent } from './span-requests.js';
 
 /** What vigil reads of a span: the fields of the SDK's `ReadableSpan` it needs. */
 export interface TraceSpan {
@@ -208,12 +210,17 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
    */
   const MINE = Symbol('vigil.spans');
   const OPEN = Symbol('vigil.open');
+  followSpans();
   const processor: VigilSpanProcessor = {
-    onStart(span) {
+    onStart(span, parentContext) {
       const frame = currentFrame();
-      if (frame === undefined) return;
-      const activity = activityOf(frame.scope);
+      // Its parent's request when known: the code running may be another request's (a pool's callback).
+      const scope = requestOfParent(parentContext) ?? frame?.scope;
+      if (scope === undefined) return;
+      // Undefined once the request was reported: a span started later is no report's.
+      const activity = activityOf(scope);
       if (activity === undefined) return;
+      noteSpan(span, scope);
       const { traceId, spanId } = span.spanContext();
       activity.traceId ??= traceId;
       const start = activity.since(performance.now());
@@ -221,7 +228,7 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
       const traced = activity as TracedActivity;
       let spans = traced[MINE];
       if (spans === undefined) activity.addLateRecords((spans = traced[MINE] = new RequestSpans(activity)));
-      const drawn = frame.scope.takeSpanPlace();
+      const drawn = scope.takeSpanPlace();
       if (system === undefined && !drawn) return;
       const parentId = parentIdOf(span);
       const parent = parentId === undefined ? undefined : latest(spans.drawn, parentId);
@@ -236,7 +243,8 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
         owner: spans,
         start,
         name: spanName(span.name),
-        depth: parent?.drawn ? parent.depth + 1 : frame.depth,
+        // Started in its request's code: at the depth of the `span()` it runs in.
+        depth: parent?.drawn ? parent.depth + 1 : frame?.scope === scope ? frame.depth : 0,
         drawn,
         system,
         text: undefined,
