@@ -4,6 +4,7 @@
  * under it, and {@link span} records the application's own steps in it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Channel } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
 
 /** Spans kept per request; later ones are counted, not kept. */
@@ -90,6 +91,20 @@ const current = new AsyncLocalStorage<ScopeFrame>();
 /** Runs `fn` (the rest of the request's hooks and its handler) inside `scope`. */
 export function runInScope<T>(scope: RequestScope, fn: () => T): T {
   return current.run({ scope, depth: 0 }, fn);
+}
+
+/**
+ * Runs what `channel` runs through `runStores` (the callbacks of a TracingChannel's
+ * `traceCallback`, through its `asyncStart`) inside the frame `frameOf` gives for the
+ * message, or outside any request when it gives none; the returned function undoes it.
+ */
+export function bindScope(channel: Channel, frameOf: (message: unknown) => ScopeFrame | undefined): () => void {
+  // Running outside any request is what `undefined` asks for.
+  const store = current as AsyncLocalStorage<ScopeFrame | undefined>;
+  channel.bindStore(store, frameOf);
+  return () => {
+    channel.unbindStore(store);
+  };
 }
 
 /** The scope of the profiled request whose code is running, if any and still recording. */

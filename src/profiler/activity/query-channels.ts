@@ -3,10 +3,12 @@
  * no OpenTelemetry at all: mysql2 (3.20 and later) publishes `mysql2:query` and
  * `mysql2:execute`. The statement's text is read from the channel's context (`query`, `sql`
  * or `text`), never its values; the statement is filed under the request whose code started
- * it. Subscribed while a debug instance holds the tap, as the HTTP client's channels are.
+ * it, its callbacks put back in that request (`callback-channels.ts`). Subscribed while a
+ * debug instance holds the tap, as the HTTP client's channels are.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
+import { bindCallbackChannels, releaseCallbackChannels } from './callback-channels.js';
 import {
   callSite,
   currentActivity,
@@ -102,11 +104,16 @@ let holders = 0;
 
 /** Subscribes the query channels for one more holder; the returned function lets go (once). */
 export function holdQueryChannels(): () => void {
-  if (holders++ === 0) for (const { channel, handlers } of subscriptions) channel.subscribe(handlers as never);
+  if (holders++ === 0) {
+    for (const { channel, handlers } of subscriptions) channel.subscribe(handlers as never);
+    bindCallbackChannels();
+  }
   let held = true;
   return () => {
     if (!held) return;
     held = false;
-    if (--holders === 0) for (const { channel, handlers } of subscriptions) channel.unsubscribe(handlers as never);
+    if (--holders > 0) return;
+    for (const { channel, handlers } of subscriptions) channel.unsubscribe(handlers as never);
+    releaseCallbackChannels();
   };
 }
