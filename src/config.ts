@@ -374,7 +374,7 @@ export const SETTINGS = {
     group: 'limits',
     default: '512K',
     off: '0: POST_MAX_SIZE only',
-    description: "largest JSON, form or text body, or a multipart body's text fields, held in memory",
+    description: 'largest JSON, form or text body, or multipart text fields',
     parse: (env, name, { fromDefault }) => byteSize(env, name, { unlimited: '0' }, fromDefault),
   }),
   UPLOAD_MAX_FILESIZE: setting({
