@@ -12,6 +12,8 @@ export const SECONDS: Readonly<Record<string, number>> = {
   'test/profiler/postgres-instances.test.ts': 16.8,
   'test/limits/execution-time.test.ts': 14.1,
   'test/profiler/postgres-store.test.ts': 12.7,
+  // Mostly waiting: a 2 s bound, then the grace before SIGKILL, twice.
+  'test/structure/test-runner.test.ts': 12.5,
   'test/limits/body-rate.test.ts': 12.5,
   'test/limits/body-timeout.test.ts': 10.4,
   'test/profiler/cli.test.ts': 7.7,
