@@ -117,7 +117,8 @@ let shares: string | undefined;
 const runs: Run[] = loads.map((load) => {
   if (load.files.length === 1) return { load, file: builtFile(load.files[0]!)! };
   shares ??= mkdtempSync(join(kernelBuild(), 'run-'));
-  const file = join(shares, `${load.name}.js`);
+  // One file in this run's folder: a load's name may have slashes (`src/unit-tests`).
+  const file = join(shares, `${load.name.replaceAll('/', '-')}.js`);
   writeFileSync(file, sharedModule(load, shares, `${file}.running`));
   return { load, file, running: `${file}.running` };
 });
