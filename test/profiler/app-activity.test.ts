@@ -73,6 +73,7 @@ interface DatabaseSection {
 }
 
 let postgres: PostgresServer;
+let roles = 0;
 let pool: Pool;
 let upstream: Server;
 let upstreamUrl: string;
@@ -105,6 +106,18 @@ function route(app: FastifyInstance): void {
     await pool.query('SELECT 2 AS two');
     await pool.query('SELECT 3 AS three');
     return 'run';
+  });
+  app.get('/db/literal-secrets', async () => {
+    const role = `literal_role_${++roles}`;
+    await pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'pg-role-secret-41'`);
+    await pool.query(`ALTER ROLE ${role} PASSWORD 'it''s pg-alter-secret-41'`);
+    await pool.query(
+      "SELECT count(*) FROM (VALUES (1, 'ann', 'pg-values-secret-41')) AS users (id, name, token) WHERE token = 'pg-where-secret-41'",
+    );
+    await pool.query("SELECT $$pg-dollar-secret-41$$ AS quoted, E'it\\'s pg-escape-secret-41' AS escaped");
+    // Values written into the text: one statement, three times.
+    for (let i = 1; i <= 3; i++) await pool.query(`SELECT ${i * 7} AS n, 'label-${i}' AS label`);
+    return 'ran';
   });
   app.get('/db/slow', async () => {
     await pool.query('SELECT pg_sleep(0.05)');
@@ -253,7 +266,8 @@ describe('the application, seen from a debug report', () => {
       const section = database(report);
       assert.deepEqual(
         section.statements.map((statement) => section.texts[statement.text]),
-        ['SELECT 1 AS one', 'SELECT $1::text AS secret_value', 'SELECT generate_series(1, 3) AS n'],
+        // Literals as ?: the statements as kept.
+        ['SELECT ? AS one', 'SELECT $1::text AS secret_value', 'SELECT generate_series(?, ?) AS n'],
       );
       for (const statement of section.statements) {
         assert.equal(statement.system, 'postgresql');
@@ -290,7 +304,7 @@ describe('the application, seen from a debug report', () => {
       );
       for (const statement of again)
         assert.match(statement.site ?? 'unknown', /test\/profiler\/app-activity\.test\.ts:\d+/);
-      assert.match(page, /SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1/);
+      assert.match(page, /SELECT id FROM generate_series\(\?, \?\) AS id WHERE id = \$1/);
       // The report's summary names the trace, to find the request in a tracing backend.
       assert.match(page, /id="summary-performance">Trace [0-9a-f]{32}</);
       assert.match(page, /id="summary-database">12 queries in /);
@@ -305,15 +319,42 @@ describe('the application, seen from a debug report', () => {
         statement.siteLookedUp !== false,
       ]);
       assert.deepEqual(shown, [
-        ['SELECT 1 AS one', 'line', true],
-        ['SELECT 1 AS one', 'line', true],
-        ['SELECT 1 AS one', 'line', false],
+        ['SELECT ? AS one', 'line', true],
+        ['SELECT ? AS one', 'line', true],
+        ['SELECT ? AS one', 'line', false],
         // Another statement after the run: its stack was not looked at (the run was expected to go on).
-        ['SELECT 2 AS two', null, false],
-        ['SELECT 3 AS three', 'line', true],
+        ['SELECT ? AS two', null, false],
+        ['SELECT ? AS three', 'line', true],
       ]);
       const page = (await ask(debug, { path: `/_profiler/${report.token}?panel=database` })).body;
       assert.match(page, /<span class="muted">not looked up<\/span>/);
+    });
+
+    it('keeps each statement with its literals replaced by ?, in the store, the panel and profiler:show (issue 41, item 4)', async () => {
+      const { report } = await reportOf('/db/literal-secrets');
+      const section = database(report);
+      assert.deepEqual(
+        section.statements.map((statement) => section.texts[statement.text]),
+        [
+          'CREATE ROLE literal_role_1 LOGIN PASSWORD ?',
+          'ALTER ROLE literal_role_1 PASSWORD ?',
+          'SELECT count(*) FROM (VALUES (?, ?, ?)) AS users (id, name, token) WHERE token = ?',
+          'SELECT ? AS quoted, ? AS escaped',
+          ...Array<string>(3).fill('SELECT ? AS n, ? AS label'),
+        ],
+      );
+      const page = (await ask(debug, { path: `/_profiler/${report.token}?panel=database` })).body;
+      // Statements that differ only by their values are one statement.
+      assert.match(page, /3 identical/);
+      const shown = await runVigil(['profiler:show', report.token], { VAR_DIR: debug.varDir });
+      assert.equal(shown.code, 0, shown.stderr);
+      for (const [where, text] of [
+        ['the store', JSON.stringify(report)],
+        ['the panel', page],
+        ['profiler:show', shown.stdout],
+      ] as const) {
+        assert.doesNotMatch(text, /secret-41|label-\d/, where);
+      }
     });
 
     it('flags a statement slower than PROFILER_SLOW_QUERY', async () => {
@@ -425,11 +466,11 @@ describe('the application, seen from a debug report', () => {
       const text = reportAsText(report);
       assert.match(
         text,
-        /\nDatabase\n  12 queries in [\d.]+ ms\n    12 identical: SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1\n/,
+        /\nDatabase\n  12 queries in [\d.]+ ms\n    12 identical: SELECT id FROM generate_series\(\?, \?\) AS id WHERE id = \$1\n/,
       );
       assert.match(
         text,
-        /\n    [\d.]+ ms SELECT id FROM generate_series\(1, 2\) AS id WHERE id = \$1 {2}test\/profiler\/app-activity\.test\.ts:\d+\n/,
+        /\n    [\d.]+ ms SELECT id FROM generate_series\(\?, \?\) AS id WHERE id = \$1 {2}test\/profiler\/app-activity\.test\.ts:\d+\n/,
       );
       assert.doesNotMatch(text, /"texts"/);
     });

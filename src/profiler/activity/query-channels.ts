@@ -2,9 +2,10 @@
  * Database statements from libraries that publish a `TracingChannel` for their queries, with
  * no OpenTelemetry at all: mysql2 (3.20 and later) publishes `mysql2:query` and
  * `mysql2:execute`. The statement's text is read from the channel's context (`query`, `sql`
- * or `text`), never its values; the statement is filed under the request whose code started
- * it, its callbacks put back in that request (`callback-channels.ts`). Subscribed while a
- * debug instance holds the tap, as the HTTP client's channels are.
+ * or `text`), never its values, and its literals are replaced; the statement is filed under
+ * the request whose code started it, its callbacks put back in that request
+ * (`callback-channels.ts`). Subscribed while a debug instance holds the tap, as the HTTP
+ * client's channels are.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +18,7 @@ import {
   type RequestActivity,
   type StatementRecord,
 } from './request-activity.js';
+import { keptStatementText } from './statement-text.js';
 
 /** Tracing channels known to carry one statement each, and the database they speak to. */
 export const QUERY_CHANNELS: ReadonlyArray<{ name: string; system: string }> = [
@@ -33,12 +35,13 @@ interface Open {
 
 type Context = Record<string, unknown>;
 
-function statementText(context: Context): string | undefined {
+/** The statement, its literals replaced (`statement-text.ts`): mysql2's `query()` reports it with its values in. */
+function statementText(context: Context, system: string): string | undefined {
   for (const field of ['query', 'sql', 'text']) {
     const value = context[field];
-    if (typeof value === 'string') return value;
+    if (typeof value === 'string') return keptStatementText(value, system);
     if (typeof value === 'object' && value !== null && typeof (value as { sql?: unknown }).sql === 'string')
-      return (value as { sql: string }).sql;
+      return keptStatementText((value as { sql: string }).sql, system);
   }
   return undefined;
 }
@@ -55,7 +58,7 @@ function handlersFor(system: string) {
   const open = new WeakMap<object, Open>();
   const finish = (context: Context) => {
     const entry = open.get(context);
-    const text = statementText(context);
+    const text = statementText(context, system);
     if (entry === undefined || text === undefined) return;
     open.delete(context);
     const duration = round(performance.now() - entry.started);
@@ -78,7 +81,7 @@ function handlersFor(system: string) {
         open.set(context, {
           activity,
           started: performance.now(),
-          site: activity.siteFor('database', statementText(context) ?? system, callSite),
+          site: activity.siteFor('database', statementText(context, system) ?? system, callSite),
           failed: false,
         });
     },

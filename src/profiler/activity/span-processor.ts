@@ -18,6 +18,7 @@ import {
   type StatementRecord,
 } from './request-activity.js';
 import { followSpans, noteSpan, requestOfParent } from './span-requests.js';
+import { keptStatementText } from './statement-text.js';
 
 /** What vigil reads of a span: the fields of the SDK's `ReadableSpan` it needs. */
 export interface TraceSpan {
@@ -160,9 +161,10 @@ function databaseSystem(attributes: TraceSpan['attributes']): string | undefined
   return typeof system === 'string' ? system : undefined;
 }
 
+/** The span's statement, its literals replaced (`statement-text.ts`): the raw text goes no further. */
 function statementText(attributes: TraceSpan['attributes']): string | undefined {
   const text = attributes['db.query.text'] ?? attributes['db.statement'];
-  return typeof text === 'string' ? text : undefined;
+  return typeof text === 'string' ? keptStatementText(text, databaseSystem(attributes)) : undefined;
 }
 
 /**
