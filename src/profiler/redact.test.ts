@@ -199,6 +199,16 @@ describe('the Redactor: credential names plus the configured ones', () => {
     assert.deepEqual(redactor.fields({ err: { code: 'ECONNREFUSED' } }), { err: { code: 'ECONNREFUSED' } });
   });
 
+  it('redacts `key` as a request parameter only (issue 41, item 6): elsewhere it is often a cache’s', () => {
+    assert.equal(
+      redactor.text('https://maps.example.com/geocode?address=x&key=abc123'),
+      'https://maps.example.com/geocode?address=x&key=[redacted]',
+    );
+    assert.deepEqual(queryParameters('key=abc123', redactor), [{ name: 'key', value: REDACTED }]);
+    assert.equal(redactor.text('cache key=users:7'), 'cache key=users:7');
+    assert.deepEqual(redactor.fields({ key: 'users:7' }), { key: 'users:7' });
+  });
+
   it('redacts as deep as a body is kept, and leaves out what is deeper', () => {
     let deep: unknown = { password: 'x' };
     for (let i = 0; i < 20; i++) deep = { level: deep };

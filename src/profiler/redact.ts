@@ -39,9 +39,10 @@ const CREDENTIAL_NAME = new RegExp(
 
 /**
  * Names redacted only as request parameters (a query or form field, a `?name=` or `&name=`
- * pair in a URL): `code` there is OAuth's authorization code, elsewhere often an error's.
+ * pair in a URL): `code` there is OAuth's authorization code, elsewhere often an error's;
+ * `key` there is an API key (`?key=` of Google's APIs), elsewhere often a cache's or a map's.
  */
-const PARAMETER_SECRETS = new Set(['code']);
+const PARAMETER_SECRETS = new Set(['code', 'key']);
 
 /** True for a request parameter's name whose value is a secret. */
 export function isParameterSecretName(name: string): boolean {

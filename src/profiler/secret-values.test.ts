@@ -85,6 +85,53 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
     assert.ok(luhnValid('79927398713') && !luhnValid('79927398710'));
   });
 
+  it('redacts the tokens that bot and webhook URLs carry in their path (issue 41, item 6)', () => {
+    const telegram = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+    assert.equal(
+      text(`POST https://api.telegram.org/bot${telegram}/sendMessage?chat_id=42`),
+      'POST https://api.telegram.org/bot[redacted]/sendMessage?chat_id=42',
+    );
+    assert.equal(text(`/file/bot${telegram.replace(':', '%3A')}/photo.jpg`), '/file/bot[redacted]/photo.jpg');
+    assert.equal(
+      text('https://hooks.slack.com/services/T0123ABCD/B0456EFGH/XXXXXXXXXXXXXXXXXXXXXXXX sent'),
+      'https://hooks.slack.com/services/[redacted] sent',
+    );
+    assert.equal(
+      text('http://proxy.internal/services/T0123ABCD/B0456EFGH/XXXXXXXXXXXXXXXXXXXXXXXX'),
+      'http://proxy.internal/services/[redacted]',
+    );
+    assert.equal(
+      text('https://hooks.slack.com/workflows/T0123ABCD/A0456EFGH/123456789/abcdef0123456789'),
+      'https://hooks.slack.com/workflows/[redacted]',
+    );
+    const discord = 'Wh6fRJbdK7mPz_aS3-yZxq0vN2uL8tC5eG1iO4jH9kB7wD3fQ6rT0sU2xV5yA8zC1bE4g';
+    assert.equal(
+      text(`https://discord.com/api/v10/webhooks/112233445566778899/${discord}?wait=true`),
+      'https://discord.com/api/v10/webhooks/112233445566778899/[redacted]?wait=true',
+    );
+    assert.equal(
+      json(JSON.stringify({ url: `https://api.telegram.org/bot${telegram}/getMe` })),
+      JSON.stringify({ url: 'https://api.telegram.org/bot[redacted]/getMe' }),
+    );
+  });
+
+  it('leaves paths that only begin like a bot or a webhook', () => {
+    for (const plain of [
+      '/bots/list',
+      '/bot123/status',
+      '/bot123:short/x',
+      'https://hooks.slack.com/',
+      'https://hooks.slack.com/services/short',
+      '/services/Team/Billing/overview',
+      '/services/T0123ABCD/B0456EFGH/short',
+      '/webhooks/github',
+      '/webhooks/12345/short',
+      '/api/webhooks/123/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    ]) {
+      assert.equal(text(plain), plain);
+    }
+  });
+
   it('redacts the body of a PEM private key', () => {
     const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----';
     assert.equal(text(pem), '-----BEGIN RSA PRIVATE KEY-----[redacted]-----END RSA PRIVATE KEY-----');
@@ -105,6 +152,11 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
       'AIza'.repeat(150_000),
       '-----BEGIN '.repeat(50_000),
       '-----BEGIN PRIVATE KEY-----'.repeat(20_000),
+      '/bot1'.repeat(120_000),
+      `/bot123:${'a'.repeat(600_000)}`,
+      'hooks.slack.com/services/'.repeat(25_000),
+      '/webhooks/123456/'.repeat(35_000),
+      '/services/T0123ABCD/B'.repeat(30_000),
     ]) {
       const started = performance.now();
       const out = json(JSON.stringify({ hostile }));

@@ -1,8 +1,10 @@
 /**
  * Finds secrets by their shape, whatever name they go under, so that a secret under an
  * innocent name is not stored either: JWTs, `Bearer` and `Basic` credentials, card numbers
- * that pass the Luhn check, private keys in PEM, and keys with a well-known prefix (Google's
- * AIza, AWS's AKIA, GitHub's ghp_, Stripe's sk_live_, Slack's xoxb-, ...).
+ * that pass the Luhn check, private keys in PEM, keys with a well-known prefix (Google's
+ * AIza, AWS's AKIA, GitHub's ghp_, Stripe's sk_live_, Slack's xoxb-, ...), and the tokens
+ * that webhook and bot URLs carry in their path (Telegram's `/bot<token>/`, Slack's
+ * `hooks.slack.com/services/…`, Discord's `/webhooks/<id>/<token>`).
  */
 
 /** A stretch of text to replace. */
@@ -52,12 +54,16 @@ const ANCHORS = [
   'sk-proj-',
   'sk-ant-',
   '-----BEGIN ',
+  '/bot',
+  'hooks.slack',
+  '/services/T',
+  '/webhooks/',
 ];
 
 /**
  * The anchors grouped by a part they share (`Bearer ` and `bearer%20` by `earer`, every
  * `xoxb-` and `glpat-` by `-`), so that the text is searched once per group: a hit is an
- * anchor when the text around it spells one. Eight searches stand for the 36 anchors.
+ * anchor when the text around it spells one. Eleven searches stand for the 40 anchors.
  */
 interface Needle {
   needle: string;
@@ -67,7 +73,7 @@ interface Needle {
 }
 
 const NEEDLES: readonly Needle[] = (() => {
-  const shared = ['earer', 'asic', 'IA', '_', '-'];
+  const shared = ['earer', 'asic', 'IA', '_', '-', 'hooks'];
   const groups = new Map<string, Array<{ anchor: string; offset: number; first: number }>>();
   for (const anchor of ANCHORS) {
     const needle = shared.find((part) => anchor.includes(part)) ?? anchor;
@@ -180,6 +186,7 @@ function anchoredStretch(
     return end;
   }
   if (anchor === '-----BEGIN ') return pemStretch(text, at, found, pemEnds);
+  if (PATH_ANCHORS.has(anchor)) return pathTokenStretch(text, at, anchor, found);
   if (!startsWord(text, at, json)) return after;
   if (anchor === 'eyJ') {
     // header.payload.signature (or the five parts of a JWE), each in base64url.
@@ -194,6 +201,71 @@ function anchoredStretch(
   const end = runEnd(text, after, rule.accepts);
   if (end - after >= rule.min) found.push({ start: at, end });
   return Math.max(end, after);
+}
+
+/** Anchors of the tokens that URLs carry in their path. */
+const PATH_ANCHORS = new Set(['/bot', 'hooks.slack', '/services/T', '/webhooks/']);
+
+/** Where a run of digits from `start` ends, or -1 when it holds fewer than `min`. */
+function digitsEnd(text: string, start: number, min: number): number {
+  const end = runEnd(text, start, (code) => code >= 0x30 && code <= 0x39);
+  return end - start >= min ? end : -1;
+}
+
+function isUpperAlnum(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a);
+}
+
+/** Characters a URL path's segments are made of, as these tokens write them. */
+function isSegment(code: number): boolean {
+  return isBase64url(code) || code === 0x2f;
+}
+
+/**
+ * A token in a URL path, after its anchor at `at`: Telegram's `/bot<id>:<secret>` (the
+ * colon maybe percent-encoded), Slack's `hooks.slack.com/<kind>/<path>` (the whole path
+ * after its kind) and `/services/T…/B…/<secret>` (the same path, whatever the host), and
+ * `/webhooks/<id>/<token>` (Discord's, and those shaped like it).
+ */
+function pathTokenStretch(text: string, at: number, anchor: string, found: Stretch[]): number {
+  const after = at + anchor.length;
+  if (anchor === '/bot') {
+    const id = digitsEnd(text, after, 3);
+    if (id === -1) return after;
+    const colon = text.charCodeAt(id) === 0x3a ? 1 : /^%3a/i.test(text.slice(id, id + 3)) ? 3 : 0;
+    const end = runEnd(text, id + colon, isBase64url);
+    if (colon === 0 || end - (id + colon) < 20) return after;
+    found.push({ start: after, end });
+    return end;
+  }
+  if (anchor === '/webhooks/') {
+    const id = digitsEnd(text, after, 5);
+    if (id === -1 || text.charCodeAt(id) !== 0x2f) return after;
+    const end = runEnd(text, id + 1, isBase64url);
+    if (end - (id + 1) < 20) return after;
+    found.push({ start: id + 1, end });
+    return end;
+  }
+  if (anchor === '/services/T') {
+    // T<team>/B<hook>/<secret>, in Slack's upper-case ids.
+    const team = runEnd(text, after, isUpperAlnum);
+    if (team - after < 6 || !text.startsWith('/B', team)) return after;
+    const hook = runEnd(text, team + 2, isUpperAlnum);
+    if (hook - team < 8 || text.charCodeAt(hook) !== 0x2f) return after;
+    const end = runEnd(text, hook + 1, isAlnum);
+    if (end - (hook + 1) < 16) return after;
+    found.push({ start: at + '/services/'.length, end });
+    return end;
+  }
+  // hooks.slack.com/ or hooks.slack-gov.com/, then services/, workflows/ or triggers/.
+  const host = text.startsWith('.com/', after) ? 5 : text.startsWith('-gov.com/', after) ? 9 : -1;
+  if (host === -1) return after;
+  const kind = runEnd(text, after + host, (code) => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a);
+  if (text.charCodeAt(kind) !== 0x2f) return after;
+  const end = runEnd(text, kind + 1, isSegment);
+  if (end - (kind + 1) < 8) return after;
+  found.push({ start: kind + 1, end });
+  return end;
 }
 
 /** True when base64 `text` decodes to `user:password`. */
