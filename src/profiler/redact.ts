@@ -4,6 +4,7 @@
  * (`PROFILER_REDACT`), as a header, as a query or form field, and as a `name=value` pair
  * inside any text (a URL, a Referer, a Location, a message built from them).
  */
+import { ownCopy } from '../utils/own-copy.js';
 import { safeDecode } from '../utils/safe-decode.js';
 import { redactJson, redactText } from './redact-text.js';
 import { isCardNumber } from './secret-values.js';
@@ -91,6 +92,7 @@ export class Redactor {
       verdict = this.names.has(name.toLowerCase()) || isCredentialName(name);
       if (name.length > MAX_REMEMBERED_NAME) return verdict;
       if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear();
+      // A name cut from a report's JSON would keep the whole JSON alive.
       this.verdicts.set(ownCopy(name), verdict);
     }
     return verdict;
@@ -238,12 +240,4 @@ function copyOf(value: object): object {
   const descriptors = Object.getOwnPropertyDescriptors(value);
   for (const key of Reflect.ownKeys(descriptors)) descriptors[key as string]!.configurable = true;
   return Object.create(Object.getPrototypeOf(value) as object | null, descriptors) as object;
-}
-
-/**
- * `text` in memory of its own: a name cut from a report's JSON may be a slice that keeps the
- * whole JSON alive for as long as the slice lives.
- */
-function ownCopy(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
+import { collectGarbage } from '../../../test/support/gc.js';
 import { RequestScope, runInScope } from '../../http/request-scope.js';
 import { holdQueryChannels } from './query-channels.js';
 import {
@@ -167,5 +168,73 @@ describe("a route's call sites are recalled once they held on requests in a row,
     assert.deepEqual(request('/one', ['src/other.ts:3'], new SiteMemory()).found, [
       { site: 'src/other.ts:3', recalled: false },
     ]);
+  });
+});
+
+describe('the call-site memory stays bounded, whatever the statements (issue 41, item 6)', () => {
+  /** Heap kept by `memory` after `fill`, per call of `fill`, once `memory` is all that is left of it. */
+  function keptPerCall(count: number, fill: (memory: SiteMemory, i: number) => void): number {
+    const memory = new SiteMemory();
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < count; i++) fill(memory, i);
+    collectGarbage();
+    const kept = process.memoryUsage().heapUsed - before;
+    assert.ok(memory instanceof SiteMemory);
+    return kept / count;
+  }
+  /** One request to `route` running `text` twice from one line, as a loop of two would. */
+  function runTwice(memory: SiteMemory, route: string, text: string): void {
+    const activity = watchActivity(new RequestScope(0), memory, { method: 'GET', routeOptions: { url: route } });
+    for (let run = 0; run < 2; run++) {
+      activity.siteFor('database', text, () => 'src/a.ts:1');
+      activity.followRun(text, 'src/a.ts:1', true);
+    }
+  }
+  const unique = (i: number, length: number) => `SELECT ${String(i).padStart(8, '0')} ${'x'.repeat(length)}`;
+
+  it('keeps no long statement, run twice on one route or once on many', () => {
+    // A unique 400 KB statement per request: each was kept whole, as a line seen repeating it.
+    const repeated = keptPerCall(100, (memory, i) => runTwice(memory, '/one-route', unique(i, 400_000)));
+    assert.ok(repeated < 2_000, `${Math.round(repeated)} bytes per request`);
+    const routed = keptPerCall(100, (memory, i) => runTwice(memory, `/route-${i}`, unique(i, 400_000)));
+    assert.ok(routed < 4_000, `${Math.round(routed)} bytes per route`);
+  });
+
+  it('keeps no text a short statement was cut from', () => {
+    const perCall = keptPerCall(100, (memory, i) => runTwice(memory, `/cut-${i}`, unique(i, 1_000_000).slice(0, 40)));
+    assert.ok(perCall < 4_000, `${Math.round(perCall)} bytes per request`);
+  });
+
+  it('bounds the whole memory, however many routes and calls', () => {
+    // 1,000 routes, each with 64 statements of 200 characters: every place of every route taken.
+    const memory = new SiteMemory();
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    for (let route = 0; route < 1000; route++) {
+      const activity = watchActivity(new RequestScope(0), memory, {
+        method: 'GET',
+        routeOptions: { url: `/r${route}` },
+      });
+      for (let place = 0; place < 64; place++)
+        activity.siteFor('database', `${unique(route * 64 + place, 180)}`, () => `src/a.ts:${place}`);
+    }
+    collectGarbage();
+    const kept = process.memoryUsage().heapUsed - before;
+    assert.ok(kept < 8_000_000, `${Math.round(kept / 1e6)} MB kept`);
+    assert.ok(memory instanceof SiteMemory);
+  });
+
+  it('still recalls a long statement by what it is, and tells two long ones apart', () => {
+    const memory = new SiteMemory();
+    const long = unique(1, 5_000);
+    const other = `${long.slice(0, -1)}y`;
+    const found = (text: string, line: string) => {
+      const activity = watchActivity(new RequestScope(0), memory, { method: 'GET', routeOptions: { url: '/long' } });
+      return activity.siteFor('database', text, () => line);
+    };
+    for (let i = 0; i < TRUST_AFTER; i++) found(long, 'src/a.ts:1');
+    assert.deepEqual(found(long, 'x'), { site: 'src/a.ts:1', recalled: true });
+    assert.deepEqual(found(other, 'src/b.ts:2'), { site: 'src/b.ts:2', recalled: false });
   });
 });

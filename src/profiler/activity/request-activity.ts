@@ -5,11 +5,13 @@
  * library reports (a diagnostics channel, a trace span) is filed under the request whose
  * code was running, and under no other. Bounded: what is over a bound is counted.
  */
+import { hash } from 'node:crypto';
 import { relative } from 'node:path';
 import { applicationCallSite, DEEP_STACK } from '../../debug/call-site.js';
 import type { StackFrame } from '../../debug/stack-trace.js';
 import { projectRoot } from '../../debug/project-root.js';
 import { currentScope, type RequestScope, type SpanRecord } from '../../http/request-scope.js';
+import { ownCopy } from '../../utils/own-copy.js';
 import { cutString } from '../storage/report-bounds.js';
 import { noteEntrySpan } from './span-requests.js';
 
@@ -82,11 +84,23 @@ export const TRUST_AFTER = 3;
 export const RECALLS_BETWEEN_CHECKS = 63;
 /** Calls of a kind per request whose lines are remembered; later ones are always looked up. */
 const REMEMBERED_PER_REQUEST = 64;
-/** Routes remembered at most, and lines seen repeating a statement: all are forgotten when one more comes. */
+/**
+ * Routes remembered at most, calls over all of them, and lines seen repeating a statement:
+ * all of a kind are forgotten when one more comes.
+ */
 const REMEMBERED_ROUTES = 1000;
+const REMEMBERED_CALLS = 8192;
 const REPEATING_LINES = 1000;
+/** Longest fingerprint remembered as it is: a longer one is remembered by its hash. */
+const MAX_KEY_LENGTH = 128;
+
+/** What the memory keeps of a fingerprint: bounded, whatever the statement's length. */
+function memoryKey(fingerprint: string): string {
+  return fingerprint.length <= MAX_KEY_LENGTH ? fingerprint : `#${hash('sha256', fingerprint, 'base64url')}`;
+}
 
 interface RememberedSite {
+  /** The call's fingerprint, as {@link memoryKey} keeps it. */
   fingerprint: string;
   /** Null: the call had no line of the application (a library's callback made it). */
   site: string | null;
@@ -108,17 +122,15 @@ export class SiteMemory {
   /** By route pattern, then method: strings Fastify hands out again and again, hashed once. */
   private readonly routes = new Map<string, Map<string, RouteLines>>();
   private routeCount = 0;
-  /** Statement texts by the line seen repeating each, looked up by the strings themselves. */
+  private callCount = 0;
+  /** Statement texts (their {@link memoryKey}) by the line seen repeating each. */
   private readonly repeating = new Map<string, Set<string>>();
   private repeatingCount = 0;
 
   linesOf(pattern: string, method: string): RouteLines {
     let methods = this.routes.get(pattern);
     if (methods === undefined) {
-      if (this.routeCount >= REMEMBERED_ROUTES) {
-        this.routes.clear();
-        this.routeCount = 0;
-      }
+      if (this.routeCount >= REMEMBERED_ROUTES) this.forgetRoutes();
       this.routes.set(pattern, (methods = new Map()));
     }
     let lines = methods.get(method);
@@ -129,8 +141,24 @@ export class SiteMemory {
     return lines;
   }
 
+  /** Remembers the line of the call at `place` of a route's `lines`, `key` its {@link memoryKey}. */
+  remember(lines: Array<RememberedSite | undefined>, place: number, key: string, site: string | null): void {
+    if (lines[place] === undefined) {
+      if (this.callCount >= REMEMBERED_CALLS) this.forgetRoutes();
+      this.callCount++;
+    }
+    // A key cut from a longer text would keep that text alive.
+    lines[place] = { fingerprint: ownCopy(key), site, agreed: 1, recallsSinceCheck: 0 };
+  }
+
+  private forgetRoutes(): void {
+    this.routes.clear();
+    this.routeCount = 0;
+    this.callCount = 0;
+  }
+
   isRepeating(site: string, text: string): boolean {
-    return this.repeating.get(site)?.has(text) === true;
+    return this.repeating.get(site)?.has(memoryKey(text)) === true;
   }
 
   rememberRepeating(site: string, text: string): void {
@@ -140,8 +168,9 @@ export class SiteMemory {
     }
     let texts = this.repeating.get(site);
     if (texts === undefined) this.repeating.set(site, (texts = new Set()));
-    if (!texts.has(text)) {
-      texts.add(text);
+    const key = memoryKey(text);
+    if (!texts.has(key)) {
+      texts.add(ownCopy(key));
       this.repeatingCount++;
     }
   }
@@ -212,9 +241,10 @@ export class RequestActivity {
     this.routeLines ??= this.memory.linesOf(this.route.pattern, this.route.method);
     const lines = this.routeLines[kind];
     const known = lines[place];
+    const key = memoryKey(fingerprint);
     if (
       known !== undefined &&
-      known.fingerprint === fingerprint &&
+      known.fingerprint === key &&
       known.agreed >= TRUST_AFTER &&
       known.recallsSinceCheck < RECALLS_BETWEEN_CHECKS
     ) {
@@ -223,10 +253,10 @@ export class RequestActivity {
       return { site: known.site, recalled: known.site !== null };
     }
     const site = lookUp();
-    if (known !== undefined && known.fingerprint === fingerprint && known.site === site) {
+    if (known !== undefined && known.fingerprint === key && known.site === site) {
       known.agreed++;
       known.recallsSinceCheck = 0;
-    } else lines[place] = { fingerprint, site, agreed: 1, recallsSinceCheck: 0 };
+    } else this.memory.remember(lines, place, key, site);
     return { site, recalled: false };
   }
 
