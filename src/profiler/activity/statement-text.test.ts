@@ -79,8 +79,11 @@ describe('strings are read as each database quotes them', () => {
     assert.equal(mysql('SELECT "it\\"s", 1'), 'SELECT ?');
   });
 
-  it('keeps backquoted identifiers whole, quotes inside them included', () => {
+  it('keeps backquoted identifiers whole, quotes inside them included, where backquotes quote (MySQL)', () => {
     assert.equal(mysql("SELECT `it's` FROM `a``b` WHERE x = 'v'"), "SELECT `it's` FROM `a``b` WHERE x = ?");
+    // Elsewhere a backquote quotes nothing: what stands between two is read as it is.
+    assert.equal(postgres("SELECT `a 'secret' b`"), 'SELECT `a ? b`');
+    assert.equal(other("SELECT `a 'secret' b`"), 'SELECT `a ? b`');
   });
 
   it('replaces prefixed strings with their prefix', () => {

@@ -4,7 +4,7 @@
  * into a statement (a password, a token, what a driver substituted) is stored, and
  * statements that differ only by their values read as one. One pass, linear in the text.
  *
- * Quoted identifiers (`` `token` ``, and `"users"` where double quotes can only be
+ * Quoted identifiers (`` `token` `` in MySQL, `"users"` where double quotes can only be
  * identifiers) and placeholders (`$1`, `?`) are kept; comments are dropped, since they are
  * free text (and sqlcommenter's differ on every request). Whatever cannot be read for sure
  * (an unterminated literal, a string that a server setting could make go on) becomes `?`
@@ -18,6 +18,8 @@ import { MAX_STATEMENT_LENGTH } from './request-activity.js';
 export interface Dialect {
   /** `"…"` is always an identifier (PostgreSQL, Oracle); otherwise it may be a string, and becomes `?`. */
   doubleQuotedIdentifiers: boolean;
+  /** `` `…` `` is an identifier (MySQL); otherwise a backquote is read as any other character. */
+  backquotedIdentifiers: boolean;
   /** `$$…$$` and `$tag$…$tag$` are strings (PostgreSQL). */
   dollarQuotes: boolean;
   /** `E'…'` always reads backslash escapes (PostgreSQL). */
@@ -30,6 +32,7 @@ export interface Dialect {
 
 const MYSQL: Dialect = {
   doubleQuotedIdentifiers: false,
+  backquotedIdentifiers: true,
   dollarQuotes: false,
   escapeStrings: false,
   alternativeQuotes: false,
@@ -37,6 +40,7 @@ const MYSQL: Dialect = {
 };
 const POSTGRESQL: Dialect = {
   doubleQuotedIdentifiers: true,
+  backquotedIdentifiers: false,
   dollarQuotes: true,
   escapeStrings: true,
   alternativeQuotes: false,
@@ -44,6 +48,7 @@ const POSTGRESQL: Dialect = {
 };
 const ORACLE: Dialect = {
   doubleQuotedIdentifiers: true,
+  backquotedIdentifiers: false,
   dollarQuotes: false,
   escapeStrings: false,
   alternativeQuotes: true,
@@ -53,10 +58,12 @@ const ORACLE: Dialect = {
  * Any other system (SQLite, SQL Server, a store that is no SQL at all), read so that every
  * quoting it may have hides what it quotes: a double-quoted token may be a string (SQLite
  * takes one as such, as SQL Server does with QUOTED_IDENTIFIER off), `#` may start a
- * comment, `$$` and `q'[` may open strings.
+ * comment, `$$` and `q'[` may open strings. Only identifiers known to be quoted as such are
+ * kept whole: text between two backquotes where they quote nothing could be literals.
  */
 export const OTHER_DIALECT: Dialect = {
   doubleQuotedIdentifiers: false,
+  backquotedIdentifiers: false,
   dollarQuotes: true,
   escapeStrings: false,
   alternativeQuotes: true,
@@ -173,7 +180,7 @@ export function sanitizeStatement(text: string, dialect: Dialect = OTHER_DIALECT
       const end = stringEnd(text, at, code, false);
       replace(at, end, '?');
       at = end;
-    } else if (code === DOUBLE_QUOTE || code === BACKQUOTE) {
+    } else if (code === DOUBLE_QUOTE || (code === BACKQUOTE && dialect.backquotedIdentifiers)) {
       const end = identifierEnd(text, at, code);
       if (end === -1) replace(at, length, '?');
       at = end === -1 ? length : end;
