@@ -104,6 +104,14 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
       text('https://hooks.slack.com/workflows/T0123ABCD/A0456EFGH/123456789/abcdef0123456789'),
       'https://hooks.slack.com/workflows/[redacted]',
     );
+    assert.equal(
+      text('http://proxy.internal/workflows/T0123ABCD/A0456EFGH/123456789/abcdef0123456789?x=1'),
+      'http://proxy.internal/workflows/[redacted]?x=1',
+    );
+    assert.equal(
+      text('http://proxy.internal/triggers/T0123ABCD/123456789/abcdef0123456789'),
+      'http://proxy.internal/triggers/[redacted]',
+    );
     const discord = 'Wh6fRJbdK7mPz_aS3-yZxq0vN2uL8tC5eG1iO4jH9kB7wD3fQ6rT0sU2xV5yA8zC1bE4g';
     assert.equal(
       text(`https://discord.com/api/v10/webhooks/112233445566778899/${discord}?wait=true`),
@@ -124,6 +132,8 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
       'https://hooks.slack.com/services/short',
       '/services/Team/Billing/overview',
       '/services/T0123ABCD/B0456EFGH/short',
+      '/services/T0123ABCD/B0456EFGH/abcdef-0123456789',
+      '/workflows/Team-A/overview',
       '/webhooks/github',
       '/webhooks/12345/short',
       '/api/webhooks/123/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
@@ -157,6 +167,7 @@ describe('secrets are recognised by their shape, under any name (issue 26, item 
       'hooks.slack.com/services/'.repeat(25_000),
       '/webhooks/123456/'.repeat(35_000),
       '/services/T0123ABCD/B'.repeat(30_000),
+      `/triggers/T0123ABCD/${'a/'.repeat(300_000)}`,
     ]) {
       const started = performance.now();
       const out = json(JSON.stringify({ hostile }));

@@ -57,13 +57,15 @@ const ANCHORS = [
   '/bot',
   'hooks.slack',
   '/services/T',
+  '/workflows/T',
+  '/triggers/T',
   '/webhooks/',
 ];
 
 /**
  * The anchors grouped by a part they share (`Bearer ` and `bearer%20` by `earer`, every
  * `xoxb-` and `glpat-` by `-`), so that the text is searched once per group: a hit is an
- * anchor when the text around it spells one. Eleven searches stand for the 40 anchors.
+ * anchor when the text around it spells one. Eleven searches stand for the 42 anchors.
  */
 interface Needle {
   needle: string;
@@ -73,7 +75,7 @@ interface Needle {
 }
 
 const NEEDLES: readonly Needle[] = (() => {
-  const shared = ['earer', 'asic', 'IA', '_', '-', 'hooks'];
+  const shared = ['earer', 'asic', 'IA', '_', '-', 'hooks', 's/T'];
   const groups = new Map<string, Array<{ anchor: string; offset: number; first: number }>>();
   for (const anchor of ANCHORS) {
     const needle = shared.find((part) => anchor.includes(part)) ?? anchor;
@@ -204,7 +206,7 @@ function anchoredStretch(
 }
 
 /** Anchors of the tokens that URLs carry in their path. */
-const PATH_ANCHORS = new Set(['/bot', 'hooks.slack', '/services/T', '/webhooks/']);
+const PATH_ANCHORS = new Set(['/bot', 'hooks.slack', '/services/T', '/workflows/T', '/triggers/T', '/webhooks/']);
 
 /** Where a run of digits from `start` ends, or -1 when it holds fewer than `min`. */
 function digitsEnd(text: string, start: number, min: number): number {
@@ -224,8 +226,9 @@ function isSegment(code: number): boolean {
 /**
  * A token in a URL path, after its anchor at `at`: Telegram's `/bot<id>:<secret>` (the
  * colon maybe percent-encoded), Slack's `hooks.slack.com/<kind>/<path>` (the whole path
- * after its kind) and `/services/T…/B…/<secret>` (the same path, whatever the host), and
- * `/webhooks/<id>/<token>` (Discord's, and those shaped like it).
+ * after its kind) and `/services/T…/…/<secret>` (the same path, whatever the host; so
+ * `/workflows/` and `/triggers/`), and `/webhooks/<id>/<token>` (Discord's, and those
+ * shaped like it).
  */
 function pathTokenStretch(text: string, at: number, anchor: string, found: Stretch[]): number {
   const after = at + anchor.length;
@@ -246,15 +249,15 @@ function pathTokenStretch(text: string, at: number, anchor: string, found: Stret
     found.push({ start: id + 1, end });
     return end;
   }
-  if (anchor === '/services/T') {
-    // T<team>/B<hook>/<secret>, in Slack's upper-case ids.
+  if (anchor.endsWith('s/T')) {
+    // T<team>/…/<secret>: Slack's upper-case team id, then segments, the last one the secret.
     const team = runEnd(text, after, isUpperAlnum);
-    if (team - after < 6 || !text.startsWith('/B', team)) return after;
-    const hook = runEnd(text, team + 2, isUpperAlnum);
-    if (hook - team < 8 || text.charCodeAt(hook) !== 0x2f) return after;
-    const end = runEnd(text, hook + 1, isAlnum);
-    if (end - (hook + 1) < 16) return after;
-    found.push({ start: at + '/services/'.length, end });
+    if (team - after < 6 || text.charCodeAt(team) !== 0x2f) return after;
+    const end = runEnd(text, team + 1, isSegment);
+    const secret = text.lastIndexOf('/', end - 1) + 1;
+    // Not one: an anchor inside the run ends with the same segment, so the search goes on after it.
+    if (end - secret < 16 || runEnd(text, secret, isAlnum) !== end) return end;
+    found.push({ start: after - 1, end });
     return end;
   }
   // hooks.slack.com/ or hooks.slack-gov.com/, then services/, workflows/ or triggers/.
