@@ -198,12 +198,12 @@ describe("vigilSpanProcessor files a span under its parent span's request, whoev
     const connect = traceSpan('pg-pool.connect', { 'db.system': 'postgresql' });
     runInScope(second, () => processor.onStart(connect, undefined));
     // pg's pool runs the second request's query from the first one's release().
-    const query = traceSpan('pg.query', { ...QUERY, 'db.statement': 'SELECT 2' });
+    const query = traceSpan('pg.query', { ...QUERY, 'db.statement': 'SELECT two' });
     runInScope(first, () => {
       processor.onStart(query, contextOf(connect));
       processor.onEnd(query);
     });
-    assert.deepEqual([texts(firstActivity), texts(secondActivity)], [[], ['SELECT 2']]);
+    assert.deepEqual([texts(firstActivity), texts(secondActivity)], [[], ['SELECT two']]);
     assert.deepEqual(
       secondActivity.lateSpans().map(({ name, depth }) => [name, depth]),
       [
@@ -224,7 +224,7 @@ describe("vigilSpanProcessor files a span under its parent span's request, whoev
       processor.onStart(query, contextOf(server));
       processor.onEnd(query);
     });
-    assert.deepEqual([texts(firstActivity), texts(secondActivity)], [[], ['SELECT 1']]);
+    assert.deepEqual([texts(firstActivity), texts(secondActivity)], [[], ['SELECT one']]);
   });
 
   it("files a span whose parent was active when two requests came in under the running request's", () => {
@@ -236,15 +236,15 @@ describe("vigilSpanProcessor files a span under its parent span's request, whoev
       watchActivity(new RequestScope(0)),
     ]);
     for (const [activity, text] of [
-      [second, 'SELECT 2'],
-      [first, 'SELECT 1'],
+      [second, 'SELECT two'],
+      [first, 'SELECT one'],
     ] as const)
       runInScope(activity.scope, () => {
         const query = traceSpan('pg.query', { ...QUERY, 'db.statement': text });
         processor.onStart(query, contextOf(around));
         processor.onEnd(query);
       });
-    assert.deepEqual([texts(first), texts(second)], [['SELECT 1'], ['SELECT 2']]);
+    assert.deepEqual([texts(first), texts(second)], [['SELECT one'], ['SELECT two']]);
   });
 
   it("files no child of a span whose request was reported, in whatever request's code it starts", () => {
