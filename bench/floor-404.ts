@@ -70,7 +70,7 @@ const app = process.env.FASTIFY === 'vigil' ? await vigilsFastify() : Fastify({ 
 
 /** Fastify with vigil's options and a do-nothing hook wherever the kernel's hooks stand on a debug 404's way. */
 async function vigilsFastify() {
-  const { loadConfig } = await import('../src/config.js');
+  const { loadConfig } = await import('../src/config/index.js');
   const { vigilFastifyOptions } = await import('../src/fastify-options.js');
   const instance = Fastify(
     vigilFastifyOptions(loadConfig({ APP_ENV: 'dev' }), { https, logOutput: { write: () => true } }),

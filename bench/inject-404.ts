@@ -15,7 +15,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 import { createKernel } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 
 const { values: flags } = parseArgs({
   options: { routes: { type: 'boolean', default: false }, requests: { type: 'string', default: '20000' } },

@@ -21,7 +21,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createReportStore } from '../src/profiler/storage/store-factory.js';
 import { runBodyStall, type BodyStallResult } from './body-stall.js';
 import { load, loader, median, SEED_HEADERS, type LoadResult } from './load.js';

@@ -1,11 +1,11 @@
 /**
  * `npm run docs:settings`: rewrites the settings table of docs/configuration.md from the
- * table declared in src/config.ts. test/structure/settings-docs.test.ts fails when they differ.
+ * table declared in src/config/settings.ts. test/structure/settings-docs.test.ts fails when they differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SETTING_GROUPS, SETTINGS, type Setting } from '../src/config.js';
+import { SETTING_GROUPS, SETTINGS, type Setting } from '../src/config/index.js';
 
 export const START = '<!-- settings:start -->';
 export const END = '<!-- settings:end -->';

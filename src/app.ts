@@ -4,7 +4,7 @@
  * application that has its own Fastify instance registers the same plugin on it.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import { vigilFastifyOptions } from './fastify-options.js';
 import { vigil, type VigilOptions } from './plugin.js';
 import type { LineSink } from './profiler/log-tap.js';

@@ -13,7 +13,7 @@ import {
   type FastifyServerOptions,
 } from 'fastify';
 import { pino, type LoggerOptions } from 'pino';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './config/index.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
 import { MAX_PARAM_LENGTH } from './routing/shape-match.js';

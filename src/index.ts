@@ -13,7 +13,7 @@ export type { Kernel, KernelOptions } from './app.js';
 export * from './routes-api.js';
 /** Records a step of the running request in its report; native routes use it as routes API ones do. */
 export { span } from './http/request-scope.js';
-export { loadConfig, ConfigError } from './config.js';
+export { loadConfig, ConfigError } from './config/index.js';
 export { vigilSpanProcessor } from './profiler/activity/span-processor.js';
 export type { TraceSpan, VigilSpanProcessor } from './profiler/activity/span-processor.js';
-export type { Config } from './config.js';
+export type { Config } from './config/index.js';

@@ -1,5 +1,5 @@
 /** `npm start`: reads the configuration, starts the service and prints where it answers. */
-import { describeMode, loadConfig, SETTING_GROUPS, SETTINGS, type Config, type Setting } from './config.js';
+import { describeMode, loadConfig, SETTING_GROUPS, SETTINGS, type Config, type Setting } from './config/index.js';
 import type { PrimaryLink } from './server/cluster-worker.js';
 import { startFailureLine } from './server/start-failure.js';
 

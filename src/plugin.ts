@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { describeMode, isDefaultSize, loadConfig, type Config } from './config.js';
+import { describeMode, isDefaultSize, loadConfig, type Config } from './config/index.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import { createErrorResponder } from './errors/error-handler.js';

@@ -1,5 +1,5 @@
 /** What a command of the `vigil` command line is, and how it reports a misuse. */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 
 export interface Output {
   out(text: string): void;

@@ -2,7 +2,7 @@
  * The `vigil` command line: `vigil <command> [options]`. Reads the same settings as the
  * service (environment and `.env`), so commands see the service's VAR_DIR.
  */
-import { ConfigError, environment, loadConfig, type Env } from '../config.js';
+import { ConfigError, environment, loadConfig, type Env } from '../config/index.js';
 import { ReportStoreError } from '../profiler/storage/report-store.js';
 import { AppModuleError } from './app-module.js';
 import { UsageError, type Command, type Output } from './command.js';

@@ -4,7 +4,7 @@
  * VAR_DIR/profiler.sqlite; a postgres:// URL for the store several instances share).
  */
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { HttpError } from '../errors/http-errors.js';
 import { explainUnmatched, type RoutingSection } from '../profiler/collectors/routing.js';
 import { formatMs, formatTime } from '../profiler/format.js';

@@ -4,7 +4,7 @@
  * or why each does not (Symfony's commands of the same names).
  */
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { RouteMatcher, type MatchableRoute } from '../routing/route-matcher.js';
 import { HTTP_METHODS, Routes, type RouteDefinition } from '../routing/routes.js';
 import { loadRoutesModule } from '../server/routes-module.js';

@@ -1,7 +1,7 @@
 /** Editor links: VIGIL_IDE's template with the file URL-encoded and the line, or no link at all. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import { editorLink } from './editor-link.js';
 
 const ide = (value: string) => loadConfig({ VIGIL_IDE: value }, '/srv/app').ide;

@@ -1,9 +1,9 @@
 /**
  * Links from a debug page to a source file in the developer's editor (`VIGIL_IDE`, checked
- * in `config.ts`): the file, after its path mapping, URL-encoded segment by segment so
- * that no character of a path can end the URL or add to it.
+ * in `config/editor-link-format.ts`): the file, after its path mapping, URL-encoded segment
+ * by segment so that no character of a path can end the URL or add to it.
  */
-import type { EditorLinkFormat } from '../config.js';
+import type { EditorLinkFormat } from '../config/index.js';
 import { rawUrlEncode } from '../debug/rawurlencode.js';
 
 export type { EditorLinkFormat };

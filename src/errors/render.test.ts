@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { projectRoot } from '../debug/project-root.js';
 import type { StackFrame } from '../debug/stack-trace.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import type { ChainedError } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
 import { escapeHtml, html, raw } from '../utils/html.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import { hostName, TrustedHosts } from './trusted-hosts.js';
 
 const hosts = (setting?: string) =>

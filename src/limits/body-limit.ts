@@ -4,7 +4,7 @@
  * the kernel holds in memory for the handler (the body readers apply it), and a multipart body's text fields.
  */
 import type { onRequestHookHandler } from 'fastify';
-import type { ByteSize } from '../config.js';
+import type { ByteSize } from '../config/index.js';
 import { PayloadTooLargeHttpError } from './limit-errors.js';
 import { closeAfterResponse } from './lingering-close.js';
 

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ByteSize } from '../config.js';
+import type { ByteSize } from '../config/index.js';
 import { BadRequestHttpError } from '../errors/http-errors.js';
 import { fastifyBodyLimit, parsedBodyLimit } from './body-limit.js';
 import { readBody } from './body-reader.js';

@@ -13,7 +13,7 @@ import type {
   onRequestHookHandler,
   RouteOptions,
 } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { routesApiDefinitionOf, type Invocation, type RouteExecutor } from '../routing/register-routes.js';
 import { RouteDefinitionError, type RouteDefinition } from '../routing/routes.js';
 import { bodyLimitHook } from './body-limit.js';

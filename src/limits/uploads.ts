@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart, { type Multipart, type MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_PARTS, type ByteSize } from '../config.js';
+import { MAX_PARTS, type ByteSize } from '../config/index.js';
 import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
 import { stateOf, type UploadedFile } from '../http/request-state.js';
 import {

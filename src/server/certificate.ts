@@ -7,7 +7,7 @@ import { createPrivateKey, randomBytes, X509Certificate, type KeyObject } from '
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, type Config } from '../config/index.js';
 import { importOptional } from '../optional-package.js';
 
 export interface TlsMaterial {

@@ -5,7 +5,7 @@
  * store: each worker is a whole service (`main.ts`).
  */
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { WriterCounters } from '../profiler/profiler.js';
 import {
   addCounters,

@@ -4,7 +4,7 @@
  * collector, production): pino's JSON lines, and no line per request.
  */
 import { createRequire } from 'node:module';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { importOptional } from '../optional-package.js';
 
 export interface LogOutput {

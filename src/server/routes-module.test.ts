@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/index.js';
 import { loadFailure, loadRoutesModule } from './routes-module.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'vigil-routes-module-')));

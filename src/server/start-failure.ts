@@ -4,7 +4,7 @@
  * under VAR_DIR or named by TLS_CERT/TLS_KEY.
  */
 import { relative, isAbsolute } from 'node:path';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, type Config } from '../config/index.js';
 import { ReportStoreError } from '../profiler/storage/report-store.js';
 import { RouteDefinitionError } from '../routing/routes.js';
 

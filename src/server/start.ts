@@ -4,7 +4,7 @@
  * listener under MAX_CONNECTIONS; stops it within SHUTDOWN_TIMEOUT, flushing queued reports.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { WriterCounters } from '../profiler/profiler.js';
 import type { Collector } from '../profiler/request-profile.js';
 import type { RoutesDeclaration } from '../routing/routes.js';

@@ -1,5 +1,5 @@
 /** What `npm start` prints once it listens: where, in which mode, which routes, and where the profiler is. */
-import { describeMode, type Config } from '../config.js';
+import { describeMode, type Config } from '../config/index.js';
 
 export interface BannerFacts {
   url: string;

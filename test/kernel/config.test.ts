@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, environment, loadConfig } from '../../src/config.js';
+import { ConfigError, environment, loadConfig } from '../../src/config/index.js';
 import { lineOf } from '../support/answers.js';
 import { startInProcess } from '../support/in-process-service.js';
 import { ask, ROOT, runMain } from '../support/service.js';

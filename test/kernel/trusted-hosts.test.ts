@@ -1,7 +1,7 @@
 /** Issue 10, item 6: TRUSTED_HOSTS (Symfony's setting) answers other hosts 400 through the pipeline, against DNS rebinding. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { startInProcess } from '../support/in-process-service.js';
 import { ask, runMain, type Answer, type Service } from '../support/service.js';
 

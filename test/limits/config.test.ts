@@ -1,7 +1,7 @@
 /** The four limits' settings: php.ini names and value syntax, validated at start. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { runMain } from '../support/service.js';
 
 const MB = 1024 * 1024;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createKernel, type Kernel } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { defineRoutes } from '../../src/routes-api.js';
 
 /** The hooks Fastify lists under a route of its printed tree, by phase. */

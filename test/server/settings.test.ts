@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { runMain } from '../support/service.js';
 
 const load = (env: Record<string, string>) => loadConfig(env, '/tmp');

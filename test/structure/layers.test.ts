@@ -20,7 +20,7 @@ const FLOORS: readonly (readonly string[])[] = [
   // the ground: small helpers every floor may use (the html tag, byte sizes, backoff, throttled logs)
   ['utils'],
   // leaves: settings, debug helpers, what a request is (its URL, its date, its state), optional packages
-  ['config.ts', 'debug', 'http', 'optional-package.ts'],
+  ['config', 'debug', 'http', 'optional-package.ts'],
   // error classes, codes, negotiation and the one error handler
   ['errors'],
   // the per-request guards (the request head, Host, malformed requests) and the cross-origin

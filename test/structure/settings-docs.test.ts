@@ -1,12 +1,12 @@
 /**
- * Issue 33, item 2: each setting is declared once, in src/config.ts. The docs' table is
+ * Issue 33, item 2: each setting is declared once, in src/config/settings.ts. The docs' table is
  * generated from that table, `--help` lists it, and `loadConfig` reads nothing else.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig, PLATFORM_VARIABLES, SETTINGS } from '../../src/config.js';
+import { loadConfig, PLATFORM_VARIABLES, SETTINGS } from '../../src/config/index.js';
 import { END, START, settingsMarkdown } from '../../scripts/docs-settings.js';
 import { ROOT } from '../support/root.js';
 import { runMain } from '../support/service.js';

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createKernel } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { startService as startKernelService } from '../../src/server/start.js';
 import { startupBanner } from '../../src/server/startup-banner.js';
 import { builtFile } from './kernel-build.js';

@@ -1,5 +1,5 @@
 /** Report stores for tests, made by the one factory the kernel and the command line use. */
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { createReportStore, type ReportStoreOptions } from '../../src/profiler/storage/store-factory.js';
 

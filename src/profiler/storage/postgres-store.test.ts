@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadConfig, type PostgresDsn } from '../../config.js';
+import { loadConfig, type PostgresDsn } from '../../config/index.js';
 import { PostgresReportStore } from './postgres-store.js';
 
 // Port 1 on loopback: nothing listens there, and nothing here must get as far as trying.

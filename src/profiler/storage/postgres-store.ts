@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { PostgresDsn } from '../../config.js';
+import type { PostgresDsn } from '../../config/index.js';
 import { TOKEN_KEY_BYTES } from '../token-permutation.js';
 import type { Report, ReportSearch, ReportSummary, SearchResult } from '../report.js';
 import { loadPg } from './postgres-driver.js';

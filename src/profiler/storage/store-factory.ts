@@ -4,7 +4,7 @@
  * PostgreSQL database shared by several instances. The store comes back unopened: its
  * owner calls `open()`.
  */
-import type { StoreDsn } from '../../config.js';
+import type { StoreDsn } from '../../config/index.js';
 import { PostgresReportStore, type PostgresStoreOptions } from './postgres-store.js';
 import type { ReportStore } from './report-store.js';
 import { SqliteReportStore, type SqliteStoreOptions } from './sqlite-store.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
-import { ConfigError, describeMode, loadConfig, type Env } from './config.js';
+import { ConfigError, describeMode, loadConfig, type Env } from './index.js';
 
 const CWD = '/srv/app';
 const load = (env: Env) => loadConfig(env, CWD);
