@@ -2,7 +2,8 @@
 export { ConfigError } from './config-error.js';
 export type { EditorLinkFormat } from './editor-link-format.js';
 export { environment, PLATFORM_VARIABLES, type Env } from './environment.js';
-export { describeMode, loadConfig, type Config, type CorsSettings } from './load-config.js';
-export { MAX_PARTS, SETTING_GROUPS, SETTINGS, type AppEnv, type Setting, type SettingName } from './settings.js';
+export { describeMode, loadConfig, type Config, type CorsSettings, type SettingName } from './load-config.js';
+export { SETTING_GROUPS, type Setting } from './setting.js';
+export { MAX_PARTS, SETTINGS, type AppEnv } from './settings.js';
 export type { PostgresDsn, SqliteDsn, StoreDsn } from './store-dsn.js';
 export { isDefaultSize, type ByteSize } from './validators.js';

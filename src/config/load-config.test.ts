@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
-import { ConfigError, describeMode, loadConfig, type Env } from './index.js';
+import { ConfigError, describeMode, loadConfig, SETTINGS, type Env, type Setting } from './index.js';
 
 const CWD = '/srv/app';
 const load = (env: Env) => loadConfig(env, CWD);
@@ -73,6 +73,16 @@ describe('every setting has a documented default', () => {
   it('takes an empty or blank value as unset, and trims the others', () => {
     assert.deepEqual([load({ PORT: '', HOST: '   ' }).port, load({ PORT: '', HOST: '   ' }).host], [8443, 'localhost']);
     assert.equal(load({ PORT: ' 9443 ' }).port, 9443);
+  });
+});
+
+describe('the Config type is made from the settings table', () => {
+  it('gives each field of Config to one setting at most', () => {
+    const fields = Object.values<Setting<unknown>>(SETTINGS).flatMap((declared) => declared.field ?? []);
+    assert.deepEqual(
+      fields.filter((field, index) => fields.indexOf(field) !== index),
+      [],
+    );
   });
 });
 

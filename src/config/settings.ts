@@ -1,149 +1,117 @@
 /**
- * Every setting of the kernel, declared once: its group, default, description and parser.
- * `loadConfig` reads them, `--help` and `docs/configuration.md` list them.
+ * Every setting of the kernel, declared once: its group, the `Config` field it fills, its
+ * default, description and parser. `loadConfig` reads them, and the `Config` type is made
+ * from them; `--help` and `docs/configuration.md` list them.
  */
-import { nodeEnvIsProduction, raw, type Env } from './environment.js';
+import { resolve } from 'node:path';
+import { nodeEnvIsProduction, raw } from './environment.js';
 import { editorLinkFormat } from './editor-link-format.js';
+import { setting } from './setting.js';
 import { storeDsn } from './store-dsn.js';
-import {
-  byteSize,
-  duration,
-  flag,
-  hostName,
-  integer,
-  ipList,
-  list,
-  nameList,
-  oneOf,
-  path,
-  regex,
-  regexList,
-  timeout,
-  workerCount,
-} from './validators.js';
+import * as read from './validators.js';
 
 const APP_ENVS = ['dev', 'prod'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
 
 export const DEFAULT_CORS_ALLOW_ORIGIN = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$';
 
-/** How a setting is read: `env` holds its value, or its default when the environment gives none. */
-export interface SettingContext {
-  cwd: string;
-  /** No value in the environment: the setting has its default (or none). */
-  fromDefault: boolean;
-}
-
-/** One setting: the table below is where each is declared, for `loadConfig`, `--help` and `docs/configuration.md`. */
-export interface Setting<T> {
-  group: SettingGroup;
-  /** The default as it would be written in the environment; the parser reads it like a given value. */
-  default?: string;
-  /** The default in words where it is no value of its own (derived from other settings); otherwise none. */
-  defaultText?: string;
-  /** The value that lifts the limit, and what it then means (`0: no limit`). */
-  off?: string;
-  /** One line: what the setting does. */
-  description: string;
-  parse(env: Env, name: string, context: SettingContext): T;
-}
-
-export type SettingGroup = keyof typeof SETTING_GROUPS;
-
-/** The headings settings are listed under, in order. */
-export const SETTING_GROUPS = {
-  service: 'The service',
-  profiler: 'The profiler',
-  cors: 'Cross-origin requests (CORS)',
-  limits: 'Per-request limits (php.ini names and syntax: bytes, or a number with K, M or G)',
-  connections: 'Connections (durations: seconds, or 90s, 30m, 2h)',
-} as const;
-
-const setting = <T>(declared: Setting<T>): Setting<T> => declared;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Every setting, in the order `--help` and the docs list them (and `loadConfig` reads them). */
 export const SETTINGS = {
   APP_ENV: setting({
     group: 'service',
+    field: 'appEnv',
     defaultText: 'prod when NODE_ENV=production, else dev',
     description: 'dev or prod',
     parse: (env, name): AppEnv =>
-      raw(env, name) === undefined ? (nodeEnvIsProduction(env) ? 'prod' : 'dev') : oneOf(env, name, APP_ENVS),
+      raw(env, name) === undefined ? (nodeEnvIsProduction(env) ? 'prod' : 'dev') : read.oneOf(env, name, APP_ENVS),
   }),
   APP_DEBUG: setting({
     group: 'service',
     defaultText: '1 in dev, 0 in prod',
     description: 'debug headers, debug error pages and the profiler, for the clients that may open the profiler',
-    parse: (env, name) => (raw(env, name) === undefined ? undefined : flag(env, name)),
+    parse: (env, name) => (raw(env, name) === undefined ? undefined : read.flag(env, name)),
   }),
   WORKERS: setting({
     group: 'service',
+    field: 'workers',
     default: '1',
     description:
       'processes serving the port, 1 to 256, or auto (one per core); above 1 a primary starts, replaces and stops them',
-    parse: (env, name) => workerCount(env, name),
+    parse: (env, name) => read.workerCount(env, name),
   }),
   HOST: setting({
     group: 'service',
+    field: 'host',
     default: 'localhost',
     description: 'address to listen on; localhost listens on 127.0.0.1 and ::1',
-    parse: (env, name) => hostName(env, name),
+    parse: (env, name) => read.hostName(env, name),
   }),
   PORT: setting({
     group: 'service',
+    field: 'port',
     default: '8443',
     description: 'port to listen on; 0 takes any free port',
-    parse: (env, name) => integer(env, name, 0, 65535),
+    parse: (env, name) => read.integer(env, name, 0, 65535),
   }),
   TLS: setting({
     group: 'service',
+    field: 'tls',
     default: '1',
     description: '0 serves plain HTTP, behind a TLS-terminating proxy',
-    parse: (env, name) => flag(env, name),
+    parse: (env, name) => read.flag(env, name),
   }),
   TLS_CERT: setting({
     group: 'service',
+    field: 'tlsCert',
     description:
       'PEM certificate, with TLS_KEY; without them a self-signed localhost certificate is made in VAR_DIR/tls/',
-    parse: (env, name, { cwd }) => path(env, name, cwd),
+    parse: (env, name, { cwd }) => read.path(env, name, cwd),
   }),
   TLS_KEY: setting({
     group: 'service',
+    field: 'tlsKey',
     description: 'PEM private key of TLS_CERT',
-    parse: (env, name, { cwd }) => path(env, name, cwd),
+    parse: (env, name, { cwd }) => read.path(env, name, cwd),
   }),
   VAR_DIR: setting({
     group: 'service',
+    field: 'varDir',
     defaultText: 'var/',
     description: 'directory of the development certificate and of the SQLite report store',
-    parse: (env, name, { cwd }) => path(env, name, cwd),
+    parse: (env, name, { cwd }) => read.path(env, name, cwd) ?? resolve(cwd, 'var'),
   }),
   ROUTES: setting({
     group: 'service',
+    field: 'routes',
     description: 'a module that declares routes, e.g. examples/demo-routes.ts',
-    parse: (env, name, { cwd }) => path(env, name, cwd),
+    parse: (env, name, { cwd }) => read.path(env, name, cwd),
   }),
   TRUSTED_PROXIES: setting({
     group: 'service',
+    field: 'trustedProxies',
     description: 'comma-separated IPs or CIDRs whose X-Forwarded-* headers are believed',
-    parse: (env, name) => ipList(env, name),
+    parse: (env, name) => read.ipList(env, name),
   }),
   TRUSTED_HOSTS: setting({
     group: 'service',
+    field: 'trustedHosts',
     defaultText: 'any host',
     description:
       'comma-separated regular expressions of the hosts answered; any other gets a 400, which stops DNS rebinding',
-    parse: (env, name) => regexList(env, name, 'i'),
+    parse: (env, name) => read.regexList(env, name, 'i'),
   }),
   LOG_LEVEL: setting({
     group: 'service',
+    field: 'logLevel',
     default: 'info',
     description: LOG_LEVELS.join(', '),
-    parse: (env, name) => oneOf(env, name, LOG_LEVELS),
+    parse: (env, name) => read.oneOf(env, name, LOG_LEVELS),
   }),
   VIGIL_IDE: setting({
     group: 'service',
+    field: 'ide',
     defaultText: 'no links',
     description:
       'editor that debug pages link files to: vscode, cursor, idea, phpstorm, ... or a format like myide://open?file=%f&line=%l',
@@ -160,163 +128,183 @@ export const SETTINGS = {
     group: 'profiler',
     default: '4',
     description: 'connections to PostgreSQL per process at most, 1 to 100',
-    parse: (env, name) => integer(env, name, 1, 100),
+    parse: (env, name) => read.integer(env, name, 1, 100),
   }),
   PROFILER_MAX_REPORTS: setting({
     group: 'profiler',
+    field: 'profilerMaxReports',
     default: '10000',
     description: 'reports kept at most, 1 to 5000000; the oldest are deleted first',
     // Tokens repeat only after 2^24 (16.7 million) are issued: retention must keep far fewer.
-    parse: (env, name) => integer(env, name, 1, 5_000_000),
+    parse: (env, name) => read.integer(env, name, 1, 5_000_000),
   }),
   PROFILER_MAX_AGE: setting({
     group: 'profiler',
+    field: 'profilerMaxAgeMs',
     default: '2d',
     description: 'how long reports are kept: seconds, or 90s, 30m, 48h, 2d',
-    parse: (env, name) => duration(env, name),
+    parse: (env, name) => read.duration(env, name),
   }),
   PROFILER_ALLOW: setting({
     group: 'profiler',
+    field: 'profilerAllow',
     description: 'comma-separated IPs or CIDRs besides loopback that may open the profiler',
-    parse: (env, name) => ipList(env, name),
+    parse: (env, name) => read.ipList(env, name),
   }),
   PROFILER_REDACT: setting({
     group: 'profiler',
+    field: 'profilerRedact',
     description:
       'comma-separated header, query and form field names redacted in reports, besides the credential-like ones',
-    parse: (env, name) => nameList(env, name),
+    parse: (env, name) => read.nameList(env, name),
   }),
   PROFILER_TOOLBAR: setting({
     group: 'profiler',
+    field: 'profilerToolbar',
     default: '1',
     description: "0 leaves the debug toolbar off the application's HTML pages",
-    parse: (env, name) => flag(env, name),
+    parse: (env, name) => read.flag(env, name),
   }),
   PROFILER_CAPTURE_APP: setting({
     group: 'profiler',
+    field: 'profilerCaptureApp',
     default: '1',
     description: "0 leaves the application's outgoing HTTP calls and database statements out of reports",
-    parse: (env, name) => flag(env, name),
+    parse: (env, name) => read.flag(env, name),
   }),
   PROFILER_SLOW_QUERY: setting({
     group: 'profiler',
+    field: 'profilerSlowQueryMs',
     default: '100',
     description: 'milliseconds (0 to 3600000) above which a database statement is flagged slow',
-    parse: (env, name) => integer(env, name, 0, 3_600_000),
+    parse: (env, name) => read.integer(env, name, 0, 3_600_000),
   }),
   CORS_ALLOW_ORIGIN: setting({
     group: 'cors',
+    field: 'allowOrigin',
     default: DEFAULT_CORS_ALLOW_ORIGIN,
     description: 'regular expression of the origins browsers may call from, case-insensitive',
-    parse: (env, name) => regex(env, name, 'i'),
+    parse: (env, name) => read.regex(env, name, 'i'),
   }),
   CORS_ALLOW_METHODS: setting({
     group: 'cors',
+    field: 'allowMethods',
     default: 'GET, OPTIONS, POST, PUT, PATCH, DELETE',
     description: 'methods a cross-origin request may use',
-    parse: (env, name) => list(env, name, /^[A-Za-z]+$/).map((method) => method.toUpperCase()),
+    parse: (env, name) => read.list(env, name, /^[A-Za-z]+$/).map((method) => method.toUpperCase()),
   }),
   CORS_ALLOW_HEADERS: setting({
     group: 'cors',
+    field: 'allowHeaders',
     default: 'content-type, authorization',
     description: 'request headers a preflight may ask for',
-    parse: (env, name) => list(env, name, HEADER_NAME).map((header) => header.toLowerCase()),
+    parse: (env, name) => read.list(env, name, HEADER_NAME).map((header) => header.toLowerCase()),
   }),
   CORS_EXPOSE_HEADERS: setting({
     group: 'cors',
+    field: 'exposeHeaders',
     default: 'link',
     description: 'response headers a cross-origin page may read',
-    parse: (env, name) => list(env, name, HEADER_NAME),
+    parse: (env, name) => read.list(env, name, HEADER_NAME),
   }),
   CORS_MAX_AGE: setting({
     group: 'cors',
+    field: 'maxAge',
     default: '3600',
     description: 'seconds a browser may keep a preflight answer',
-    parse: (env, name) => integer(env, name, 0, 2_147_483_647),
+    parse: (env, name) => read.integer(env, name, 0, 2_147_483_647),
   }),
   POST_MAX_SIZE: setting({
     group: 'limits',
+    field: 'postMaxSize',
     default: '100M',
     off: '0: no limit',
     description: 'largest request body',
-    parse: (env, name, { fromDefault }) => byteSize(env, name, { unlimited: '0' }, fromDefault),
+    parse: (env, name, { fromDefault }) => read.byteSize(env, name, { unlimited: '0' }, fromDefault),
   }),
   PARSED_BODY_MAX_SIZE: setting({
     group: 'limits',
+    field: 'parsedBodyMaxSize',
     default: '512K',
     off: '0: POST_MAX_SIZE only',
     description: 'largest JSON, form or text body, or multipart text fields',
-    parse: (env, name, { fromDefault }) => byteSize(env, name, { unlimited: '0' }, fromDefault),
+    parse: (env, name, { fromDefault }) => read.byteSize(env, name, { unlimited: '0' }, fromDefault),
   }),
   UPLOAD_MAX_FILESIZE: setting({
     group: 'limits',
+    field: 'uploadMaxFilesize',
     default: '100M',
     description: 'largest file in a multipart upload',
-    parse: (env, name, { fromDefault }) => byteSize(env, name, { min: 1 }, fromDefault),
+    parse: (env, name, { fromDefault }) => read.byteSize(env, name, { min: 1 }, fromDefault),
   }),
   MAX_FILE_UPLOADS: setting({
     group: 'limits',
+    field: 'maxFileUploads',
     default: '20',
     description: 'files in one multipart upload, 1 to 1000',
-    parse: (env, name) => integer(env, name, 1, MAX_PARTS),
+    parse: (env, name) => read.integer(env, name, 1, MAX_PARTS),
   }),
   MAX_EXECUTION_TIME: setting({
     group: 'limits',
+    field: 'maxExecutionTime',
     default: '660',
     off: '0: no limit',
     description: 'seconds a handler may run',
-    parse: (env, name) => integer(env, name, 0, MAX_TIMER_SECONDS),
+    parse: (env, name) => read.integer(env, name, 0, MAX_TIMER_SECONDS),
   }),
   MEMORY_LIMIT: setting({
     group: 'limits',
+    field: 'memoryLimit',
     default: '512M',
     off: '-1: no limit',
     description: 'memory of one isolated request',
-    parse: (env, name, { fromDefault }) => byteSize(env, name, { unlimited: '-1', min: 1024 * 1024 }, fromDefault),
+    parse: (env, name, { fromDefault }) => read.byteSize(env, name, { unlimited: '-1', min: 1024 * 1024 }, fromDefault),
   }),
   ISOLATED_WORKERS: setting({
     group: 'limits',
     defaultText: 'CPU count, at most 8, shared out between the WORKERS',
     description: 'worker processes for isolated routes, 1 to 64, in each of the WORKERS',
-    parse: (env, name) => (raw(env, name) === undefined ? undefined : integer(env, name, 1, 64)),
+    parse: (env, name) => (raw(env, name) === undefined ? undefined : read.integer(env, name, 1, 64)),
   }),
   BODY_TIMEOUT: setting({
     group: 'limits',
+    field: 'bodyTimeoutMs',
     default: '60s',
     off: '0: no limit',
     description: 'a body that sends no byte for this long gets 408',
-    parse: (env, name) => timeout(env, name, { none: true }),
+    parse: (env, name) => read.timeout(env, name, { none: true }),
   }),
   BODY_MIN_RATE: setting({
     group: 'limits',
+    field: 'bodyMinRate',
     default: '500',
     off: '0: no limit',
     description: 'bytes/s a body must average after its first 10s, or it gets 408',
-    parse: (env, name) => integer(env, name, 0, 1024 * 1024 * 1024),
+    parse: (env, name) => read.integer(env, name, 0, 1024 * 1024 * 1024),
   }),
   HANDSHAKE_TIMEOUT: setting({
     group: 'connections',
+    field: 'handshakeTimeoutMs',
     default: '10s',
     description: 'time a TLS handshake may take',
-    parse: (env, name) => timeout(env, name),
+    parse: (env, name) => read.timeout(env, name),
   }),
   MAX_CONNECTIONS: setting({
     group: 'connections',
+    field: 'maxConnections',
     default: '10000',
     off: '0: no limit',
     description: 'open connections at most, per worker; more are closed at once',
-    parse: (env, name) => integer(env, name, 0, 1_000_000) || Infinity,
+    parse: (env, name) => read.integer(env, name, 0, 1_000_000) || Infinity,
   }),
   SHUTDOWN_TIMEOUT: setting({
     group: 'connections',
+    field: 'shutdownTimeoutMs',
     default: '30s',
     description: 'time requests in flight get after SIGTERM/SIGINT; a second signal cuts them at once',
-    parse: (env, name) => timeout(env, name),
+    parse: (env, name) => read.timeout(env, name),
   }),
 };
-
-export type SettingName = keyof typeof SETTINGS;
-export type SettingValues = { [Name in SettingName]: (typeof SETTINGS)[Name] extends Setting<infer T> ? T : never };
 
 /** Parts of one multipart body at most (text fields and files), so MAX_FILE_UPLOADS' ceiling. */
 export const MAX_PARTS = 1000;
