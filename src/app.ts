@@ -4,7 +4,7 @@
  * application that has its own Fastify instance registers the same plugin on it.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from './config/index.js';
+import { STANDALONE_PARSED_BODY_MAX_SIZE, type Config } from './config/index.js';
 import { vigilFastifyOptions } from './fastify-options.js';
 import { vigil, type VigilOptions } from './plugin.js';
 import type { LineSink } from './profiler/log-tap.js';
@@ -33,9 +33,8 @@ export async function createKernel({ config, tls, logOutput, ...plugin }: Kernel
     ? Fastify(vigilFastifyOptions(config, { https: tls, logOutput }))
     : Fastify(vigilFastifyOptions(config, { logOutput }))) as unknown as FastifyInstance;
   // The standalone contract: its CORS policy, HTML for `*/*`, PARSED_BODY_MAX_SIZE's own default
-  // (a copy of the size is no longer "unset", so the plugin's Fastify default does not apply),
-  // and its own start banner, which says where the profiler is.
-  const standalone = { ...config, parsedBodyMaxSize: { ...config.parsedBodyMaxSize } };
+  // (the plugin's is Fastify's), and its own start banner, which says where the profiler is.
+  const standalone = { ...config, parsedBodyMaxSize: config.parsedBodyMaxSize ?? STANDALONE_PARSED_BODY_MAX_SIZE };
   await app.register(vigil, {
     config: standalone,
     cors: true,

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { describeMode, isDefaultSize, loadConfig, type Config } from './config/index.js';
+import { describeMode, loadConfig, type Config } from './config/index.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import { createErrorResponder } from './errors/error-handler.js';
@@ -92,9 +92,7 @@ const FASTIFY_BODY_LIMIT = { bytes: 1024 * 1024, text: '1M' };
 
 async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise<void> {
   const given = options.config ?? loadConfig();
-  const config: Config = isDefaultSize(given.parsedBodyMaxSize)
-    ? { ...given, parsedBodyMaxSize: FASTIFY_BODY_LIMIT }
-    : given;
+  const config = { ...given, parsedBodyMaxSize: given.parsedBodyMaxSize ?? FASTIFY_BODY_LIMIT };
   // The routes added before vigil: it cannot know them (their wrong method is a 404).
   const earlier = routesListed(app.printRoutes({ commonPrefix: false }));
   // Debug mode's process-wide taps (stack frames, client-error traces, console lines in reports),

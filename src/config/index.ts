@@ -4,6 +4,6 @@ export type { EditorLinkFormat } from './editor-link-format.js';
 export { environment, PLATFORM_VARIABLES, type Env } from './environment.js';
 export { describeMode, loadConfig, type Config, type CorsSettings, type SettingName } from './load-config.js';
 export { SETTING_GROUPS, type Setting } from './setting.js';
-export { MAX_PARTS, SETTINGS, type AppEnv } from './settings.js';
+export { MAX_PARTS, SETTINGS, STANDALONE_PARSED_BODY_MAX_SIZE, type AppEnv } from './settings.js';
 export type { PostgresDsn, SqliteDsn, StoreDsn } from './store-dsn.js';
-export { isDefaultSize, type ByteSize } from './validators.js';
+export type { ByteSize } from './validators.js';

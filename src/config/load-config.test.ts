@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
-import { ConfigError, describeMode, loadConfig, SETTINGS, type Env, type Setting } from './index.js';
+import {
+  ConfigError,
+  describeMode,
+  loadConfig,
+  SETTINGS,
+  STANDALONE_PARSED_BODY_MAX_SIZE,
+  type Env,
+  type Setting,
+} from './index.js';
 
 const CWD = '/srv/app';
 const load = (env: Env) => loadConfig(env, CWD);
@@ -46,7 +54,7 @@ describe('every setting has a documented default', () => {
       profilerSlowQueryMs: 100,
       ide: undefined,
       postMaxSize: { bytes: 104_857_600, text: '100M' },
-      parsedBodyMaxSize: { bytes: 524_288, text: '512K' },
+      parsedBodyMaxSize: undefined,
       bodyTimeoutMs: 60_000,
       bodyMinRate: 500,
       uploadMaxFilesize: { bytes: 104_857_600, text: '100M' },
@@ -83,6 +91,18 @@ describe('the Config type is made from the settings table', () => {
       fields.filter((field, index) => fields.indexOf(field) !== index),
       [],
     );
+  });
+});
+
+describe('PARSED_BODY_MAX_SIZE not set is undefined: the caller gives its own default', () => {
+  it('leaves the size undefined when the variable is not set, or blank', () => {
+    assert.equal(load({}).parsedBodyMaxSize, undefined);
+    assert.equal(load({ PARSED_BODY_MAX_SIZE: ' ' }).parsedBodyMaxSize, undefined);
+  });
+  it("gives the standalone service's default as the table documents it", () => {
+    assert.deepEqual(STANDALONE_PARSED_BODY_MAX_SIZE, { bytes: 524_288, text: '512K' });
+    assert.equal(SETTINGS.PARSED_BODY_MAX_SIZE.default, '512K');
+    assert.deepEqual(load({ PARSED_BODY_MAX_SIZE: '512K' }).parsedBodyMaxSize, STANDALONE_PARSED_BODY_MAX_SIZE);
   });
 });
 

@@ -13,6 +13,9 @@ import * as read from './validators.js';
 const APP_ENVS = ['dev', 'prod'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
 
+/** PARSED_BODY_MAX_SIZE's default in the standalone service; as a plugin, vigil leaves Fastify's own. */
+export const STANDALONE_PARSED_BODY_MAX_SIZE: read.ByteSize = { bytes: 512 * 1024, text: '512K' };
+
 export const DEFAULT_CORS_ALLOW_ORIGIN = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -220,22 +223,24 @@ export const SETTINGS = {
     default: '100M',
     off: '0: no limit',
     description: 'largest request body',
-    parse: (env, name, { fromDefault }) => read.byteSize(env, name, { unlimited: '0' }, fromDefault),
+    parse: (env, name) => read.byteSize(env, name, { unlimited: '0' }),
   }),
   PARSED_BODY_MAX_SIZE: setting({
     group: 'limits',
     field: 'parsedBodyMaxSize',
-    default: '512K',
+    default: STANDALONE_PARSED_BODY_MAX_SIZE.text,
     off: '0: POST_MAX_SIZE only',
     description: 'largest JSON, form or text body, or multipart text fields',
-    parse: (env, name, { fromDefault }) => read.byteSize(env, name, { unlimited: '0' }, fromDefault),
+    // Not set: undefined, and the caller gives its default: the standalone service the one
+    // above, the plugin Fastify's own bodyLimit.
+    parse: (env, name, { fromDefault }) => (fromDefault ? undefined : read.byteSize(env, name, { unlimited: '0' })),
   }),
   UPLOAD_MAX_FILESIZE: setting({
     group: 'limits',
     field: 'uploadMaxFilesize',
     default: '100M',
     description: 'largest file in a multipart upload',
-    parse: (env, name, { fromDefault }) => read.byteSize(env, name, { min: 1 }, fromDefault),
+    parse: (env, name) => read.byteSize(env, name, { min: 1 }),
   }),
   MAX_FILE_UPLOADS: setting({
     group: 'limits',
@@ -258,7 +263,7 @@ export const SETTINGS = {
     default: '512M',
     off: '-1: no limit',
     description: 'memory of one isolated request',
-    parse: (env, name, { fromDefault }) => read.byteSize(env, name, { unlimited: '-1', min: 1024 * 1024 }, fromDefault),
+    parse: (env, name) => read.byteSize(env, name, { unlimited: '-1', min: 1024 * 1024 }),
   }),
   ISOLATED_WORKERS: setting({
     group: 'limits',

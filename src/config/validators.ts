@@ -17,14 +17,6 @@ export interface ByteSize {
   text: string;
 }
 
-/** The sizes no variable set: the plugin gives Fastify's own default where vigil's is not set. */
-const defaultSizes = new WeakSet<ByteSize>();
-
-/** True for a size taken from its default, not from the environment. */
-export function isDefaultSize(size: ByteSize): boolean {
-  return defaultSizes.has(size);
-}
-
 /** WORKERS' ceiling: far beyond any core count, low enough that a typo cannot fork a thousand processes. */
 const MAX_WORKERS = 256;
 
@@ -45,18 +37,8 @@ const UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 **
  * (powers of 1024, either case), e.g. `100M`. `unlimited` is the value that disables the
  * limit where PHP has one (`0` for post_max_size, `-1` for memory_limit).
  */
-export function byteSize(
-  env: Env,
-  name: string,
-  rule: { unlimited?: string; min?: number },
-  fromDefault = false,
-): ByteSize {
-  const size = byteSizeOf(name, given(env, name), rule);
-  if (fromDefault) defaultSizes.add(size);
-  return size;
-}
-
-function byteSizeOf(name: string, text: string, rule: { unlimited?: string; min?: number }): ByteSize {
+export function byteSize(env: Env, name: string, rule: { unlimited?: string; min?: number }): ByteSize {
+  const text = given(env, name);
   if (rule.unlimited !== undefined && text === rule.unlimited) return { bytes: Infinity, text };
   const match = /^(\d+)([KMG]?)$/i.exec(text);
   const bytes = match ? Number(match[1]) * UNITS[match[2]!.toUpperCase()]! : NaN;

@@ -13,7 +13,7 @@ import type {
   onRequestHookHandler,
   RouteOptions,
 } from 'fastify';
-import type { Config } from '../config/index.js';
+import type { ByteSize, Config } from '../config/index.js';
 import { routesApiDefinitionOf, type Invocation, type RouteExecutor } from '../routing/register-routes.js';
 import { RouteDefinitionError, type RouteDefinition } from '../routing/routes.js';
 import { bodyLimitHook } from './body-limit.js';
@@ -29,7 +29,6 @@ import { installUploads } from './uploads.js';
 export type LimitSettings = Pick<
   Config,
   | 'postMaxSize'
-  | 'parsedBodyMaxSize'
   | 'bodyTimeoutMs'
   | 'bodyMinRate'
   | 'uploadMaxFilesize'
@@ -37,7 +36,10 @@ export type LimitSettings = Pick<
   | 'maxExecutionTime'
   | 'memoryLimit'
   | 'isolatedWorkers'
->;
+> & {
+  /** PARSED_BODY_MAX_SIZE, or where it is not set the default the kernel's caller gives. */
+  parsedBodyMaxSize: ByteSize;
+};
 
 export interface LimitsOptions {
   settings: LimitSettings;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { ConfigError, loadConfig, STANDALONE_PARSED_BODY_MAX_SIZE } from '../../src/config/index.js';
 import { runMain } from '../support/service.js';
 
 const load = (env: Record<string, string>) => loadConfig(env, '/tmp');
@@ -13,7 +13,9 @@ const load = (env: Record<string, string>) => loadConfig(env, '/tmp');
 describe('the defaults', () => {
   it('parses JSON and form bodies up to 512K, waits 60 s for a body byte, 10 s for a handshake, 30 s at shutdown, and admits 10,000 connections', () => {
     const config = load({});
-    assert.deepEqual(config.parsedBodyMaxSize, { bytes: 512 * 1024, text: '512K' });
+    // Not set: the standalone service takes its own default (the plugin, Fastify's).
+    assert.equal(config.parsedBodyMaxSize, undefined);
+    assert.deepEqual(STANDALONE_PARSED_BODY_MAX_SIZE, { bytes: 512 * 1024, text: '512K' });
     assert.equal(config.bodyTimeoutMs, 60_000);
     assert.equal(config.bodyMinRate, 500);
     assert.equal(config.handshakeTimeoutMs, 10_000);
@@ -32,7 +34,7 @@ describe('values an operator writes', () => {
       MAX_CONNECTIONS: '250',
       BODY_MIN_RATE: '2000',
     });
-    assert.equal(config.parsedBodyMaxSize.bytes, 4 * 1024 * 1024);
+    assert.equal(config.parsedBodyMaxSize?.bytes, 4 * 1024 * 1024);
     assert.equal(config.bodyTimeoutMs, 120_000);
     assert.equal(config.handshakeTimeoutMs, 5000);
     assert.equal(config.shutdownTimeoutMs, 90_000);
@@ -43,7 +45,7 @@ describe('values an operator writes', () => {
   it('takes 0 as no limit for PARSED_BODY_MAX_SIZE, BODY_TIMEOUT, BODY_MIN_RATE and MAX_CONNECTIONS', () => {
     const config = load({ PARSED_BODY_MAX_SIZE: '0', BODY_TIMEOUT: '0', BODY_MIN_RATE: '0', MAX_CONNECTIONS: '0' });
     assert.equal(config.bodyMinRate, 0);
-    assert.equal(config.parsedBodyMaxSize.bytes, Infinity);
+    assert.equal(config.parsedBodyMaxSize?.bytes, Infinity);
     assert.equal(config.bodyTimeoutMs, 0);
     assert.equal(config.maxConnections, Infinity);
   });
