@@ -15,7 +15,7 @@ import { SETTINGS } from './settings.js';
 import type { StoreDsn } from './store-dsn.js';
 
 type Declared = typeof SETTINGS;
-export type SettingName = keyof Declared;
+type SettingName = keyof Declared;
 
 /** Each setting's value, as its parser gives it. */
 export type SettingValues = { [Name in SettingName]: ReturnType<Declared[Name]['parse']> };
