@@ -57,7 +57,7 @@ const writer = new Worker(writerSource, {
   eval: true,
   workerData: {
     tsxApi: import.meta.resolve('tsx/esm/api'),
-    driver: new URL('../src/profiler/storage/sqlite-driver.ts', import.meta.url).href,
+    driver: new URL('../src/profiler/storage/sqlite/sqlite-driver.ts', import.meta.url).href,
     file: join(varDir, `vigil-floor-${process.pid}.sqlite`),
     batched,
   },

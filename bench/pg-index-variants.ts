@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { rmSync } from 'node:fs';
-import { encodeReport, type EncodedReport } from '../src/profiler/storage/report-encoding.js';
+import { encodeReport, type EncodedReport } from '../src/profiler/model/report-encoding.js';
 import { startKernel } from '../test/support/kernel.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { postgresStore } from '../test/support/stores.js';

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { encodeReport, type EncodedReport } from '../src/profiler/storage/report-encoding.js';
+import { encodeReport, type EncodedReport } from '../src/profiler/model/report-encoding.js';
 import type { ReportStore } from '../src/profiler/storage/report-store.js';
 import { startKernel } from '../test/support/kernel.js';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';

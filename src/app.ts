@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { STANDALONE_PARSED_BODY_MAX_SIZE, type Config } from './config/index.js';
 import { vigilFastifyOptions } from './fastify-options.js';
 import { vigil, type VigilOptions } from './plugin.js';
-import type { LineSink } from './profiler/log-tap.js';
+import type { LineSink } from './profiler/activity/log-tap.js';
 import type { Profiler } from './profiler/profiler.js';
 import type { RouteTable } from './routing/route-table.js';
 

@@ -10,7 +10,7 @@ import { corsHook } from './cors/cors-hook.js';
 import type { ErrorResponder } from './errors/error-handler.js';
 import type { CorsPolicy } from './cors/cors-policy.js';
 import { requestStateHook } from './http/request-state.js';
-import { profilerAccessHook } from './profiler/access-hook.js';
+import { profilerAccessHook } from './profiler/access/access-hook.js';
 import type { Profiler } from './profiler/profiler.js';
 import { unmatchedHook, type MatcherSource } from './routing/unmatched-hook.js';
 import { headHook } from './guards/head-hook.js';

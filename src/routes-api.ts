@@ -37,10 +37,10 @@ export {
   RequestTimeoutHttpError,
   UploadTooLargeHttpError,
 } from './limits/limit-errors.js';
-export { defineCollector } from './profiler/request-profile.js';
-export type { Collector, CollectorContext } from './profiler/request-profile.js';
+export { defineCollector } from './profiler/model/request-profile.js';
+export type { Collector, CollectorContext } from './profiler/model/request-profile.js';
 export type { Profiler } from './profiler/profiler.js';
 export type { RequestState } from './http/request-state.js';
-export type { CollectorPanel, PanelBadge, PanelView } from './profiler/pages/panels/panel.js';
+export type { CollectorPanel, PanelBadge, PanelView } from './profiler/model/panel.js';
 export { renderValue } from './profiler/pages/panels/generic-panel.js';
 export { html, type SafeHtml } from './utils/html.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Report } from '../profiler/report.js';
-import type { Collector } from '../profiler/request-profile.js';
+import type { Report } from '../profiler/model/report.js';
+import type { Collector } from '../profiler/model/request-profile.js';
 import { reportAsText } from './report-text.js';
 
 const report: Report = {

@@ -12,12 +12,12 @@ import { performanceView } from '../profiler/collectors/performance.js';
 import type { RequestSection } from '../profiler/collectors/request.js';
 import type { ResponseSection } from '../profiler/collectors/response.js';
 import type { RoutingSection } from '../profiler/collectors/routing.js';
-import { formatMs, formatTime } from '../profiler/format.js';
+import { formatMs, formatTime } from '../profiler/model/format.js';
 import { titleOf } from '../profiler/pages/panels/collector-panel.js';
 import { databasePanel } from '../profiler/pages/panels/database-panel.js';
 import { httpClientPanel } from '../profiler/pages/panels/http-client-panel.js';
-import type { Report } from '../profiler/report.js';
-import type { Collector } from '../profiler/request-profile.js';
+import type { Report } from '../profiler/model/report.js';
+import type { Collector } from '../profiler/model/request-profile.js';
 import { terminalSafe } from './terminal-safe.js';
 
 /** The sections the kernel itself writes: their text needs nothing of the application. */

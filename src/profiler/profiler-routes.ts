@@ -12,8 +12,8 @@ import type { Routes } from '../routing/routes.js';
 import { renderListPage } from './pages/list-page.js';
 import { panelNames, renderReportPage } from './pages/report-page.js';
 import type { Profiler } from './profiler.js';
-import type { Report, ReportSearch, ReportSummary } from './report.js';
-import { parseSearchFilters } from './search-filters.js';
+import type { Report, ReportSearch, ReportSummary } from './model/report.js';
+import { parseSearchFilters } from './storage/search-filters.js';
 import { ReportStoreUnavailableError } from './storage/report-store.js';
 
 /** Reports on the profiler's home page. */

@@ -8,19 +8,19 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, 
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { RequestScope, runInScope } from '../http/request-scope.js';
-import { TokenSource } from './token.js';
+import { TokenSource } from './tokens/token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
 import { routeOf } from '../routing/route-table.js';
 import { describeFailure } from '../utils/describe-failure.js';
-import { ProfilerAccess, type AccessSettings } from './access.js';
-import { settlePageHeaders } from './page-headers.js';
-import type { Report } from './report.js';
+import { ProfilerAccess, type AccessSettings } from './access/access.js';
+import { settlePageHeaders } from './access/page-headers.js';
+import type { Report } from './model/report.js';
 import { PacedFailureLog } from '../utils/failure-log.js';
-import { ReadTimeStore } from './read-time-store.js';
-import { Redactor } from './redact.js';
-import { ReportWriter, type ReportWriterOptions } from './report-writer.js';
-import type { Collector, CollectorContext, RequestProfile } from './request-profile.js';
+import { ReadTimeStore } from './storage/read-time-store.js';
+import { Redactor } from './redaction/redact.js';
+import { ReportWriter, type ReportWriterOptions } from './writer/report-writer.js';
+import type { Collector, CollectorContext, RequestProfile } from './model/request-profile.js';
 import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
 
 /** Why the profiler refuses a request to one of its pages (see {@link Profiler.refuses}). */

@@ -9,9 +9,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answeredByPipeline } from '../errors/error-handler.js';
 import { admitInlineStyleIn } from '../http/content-security-policy.js';
 import { routeOf } from '../routing/route-table.js';
-import type { LogTap } from './log-tap.js';
+import type { LogTap } from './activity/log-tap.js';
 import { activityFacts } from './activity/toolbar-facts.js';
-import { hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './toolbar.js';
+import { hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './pages/toolbar.js';
 
 /** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;

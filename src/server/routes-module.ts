@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/index.js';
-import type { Collector } from '../profiler/request-profile.js';
+import type { Collector } from '../profiler/model/request-profile.js';
 import type { RoutesDeclaration } from '../routing/routes.js';
 
 export interface RoutesModule {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { debugMessage, exceptionFile, lineOf, tokenOf } from '../support/answers.js';
-import { loadNodeSqlite } from '../../src/profiler/storage/sqlite-node-driver.js';
+import { loadNodeSqlite } from '../../src/profiler/storage/sqlite/sqlite-node-driver.js';
 import { installedPackage } from '../support/package-build.js';
 import { ROOT } from '../support/root.js';
 import { ask, type Answer, type Ask } from '../support/service.js';

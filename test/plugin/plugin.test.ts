@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { defineRoutes, loadConfig, RouteDefinitionError, vigil, vigilFastifyOptions } from '../../src/index.js';
-import type { Report } from '../../src/profiler/report.js';
+import type { Report } from '../../src/profiler/model/report.js';
 import type { ExceptionSection } from '../../src/profiler/collectors/exception.js';
 import type { LogsSection } from '../../src/profiler/collectors/logs.js';
 import type { RoutingSection } from '../../src/profiler/collectors/routing.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProfilerAccess } from '../../src/profiler/access.js';
+import { ProfilerAccess } from '../../src/profiler/access/access.js';
 import { startInProcess } from '../support/in-process-service.js';
 import { ask, type Service } from '../support/service.js';
 import { startKernel } from '../support/kernel.js';

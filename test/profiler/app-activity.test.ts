@@ -22,7 +22,7 @@ import type { Pool } from 'pg';
 import { reportAsText } from '../../src/cli/report-text.js';
 import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
 import { RECALLS_BETWEEN_CHECKS, TRUST_AFTER } from '../../src/profiler/activity/request-activity.js';
-import type { Report } from '../../src/profiler/report.js';
+import type { Report } from '../../src/profiler/model/report.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { sharedCertificate } from '../support/certificate.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';

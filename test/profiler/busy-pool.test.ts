@@ -20,7 +20,7 @@ import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
-import type { Report } from '../../src/profiler/report.js';
+import type { Report } from '../../src/profiler/model/report.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 
 const pg = createRequire(import.meta.url)('pg') as typeof import('pg');

@@ -9,7 +9,7 @@ import type { PerformanceSection } from '../../src/profiler/collectors/performan
 import type { RequestSection } from '../../src/profiler/collectors/request.js';
 import type { ResponseSection } from '../../src/profiler/collectors/response.js';
 import type { RoutingSection } from '../../src/profiler/collectors/routing.js';
-import type { Collector } from '../../src/profiler/request-profile.js';
+import type { Collector } from '../../src/profiler/model/request-profile.js';
 import profiledRoutes, { kept, routesModule } from '../fixtures/profiled-routes.js';
 import { collectGarbage } from '../support/gc.js';
 import { startKernel, type TestKernel } from '../support/kernel.js';

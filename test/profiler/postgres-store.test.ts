@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, afterEach, describe, it } from 'node:test';
-import { TokenPermutation } from '../../src/profiler/token-permutation.js';
+import { TokenPermutation } from '../../src/profiler/tokens/token-permutation.js';
 import {
   ReportStoreError,
   ReportStoreUnavailableError,

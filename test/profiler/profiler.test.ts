@@ -10,7 +10,7 @@ import profiledRoutes, { routesModule } from '../fixtures/profiled-routes.js';
 import { startKernel } from '../support/kernel.js';
 import { tokenOf } from '../support/answers.js';
 import { DelegatingStore, openStoreOf, storedTokens, storeOf } from '../support/stores.js';
-import { TOKEN_PATTERN } from '../../src/profiler/token.js';
+import { TOKEN_PATTERN } from '../../src/profiler/tokens/token.js';
 
 describe('on shutdown the write queue is flushed', () => {
   it('stores every queued report when the kernel closes', async () => {

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RoutingSection } from '../../src/profiler/collectors/routing.js';
-import type { Report } from '../../src/profiler/report.js';
-import { encodeReport } from '../../src/profiler/storage/report-encoding.js';
+import type { Report } from '../../src/profiler/model/report.js';
+import { encodeReport } from '../../src/profiler/model/report-encoding.js';
 import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import profiledRoutes, { routesModule } from '../fixtures/profiled-routes.js';
 import { startKernel, type TestKernel } from '../support/kernel.js';

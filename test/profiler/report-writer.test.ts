@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import type { EncodedReport } from '../../src/profiler/storage/report-encoding.js';
+import type { EncodedReport } from '../../src/profiler/model/report-encoding.js';
 import {
   ReportStoreUnavailableError,
   type PurgeOptions,
   type Retention,
 } from '../../src/profiler/storage/report-store.js';
-import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/report-writer.js';
+import { ReportWriter, type ReportWriterOptions } from '../../src/profiler/writer/report-writer.js';
 import { encoded, report } from '../support/reports.js';
 import { DelegatingStore, sqliteStore, storedTokens } from '../support/stores.js';
 

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TOKEN_PATTERN } from '../../src/profiler/token.js';
+import { TOKEN_PATTERN } from '../../src/profiler/tokens/token.js';
 import { askInTurn, startKernel } from '../support/kernel.js';
-import { openSqlite } from '../../src/profiler/storage/sqlite-driver.js';
+import { openSqlite } from '../../src/profiler/storage/sqlite/sqlite-driver.js';
 
 /** Waits until `check` holds (retention runs on the writers' own schedule), or fails after 10 s. */
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {

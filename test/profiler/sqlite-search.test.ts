@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
-import { encodeReport, type EncodedReport } from '../../src/profiler/storage/report-encoding.js';
+import { encodeReport, type EncodedReport } from '../../src/profiler/model/report-encoding.js';
 import { startInProcess } from '../support/in-process-service.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { ask } from '../support/service.js';
 import { sqliteStore, storeOf } from '../support/stores.js';
-import { openSqlite, type SqliteDatabase } from '../../src/profiler/storage/sqlite-driver.js';
+import { openSqlite, type SqliteDatabase } from '../../src/profiler/storage/sqlite/sqlite-driver.js';
 
 const YEAR_MS = 365 * 86_400_000;
 const newFile = () => join(mkdtempSync(join(tmpdir(), 'vigil-search-')), 'profiler.sqlite');

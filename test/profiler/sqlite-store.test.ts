@@ -4,12 +4,12 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TokenPermutation } from '../../src/profiler/token-permutation.js';
+import { TokenPermutation } from '../../src/profiler/tokens/token-permutation.js';
 import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { sqliteStore, storedTokens } from '../support/stores.js';
 import { reportStoreContract } from './store-contract.js';
-import { openSqlite, type SqliteDatabase } from '../../src/profiler/storage/sqlite-driver.js';
+import { openSqlite, type SqliteDatabase } from '../../src/profiler/storage/sqlite/sqlite-driver.js';
 
 const newFile = (prefix = 'vigil-store-') => join(mkdtempSync(join(tmpdir(), prefix)), 'sub', 'profiler.sqlite');
 

@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { TOKEN_PATTERN } from '../../src/profiler/token.js';
-import type { ReportSearch } from '../../src/profiler/report.js';
+import { TOKEN_PATTERN } from '../../src/profiler/tokens/token.js';
+import type { ReportSearch } from '../../src/profiler/model/report.js';
 import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { storedTokens } from '../support/stores.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKernel, type Kernel, type KernelOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
-import type { Report } from '../../src/profiler/report.js';
+import type { Report } from '../../src/profiler/model/report.js';
 import { tokenOf } from './answers.js';
 
 export interface TestKernel extends Kernel {

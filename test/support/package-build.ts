@@ -28,7 +28,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { loadNodeSqlite } from '../../src/profiler/storage/sqlite-node-driver.js';
+import { loadNodeSqlite } from '../../src/profiler/storage/sqlite/sqlite-node-driver.js';
 import { ROOT } from './root.js';
 
 /** What `npm pack` reads: the sources it builds, the manifest, the files it ships. */

@@ -1,6 +1,6 @@
 /** Reports built by hand, for tests of the store and the writer that need exact times and fields. */
-import type { Report } from '../../src/profiler/report.js';
-import { encodeReport, type EncodedReport } from '../../src/profiler/storage/report-encoding.js';
+import type { Report } from '../../src/profiler/model/report.js';
+import { encodeReport, type EncodedReport } from '../../src/profiler/model/report-encoding.js';
 
 export const T0 = Date.UTC(2026, 0, 2, 10, 0, 0);
 

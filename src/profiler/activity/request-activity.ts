@@ -12,7 +12,7 @@ import type { StackFrame } from '../../debug/stack-trace.js';
 import { projectRoot } from '../../debug/project-root.js';
 import { currentScope, type RequestScope, type SpanRecord } from '../../http/request-scope.js';
 import { ownCopy } from '../../utils/own-copy.js';
-import { cutString } from '../storage/report-bounds.js';
+import { cutString } from '../model/report-bounds.js';
 import { noteEntrySpan } from './span-requests.js';
 
 /** Identical statements from one looked-up line after which the next database call takes no stack. */

@@ -2,7 +2,7 @@
  * The sections of the application's activity as stored (HTTP calls, database statements),
  * and the counts and totals their panels, their text and the toolbar share.
  */
-import { formatMs } from '../format.js';
+import { formatMs } from '../model/format.js';
 import { RECALLS_BETWEEN_CHECKS, TRUST_AFTER, type OutgoingCall, type StatementRecord } from './request-activity.js';
 
 export { RUN_BEFORE_SKIP } from './request-activity.js';

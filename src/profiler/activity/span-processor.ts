@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { currentFrame, spanName, type SpanRecord } from '../../http/request-scope.js';
-import { cutString } from '../storage/report-bounds.js';
+import { cutString } from '../model/report-bounds.js';
 import {
   activityOf,
   MAX_STATEMENT_LENGTH,

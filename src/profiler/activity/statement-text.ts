@@ -11,7 +11,7 @@
  * up to the end: a statement may lose its tail, never leak a value.
  */
 
-import { cutMarker } from '../storage/report-bounds.js';
+import { cutMarker } from '../model/report-bounds.js';
 import { MAX_STATEMENT_LENGTH } from './request-activity.js';
 
 /** How one database family quotes, as far as finding its literals needs. */

@@ -1,6 +1,6 @@
 /** The toolbar's view of what a request's code did so far: its database queries and HTTP calls, count and time. */
 import type { RequestScope } from '../../http/request-scope.js';
-import { formatMs } from '../format.js';
+import { formatMs } from '../model/format.js';
 import { REPEATED_WARNING } from './sections.js';
 import { activityOf } from './request-activity.js';
 

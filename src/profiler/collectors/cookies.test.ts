@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Redactor } from '../redact.js';
+import { Redactor } from '../redaction/redact.js';
 import { MAX_COOKIES, parseCookies } from './cookies.js';
 
 const redactor = new Redactor(['theme']);

@@ -3,7 +3,7 @@
  * `name=value; name=value`), each value redacted when its name looks like a credential or
  * is named in PROFILER_REDACT, as header and query values are.
  */
-import { REDACTED, type Redactor } from '../redact.js';
+import { REDACTED, type Redactor } from '../redaction/redact.js';
 
 /** Cookies kept per request; a marker entry says how many more there were. */
 export const MAX_COOKIES = 100;

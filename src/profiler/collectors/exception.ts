@@ -8,7 +8,7 @@ import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import { relatedErrors } from '../../errors/error-chain.js';
 import { describeError } from '../../errors/http-errors.js';
 import { relatedView, siteLink, traceLines, type RelatedErrorsView, type TraceLine } from '../../errors/trace-lines.js';
-import type { Collector } from '../request-profile.js';
+import type { Collector } from '../model/request-profile.js';
 
 /** A frame as stored: its origin (app, kernel, vendor, external), an excerpt and an editor link. */
 export type TraceFrame = TraceLine;

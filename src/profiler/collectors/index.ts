@@ -5,13 +5,13 @@
 import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import type { RouteMatcher } from '../../routing/route-matcher.js';
 import { SiteMemory } from '../activity/request-activity.js';
-import type { LogTap } from '../log-tap.js';
+import type { LogTap } from '../activity/log-tap.js';
 import { exceptionPanel } from '../pages/panels/exception-panel.js';
 import { logsPanel } from '../pages/panels/logs-panel.js';
 import { requestPanel } from '../pages/panels/request-panel.js';
 import { responsePanel } from '../pages/panels/response-panel.js';
 import { routingPanel } from '../pages/panels/routing-panel.js';
-import type { Collector } from '../request-profile.js';
+import type { Collector } from '../model/request-profile.js';
 import { databaseCollector } from './database.js';
 import { exceptionCollector } from './exception.js';
 import { httpClientCollector } from './http-client.js';

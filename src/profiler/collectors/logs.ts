@@ -4,8 +4,8 @@
  * Pino lines below LOG_LEVEL are never written, so never kept; the others are parsed back
  * into level, time and message.
  */
-import type { LogTap, TappedLine } from '../log-tap.js';
-import type { Collector } from '../request-profile.js';
+import type { LogTap, TappedLine } from '../activity/log-tap.js';
+import type { Collector } from '../model/request-profile.js';
 
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 /** Fields every line carries, shown in their own columns or not at all. */

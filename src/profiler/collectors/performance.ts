@@ -6,13 +6,13 @@
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import type { RequestScope, SpanRecord } from '../../http/request-scope.js';
 import { activityOf } from '../activity/request-activity.js';
-import type { Report } from '../report.js';
+import type { Report } from '../model/report.js';
 import type { HttpClientSection } from '../activity/sections.js';
 import { html } from '../../utils/html.js';
-import { formatMs } from '../format.js';
+import { formatMs } from '../model/format.js';
 import { keyValueTable } from '../pages/layout.js';
 import { renderWaterfall, type WaterfallCall } from '../pages/panels/waterfall.js';
-import type { Collector, StageMarks } from '../request-profile.js';
+import type { Collector, StageMarks } from '../model/request-profile.js';
 
 const STAGE_OF: ReadonlyArray<[keyof StageMarks, string]> = [
   ['start', 'routing'],

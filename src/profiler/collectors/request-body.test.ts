@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { Redactor } from '../redact.js';
+import { Redactor } from '../redaction/redact.js';
 import { bodyView, MAX_BODY_ENTRIES, uploadedFilesView } from './request-body.js';
 
 const redactor = new Redactor();

@@ -5,8 +5,8 @@
  * as the rest of the report is, in text that reads as JSON too (sent as `text/plain`). Files are listed by name, never by path or contents.
  */
 import type { UploadedFile } from '../../routing/routes.js';
-import { DEEPER_LEFT_OUT, MAX_DEPTH, type Redactor } from '../redact.js';
-import { cutString, MAX_STRING_LENGTH } from '../storage/report-bounds.js';
+import { DEEPER_LEFT_OUT, MAX_DEPTH, type Redactor } from '../redaction/redact.js';
+import { cutString, MAX_STRING_LENGTH } from '../model/report-bounds.js';
 import { looksLikeJson, redactJsonMembers } from './response-preview.js';
 
 /** Entries (members and items, all levels together) kept of one body. */

@@ -5,8 +5,8 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { requestTarget, requestUrlWithQuery } from '../../http/request-url.js';
-import { queryParameters } from '../redact.js';
-import type { Collector } from '../request-profile.js';
+import { queryParameters } from '../redaction/redact.js';
+import type { Collector } from '../model/request-profile.js';
 import { parseCookies, type CookieEntry } from './cookies.js';
 import { bodyView, uploadedFilesView, type BodyView, type FileView } from './request-body.js';
 

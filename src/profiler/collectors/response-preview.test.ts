@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { Redactor } from '../redact.js';
+import { Redactor } from '../redaction/redact.js';
 import { PREVIEW_CHARS, responsePreview } from './response-preview.js';
 
 const redactor = new Redactor();

@@ -3,8 +3,8 @@
  * answered: the start of a textual body, its secrets redacted. A binary, streamed or
  * compressed body, and the kernel's own error page, are only described.
  */
-import { REDACTED, type Redactor } from '../redact.js';
-import { cutMarker } from '../storage/report-bounds.js';
+import { REDACTED, type Redactor } from '../redaction/redact.js';
+import { cutMarker } from '../model/report-bounds.js';
 
 /** Characters of a textual body kept (4 KiB of ASCII). */
 export const PREVIEW_CHARS = 4096;

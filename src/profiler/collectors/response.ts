@@ -1,5 +1,5 @@
 /** The response section: status, headers (redacted), size, a preview of its body, and whether the client stayed for it. */
-import type { Collector } from '../request-profile.js';
+import type { Collector } from '../model/request-profile.js';
 import { responsePreview, type ResponsePreview } from './response-preview.js';
 
 export interface ResponseSection {

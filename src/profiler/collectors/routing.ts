@@ -7,8 +7,8 @@
 import { requestTarget } from '../../http/request-url.js';
 import type { RouteMatcher, RouteMiss } from '../../routing/route-matcher.js';
 import { routeOf } from '../../routing/route-table.js';
-import type { Report } from '../report.js';
-import type { Collector } from '../request-profile.js';
+import type { Report } from '../model/report.js';
+import type { Collector } from '../model/request-profile.js';
 
 export interface RoutingSection {
   /** The path as sent, percent-encoding kept. */

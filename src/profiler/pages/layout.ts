@@ -6,7 +6,7 @@
 import { html, raw, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 
-export { formatBytes, formatMs, formatTime } from '../format.js';
+export { formatBytes, formatMs, formatTime } from '../model/format.js';
 
 const STYLE = raw(`<style>
 :root{color-scheme:light dark;--bg:#f5f6f8;--fg:#1d1f23;--muted:#5f6670;--card:#fff;--line:#dde0e5;--accent:#3558c9;--ok:#1a7f37;--warn:#9a6700;--bad:#c62828;--hl:#fff3c4;--code:#eef0f3}

@@ -2,9 +2,9 @@
 import { html, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 import type { ProfilerStats } from '../profiler.js';
-import type { ReportSearch, ReportSummary } from '../report.js';
+import type { ReportSearch, ReportSummary } from '../model/report.js';
 import { HTTP_METHODS } from '../../routing/routes.js';
-import { formatDuration } from '../format.js';
+import { formatDuration } from '../model/format.js';
 import { formatMs, formatTime, renderPage, statusBadge } from './layout.js';
 
 export interface ListPageView {

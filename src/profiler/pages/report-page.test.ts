@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { html } from '../../utils/html.js';
-import type { Report } from '../report.js';
+import type { Report } from '../model/report.js';
 import { defaultCollectors } from '../collectors/index.js';
-import { LogTap } from '../log-tap.js';
-import type { Collector } from '../request-profile.js';
+import { LogTap } from '../activity/log-tap.js';
+import type { Collector } from '../model/request-profile.js';
 import { panelNames, renderReportPage } from './report-page.js';
 
 const report: Report = {

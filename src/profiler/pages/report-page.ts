@@ -5,11 +5,11 @@
  */
 import { html, raw, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
-import type { Report } from '../report.js';
-import type { Collector } from '../request-profile.js';
+import type { Report } from '../model/report.js';
+import type { Collector } from '../model/request-profile.js';
 import { formatMs, formatTime, renderPage, statusBadge } from './layout.js';
 import { panelsOf } from './panels/index.js';
-import type { Panel, PanelView } from './panels/panel.js';
+import type { Panel, PanelView } from '../model/panel.js';
 
 export function defaultPanel(report: Report): string {
   return report.collectors.exception !== undefined ? 'exception' : 'request';

@@ -2,8 +2,8 @@
  * A report store that passes every call to another: the base of stores that change one
  * call and leave the rest to the real store (the profiler's read-time view; tests' faults).
  */
-import type { Report, ReportSearch, SearchResult } from '../report.js';
-import type { EncodedReport } from './report-encoding.js';
+import type { Report, ReportSearch, SearchResult } from '../model/report.js';
+import type { EncodedReport } from '../model/report-encoding.js';
 import type { PurgeOptions, ReportStore, Retention, WriteOutcome } from './report-store.js';
 
 export class DelegatingStore implements ReportStore {

@@ -5,8 +5,8 @@
  * `test/profiler/store-contract.ts` is what any store must pass. Several processes may
  * write one store: its token counter and its retention lease are shared by them all.
  */
-import type { Report, ReportSearch, SearchResult } from '../report.js';
-import type { EncodedReport } from './report-encoding.js';
+import type { Report, ReportSearch, SearchResult } from '../model/report.js';
+import type { EncodedReport } from '../model/report-encoding.js';
 
 export interface Retention {
   maxReports: number;

@@ -5,7 +5,7 @@
  * wider window could outlast the budget on its own).
  */
 import { performance } from 'node:perf_hooks';
-import type { ReportSummary, SearchResult } from '../report.js';
+import type { ReportSummary, SearchResult } from '../model/report.js';
 
 export const WINDOW = 4096;
 

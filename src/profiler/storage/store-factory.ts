@@ -5,9 +5,9 @@
  * owner calls `open()`.
  */
 import type { StoreDsn } from '../../config/index.js';
-import { PostgresReportStore, type PostgresStoreOptions } from './postgres-store.js';
+import { PostgresReportStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
 import type { ReportStore } from './report-store.js';
-import { SqliteReportStore, type SqliteStoreOptions } from './sqlite-store.js';
+import { SqliteReportStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 
 export type ReportStoreOptions = SqliteStoreOptions & PostgresStoreOptions;
 

@@ -4,9 +4,9 @@
  * The heading is always the title, so that menu and panel agree.
  */
 import { html, SafeHtml } from '../../../utils/html.js';
-import type { Collector } from '../../request-profile.js';
+import type { Collector } from '../../model/request-profile.js';
 import { formatNumber, renderValue } from './generic-panel.js';
-import type { Panel, PanelBadge } from './panel.js';
+import type { Panel, PanelBadge } from '../../model/panel.js';
 
 export function collectorPanel(collector: Pick<Collector, 'name' | 'panel'>): Panel {
   const spec = collector.panel ?? {};

@@ -17,7 +17,7 @@ import {
 } from '../../activity/sections.js';
 import { formatMs, keyValueTable } from '../layout.js';
 import { siteCell } from './call-site.js';
-import { definePanel } from './panel.js';
+import { definePanel } from '../../model/panel.js';
 
 function calledFrom(statement: StatementEntry) {
   if (statement.siteLookedUp === false) {

@@ -3,7 +3,7 @@ import { html } from '../../../utils/html.js';
 import { fileLine, renderRelated, renderTrace } from '../../../errors/render-trace.js';
 import type { ExceptionSection } from '../../collectors/exception.js';
 import { keyValueTable } from '../layout.js';
-import { definePanel } from './panel.js';
+import { definePanel } from '../../model/panel.js';
 
 export const exceptionPanel = definePanel<ExceptionSection>({
   ownHeading: true,

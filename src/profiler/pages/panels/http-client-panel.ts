@@ -3,7 +3,7 @@ import { html } from '../../../utils/html.js';
 import { describeCalls, RECALLED_WHY, totalDuration, type HttpClientSection } from '../../activity/sections.js';
 import { formatBytes, formatMs } from '../layout.js';
 import { siteCell } from './call-site.js';
-import { definePanel } from './panel.js';
+import { definePanel } from '../../model/panel.js';
 
 export const httpClientPanel = definePanel<HttpClientSection>({
   title: 'HTTP client',

@@ -4,9 +4,9 @@
  * one per other section the report holds (a collector of another instance, or of an older
  * version), shown as tables.
  */
-import type { Collector } from '../../request-profile.js';
+import type { Collector } from '../../model/request-profile.js';
 import { collectorPanel, genericPanel } from './collector-panel.js';
-import type { Panel } from './panel.js';
+import type { Panel } from '../../model/panel.js';
 
 export function panelsOf(
   sections: Record<string, unknown>,

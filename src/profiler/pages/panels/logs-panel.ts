@@ -2,7 +2,7 @@
 import { html } from '../../../utils/html.js';
 import type { LogsSection } from '../../collectors/logs.js';
 import { formatTime } from '../layout.js';
-import { definePanel } from './panel.js';
+import { definePanel } from '../../model/panel.js';
 
 export const logsPanel = definePanel<LogsSection>({
   ownHeading: true,

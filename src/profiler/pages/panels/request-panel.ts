@@ -4,7 +4,7 @@ import type { RequestSection } from '../../collectors/request.js';
 import { formatBytes, keyValueTable } from '../layout.js';
 import { renderValue } from './generic-panel.js';
 import { headerTable } from './headers.js';
-import { definePanel } from './panel.js';
+import { definePanel } from '../../model/panel.js';
 
 export const requestPanel = definePanel<RequestSection>({
   ownHeading: true,

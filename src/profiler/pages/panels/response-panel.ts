@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../../../utils/html.js';
 import type { ResponseSection } from '../../collectors/response.js';
 import { formatBytes, keyValueTable, statusBadge } from '../layout.js';
 import { headerTable } from './headers.js';
-import { definePanel } from './panel.js';
+import { definePanel } from '../../model/panel.js';
 
 export const responsePanel = definePanel<ResponseSection>({
   ownHeading: true,

@@ -5,7 +5,7 @@
 import { html } from '../../../utils/html.js';
 import type { RoutingSection } from '../../collectors/routing.js';
 import { keyValueTable } from '../layout.js';
-import { definePanel } from './panel.js';
+import { definePanel } from '../../model/panel.js';
 
 export const routingPanel = definePanel<RoutingSection>({
   ownHeading: true,

@@ -7,7 +7,7 @@
 import { html, type SafeHtml } from '../../../utils/html.js';
 import type { SpanRecord } from '../../../http/request-scope.js';
 import { formatMs } from '../layout.js';
-import type { PanelView } from './panel.js';
+import type { PanelView } from '../../model/panel.js';
 
 /** What a waterfall is drawn from: the performance section's timings. */
 export interface WaterfallInput {

@@ -1,0 +1,105 @@
+/** What the profiler keeps about a request while it runs, until its report is written. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestScope } from '../../http/request-scope.js';
+import type { CollectorPanel } from './panel.js';
+import type { Redactor } from '../redaction/redact.js';
+import type { Report } from './report.js';
+
+/**
+ * When the request reached each stage, in `performance.now()` milliseconds. Stages a
+ * request did not go through stay undefined (an unrouted request has no handler).
+ */
+export interface StageMarks {
+  /** The profiler's first hook: the router has already chosen the route. */
+  start: number;
+  /** Matched routes: the body is about to be read. */
+  parsing?: number | undefined;
+  /** Matched routes: the handler is about to run. */
+  handler?: number | undefined;
+  /** An error reached the pipeline. */
+  error?: number | undefined;
+  /** The response is about to be written. */
+  send?: number | undefined;
+  /** The response was written (or the client went away). */
+  end?: number | undefined;
+}
+
+/** What the profiler keeps about a request while it runs, until its report is written. */
+export interface RequestProfile {
+  token: string;
+  /** Epoch milliseconds at arrival. */
+  time: number;
+  /** Client address, read at arrival: the socket may be gone when the report is built. */
+  ip: string;
+  marks: StageMarks;
+  /** The error the pipeline rendered, if any. */
+  error: Error | undefined;
+  /** The client closed the connection before the response was written. */
+  aborted: boolean;
+  /** The response body as the profiler's onSend hook saw it (a string, a Buffer, a stream), before the toolbar's. */
+  responseBody?: unknown;
+  /** What the request's own code records while it runs: its log lines and spans. */
+  scope: RequestScope;
+  /** Per-collector scratch space filled while the request runs. */
+  data: Record<string, unknown>;
+}
+
+declare module '../../http/request-state.js' {
+  interface RequestState {
+    /** The report being gathered; null outside debug mode, for the profiler's pages, and once it is queued. */
+    profile: RequestProfile | null;
+  }
+}
+
+export interface CollectorContext {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  profile: RequestProfile;
+  redactor: Redactor;
+}
+
+/**
+ * One section of every report, as one unit: what it collects, how its panel shows it, and
+ * its lines on the command line. `start` runs when the request arrives (keep it cheap: it
+ * is on the response's path), `collect` after the response was sent; what `collect`
+ * returns is stored under `name` (undefined: no section), and `derive`, if any, completes it
+ * when the report is read. `close` runs at shutdown.
+ *
+ * Without `panel`, the section's panel is titled after `name` and shows its data as
+ * tables (arrays of records as one table, numbers rounded); without `text`, the command
+ * line prints it as JSON.
+ *
+ * @example
+ * ```ts
+ * const agent: Collector<{ agent: string | null }> = {
+ *   name: 'agent',
+ *   collect: ({ request }) => ({ agent: request.headers['user-agent'] ?? null }),
+ *   panel: { title: 'User agent', badge: (section) => ({ value: section.agent ? 'yes' : 'none', status: section.agent ? 'ok' : 'warn' }) },
+ *   text: (section) => [`agent ${section.agent ?? 'none'}`],
+ * };
+ * ```
+ */
+export interface Collector<Section = unknown> {
+  name: string;
+  start?(context: CollectorContext): void;
+  collect(context: CollectorContext): Section | undefined;
+  close?(): void;
+  /**
+   * What can wait until someone reads the report: given the stored section, the section as
+   * its panel, the JSON form and the command line show it. Runs at read time, never on the
+   * request's way; keep the stored section to facts, and derive explanations here.
+   */
+  derive?(section: Section, report: Report): Section;
+  /** How its panel shows the section: title, menu badge, renderer. */
+  panel?: CollectorPanel<Section>;
+  /**
+   * The section's lines for `vigil profiler:show`, under the panel's title. Each prints on
+   * one line: a line break or other control character in it is shown as its escape.
+   */
+  text?(section: Section, report: Report): string | readonly string[];
+}
+
+/** Keeps a collector typed by its section while a list holds collectors of every kind. */
+export function defineCollector<Section>(collector: Collector<Section>): Collector {
+  return collector as Collector;
+}

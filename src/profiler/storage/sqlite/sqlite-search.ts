@@ -1,0 +1,141 @@
+/**
+ * The statements of the SQLite store's search, with its semantics: `ip` and `url` match a part, case
+ * and `%`, `_`, `\` as they are (`instr`), `method` and the status exactly, `token` a prefix, `start`
+ * and `end` inclusive, newest (highest id) first.
+ */
+import type { ReportSearch } from '../../model/report.js';
+
+export const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
+
+/** A lookup's trigrams are expected together in at most this share of the reports (500 of 5 M). */
+export const LOOKUP_SHARE = 1e-4;
+
+/** Trigrams of a long part weighed at most, spread over it: a 2048-character part has 683. */
+export const MAX_WEIGHED_TRIGRAMS = 32;
+
+/** The share of the reports expected to hold a trigram, from 0 to 1. */
+export type TrigramShare = (trigram: string) => number;
+
+/**
+ * The trigram query for `part`, each trigram quoted; undefined when no trigram answers it. Of the
+ * trigrams that cover the part, the rarest by `share` come first, and only as many as the lookup
+ * needs (`LOOKUP_SHARE`): a trigram most reports hold makes FTS5 step through its whole list and
+ * narrows nothing, while `instr` checks the part itself on every report the lookup gives. So
+ * any of them will do, and a long part is weighed by some of them only.
+ */
+export function trigramQuery(part: string, share: TrigramShare = () => 1): string | undefined {
+  const chars = [...part];
+  if (chars.length < 3 || part.includes('\u0000')) return undefined;
+  const cover = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i += 3) cover.add(chars.slice(i, i + 3).join(''));
+  if (chars.length % 3 !== 0) cover.add(chars.slice(-3).join(''));
+  const covering = [...cover];
+  const step = covering.length / MAX_WEIGHED_TRIGRAMS;
+  const weighed =
+    step <= 1 ? covering : Array.from({ length: MAX_WEIGHED_TRIGRAMS }, (_, i) => covering[Math.floor(i * step)]!);
+  const rarestFirst = weighed.map((trigram) => ({ trigram, share: share(trigram) }));
+  rarestFirst.sort((a, b) => a.share - b.share);
+  const chosen: string[] = [];
+  let expected = 1;
+  for (const { trigram, share } of rarestFirst) {
+    chosen.push(`"${trigram.replaceAll('"', '""')}"`);
+    expected *= share;
+    if (expected <= LOOKUP_SHARE) break;
+  }
+  return chosen.join(' AND ');
+}
+
+/** Shares of trigrams among sampled values (the newest reports'); one not sampled counts half a value. */
+export class TrigramSample {
+  private readonly shares = new Map<string, number>();
+
+  constructor(private readonly values: readonly string[]) {}
+
+  readonly share: TrigramShare = (trigram) => {
+    let share = this.shares.get(trigram);
+    if (share === undefined) {
+      let holding = 0;
+      for (const value of this.values) if (value.includes(trigram)) holding++;
+      share = (holding + 0.5) / (this.values.length + 1);
+      this.shares.set(trigram, share);
+    }
+    return share;
+  };
+}
+
+/** Above any character a token holds: the end of a token prefix's range. */
+const PAST_PREFIX = '\uffff';
+
+/**
+ * How a search is read. Without a URL or IP part, indexes answer it at once: `scan`, with
+ * `values` and the limit. With one, rows are read newest first with their `id`, so that a
+ * search with a budget can stop between two and say where: the `lookup` of a part in a
+ * trigram table (`match`, the highest id, `values`, the limit), after the `tail` of reports
+ * the tables do not hold yet (the mark, `values`, the limit), in one snapshot; or, for a
+ * part no trigram answers, `window`s of ids (the highest, the id below the lowest,
+ * `values`, the limit).
+ */
+export type SearchPlan = { values: Array<string | number>; limit: number } & (
+  | { scan: string; lookup?: undefined; window?: undefined }
+  | { scan?: undefined; lookup: { sql: string; match: string; tail: string }; window?: undefined }
+  | { scan?: undefined; lookup?: undefined; window: string }
+);
+
+/**
+ * The statements and their values. `indexed`: the trigram tables hold every report below
+ * the tail. The part looked up in a trigram table drives the lookup (URL before IP); every
+ * other filter is checked on the reports it gives; `instr` keeps those that hold the part itself. The
+ * tail, not indexed yet, is read row by row first, as it is the newest. A part under three characters,
+ * or any part while an older file's tables are being filled, reads the reports newest first.
+ * `shares`: how common each trigram of a field is, to look up the rarest.
+ */
+export function searchStatement(
+  filters: ReportSearch,
+  indexed: boolean,
+  shares?: (field: 'url' | 'ip') => TrigramShare,
+): SearchPlan {
+  const where: string[] = [];
+  const values: Array<string | number> = [];
+  let driver: { table: string; query: string } | undefined;
+  for (const field of ['url', 'ip'] as const) {
+    const part = filters[field];
+    if (!part) continue;
+    const query = indexed && !driver ? trigramQuery(part, shares?.(field)) : undefined;
+    if (query !== undefined) driver = { table: `reports_${field}_search`, query };
+    where.push(`instr(r.${field}, ?) > 0`);
+    values.push(part);
+  }
+  if (filters.method) where.push('r.method = ?'), values.push(filters.method.toUpperCase());
+  if (filters.statusCode !== undefined) where.push('r.status = ?'), values.push(filters.statusCode);
+  if (filters.token) {
+    const prefix = filters.token.toLowerCase();
+    // A range on the token index, and the prefix itself.
+    where.push('r.token >= ? AND r.token < ? AND substr(r.token, 1, ?) = ?');
+    values.push(prefix, prefix + PAST_PREFIX, prefix.length, prefix);
+  }
+  if (filters.start !== undefined) where.push('r.time >= ?'), values.push(filters.start);
+  if (filters.end !== undefined) where.push('r.time <= ?'), values.push(filters.end);
+  if (filters.before !== undefined) where.push('r.id < ?'), values.push(filters.before);
+  const columns = SUMMARY_COLUMNS.split(', ')
+    .map((column) => `r.${column}`)
+    .join(', ');
+  const limit = filters.limit ?? 100;
+  // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
+  const newestFirst = (conditions: string[]) =>
+    `SELECT ${columns} FROM reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT ?`;
+  if (filters.token && !filters.url && !filters.ip) {
+    // The ids first, from the token index alone (it holds them): a short prefix holds thousands.
+    const ids = `SELECT r.id FROM reports r WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT ?`;
+    return { scan: `SELECT ${columns} FROM reports r WHERE r.id IN (${ids}) ORDER BY r.id DESC`, values, limit };
+  }
+  if (!filters.url && !filters.ip) return { scan: newestFirst(where), values, limit };
+  const withId = (sql: string) => sql.replace('SELECT ', 'SELECT r.id, ');
+  if (!driver) return { window: withId(newestFirst(['r.id <= ?', 'r.id > ?', ...where])), values, limit };
+  // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the limit stops it.
+  const lookup = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
+  return {
+    lookup: { sql: withId(lookup), match: driver.query, tail: withId(newestFirst(['r.id > ?', ...where])) },
+    values,
+    limit,
+  };
+}
