@@ -42,5 +42,5 @@ export type { Collector, CollectorContext } from './profiler/model/request-profi
 export type { Profiler } from './profiler/profiler.js';
 export type { RequestState } from './http/request-state.js';
 export type { CollectorPanel, PanelBadge, PanelView } from './profiler/model/panel.js';
-export { renderValue } from './profiler/pages/panels/generic-panel.js';
+export { renderValue } from './profiler/views/generic-panel.js';
 export { html, type SafeHtml } from './utils/html.js';

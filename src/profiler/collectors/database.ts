@@ -8,7 +8,7 @@
 import { holdQueryChannels } from '../activity/query-channels.js';
 import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
 import { databaseText, type DatabaseSection, type StatementEntry } from '../activity/sections.js';
-import { databasePanel } from '../pages/panels/database-panel.js';
+import { databasePanel } from './database-panel.js';
 import type { Collector } from '../model/request-profile.js';
 
 /** `sites`: the instance's memory of call sites, shared with the HTTP client's collector. */

@@ -6,7 +6,7 @@
 import { holdHttpClientTap } from '../activity/http-client-tap.js';
 import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
 import { httpClientText, type HttpClientSection } from '../activity/sections.js';
-import { httpClientPanel } from '../pages/panels/http-client-panel.js';
+import { httpClientPanel } from './http-client-panel.js';
 import type { Collector } from '../model/request-profile.js';
 
 /** `sites`: the instance's memory of call sites, shared with the database collector. */

@@ -1,16 +1,16 @@
 /**
  * The collectors every report has, in the order their panels are shown, each with its panel
- * (kept in `pages/panels/`, which reads the collectors' section types).
+ * (kept beside it, `database-panel.ts` beside `database.ts`; the parts they share are in `views/`).
  */
 import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import type { RouteMatcher } from '../../routing/route-matcher.js';
 import { SiteMemory } from '../activity/request-activity.js';
 import type { LogTap } from '../activity/log-tap.js';
-import { exceptionPanel } from '../pages/panels/exception-panel.js';
-import { logsPanel } from '../pages/panels/logs-panel.js';
-import { requestPanel } from '../pages/panels/request-panel.js';
-import { responsePanel } from '../pages/panels/response-panel.js';
-import { routingPanel } from '../pages/panels/routing-panel.js';
+import { exceptionPanel } from './exception-panel.js';
+import { logsPanel } from './logs-panel.js';
+import { requestPanel } from './request-panel.js';
+import { responsePanel } from './response-panel.js';
+import { routingPanel } from './routing-panel.js';
 import type { Collector } from '../model/request-profile.js';
 import { databaseCollector } from './database.js';
 import { exceptionCollector } from './exception.js';

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { html } from '../../utils/html.js';
 import { formatBytes } from '../model/format.js';
-import { keyValueTable } from '../pages/layout.js';
+import { keyValueTable } from '../views/layout.js';
 import { defineCollector } from '../model/request-profile.js';
 
 export interface MemorySample {

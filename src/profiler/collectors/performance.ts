@@ -10,8 +10,8 @@ import type { Report } from '../model/report.js';
 import type { HttpClientSection } from '../activity/sections.js';
 import { html } from '../../utils/html.js';
 import { formatMs } from '../model/format.js';
-import { keyValueTable } from '../pages/layout.js';
-import { renderWaterfall, type WaterfallCall } from '../pages/panels/waterfall.js';
+import { keyValueTable } from '../views/layout.js';
+import { renderWaterfall, type WaterfallCall } from '../views/waterfall.js';
 import type { Collector, StageMarks } from '../model/request-profile.js';
 
 const STAGE_OF: ReadonlyArray<[keyof StageMarks, string]> = [

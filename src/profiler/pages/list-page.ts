@@ -5,7 +5,7 @@ import type { ProfilerStats } from '../profiler.js';
 import type { ReportSearch, ReportSummary } from '../model/report.js';
 import { HTTP_METHODS } from '../../routing/routes.js';
 import { formatDuration } from '../model/format.js';
-import { formatMs, formatTime, renderPage, statusBadge } from './layout.js';
+import { formatMs, formatTime, renderPage, statusBadge } from '../views/layout.js';
 
 export interface ListPageView {
   heading: string;

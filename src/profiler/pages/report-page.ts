@@ -7,7 +7,7 @@ import { html, raw, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
 import type { Report } from '../model/report.js';
 import type { Collector } from '../model/request-profile.js';
-import { formatMs, formatTime, renderPage, statusBadge } from './layout.js';
+import { formatMs, formatTime, renderPage, statusBadge } from '../views/layout.js';
 import { panelsOf } from './panels/index.js';
 import type { Panel, PanelView } from '../model/panel.js';
 

@@ -5,7 +5,7 @@
  */
 import { html, SafeHtml } from '../../../utils/html.js';
 import type { Collector } from '../../model/request-profile.js';
-import { formatNumber, renderValue } from './generic-panel.js';
+import { formatNumber, renderValue } from '../../views/generic-panel.js';
 import type { Panel, PanelBadge } from '../../model/panel.js';
 
 export function collectorPanel(collector: Pick<Collector, 'name' | 'panel'>): Panel {

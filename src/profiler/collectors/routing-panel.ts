@@ -2,10 +2,10 @@
  * The routing panel: the route that answered, or the closest routes and why they missed,
  * derived when the report is read (and said so when the routes changed since the request).
  */
-import { html } from '../../../utils/html.js';
-import type { RoutingSection } from '../../collectors/routing.js';
-import { keyValueTable } from '../layout.js';
-import { definePanel } from '../../model/panel.js';
+import { html } from '../../utils/html.js';
+import type { RoutingSection } from './routing.js';
+import { keyValueTable } from '../views/layout.js';
+import { definePanel } from '../model/panel.js';
 
 export const routingPanel = definePanel<RoutingSection>({
   ownHeading: true,

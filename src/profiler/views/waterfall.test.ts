@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PerformanceSection } from '../../collectors/performance.js';
+import type { PerformanceSection } from '../collectors/performance.js';
 import { renderWaterfall } from './waterfall.js';
 
 const section: PerformanceSection = {

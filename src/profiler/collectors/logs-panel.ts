@@ -1,8 +1,8 @@
 /** The logs panel: the lines written while the request ran, in order, each with the logger that wrote it. */
-import { html } from '../../../utils/html.js';
-import type { LogsSection } from '../../collectors/logs.js';
-import { formatTime } from '../layout.js';
-import { definePanel } from '../../model/panel.js';
+import { html } from '../../utils/html.js';
+import type { LogsSection } from './logs.js';
+import { formatTime } from '../views/layout.js';
+import { definePanel } from '../model/panel.js';
 
 export const logsPanel = definePanel<LogsSection>({
   ownHeading: true,

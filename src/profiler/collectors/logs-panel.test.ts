@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LogsSection } from '../../collectors/logs.js';
-import type { Report } from '../../model/report.js';
+import type { LogsSection } from './logs.js';
+import type { Report } from '../model/report.js';
 import { logsPanel } from './logs-panel.js';
 
 const report = {} as Report;

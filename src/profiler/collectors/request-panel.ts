@@ -1,10 +1,10 @@
 /** The request panel: what the client sent, its parsed body, cookies and uploaded files included. */
-import { html, type SafeHtml } from '../../../utils/html.js';
-import type { RequestSection } from '../../collectors/request.js';
-import { formatBytes, keyValueTable } from '../layout.js';
-import { renderValue } from './generic-panel.js';
-import { headerTable } from './headers.js';
-import { definePanel } from '../../model/panel.js';
+import { html, type SafeHtml } from '../../utils/html.js';
+import type { RequestSection } from './request.js';
+import { formatBytes, keyValueTable } from '../views/layout.js';
+import { renderValue } from '../views/generic-panel.js';
+import { headerTable } from '../views/headers.js';
+import { definePanel } from '../model/panel.js';
 
 export const requestPanel = definePanel<RequestSection>({
   ownHeading: true,

@@ -1,6 +1,6 @@
 /** A table of HTTP headers, repeated ones on a line each. */
-import { html, type SafeHtml } from '../../../utils/html.js';
-import { keyValueTable } from '../layout.js';
+import { html, type SafeHtml } from '../../utils/html.js';
+import { keyValueTable } from './layout.js';
 
 export function headerTable(headers: Record<string, string | string[]>): SafeHtml {
   return keyValueTable(

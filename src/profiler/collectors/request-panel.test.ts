@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RequestSection } from '../../collectors/request.js';
-import type { Report } from '../../model/report.js';
+import type { RequestSection } from './request.js';
+import type { Report } from '../model/report.js';
 import { requestPanel } from './request-panel.js';
 
 const report = {} as Report;

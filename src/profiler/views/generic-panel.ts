@@ -3,7 +3,7 @@
  * name and value tables, an array of records as one table whose columns are the records'
  * keys, other arrays as lists, and numbers rounded (`3.287`, not `3.287261999998009`).
  */
-import { html, type SafeHtml } from '../../../utils/html.js';
+import { html, type SafeHtml } from '../../utils/html.js';
 
 const MAX_DEPTH = 6;
 /** Columns of a records table: keys past these are shown in a record's last cell. */

@@ -1,9 +1,9 @@
 /** The exception panel: what was raised, where, the trace with the project's own source, and its causes. */
-import { html } from '../../../utils/html.js';
-import { fileLine, renderRelated, renderTrace } from '../../../errors/render-trace.js';
-import type { ExceptionSection } from '../../collectors/exception.js';
-import { keyValueTable } from '../layout.js';
-import { definePanel } from '../../model/panel.js';
+import { html } from '../../utils/html.js';
+import { fileLine, renderRelated, renderTrace } from '../../errors/render-trace.js';
+import type { ExceptionSection } from './exception.js';
+import { keyValueTable } from '../views/layout.js';
+import { definePanel } from '../model/panel.js';
 
 export const exceptionPanel = definePanel<ExceptionSection>({
   ownHeading: true,

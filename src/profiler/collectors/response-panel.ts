@@ -1,10 +1,10 @@
 /** The response panel: what the client got (a preview of a textual body), or that it left before getting it. */
 import { STATUS_CODES } from 'node:http';
-import { html, type SafeHtml } from '../../../utils/html.js';
-import type { ResponseSection } from '../../collectors/response.js';
-import { formatBytes, keyValueTable, statusBadge } from '../layout.js';
-import { headerTable } from './headers.js';
-import { definePanel } from '../../model/panel.js';
+import { html, type SafeHtml } from '../../utils/html.js';
+import type { ResponseSection } from './response.js';
+import { formatBytes, keyValueTable, statusBadge } from '../views/layout.js';
+import { headerTable } from '../views/headers.js';
+import { definePanel } from '../model/panel.js';
 
 export const responsePanel = definePanel<ResponseSection>({
   ownHeading: true,

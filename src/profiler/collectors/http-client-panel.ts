@@ -1,9 +1,9 @@
 /** The HTTP client panel: each call the application made, in order, with its answer or its error. */
-import { html } from '../../../utils/html.js';
-import { describeCalls, RECALLED_WHY, totalDuration, type HttpClientSection } from '../../activity/sections.js';
-import { formatBytes, formatMs } from '../layout.js';
-import { siteCell } from './call-site.js';
-import { definePanel } from '../../model/panel.js';
+import { html } from '../../utils/html.js';
+import { describeCalls, RECALLED_WHY, totalDuration, type HttpClientSection } from '../activity/sections.js';
+import { formatBytes, formatMs } from '../views/layout.js';
+import { siteCell } from '../views/call-site.js';
+import { definePanel } from '../model/panel.js';
 
 export const httpClientPanel = definePanel<HttpClientSection>({
   title: 'HTTP client',

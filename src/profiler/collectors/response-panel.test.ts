@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ResponseSection } from '../../collectors/response.js';
-import type { Report } from '../../model/report.js';
+import type { ResponseSection } from './response.js';
+import type { Report } from '../model/report.js';
 import { responsePanel } from './response-panel.js';
 
 const report = {} as Report;

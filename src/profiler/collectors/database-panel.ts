@@ -3,7 +3,7 @@
  * and call site; identical statements grouped with their count (the N+1 signal, as in
  * Symfony's Doctrine panel); statements slower than PROFILER_SLOW_QUERY flagged.
  */
-import { html } from '../../../utils/html.js';
+import { html } from '../../utils/html.js';
 import {
   describeQueries,
   NOT_LOOKED_UP,
@@ -14,10 +14,10 @@ import {
   totalQueryMs,
   type DatabaseSection,
   type StatementEntry,
-} from '../../activity/sections.js';
-import { formatMs, keyValueTable } from '../layout.js';
-import { siteCell } from './call-site.js';
-import { definePanel } from '../../model/panel.js';
+} from '../activity/sections.js';
+import { formatMs, keyValueTable } from '../views/layout.js';
+import { siteCell } from '../views/call-site.js';
+import { definePanel } from '../model/panel.js';
 
 function calledFrom(statement: StatementEntry) {
   if (statement.siteLookedUp === false) {

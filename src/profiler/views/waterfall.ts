@@ -4,10 +4,10 @@
  * script). A threshold hides the shorter spans as Symfony's timeline does (`?threshold=1`,
  * in ms); the stages always show.
  */
-import { html, type SafeHtml } from '../../../utils/html.js';
-import type { SpanRecord } from '../../../http/request-scope.js';
-import { formatMs } from '../layout.js';
-import type { PanelView } from '../../model/panel.js';
+import { html, type SafeHtml } from '../../utils/html.js';
+import type { SpanRecord } from '../../http/request-scope.js';
+import { formatMs } from './layout.js';
+import type { PanelView } from '../model/panel.js';
 
 /** What a waterfall is drawn from: the performance section's timings. */
 export interface WaterfallInput {
