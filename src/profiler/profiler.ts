@@ -13,18 +13,20 @@ import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
 import { routeOf } from '../routing/route-table.js';
 import { describeFailure } from '../utils/describe-failure.js';
-import { ProfilerAccess, type AccessSettings } from './access/access.js';
+import { ProfilerAccess, type AccessSettings, type ProfilerRefusal } from './access/access.js';
 import { settlePageHeaders } from './access/page-headers.js';
 import type { Report } from './model/report.js';
 import { PacedFailureLog } from '../utils/failure-log.js';
 import { ReadTimeStore } from './storage/read-time-store.js';
 import { Redactor } from './redaction/redact.js';
-import { ReportWriter, type ReportWriterOptions } from './writer/report-writer.js';
+import {
+  ReportWriter,
+  type ProfilerStats,
+  type ReportWriterOptions,
+  type WriterCounters,
+} from './writer/report-writer.js';
 import type { Collector, CollectorContext, RequestProfile } from './model/request-profile.js';
 import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
-
-/** Why the profiler refuses a request to one of its pages (see {@link Profiler.refuses}). */
-export type ProfilerRefusal = 'client' | 'host' | 'cross-site';
 
 /** The browser says another site's page made the request (Fetch Metadata); older clients send no such header. */
 function isCrossSite(request: FastifyRequest): boolean {
@@ -60,18 +62,6 @@ export interface ProfilerOptions {
   peers?: () => WriterCounters;
   /** Tuning of the batched writer (tests use a small queue). */
   writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs' | 'retentionLeaseMs'>;
-}
-
-/** A writer's counters since start: reports waiting to be written, dropped, and deleted by retention. */
-export interface WriterCounters {
-  queued: number;
-  dropped: number;
-  purged: number;
-}
-
-export interface ProfilerStats extends WriterCounters {
-  stored: number;
-  retention: Retention | undefined;
 }
 
 export class Profiler {

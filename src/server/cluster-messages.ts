@@ -3,7 +3,7 @@
  * above 1): a worker announces that it listens and shares its report counters; the primary
  * stops or cuts the workers and sends each the counters of the others.
  */
-import type { WriterCounters } from '../profiler/profiler.js';
+import type { WriterCounters } from '../profiler/writer/report-writer.js';
 
 export type ToPrimary = { vigil: 'listening'; url: string } | ({ vigil: 'counters' } & WriterCounters);
 

@@ -6,7 +6,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/index.js';
-import type { WriterCounters } from '../profiler/profiler.js';
+import type { WriterCounters } from '../profiler/writer/report-writer.js';
 import {
   addCounters,
   countersOf,

@@ -4,7 +4,7 @@
  * counters when they change (once per turn of the event loop) and keeps the others' totals for the
  * profiler's pages.
  */
-import type { WriterCounters } from '../profiler/profiler.js';
+import type { WriterCounters } from '../profiler/writer/report-writer.js';
 import {
   countersOf,
   COUNTERS_INTERVAL_MS,

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/index.js';
-import type { WriterCounters } from '../profiler/profiler.js';
+import type { WriterCounters } from '../profiler/writer/report-writer.js';
 import type { Collector } from '../profiler/model/request-profile.js';
 import type { RoutesDeclaration } from '../routing/routes.js';
 import { loadTlsMaterial } from './certificate.js';

@@ -7,11 +7,17 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { HttpError } from '../../errors/http-errors.js';
 import { noRouteError } from '../../routing/unmatched-hook.js';
-import type { Profiler } from '../profiler.js';
+import type { ProfilerAccess, ProfilerRefusal } from './access.js';
+
+/** What the hook asks of the profiler: whether it refuses a request, and the host it was asked under. */
+export interface RefusingProfiler {
+  refuses(request: FastifyRequest): ProfilerRefusal | undefined;
+  readonly access: Pick<ProfilerAccess, 'hostOf'>;
+}
 
 /** `watchForwarded`: sees every request, to warn of a proxy the kernel does not trust (access.ts). */
 export function profilerAccessHook(
-  profiler: Pick<Profiler, 'refuses' | 'access'>,
+  profiler: RefusingProfiler,
   watchForwarded?: (request: FastifyRequest) => void,
 ): onRequestHookHandler {
   return function profilerAccess(request, _reply, done) {
@@ -23,7 +29,7 @@ export function profilerAccessHook(
   };
 }
 
-function hostRefusal(profiler: Pick<Profiler, 'access'>, request: FastifyRequest): HttpError {
+function hostRefusal(profiler: Pick<RefusingProfiler, 'access'>, request: FastifyRequest): HttpError {
   const name = profiler.access.hostOf(request) ?? '';
   return new HttpError(
     'VIGIL_ERR_PROFILER_HOST',

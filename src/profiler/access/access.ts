@@ -16,6 +16,9 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const MAX_PROXY_HOPS = 32;
 
 /** What the verdicts read of a request: its socket and its headers. */
+/** Why the profiler refuses a request to one of its pages (see `Profiler.refuses`). */
+export type ProfilerRefusal = 'client' | 'host' | 'cross-site';
+
 export type AccessRequest = Pick<FastifyRequest, 'raw' | 'headers'>;
 
 /** A connection's peer, judged once: it cannot change while the connection lasts. */

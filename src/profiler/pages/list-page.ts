@@ -1,7 +1,7 @@
 /** The pages that list reports: the newest ones (`/_profiler`) and search results, each with the search form. */
 import { html, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
-import type { ProfilerStats } from '../profiler.js';
+import type { ProfilerStats } from '../writer/report-writer.js';
 import type { ReportSearch, ReportSummary } from '../model/report.js';
 import { HTTP_METHODS } from '../../routing/routes.js';
 import { formatDuration } from '../model/format.js';

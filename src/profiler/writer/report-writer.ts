@@ -16,6 +16,19 @@ import { decodeReport, encodeReport, type EncodedReport } from '../model/report-
 import { ReportStoreUnavailableError, type ReportStore, type Retention } from '../storage/report-store.js';
 import { sizeOf, WriteQueue } from './write-queue.js';
 
+/** A writer's counters since start: reports waiting to be written, dropped, and deleted by retention. */
+export interface WriterCounters {
+  queued: number;
+  dropped: number;
+  purged: number;
+}
+
+/** What the list page shows of the profiler: its writer's counters, and what the store holds and keeps. */
+export interface ProfilerStats extends WriterCounters {
+  stored: number;
+  retention: Retention | undefined;
+}
+
 export interface ReportWriterOptions {
   /** Reports waiting at most; beyond it new ones are dropped. */
   maxQueue?: number;
