@@ -15,6 +15,7 @@ import { startInProcess } from '../support/in-process-service.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { ask } from '../support/service.js';
 import { sqliteStore, storeOf } from '../support/stores.js';
+import { WINDOW } from '../../src/profiler/storage/search-windows.js';
 import { openSqlite, type SqliteDatabase } from '../../src/profiler/storage/sqlite/sqlite-driver.js';
 
 const YEAR_MS = 365 * 86_400_000;
@@ -356,6 +357,50 @@ describe('a search with a budget stops between two reports and says where to go 
       // A page that found its limit within its budget does not go on.
       const first = await store.search({ url: '/orders/', ip: '.31.', limit: 2, budgetMs: 60_000 });
       assert.deepEqual([first.reports.length, first.continueBelow], [2, undefined]);
+    } finally {
+      await store.close();
+      rmSync(dirname(file), { recursive: true, force: true });
+    }
+  });
+
+  it('a part every report holds, with a filter no report meets, reads at most a window of reports a step', async () => {
+    // 20 000 reports in the trigram tables, then 6 000 in the tail, written as another process
+    // writes: the lookup and the tail each read every report and keep none.
+    const file = version3Store(20_000);
+    const store = sqliteStore(file);
+    await store.open();
+    try {
+      await until(() => !indexing(file), 'indexed', 30_000);
+      const db = openSqlite(file);
+      try {
+        const insert = db.prepare(
+          "INSERT INTO reports (token, time, method, url, status, ip, duration, data) VALUES (?, ?, 'GET', ?, 200, ?, 1, '{}')",
+        );
+        db.transaction(() => {
+          for (let n = 20_000; n < 26_000; n++) insert.run(token(n), T0 + n, urlOf(n), `10.0.${n % 256}.1`);
+        })();
+      } finally {
+        db.close();
+      }
+      assert.ok(tailOf(file) >= 6000, 'the tail holds the reports written last');
+      const newest = 26_000;
+      for (const filters of [
+        { url: '/orders/', statusCode: 599 },
+        { url: 'shop.example', method: 'DELETE' },
+        { ip: '10.0.', start: T0 + 1_000_000 },
+        { url: '/orders/', ip: '192.168.' },
+      ]) {
+        assert.deepEqual((await store.search(filters)).reports, [], JSON.stringify(filters));
+        // Below the tail: the tail is read first, a window of ids a step.
+        for (const before of [newest + 1, 20_001]) {
+          const page = await store.search({ ...filters, budgetMs: 0, before });
+          assert.deepEqual(page.reports, []);
+          assert.ok(
+            page.continueBelow !== undefined && page.continueBelow >= before - WINDOW,
+            `${JSON.stringify(filters)} below ${before}: one step read on to ${page.continueBelow}`,
+          );
+        }
+      }
     } finally {
       await store.close();
       rmSync(dirname(file), { recursive: true, force: true });

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TOKEN_PATTERN } from '../../src/profiler/tokens/token.js';
+import { WINDOW } from '../../src/profiler/storage/search-windows.js';
 import type { ReportSearch } from '../../src/profiler/model/report.js';
 import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { encoded, report, T0 } from '../support/reports.js';
@@ -163,6 +164,34 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         }
         assert.deepEqual(await tokens({ before: 1 }), []);
         assert.deepEqual(await tokens({ url: '/items', before: 1 }), []);
+      });
+      it('with a budget, reads at most a window of reports a step, even for a part every report holds and a filter none meets', async () => {
+        const count = 2 * WINDOW + 100;
+        for (let from = 0; from < count; from += 2000)
+          await store.write(
+            encoded(
+              Array.from({ length: Math.min(2000, count - from) }, (_, i) =>
+                report(`e${(from + i).toString(16).padStart(5, '0')}`, { url: `https://localhost/items/${from + i}` }),
+              ),
+            ),
+          );
+        for (const filters of [
+          { url: 'localhost', statusCode: 599 },
+          { url: '/items/', method: 'DELETE' },
+          { ip: '127.0.', start: T0 + YEAR_MS },
+        ]) {
+          assert.deepEqual(await tokens(filters), [], JSON.stringify(filters));
+          let pages = 0;
+          let before: number | undefined;
+          do {
+            const page = await store.search({ ...filters, budgetMs: 0, before });
+            assert.deepEqual(page.reports, []);
+            before = page.continueBelow;
+            pages++;
+          } while (before !== undefined && pages <= count);
+          // Each page of a budget spent at once reads one step.
+          assert.ok(pages >= 3 && pages <= 4, `${JSON.stringify(filters)}: ${pages} pages`);
+        }
       });
       it('stops at the limit, 100 by default', async () => {
         assert.deepEqual(await tokens({ limit: 2 }), ['bbbb04', 'bbbb03']);

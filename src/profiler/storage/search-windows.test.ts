@@ -21,6 +21,11 @@ describe('the windows of ids a search by part reads', () => {
     assert.deepEqual(all(new IdWindows(5_000_000, undefined)), [[0, 5_000_000]]);
     assert.deepEqual(all(new IdWindows(0, 20)), []);
   });
+  it('ends above the lowest id it is given', () => {
+    assert.deepEqual(all(new IdWindows(10_000, 20, 9_000)), [[9_000, 10_000]]);
+    assert.deepEqual(all(new IdWindows(10_000, undefined, 9_000)), [[9_000, 10_000]]);
+    assert.deepEqual(all(new IdWindows(9_000, 20, 9_000)), []);
+  });
 });
 
 describe('a search reading newest first', () => {
@@ -72,6 +77,21 @@ describe('a search reading newest first', () => {
     now = 20;
     assert.equal(reading.take([], 11_809), false);
     assert.deepEqual([tokens(reading), reading.result().continueBelow], [[], 11_809]);
+  });
+  it('keeps only the rows that meet the filters, and looks at the time after a window of rows it did not keep', () => {
+    let now = 0;
+    const reading = new NewestFirstReading<{ id: number; hit: number }>(10, 20, () => now);
+    const rows = function* () {
+      yield { id: 100_000, hit: 1 };
+      now = 20;
+      for (let id = 99_999; id > 0; id--) yield { id, hit: 0 };
+    };
+    // The time was spent after the first row; the search reads on to the end of a window of rows not kept.
+    assert.equal(reading.take(rows(), 1), false);
+    assert.deepEqual([reading.kept().map((row) => row.id), reading.continueBelow()], [[100_000], 100_000 - WINDOW]);
+    const unbudgeted = new NewestFirstReading<{ id: number; hit: number }>(10, undefined);
+    assert.equal(unbudgeted.take(rows(), 1), false);
+    assert.deepEqual([unbudgeted.kept().length, unbudgeted.continueBelow()], [1, undefined]);
   });
   it('does not stop after rows that may be none (the tail), nor when nothing is left below', () => {
     const reading = new NewestFirstReading(10, 0);

@@ -9,8 +9,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ReportSearch, ReportSummary, SearchResult } from '../../model/report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
-import { IdWindows, NewestFirstReading } from '../search-windows.js';
-import { searchStatement, SUMMARY_COLUMNS, TrigramSample } from './sqlite-search.js';
+import { IdWindows, NewestFirstReading, type ReadRow } from '../search-windows.js';
+import { searchStatement, SUMMARIES_OF_IDS, SUMMARY_COLUMNS, TrigramSample } from './sqlite-search.js';
 import type { WriteReply } from './sqlite-write-thread.js';
 
 export interface ReadThreadData {
@@ -76,34 +76,38 @@ function open(): Connection {
 }
 
 /**
- * A search by URL or IP part reads its reports one at a time, newest first, so that with a
- * budget it stops between two and says where: a trigram lookup in one statement (FTS5
- * reads a range of ids at a cost of its own, whatever its width), a part no trigram answers
- * in windows of ids.
+ * A search by URL or IP part reads the ids of its reports newest first, so that with a budget
+ * it stops between two and says where, then their summaries: the tail of reports the trigram
+ * tables do not hold yet (and a part no trigram answers) in windows of ids, then a trigram
+ * lookup in one statement (FTS5 reads a range of ids at a cost of its own, whatever its
+ * width), which gives each report it reads with whether it meets the filters.
  */
 function search(c: Connection, filters: ReportSearch): SearchResult {
   // The sample is read only when a trigram is weighed.
-  const { scan, lookup, window, values, limit } = searchStatement(
+  const { scan, window, lookup, values, limit } = searchStatement(
     filters,
     c.indexed.get() === 1,
     (field) => (trigram) => sampleOf(c, field)(trigram),
   );
   if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ReportSummary[] };
-  const reading = new NewestFirstReading(limit, filters.budgetMs);
-  let high = Math.min((c.newestId.get() as number | null) ?? 0, (filters.before ?? Number.MAX_SAFE_INTEGER) - 1);
-  if (lookup !== undefined) {
-    const after = (c.tail.get() as { after: number } | undefined)?.after ?? Number.MAX_SAFE_INTEGER;
-    const tail = statement(c, lookup.tail).iterate(after, ...values, limit);
-    high = Math.min(high, after);
-    if (reading.take(tail, high + 1, false))
-      reading.take(statement(c, lookup.sql).iterate(lookup.match, high, ...values, reading.wanted()), 1);
-    return reading.result();
+  const reading = new NewestFirstReading<ReadRow>(limit, filters.budgetMs);
+  const high = Math.min((c.newestId.get() as number | null) ?? 0, (filters.before ?? Number.MAX_SAFE_INTEGER) - 1);
+  // No mark (a file that lacks its row): nothing is taken as the tail.
+  const after = lookup ? Math.min(high, (c.tail.get() as { after: number } | undefined)?.after ?? high) : 0;
+  const windows = new IdWindows(high, filters.budgetMs, after);
+  let readingOn = true;
+  for (let ids = windows.next(); ids && readingOn; ids = windows.next()) {
+    const rows = statement(c, window).iterate(ids.high, ids.low, ...values, reading.wanted());
+    readingOn = reading.take(rows as Iterable<ReadRow>, ids.low + 1);
   }
-  const windows = new IdWindows(high, filters.budgetMs);
-  for (let ids = windows.next(); ids; ids = windows.next()) {
-    if (!reading.take(statement(c, window).iterate(ids.high, ids.low, ...values, reading.wanted()), ids.low + 1)) break;
+  if (readingOn && lookup) {
+    const rows = statement(c, lookup.sql).iterate(...values, lookup.match, after);
+    reading.take(rows as Iterable<ReadRow>, 1);
   }
-  return reading.result();
+  const ids = reading.kept().map((row) => row.id);
+  const reports = ids.length === 0 ? [] : (statement(c, SUMMARIES_OF_IDS).all(JSON.stringify(ids)) as ReportSummary[]);
+  const continueBelow = reading.continueBelow();
+  return continueBelow === undefined ? { reports } : { reports, continueBelow };
 }
 
 /** How common each trigram of a field is among the newest reports, read again after a minute. */

@@ -68,25 +68,28 @@ const PAST_PREFIX = '\uffff';
 
 /**
  * How a search is read. Without a URL or IP part, indexes answer it at once: `scan`, with
- * `values` and the limit. With one, rows are read newest first with their `id`, so that a
- * search with a budget can stop between two and say where: the `lookup` of a part in a
- * trigram table (`match`, the highest id, `values`, the limit), after the `tail` of reports
- * the tables do not hold yet (the mark, `values`, the limit), in one snapshot; or, for a
- * part no trigram answers, `window`s of ids (the highest, the id below the lowest,
- * `values`, the limit).
+ * `values` and the limit. With one, the ids of the reports it finds are read newest first,
+ * so that a search with a budget can stop between two and say where, then their summaries
+ * (`SUMMARIES_OF_IDS`): `window`s of ids (the highest, the id below the lowest, `values`,
+ * the limit), first over the tail of reports the trigram tables do not hold yet; then the
+ * `lookup` of a part in a trigram table (`values`, `match`, the highest id), which gives
+ * every report it reads with whether it meets the filters, so that a filter none meets does
+ * not read the whole store in one step. All in one snapshot.
  */
 export type SearchPlan = { values: Array<string | number>; limit: number } & (
-  | { scan: string; lookup?: undefined; window?: undefined }
-  | { scan?: undefined; lookup: { sql: string; match: string; tail: string }; window?: undefined }
-  | { scan?: undefined; lookup?: undefined; window: string }
+  | { scan: string; window?: undefined; lookup?: undefined }
+  | { scan?: undefined; window: string; lookup?: { sql: string; match: string } }
 );
+
+/** The summaries of the reports of a JSON array of ids, newest first. */
+export const SUMMARIES_OF_IDS = `SELECT ${SUMMARY_COLUMNS} FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`;
 
 /**
  * The statements and their values. `indexed`: the trigram tables hold every report below
  * the tail. The part looked up in a trigram table drives the lookup (URL before IP); every
  * other filter is checked on the reports it gives; `instr` keeps those that hold the part itself. The
- * tail, not indexed yet, is read row by row first, as it is the newest. A part under three characters,
- * or any part while an older file's tables are being filled, reads the reports newest first.
+ * tail, not indexed yet, is read in windows first, as it is the newest. A part under three characters,
+ * or any part while an older file's tables are being filled, reads the reports in windows.
  * `shares`: how common each trigram of a field is, to look up the rarest.
  */
 export function searchStatement(
@@ -129,13 +132,9 @@ export function searchStatement(
     return { scan: `SELECT ${columns} FROM reports r WHERE r.id IN (${ids}) ORDER BY r.id DESC`, values, limit };
   }
   if (!filters.url && !filters.ip) return { scan: newestFirst(where), values, limit };
-  const withId = (sql: string) => sql.replace('SELECT ', 'SELECT r.id, ');
-  if (!driver) return { window: withId(newestFirst(['r.id <= ?', 'r.id > ?', ...where])), values, limit };
-  // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the limit stops it.
-  const lookup = `SELECT ${columns} FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
-  return {
-    lookup: { sql: withId(lookup), match: driver.query, tail: withId(newestFirst(['r.id > ?', ...where])) },
-    values,
-    limit,
-  };
+  const window = `SELECT r.id FROM reports r WHERE r.id <= ? AND r.id > ? AND ${where.join(' AND ')} ORDER BY r.id DESC LIMIT ?`;
+  if (!driver) return { window, values, limit };
+  // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the reading stops it.
+  const sql = `SELECT s.rowid AS id, (${where.join(' AND ')}) AS hit FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? ORDER BY s.rowid DESC`;
+  return { window, lookup: { sql, match: driver.query }, values, limit };
 }
