@@ -206,7 +206,19 @@ function searches(): Record<string, (i: number) => string> {
     },
     'status + method + url': () =>
       `/_profiler/search?status_code=404&method=POST&url=${encodeURIComponent(`/api/orders/${Math.floor(next() * 100)}`)}`,
+    'url every report holds + a filter none meets': () => noneMeets(next),
   };
+}
+
+/** A URL part every report holds, with a filter no report meets: the lookup reads every report and keeps none. */
+function noneMeets(next: () => number): string {
+  const filter = pick(next, [
+    ['status_code=599', 1],
+    ['method=TRACE', 1],
+    ['ip=192.168.', 1],
+    [`start=${NOW + 86_400_000}`, 1],
+  ] as const);
+  return `/_profiler/search?url=shop.example&${filter}`;
 }
 
 /** Answers that stopped at the page's search budget and linked to older reports (`Link: rel="next"`). */
@@ -246,11 +258,33 @@ async function measure(service: Service): Promise<Array<[string, Timing]>> {
     for (let i = 0; i < SAMPLES; i++)
       open.push(await timed(service, agent, `/_profiler/${tokenOf(Math.floor(next() * REPORTS))}`));
     rows.push(['open a report', timing(open)]);
+    rows.push(['open a report while 6 clients search for what none meets', await openWhileSearching(service, 6)]);
     rows.push(...(await helloDuringSearches(service)));
   } finally {
     agent.destroy();
   }
   return rows;
+}
+
+/** Reports opened one after another while `clients` search without pause for what no report meets. */
+async function openWhileSearching(service: Service, clients: number): Promise<Timing> {
+  let searching = true;
+  const searchers = Array.from({ length: clients }, async (_, s) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: service.ca });
+    const next = random(100 + s);
+    while (searching) await timed(service, agent, noneMeets(next));
+    agent.destroy();
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: service.ca });
+  const next = random(11);
+  const open: number[] = [];
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let i = 0; i < SAMPLES; i++)
+    open.push(await timed(service, agent, `/_profiler/${tokenOf(Math.floor(next() * REPORTS))}`));
+  searching = false;
+  await Promise.all(searchers);
+  agent.destroy();
+  return timing(open);
 }
 
 /** `GET /hello` one after another, alone, then while two clients search without pause. */
