@@ -50,6 +50,18 @@ describe('the parsed body is kept redacted and bounded, by its kind', () => {
     assert.equal(members['…'], '[3 more entries]');
   });
 
+  it('reads the values of the entries it keeps only, however many a body has', () => {
+    const form: Record<string, string> = Object.create(null);
+    for (let i = 0; i < 100_000; i++) form[`token${i}`] = `v${i}`;
+    let read = 0;
+    const counted = new Proxy(form, { get: (target, key) => (read++, Reflect.get(target, key)) });
+    const { value } = bodyView(counted, 'application/x-www-form-urlencoded', redactor)!;
+    const members = value as Record<string, unknown>;
+    assert.deepEqual([members.token0, members[`token${MAX_BODY_ENTRIES - 1}`]], ['v0', `v${MAX_BODY_ENTRIES - 1}`]);
+    assert.equal(members['…'], `[${100_000 - MAX_BODY_ENTRIES} more entries]`);
+    assert.ok(read <= MAX_BODY_ENTRIES + 10, `${read} values read`);
+  });
+
   it('stops at a depth of 32 levels', () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 40; i++) deep = { d: deep };

@@ -72,17 +72,18 @@ function bounded(value: unknown, depth: number, budget: { left: number }): unkno
     return items;
   }
   const out: Record<string, unknown> = {};
-  const entries = Object.entries(value as Record<string, unknown>);
-  const kept = Math.min(entries.length, budget.left);
+  // The names only: a form of thousands of fields has the values of the kept ones read.
+  const names = Object.keys(value);
+  const kept = Math.min(names.length, budget.left);
   budget.left -= kept;
   // Defined, not assigned: a form field named `__proto__` is a field like any other.
-  for (const [name, member] of entries.slice(0, kept))
+  for (const name of names.slice(0, kept))
     Object.defineProperty(out, name, {
-      value: bounded(member, depth + 1, budget),
+      value: bounded((value as Record<string, unknown>)[name], depth + 1, budget),
       enumerable: true,
       writable: true,
       configurable: true,
     });
-  if (kept < entries.length) out['…'] = `[${entries.length - kept} more entries]`;
+  if (kept < names.length) out['…'] = `[${names.length - kept} more entries]`;
   return out;
 }
