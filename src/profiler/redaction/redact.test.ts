@@ -256,6 +256,24 @@ describe('the Redactor: credential names plus the configured ones', () => {
     assert.equal(wide['…'], '[98000 more entries]');
   });
 
+  it('copies a structure far over the budget by the members it keeps, not by all of them', () => {
+    const form: Record<string | symbol, unknown> = Object.create(null);
+    for (let i = 0; i < 100_000; i++) form[`token${i}`] = `v${i}`;
+    form[Symbol.for('kept')] = 'symbol';
+    let looked = 0;
+    const counted = new Proxy(form, {
+      getOwnPropertyDescriptor: (target, key) => (looked++, Reflect.getOwnPropertyDescriptor(target, key)),
+    });
+    const out = redactor.fields(counted);
+    assert.equal(Object.getPrototypeOf(out), null);
+    assert.deepEqual(Object.keys(out).slice(0, 2), ['token0', 'token1']);
+    assert.equal(Object.keys(out).length, 2_001);
+    assert.equal(out['…'], '[98000 more entries]');
+    assert.equal(out[Symbol.for('kept')], 'symbol');
+    // Listing the names reads each member's descriptor once; the copy, the kept ones only.
+    assert.ok(looked <= 100_000 + 3 * 2_000, `${looked} descriptors read`);
+  });
+
   it('forgets verdicts past a bound, so endless new names cost no memory', () => {
     const fresh = new Redactor();
     for (let i = 0; i < 10_000; i++) fresh.redacts(`x-name-${i}`);

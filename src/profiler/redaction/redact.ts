@@ -197,9 +197,8 @@ function redactMembers(
   budget.left -= kept;
   let out: object | undefined;
   if (kept < names.length) {
-    // Past the budget: the members left are said, not kept.
-    out = copyOf(value);
-    for (const name of names.slice(kept)) delete (out as Record<string, unknown>)[name];
+    // Past the budget: the members left are said, not kept, nor copied to be deleted.
+    out = copyOf(value, names.slice(0, kept));
     Object.defineProperty(out, '…', {
       value: `[${names.length - kept} more entries]`,
       enumerable: true,
@@ -235,9 +234,15 @@ export function queryParameters(query: string, redactor: Redactor): Array<{ name
     });
 }
 
-/** A copy of `value` with the same prototype and members, each of them redefinable (`value` may be frozen). */
-function copyOf(value: object): object {
-  const descriptors = Object.getOwnPropertyDescriptors(value);
-  for (const key of Reflect.ownKeys(descriptors)) descriptors[key as string]!.configurable = true;
-  return Object.create(Object.getPrototypeOf(value) as object | null, descriptors) as object;
+/**
+ * A copy of `value` with the same prototype and members, each of them redefinable (`value` may be
+ * frozen); with `names`, of those members and the symbol-keyed ones only.
+ */
+function copyOf(value: object, names?: readonly string[]): object {
+  const out = Object.create(Object.getPrototypeOf(value) as object | null) as object;
+  for (const key of names ? [...names, ...Object.getOwnPropertySymbols(value)] : Reflect.ownKeys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    if (descriptor) Object.defineProperty(out, key, { ...descriptor, configurable: true });
+  }
+  return out;
 }
