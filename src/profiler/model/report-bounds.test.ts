@@ -86,6 +86,27 @@ describe('boundedSections keeps a report under 64 KiB of JSON', () => {
     assert.ok(bytes(json) <= MAX_SECTIONS_BYTES, `${bytes(json)} bytes`);
   });
 
+  it('redacts a report once, however long its strings, before cutting them', () => {
+    let redacted = 0;
+    const counting = new (class extends Redactor {
+      override json(json: string): string {
+        redacted += json.length;
+        return super.json(json);
+      }
+      override text(text: string): string {
+        redacted += text.length;
+        return super.text(text);
+      }
+    })();
+    const form = Array.from({ length: 29_000 }, (_, i) => `token${i}=v${i}`).join('&');
+    const logs = { lines: [{ message: `password=hunter2&${form}` }, { message: form }] };
+    const parsed = JSON.parse(boundedSections({ request: { url: '/?sig=1' }, logs }, counting));
+    assert.equal(parsed.request.url, '/?sig=[redacted]');
+    assert.match(parsed.logs.lines[0].message, /^password=\[redacted\]&token0=v0&.*…\[cut [\d,]+ characters\]$/);
+    const whole = JSON.stringify({ request: { url: '/?sig=1' }, logs }).length;
+    assert.ok(redacted <= whole * 1.01, `${redacted} characters redacted for a report of ${whole}`);
+  });
+
   it('costs a section that cannot be serialized its own section only', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

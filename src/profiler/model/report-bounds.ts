@@ -62,20 +62,24 @@ interface Part {
  * and at last replaced by a `{ collectorError }` saying how large it was.
  */
 export function boundedSections(sections: Record<string, unknown>, redactor: Redactor): string {
-  // The common report: short enough that no string in it needs cutting, nor the whole.
+  let redacted: Record<string, unknown> | undefined;
   try {
     const whole = redactor.json(JSON.stringify(sections));
+    // The common report: short enough that no string in it needs cutting, nor the whole.
     if (whole.length <= MAX_STRING_LENGTH) return whole;
+    // Every string is redacted now: the sections are cut, and shrunk, from this copy, never redacted again.
+    redacted = JSON.parse(whole) as Record<string, unknown>;
   } catch {
-    // A section that cannot be serialized: each is encoded on its own below.
+    // A section that cannot be serialized: each is redacted and encoded on its own below.
   }
+  const sectionRedactor = redacted === undefined ? redactor : undefined;
   const parts: Part[] = [];
-  for (const [name, section] of Object.entries(sections)) {
+  for (const [name, section] of Object.entries(redacted ?? sections)) {
     if (section === undefined) continue;
     parts.push({
       name,
       section,
-      json: sectionJson(section, redactor, MAX_STRING_LENGTH),
+      json: sectionJson(section, sectionRedactor, MAX_STRING_LENGTH),
       bytes: undefined,
       step: 0,
       originalBytes: undefined,
@@ -93,14 +97,14 @@ export function boundedSections(sections: Record<string, unknown>, redactor: Red
         ? JSON.stringify({
             collectorError: `the section was left out: its JSON took ${thousands(largest.originalBytes)} bytes, and a report keeps at most ${thousands(MAX_SECTIONS_BYTES)}`,
           })
-        : sectionJson(largest.section, redactor, limit);
+        : sectionJson(largest.section, sectionRedactor, limit);
     largest.bytes = undefined;
     largest.step++;
   }
   return `{${parts.map((part) => `${JSON.stringify(part.name)}:${part.json}`).join(',')}}`;
 }
 
-function sectionJson(section: unknown, redactor: Redactor, maxString: number): string {
+function sectionJson(section: unknown, redactor: Redactor | undefined, maxString: number): string {
   try {
     return boundedJson(section, redactor, maxString);
   } catch (error) {
