@@ -44,10 +44,12 @@ const CREDENTIAL_NAME = new RegExp(
  * `key` there is an API key (`?key=` of Google's APIs), elsewhere often a cache's or a map's.
  */
 const PARAMETER_SECRETS = new Set(['code', 'key']);
+/** Their lengths: most names are told apart without a lower-case copy. */
+const PARAMETER_SECRET_LENGTHS = new Set([...PARAMETER_SECRETS].map((name) => name.length));
 
 /** True for a request parameter's name whose value is a secret. */
 export function isParameterSecretName(name: string): boolean {
-  return PARAMETER_SECRETS.has(name.toLowerCase());
+  return PARAMETER_SECRET_LENGTHS.has(name.length) && PARAMETER_SECRETS.has(name.toLowerCase());
 }
 
 /**
