@@ -274,6 +274,15 @@ describe('the Redactor: credential names plus the configured ones', () => {
     assert.ok(looked <= 100_000 + 3 * 2_000, `${looked} descriptors read`);
   });
 
+  it('remembers a few hundred of the new names a text holds: a form of thousands would only churn them', () => {
+    const fresh = new Redactor();
+    const form = Array.from({ length: 10_000 }, (_, i) => `token${i}=v${i}`).join('&');
+    assert.equal(fresh.text(`${form}&password=p&code=c`), `${form}&password=${REDACTED}&code=${REDACTED}`);
+    const remembered = (fresh as unknown as { verdicts: Map<string, boolean> }).verdicts;
+    assert.ok(remembered.size <= 256, `${remembered.size} verdicts remembered`);
+    assert.equal(remembered.get('token0'), false);
+  });
+
   it('forgets verdicts past a bound, so endless new names cost no memory', () => {
     const fresh = new Redactor();
     for (let i = 0; i < 10_000; i++) fresh.redacts(`x-name-${i}`);

@@ -6,7 +6,7 @@
  */
 import { ownCopy } from '../../utils/own-copy.js';
 import { safeDecode } from '../../utils/safe-decode.js';
-import { redactJson, redactText } from './redact-text.js';
+import { redactJson, redactText, type SecretRule } from './redact-text.js';
 import { isCardNumber } from './secret-values.js';
 
 export const REDACTED = '[redacted]';
@@ -68,6 +68,11 @@ export function isCredentialName(name: string): boolean {
 const MAX_VERDICTS = 4096;
 /** Longest name whose verdict is remembered: a longer one is judged each time, so what a verdict keeps is bounded. */
 const MAX_REMEMBERED_NAME = 64;
+/**
+ * New names whose verdicts one text has remembered at most: the others are judged each time.
+ * A text of thousands of names (a large form) would only churn the verdicts.
+ */
+const MAX_NEW_VERDICTS_PER_TEXT = 256;
 
 /**
  * The redaction of one service: the credential-like names and the operator's own. Names are
@@ -81,6 +86,11 @@ export class Redactor {
   private readonly verdicts = new Map<string, boolean>();
   readonly isSecret = (name: string, parameter = false): boolean =>
     this.redacts(name) || (parameter && isParameterSecretName(name));
+  /** {@link isSecret} for the text being redacted, which remembers {@link MAX_NEW_VERDICTS_PER_TEXT} new names at most. */
+  private readonly isSecretInText: SecretRule = (name, parameter = false) =>
+    this.judge(name, true) || (parameter && isParameterSecretName(name));
+  /** New verdicts the text being redacted may still remember. */
+  private newInText = 0;
 
   /** `extraNames`: names redacted besides the credential-like ones, compared without case. */
   constructor(extraNames: readonly string[] = []) {
@@ -89,10 +99,14 @@ export class Redactor {
 
   /** True when values under `name` (a header, a query or form field) are never stored. */
   redacts(name: string): boolean {
+    return this.judge(name, false);
+  }
+
+  private judge(name: string, inText: boolean): boolean {
     let verdict = this.verdicts.get(name);
     if (verdict === undefined) {
       verdict = this.names.has(name.toLowerCase()) || isCredentialName(name);
-      if (name.length > MAX_REMEMBERED_NAME) return verdict;
+      if (name.length > MAX_REMEMBERED_NAME || (inText && this.newInText-- <= 0)) return verdict;
       if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear();
       // A name cut from a report's JSON would keep the whole JSON alive.
       this.verdicts.set(ownCopy(name), verdict);
@@ -116,7 +130,8 @@ export class Redactor {
 
   /** Text (a URL, a header value, a message) with the values of secret pairs and userinfo passwords replaced. */
   text(text: string): string {
-    return redactText(text, this.isSecret, REDACTED);
+    this.newInText = MAX_NEW_VERDICTS_PER_TEXT;
+    return redactText(text, this.isSecretInText, REDACTED);
   }
 
   /** A URL or query string with the values of secret parameters replaced. */
@@ -138,7 +153,8 @@ export class Redactor {
 
   /** JSON text with every secret inside its strings replaced: a whole report in one pass. */
   json(json: string): string {
-    return redactJson(json, this.isSecret, REDACTED);
+    this.newInText = MAX_NEW_VERDICTS_PER_TEXT;
+    return redactJson(json, this.isSecretInText, REDACTED);
   }
 }
 
