@@ -363,6 +363,54 @@ describe('a search with a budget stops between two reports and says where to go 
     }
   });
 
+  it('exact filters no report meets together, and a time range, read at most a window of reports a step', async () => {
+    // Every GET answered 200 and every POST 404: each filter alone is met by half the reports.
+    const file = newFile();
+    const store = sqliteStore(file);
+    await store.open();
+    try {
+      for (let from = 0; from < 20_000; from += 5000)
+        await store.write(
+          encoded(
+            Array.from({ length: 5000 }, (_, i) => {
+              const n = from + i;
+              return report(token(n), { time: T0 + n, method: n % 2 ? 'POST' : 'GET', status: n % 2 ? 404 : 200 });
+            }),
+          ),
+        );
+      for (const filters of [
+        { statusCode: 200, method: 'POST' },
+        { method: 'GET', statusCode: 404 },
+        { statusCode: 200, method: 'POST', start: T0, end: T0 + 1_000_000 },
+        { method: 'GET', statusCode: 404, start: T0 + 10 },
+      ]) {
+        const whole = (await store.search(filters)).reports.map((r) => r.token);
+        const paged: string[] = [];
+        let pages = 0;
+        let before: number | undefined;
+        do {
+          const page = await store.search({ ...filters, budgetMs: 0, before });
+          paged.push(...page.reports.map((r) => r.token));
+          assert.ok(page.continueBelow === undefined || page.continueBelow < (before ?? Number.POSITIVE_INFINITY));
+          before = page.continueBelow;
+          pages++;
+        } while (before !== undefined && pages < 100);
+        assert.deepEqual([paged, whole], [[], []], JSON.stringify(filters));
+        // Each filter alone holds 10 000 reports: read a window a step, they take 3 pages.
+        assert.ok(pages >= 10_000 / WINDOW, `${JSON.stringify(filters)}: ${pages} pages`);
+      }
+      // A narrow time range is read from the time index, however old: at once.
+      const narrow = await store.search({ start: T0 + 100, end: T0 + 104, statusCode: 200, budgetMs: 0 });
+      assert.deepEqual(
+        [narrow.reports.map((r) => r.token), narrow.continueBelow],
+        [[104, 102, 100].map(token), undefined],
+      );
+    } finally {
+      await store.close();
+      rmSync(dirname(file), { recursive: true, force: true });
+    }
+  });
+
   it('a part every report holds, with a filter no report meets, reads at most a window of reports a step', async () => {
     // 20 000 reports in the trigram tables, then 6 000 in the tail, written as another process
     // writes: the lookup and the tail each read every report and keep none.

@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ReportSearch, ReportSummary, SearchResult } from '../../model/report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
-import { IdWindows, NewestFirstReading, type ReadRow } from '../search-windows.js';
+import { IdWindows, NewestFirstReading, type ReadRow, WINDOW } from '../search-windows.js';
 import { searchStatement, SUMMARIES_OF_IDS, SUMMARY_COLUMNS, TrigramSample } from './sqlite-search.js';
 import type { WriteReply } from './sqlite-write-thread.js';
 
@@ -84,7 +84,7 @@ function open(): Connection {
  */
 function search(c: Connection, filters: ReportSearch): SearchResult {
   // The sample is read only when a trigram is weighed.
-  const { scan, window, lookup, values, limit } = searchStatement(
+  const { scan, window, lookup, walk, values, limit } = searchStatement(
     filters,
     c.indexed.get() === 1,
     (field) => (trigram) => sampleOf(c, field)(trigram),
@@ -92,6 +92,18 @@ function search(c: Connection, filters: ReportSearch): SearchResult {
   if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ReportSummary[] };
   const reading = new NewestFirstReading<ReadRow>(limit, filters.budgetMs);
   const high = Math.min((c.newestId.get() as number | null) ?? 0, (filters.before ?? Number.MAX_SAFE_INTEGER) - 1);
+  if (walk !== undefined) {
+    const { narrow } = walk;
+    if (
+      narrow &&
+      (statement(c, narrow.count)
+        .pluck()
+        .get(...narrow.values) as number) < WINDOW
+    )
+      return { reports: statement(c, narrow.scan).all(...values, limit) as ReportSummary[] };
+    reading.take(statement(c, walk.sql).iterate(...values, ...walk.driving, high) as Iterable<ReadRow>, 1);
+    return summaries(c, reading);
+  }
   // No mark (a file that lacks its row): nothing is taken as the tail.
   const after = lookup ? Math.min(high, (c.tail.get() as { after: number } | undefined)?.after ?? high) : 0;
   const windows = new IdWindows(high, filters.budgetMs, after);
@@ -104,6 +116,11 @@ function search(c: Connection, filters: ReportSearch): SearchResult {
     const rows = statement(c, lookup.sql).iterate(...values, lookup.match, after);
     reading.take(rows as Iterable<ReadRow>, 1);
   }
+  return summaries(c, reading);
+}
+
+/** The summaries of the reports a reading kept, and where it stopped. */
+function summaries(c: Connection, reading: NewestFirstReading<ReadRow>): SearchResult {
   const ids = reading.kept().map((row) => row.id);
   const reports = ids.length === 0 ? [] : (statement(c, SUMMARIES_OF_IDS).all(JSON.stringify(ids)) as ReportSummary[]);
   const continueBelow = reading.continueBelow();

@@ -82,3 +82,43 @@ describe('a search by token prefix', () => {
     }
   });
 });
+
+describe('a search with a budget by exact filters and time', () => {
+  const planOf = (db: ReturnType<typeof openSqlite>, sql: string, values: unknown[]) =>
+    (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(values as string[])) as Array<{ detail: string }>)
+      .map((step) => step.detail)
+      .join('\n');
+
+  it('walks one index newest first, the other filters checked on each report; a narrow time range reads the time index', () => {
+    const db = openSqlite(':memory:');
+    try {
+      prepareSchema(db);
+      const { walk, values, limit } = searchStatement(
+        { statusCode: 200, method: 'post', start: 1, budgetMs: 20 },
+        true,
+      );
+      assert.ok(walk?.narrow);
+      assert.deepEqual(walk.driving, [200]);
+      const walked = planOf(db, walk.sql, [...values, ...walk.driving, 10]);
+      assert.match(walked, /USING INDEX reports_by_status \(status=\? AND id<\?\)/);
+      assert.doesNotMatch(walked, /TEMP B-TREE/);
+      assert.match(planOf(db, walk.narrow.scan, [...values, limit]), /USING INDEX reports_by_time/);
+      assert.match(planOf(db, walk.narrow.count, walk.narrow.values), /USING COVERING INDEX reports_by_time/);
+      const byMethod = searchStatement({ method: 'get', end: 5, budgetMs: 20 }, true);
+      const methodWalk = byMethod.walk!;
+      assert.match(
+        planOf(db, methodWalk.sql, [...byMethod.values, ...methodWalk.driving, 10]),
+        /USING INDEX reports_by_method/,
+      );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('leaves a search one index answers, or one without a budget, to that index', () => {
+    assert.ok(searchStatement({ statusCode: 200, budgetMs: 20 }, true).scan);
+    assert.ok(searchStatement({ method: 'GET', budgetMs: 20 }, true).scan);
+    assert.ok(searchStatement({ statusCode: 200, method: 'POST' }, true).scan);
+    assert.ok(searchStatement({ statusCode: 200, method: 'POST', budgetMs: 20 }, false).scan);
+  });
+});

@@ -4,6 +4,7 @@
  * and `end` inclusive, newest (highest id) first.
  */
 import type { ReportSearch } from '../../model/report.js';
+import { WINDOW } from '../search-windows.js';
 
 export const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
 
@@ -68,7 +69,8 @@ const PAST_PREFIX = '\uffff';
 
 /**
  * How a search is read. Without a URL or IP part, indexes answer it at once: `scan`, with
- * `values` and the limit. With one, the ids of the reports it finds are read newest first,
+ * `values` and the limit; or, with a budget, a `walk` of one index ({@link FilterWalk}).
+ * With one, the ids of the reports it finds are read newest first,
  * so that a search with a budget can stop between two and say where, then their summaries
  * (`SUMMARIES_OF_IDS`): `window`s of ids (the highest, the id below the lowest, `values`,
  * the limit), first over the tail of reports the trigram tables do not hold yet; then the
@@ -77,9 +79,24 @@ const PAST_PREFIX = '\uffff';
  * not read the whole store in one step. All in one snapshot.
  */
 export type SearchPlan = { values: Array<string | number>; limit: number } & (
-  | { scan: string; window?: undefined; lookup?: undefined }
-  | { scan?: undefined; window: string; lookup?: { sql: string; match: string } }
+  | { scan: string; window?: undefined; lookup?: undefined; walk?: undefined }
+  | { scan?: undefined; window: string; lookup?: { sql: string; match: string }; walk?: undefined }
+  | { scan?: undefined; window?: undefined; lookup?: undefined; walk: FilterWalk }
 );
+
+/**
+ * A search with a budget by exact filters and time, none of which alone answers it: the
+ * reports of one index (the status's, else the method's, else the primary key) newest
+ * first, from `sql` (`values`, `driving`, the highest id), each with whether it meets every
+ * filter. A time range that holds fewer than a window of reports (`narrow.count`, with
+ * `narrow.values`) is read at once from the time index instead (`narrow.scan`, `values`,
+ * the limit).
+ */
+export interface FilterWalk {
+  sql: string;
+  driving: Array<string | number>;
+  narrow?: { count: string; values: number[]; scan: string };
+}
 
 /** The summaries of the reports of a JSON array of ids, newest first. */
 export const SUMMARIES_OF_IDS = `SELECT ${SUMMARY_COLUMNS} FROM reports WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id DESC`;
@@ -131,10 +148,42 @@ export function searchStatement(
     const ids = `SELECT r.id FROM reports r WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT ?`;
     return { scan: `SELECT ${columns} FROM reports r WHERE r.id IN (${ids}) ORDER BY r.id DESC`, values, limit };
   }
-  if (!filters.url && !filters.ip) return { scan: newestFirst(where), values, limit };
+  if (!filters.url && !filters.ip) {
+    const walk = filters.budgetMs !== undefined && indexed ? filterWalk(filters, columns, where) : undefined;
+    return walk ? { walk, values, limit } : { scan: newestFirst(where), values, limit };
+  }
   const window = `SELECT r.id FROM reports r WHERE r.id <= ? AND r.id > ? AND ${where.join(' AND ')} ORDER BY r.id DESC LIMIT ?`;
   if (!driver) return { window, values, limit };
   // CROSS JOIN keeps the trigram table first: it gives its reports newest first, and the reading stops it.
   const sql = `SELECT s.rowid AS id, (${where.join(' AND ')}) AS hit FROM ${driver.table} s CROSS JOIN reports r ON r.id = s.rowid WHERE s.${driver.table} MATCH ? AND s.rowid <= ? ORDER BY s.rowid DESC`;
   return { window, lookup: { sql, match: driver.query }, values, limit };
+}
+
+/**
+ * The walk of a search by exact filters and time (no part, no token); undefined when one
+ * index answers it, every report it gives meeting the filters (a status, a method, or none).
+ */
+function filterWalk(filters: ReportSearch, columns: string, where: string[]): FilterWalk | undefined {
+  const timed = filters.start !== undefined || filters.end !== undefined;
+  const exact = Number(filters.statusCode !== undefined) + Number(Boolean(filters.method));
+  if (!timed && exact <= 1) return undefined;
+  // Only the driving index's condition is a condition of the statement: the others, in `hit`, leave the planner no other choice.
+  const driver =
+    filters.statusCode !== undefined
+      ? { condition: 'r.status = ? AND ', values: [filters.statusCode] }
+      : filters.method
+        ? { condition: 'r.method = ? AND ', values: [filters.method.toUpperCase()] }
+        : { condition: '', values: [] };
+  const sql = `SELECT r.id, (${where.join(' AND ')}) AS hit FROM reports r WHERE ${driver.condition}r.id <= ? ORDER BY r.id DESC`;
+  if (!timed) return { sql, driving: driver.values };
+  const conditions = where.join(' AND ');
+  return {
+    sql,
+    driving: driver.values,
+    narrow: {
+      count: `SELECT count(*) FROM (SELECT 1 FROM reports INDEXED BY reports_by_time WHERE time >= ? AND time <= ? LIMIT ${WINDOW})`,
+      values: [filters.start ?? Number.MIN_SAFE_INTEGER, filters.end ?? Number.MAX_SAFE_INTEGER],
+      scan: `SELECT ${columns} FROM reports r INDEXED BY reports_by_time WHERE ${conditions} ORDER BY r.id DESC LIMIT ?`,
+    },
+  };
 }
