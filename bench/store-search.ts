@@ -207,6 +207,12 @@ function searches(): Record<string, (i: number) => string> {
     'status + method + url': () =>
       `/_profiler/search?status_code=404&method=POST&url=${encodeURIComponent(`/api/orders/${Math.floor(next() * 100)}`)}`,
     'url every report holds + a filter none meets': () => noneMeets(next),
+    'status + method, or a time, none meets': () =>
+      `/_profiler/search?${pick(next, [
+        ['status_code=200&method=TRACE', 1],
+        [`start=${NOW + 86_400_000}`, 1],
+        [`status_code=200&start=${NOW + 86_400_000}`, 1],
+      ] as const)}`,
   };
 }
 
