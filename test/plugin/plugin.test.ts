@@ -61,6 +61,14 @@ async function startApp(env: Record<string, string> = {}): Promise<App> {
     },
     { prefix: '/v1' },
   );
+  // As @fastify/autoload makes of routes/accounts/index.js: the plugin's '/' under its prefix.
+  await app.register(
+    async (child) => {
+      child.get('/', async () => 'accounts');
+      child.delete('/', async () => 'deleted');
+    },
+    { prefix: '/accounts' },
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -135,6 +143,20 @@ describe('405, 404 and 301 are decided from the routes the application declared 
     const answer = await get(debug, { path: '/v1/things/x' });
     assert.equal(answer.status, 405);
     assert.equal(answer.headers.allow, 'PUT');
+  });
+
+  it("knows a prefixed plugin's '/' route under both spellings Fastify serves", async () => {
+    for (const path of ['/accounts', '/accounts/']) {
+      assert.equal((await get(debug, { method: 'DELETE', path })).status, 200, path);
+      const refused = await get(debug, { method: 'POST', path });
+      assert.equal(refused.status, 405, path);
+      assert.equal(refused.headers.allow, 'GET, DELETE', path);
+    }
+    const listed = debug.app.vigil.routes.known.filter((route) => route.path.startsWith('/accounts'));
+    assert.deepEqual(
+      listed.map(({ name }) => name),
+      ['GET /accounts', 'GET /accounts/', 'DELETE /accounts', 'DELETE /accounts/'],
+    );
   });
 
   it('redirects to the path with its trailing slash', async () => {
