@@ -196,6 +196,27 @@ describe('--app reads the routes of an application that registers vigil, without
   });
 });
 
+describe('--app takes the module fastify-cli generates, and a TypeScript one through tsx', () => {
+  const names = (stdout: string) => (JSON.parse(stdout) as Array<{ name: string }>).map((route) => route.name).sort();
+  const expected = ['DELETE /users', 'DELETE /users/', 'GET /', 'GET /users', 'GET /users/'];
+
+  it('registers a plugin of (fastify, opts) on an instance of its options, and prints JSON only', async () => {
+    const app = relative(ROOT, builtFile('test/fixtures/cli-generated-app.ts')!);
+    const { code, stdout, stderr } = await vigil(['debug:router', '--app', app, '--json'], { ROUTES: '' });
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(names(stdout), expected);
+  });
+
+  it('loads a .ts module through the tsx its project installs', async () => {
+    const { code, stdout, stderr } = await vigil(
+      ['debug:router', '--app', 'test/fixtures/cli-generated-app.ts', '--json'],
+      { ROUTES: '' },
+    );
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(names(stdout), expected);
+  });
+});
+
 describe('a mistyped command or option gets "did you mean"', () => {
   it('suggests the command, and exits 2', async () => {
     const { code, stderr } = await vigil(['profiler:lst']);
