@@ -37,7 +37,7 @@ export {
   RequestTimeoutHttpError,
   UploadTooLargeHttpError,
 } from './limits/limit-errors.js';
-export { defineCollector } from './profiler/model/request-profile.js';
+export { defineCollector } from './profiler/model/collector-unit.js';
 export type { Collector, CollectorContext } from './profiler/model/request-profile.js';
 export type { Profiler } from './profiler/profiler.js';
 export type { RequestState } from './http/request-state.js';

@@ -1,5 +1,5 @@
 /**
- * The database section: the statements the application ran while the request was handled,
+ * The database collector: the statements the application ran while the request was handled,
  * from the OpenTelemetry spans of its database instrumentation (`vigilSpanProcessor()`) and
  * from libraries' query TracingChannels. Each distinct text is stored once and the
  * statements point at it, so that a statement run 12 times costs its text once.
@@ -9,14 +9,20 @@ import { holdQueryChannels } from '../activity/query-channels.js';
 import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
 import { databaseText, type DatabaseSection, type StatementEntry } from '../activity/sections.js';
 import { databasePanel } from './database-panel.js';
-import type { Collector } from '../model/request-profile.js';
+import { type CollectorRuntime, defineCollector } from '../model/collector-unit.js';
+import type { CollectorSetup } from './collector-setup.js';
 
-/** `sites`: the instance's memory of call sites, shared with the HTTP client's collector. */
-export function databaseCollector(slowMs: number, sites: SiteMemory): Collector {
+export const databaseCollector = defineCollector<DatabaseSection, CollectorSetup>({
+  name: 'database',
+  panel: databasePanel,
+  text: databaseText,
+  // Off unless PROFILER_CAPTURE_APP; `sites` is shared with the HTTP client's collector.
+  create: ({ appActivity, sites }) => appActivity && databaseRuntime(appActivity.slowQueryMs, sites),
+});
+
+function databaseRuntime(slowMs: number, sites: SiteMemory): CollectorRuntime<DatabaseSection> {
   let release: (() => void) | undefined = holdQueryChannels();
-  const collector: Collector<DatabaseSection> = {
-    name: 'database',
-    panel: databasePanel,
+  return {
     start({ profile, request }) {
       watchActivity(profile.scope, sites, request);
     },
@@ -47,11 +53,9 @@ export function databaseCollector(slowMs: number, sites: SiteMemory): Collector 
       });
       return { texts, statements, omitted: activity.statementsOmitted, slowMs };
     },
-    text: databaseText,
     close() {
       release?.();
       release = undefined;
     },
   };
-  return collector as Collector;
 }

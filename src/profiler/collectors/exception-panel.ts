@@ -1,9 +1,27 @@
-/** The exception panel: what was raised, where, the trace with the project's own source, and its causes. */
+/**
+ * The exception section as stored, its panel (what was raised, where, the trace with the
+ * project's own source, and its causes) and its text: the raise site and the project's frames.
+ */
 import { html } from '../../utils/html.js';
 import { fileLine, renderRelated, renderTrace } from '../../errors/render-trace.js';
-import type { ExceptionSection } from './exception.js';
+import type { RelatedErrorsView, TraceLine } from '../../errors/trace-lines.js';
 import { keyValueTable } from '../views/layout.js';
 import { definePanel } from '../model/panel.js';
+
+/** A frame as stored: its origin (app, kernel, vendor, external), an excerpt and an editor link. */
+export type TraceFrame = TraceLine;
+
+export interface ExceptionSection extends RelatedErrorsView {
+  class: string;
+  message: string;
+  code: string;
+  status: number;
+  file: string | null;
+  line: number | null;
+  /** The editor link of the raise site when VIGIL_IDE is set. */
+  link?: string | null;
+  trace: readonly TraceFrame[];
+}
 
 export const exceptionPanel = definePanel<ExceptionSection>({
   ownHeading: true,
@@ -22,3 +40,13 @@ ${keyValueTable([
 ${renderTrace(section.trace, 3)}${renderRelated(section, 3)}`;
   },
 });
+
+/** The command line's lines: what was raised, where, and the project's own frames. */
+export function exceptionText(section: ExceptionSection): string[] {
+  const lines = [`${section.class} (${section.code}, status ${section.status}): ${section.message}`];
+  if (section.file) lines.push(`raised at ${section.file}:${section.line}`);
+  const own = section.trace.filter((frame) => frame.own);
+  if (own.length > 0)
+    lines.push('project frames:', ...own.map((frame) => `  ${frame.function} ${frame.file}:${frame.line}`));
+  return lines;
+}

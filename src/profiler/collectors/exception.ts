@@ -1,34 +1,24 @@
 /**
- * The exception section: class, message, code, status and the trace with source excerpts of
+ * The exception collector: class, message, code, status and the trace with source excerpts of
  * the project's own frames and editor links, then the causes and an AggregateError's members
  * (bounded as on the debug page), each with its class, message, raise site and own frames.
  */
 import { framesOf, raiseSiteIn } from '../../debug/stack-trace.js';
-import type { EditorLinkFormat } from '../../errors/editor-link.js';
 import { relatedErrors } from '../../errors/error-chain.js';
 import { describeError } from '../../errors/http-errors.js';
-import { relatedView, siteLink, traceLines, type RelatedErrorsView, type TraceLine } from '../../errors/trace-lines.js';
-import type { Collector } from '../model/request-profile.js';
+import { relatedView, siteLink, traceLines } from '../../errors/trace-lines.js';
+import { defineCollector } from '../model/collector-unit.js';
+import type { CollectorSetup } from './collector-setup.js';
+import { exceptionPanel, exceptionText, type ExceptionSection } from './exception-panel.js';
 
-/** A frame as stored: its origin (app, kernel, vendor, external), an excerpt and an editor link. */
-export type TraceFrame = TraceLine;
+export type { ExceptionSection, TraceFrame } from './exception-panel.js';
 
-export interface ExceptionSection extends RelatedErrorsView {
-  class: string;
-  message: string;
-  code: string;
-  status: number;
-  file: string | null;
-  line: number | null;
-  /** The editor link of the raise site when VIGIL_IDE is set. */
-  link?: string | null;
-  trace: readonly TraceFrame[];
-}
-
-/** `editor`: VIGIL_IDE, whose links the report keeps for the panel. */
-export function exceptionCollector(editor?: EditorLinkFormat): Collector {
-  return {
-    name: 'exception',
+export const exceptionCollector = defineCollector<ExceptionSection, CollectorSetup>({
+  name: 'exception',
+  panel: exceptionPanel,
+  text: exceptionText,
+  // `editor`: VIGIL_IDE, whose links the report keeps for the panel.
+  create: ({ editor }) => ({
     collect({ profile }): ExceptionSection | undefined {
       if (!profile.error) return undefined;
       const described = describeError(profile.error);
@@ -47,5 +37,5 @@ export function exceptionCollector(editor?: EditorLinkFormat): Collector {
         ...relatedView(relatedErrors(described.error, frames), editor),
       };
     },
-  };
-}
+  }),
+});

@@ -1,5 +1,5 @@
 /**
- * The HTTP client section: the calls the application made while the request ran, through
+ * The HTTP client collector: the calls the application made while the request ran, through
  * `fetch` or `node:http`/`node:https`, with no set-up (see `activity/http-client-tap.ts`).
  * Creating the collector subscribes the channels; closing it lets them go.
  */
@@ -7,14 +7,20 @@ import { holdHttpClientTap } from '../activity/http-client-tap.js';
 import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
 import { httpClientText, type HttpClientSection } from '../activity/sections.js';
 import { httpClientPanel } from './http-client-panel.js';
-import type { Collector } from '../model/request-profile.js';
+import { type CollectorRuntime, defineCollector } from '../model/collector-unit.js';
+import type { CollectorSetup } from './collector-setup.js';
 
-/** `sites`: the instance's memory of call sites, shared with the database collector. */
-export function httpClientCollector(sites: SiteMemory): Collector {
+export const httpClientCollector = defineCollector<HttpClientSection, CollectorSetup>({
+  name: 'httpClient',
+  panel: httpClientPanel,
+  text: httpClientText,
+  // Off unless PROFILER_CAPTURE_APP; `sites` is shared with the database collector.
+  create: ({ appActivity, sites }) => appActivity && httpClientRuntime(sites),
+});
+
+function httpClientRuntime(sites: SiteMemory): CollectorRuntime<HttpClientSection> {
   let release: (() => void) | undefined = holdHttpClientTap();
-  const collector: Collector<HttpClientSection> = {
-    name: 'httpClient',
-    panel: httpClientPanel,
+  return {
     start({ profile, request }) {
       watchActivity(profile.scope, sites, request);
     },
@@ -25,11 +31,9 @@ export function httpClientCollector(sites: SiteMemory): Collector {
       // Copies: a call still running may end after its report was made.
       return { calls: activity.calls.map((call) => ({ ...call })), omitted: activity.callsOmitted };
     },
-    text: httpClientText,
     close() {
       release?.();
       release = undefined;
     },
   };
-  return collector as Collector;
 }

@@ -1,17 +1,12 @@
 /**
- * The collectors every report has, in the order their panels are shown, each with its panel
- * (kept beside it, `database-panel.ts` beside `database.ts`; the parts they share are in `views/`).
+ * The registry of built-in collectors, in the order their panels are shown: each one unit
+ * (`defineCollector`) with its panel beside it (`database-panel.ts` beside `database.ts`; the
+ * parts they share are in `views/`). The pages, `profiler:show` and the toolbar read it.
  */
-import type { EditorLinkFormat } from '../../errors/editor-link.js';
-import type { RouteMatcher } from '../../routing/route-matcher.js';
 import { SiteMemory } from '../activity/request-activity.js';
-import type { LogTap } from '../activity/log-tap.js';
-import { exceptionPanel } from './exception-panel.js';
-import { logsPanel } from './logs-panel.js';
-import { requestPanel } from './request-panel.js';
-import { responsePanel } from './response-panel.js';
-import { routingPanel } from './routing-panel.js';
+import type { CollectorUnit } from '../model/collector-unit.js';
 import type { Collector } from '../model/request-profile.js';
+import type { CollectorSetup } from './collector-setup.js';
 import { databaseCollector } from './database.js';
 import { exceptionCollector } from './exception.js';
 import { httpClientCollector } from './http-client.js';
@@ -22,27 +17,22 @@ import { requestCollector } from './request.js';
 import { responseCollector } from './response.js';
 import { routingCollector } from './routing.js';
 
-export interface DefaultCollectorsOptions {
-  /** The kernel's route matcher, once every route is declared. */
-  matcher: () => RouteMatcher | undefined;
-  /** Where the request loggers write; without it reports have no logs section. */
-  logTap?: LogTap | undefined;
-  /** VIGIL_IDE: the exception section keeps editor links to the project's files. */
-  editor?: EditorLinkFormat | undefined;
-  /** The application's HTTP calls and database statements (PROFILER_CAPTURE_APP), statements over `slowQueryMs` flagged. */
-  appActivity?: { slowQueryMs: number } | undefined;
-}
+export const BUILT_IN_COLLECTORS: ReadonlyArray<CollectorUnit<unknown, CollectorSetup>> = [
+  requestCollector,
+  responseCollector,
+  exceptionCollector,
+  routingCollector,
+  performanceCollector,
+  memoryCollector,
+  logsCollector,
+  databaseCollector,
+  httpClientCollector,
+];
 
-export function defaultCollectors({ matcher, logTap, editor, appActivity }: DefaultCollectorsOptions): Collector[] {
-  const sites = new SiteMemory();
-  return [
-    { ...requestCollector, panel: requestPanel },
-    { ...responseCollector, panel: responsePanel },
-    { ...exceptionCollector(editor), panel: exceptionPanel },
-    { ...routingCollector(matcher), panel: routingPanel } as Collector,
-    performanceCollector(),
-    memoryCollector,
-    ...(logTap ? [{ ...logsCollector(logTap), panel: logsPanel }] : []),
-    ...(appActivity ? [databaseCollector(appActivity.slowQueryMs, sites), httpClientCollector(sites)] : []),
-  ];
+export type DefaultCollectorsOptions = Omit<CollectorSetup, 'sites'>;
+
+/** The built-in collectors of one kernel: those its options leave in, each created (some hold channels until closed). */
+export function defaultCollectors(options: DefaultCollectorsOptions): Collector[] {
+  const setup: CollectorSetup = { ...options, sites: new SiteMemory() };
+  return BUILT_IN_COLLECTORS.flatMap((unit) => unit.create(setup) ?? []);
 }

@@ -1,8 +1,22 @@
-/** The logs panel: the lines written while the request ran, in order, each with the logger that wrote it. */
+/** The logs section as stored, its panel and its text: the lines written while the request ran, in order, each with the logger that wrote it. */
 import { html } from '../../utils/html.js';
-import type { LogsSection } from './logs.js';
 import { formatTime } from '../views/layout.js';
 import { definePanel } from '../model/panel.js';
+
+export interface LogLine {
+  /** `request`, `app` or `console.<method>`; absent in reports written before it was recorded. */
+  logger?: string;
+  level: string;
+  time: number | null;
+  message: string;
+  /** The line's other fields (`err`, bindings, what the caller passed). */
+  context: Record<string, unknown>;
+}
+
+export interface LogsSection {
+  lines: LogLine[];
+  omitted: number;
+}
 
 export const logsPanel = definePanel<LogsSection>({
   ownHeading: true,
@@ -25,3 +39,10 @@ export const logsPanel = definePanel<LogsSection>({
     return html`<h2>Logs</h2>${body}${section.omitted > 0 ? html`<p class="warn">${section.omitted} more lines were not kept.</p>` : ''}`;
   },
 });
+
+/** The command line's lines: level, time and message of each. */
+export function logsText(section: LogsSection): string[] {
+  return section.lines.map(
+    (line) => `${line.level.padEnd(5)} ${line.time === null ? '' : formatTime(line.time)} ${line.message}`,
+  );
+}

@@ -1,25 +1,19 @@
 /**
- * The logs section: the lines written while the request was handled, each with the logger
+ * The logs collector: the lines written while the request was handled, each with the logger
  * that wrote it: the request's logger, the app logger (`app.log`) or `console.<method>`.
  * Pino lines below LOG_LEVEL are never written, so never kept; the others are parsed back
  * into level, time and message.
  */
-import type { LogTap, TappedLine } from '../activity/log-tap.js';
-import type { Collector } from '../model/request-profile.js';
+import type { TappedLine } from '../activity/log-tap.js';
+import { defineCollector } from '../model/collector-unit.js';
+import type { CollectorSetup } from './collector-setup.js';
+import { logsPanel, logsText, type LogLine, type LogsSection } from './logs-panel.js';
+
+export type { LogLine, LogsSection } from './logs-panel.js';
 
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 /** Fields every line carries, shown in their own columns or not at all. */
 const OWN_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'reqId']);
-
-export interface LogLine {
-  /** `request`, `app` or `console.<method>`; absent in reports written before it was recorded. */
-  logger?: string;
-  level: string;
-  time: number | null;
-  message: string;
-  /** The line's other fields (`err`, bindings, what the caller passed). */
-  context: Record<string, unknown>;
-}
 
 export function parseLogLine(line: string): LogLine {
   try {
@@ -44,21 +38,22 @@ export function logLineOf(line: TappedLine): LogLine {
   return { logger: line.logger, ...parseLogLine(line.text) };
 }
 
-export interface LogsSection {
-  lines: LogLine[];
-  omitted: number;
-}
-
-export function logsCollector(tap: LogTap): Collector {
-  return {
-    name: 'logs',
-    start({ request, profile, redactor }) {
-      profile.scope.lines = tap.watch(request.id, (value) => redactor.fields(value));
+export const logsCollector = defineCollector<LogsSection, CollectorSetup>({
+  name: 'logs',
+  panel: logsPanel,
+  textTitle: (section) => `Logs (${section.lines.length + section.omitted})`,
+  text: logsText,
+  textLast: true,
+  // Without a tap (the application's own logger), reports have no logs section.
+  create: ({ logTap: tap }) =>
+    tap && {
+      start({ request, profile, redactor }) {
+        profile.scope.lines = tap.watch(request.id, (value) => redactor.fields(value));
+      },
+      collect({ request, redactor }): LogsSection {
+        const { lines, omitted } = tap.take(request.id);
+        // A handler may log what it received (`log.info({ body })`): credential fields are redacted.
+        return { lines: lines.map((line) => redactor.fields(logLineOf(line))), omitted };
+      },
     },
-    collect({ request, redactor }): LogsSection {
-      const { lines, omitted } = tap.take(request.id);
-      // A handler may log what it received (`log.info({ body })`): credential fields are redacted.
-      return { lines: lines.map((line) => redactor.fields(logLineOf(line))), omitted };
-    },
-  };
-}
+});

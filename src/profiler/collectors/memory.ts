@@ -9,7 +9,8 @@ import { getHeapStatistics } from 'node:v8';
 import { html } from '../../utils/html.js';
 import { formatBytes } from '../model/format.js';
 import { keyValueTable } from '../views/layout.js';
-import { defineCollector } from '../model/request-profile.js';
+import { defineCollector } from '../model/collector-unit.js';
+import type { CollectorSetup } from './collector-setup.js';
 
 export interface MemorySample {
   heapUsed: number;
@@ -63,22 +64,24 @@ const ROWS: ReadonlyArray<[keyof MemorySample, string]> = [
   ['rss', 'Resident set (RSS)'],
 ];
 
-export const memoryCollector = defineCollector<MemorySection>({
+export const memoryCollector = defineCollector<MemorySection, CollectorSetup>({
   name: 'memory',
-  start({ profile }) {
-    profile.data.memory = memorySample();
-  },
-  collect({ profile }) {
-    const start = profile.data.memory as MemorySample | undefined;
-    const end = memorySample();
-    return {
-      start: start ?? null,
-      end,
-      heapDelta: start ? end.heapUsed - start.heapUsed : null,
-      peakRss: processReading().peakRss,
-      pid: process.pid,
-    };
-  },
+  create: () => ({
+    start({ profile }) {
+      profile.data.memory = memorySample();
+    },
+    collect({ profile }) {
+      const start = profile.data.memory as MemorySample | undefined;
+      const end = memorySample();
+      return {
+        start: start ?? null,
+        end,
+        heapDelta: start ? end.heapUsed - start.heapUsed : null,
+        peakRss: processReading().peakRss,
+        pid: process.pid,
+      };
+    },
+  }),
   panel: {
     title: 'Memory',
     badge: (section) => formatBytes(section.end.heapUsed),

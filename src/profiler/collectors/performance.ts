@@ -12,7 +12,9 @@ import { html } from '../../utils/html.js';
 import { formatMs } from '../model/format.js';
 import { keyValueTable } from '../views/layout.js';
 import { renderWaterfall, type WaterfallCall } from '../views/waterfall.js';
-import type { Collector, StageMarks } from '../model/request-profile.js';
+import { type CollectorRuntime, defineCollector } from '../model/collector-unit.js';
+import type { StageMarks } from '../model/request-profile.js';
+import type { CollectorSetup } from './collector-setup.js';
 
 const STAGE_OF: ReadonlyArray<[keyof StageMarks, string]> = [
   ['start', 'routing'],
@@ -128,8 +130,7 @@ function callsOf(report: Report): WaterfallCall[] {
   }));
 }
 
-/** The panel and the text of the section: shared by every collector instance, and by pages with no collector at hand. */
-export const performanceView: Pick<Collector<PerformanceSection>, 'name' | 'panel' | 'text'> = {
+export const performanceCollector = defineCollector<PerformanceSection, CollectorSetup>({
   name: 'performance',
   panel: {
     title: 'Performance',
@@ -168,7 +169,8 @@ ${keyValueTable([
       );
     return lines;
   },
-};
+  create: () => performanceRuntime(),
+});
 
 function traceOf(scope: RequestScope): { traceId?: string } {
   const traceId = activityOf(scope)?.traceId;
@@ -186,11 +188,10 @@ function spansOf(scope: RequestScope): SpanRecord[] {
   return [...own, ...libraries].sort((a, b) => a.start - b.start);
 }
 
-export function performanceCollector(): Collector {
+function performanceRuntime(): CollectorRuntime<PerformanceSection> {
   // Sampling starts with the kernel, so that early requests have figures too.
   let delays: DelayMonitor | undefined = new DelayMonitor();
-  const collector: Collector<PerformanceSection> = {
-    ...performanceView,
+  return {
     start({ profile }) {
       profile.data.performance = performance.eventLoopUtilization();
     },
@@ -213,5 +214,4 @@ export function performanceCollector(): Collector {
       delays = undefined;
     },
   };
-  return collector as Collector;
 }

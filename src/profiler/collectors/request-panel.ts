@@ -1,10 +1,40 @@
-/** The request panel: what the client sent, its parsed body, cookies and uploaded files included. */
+/**
+ * The request section as stored, its panel (what the client sent, its parsed body, cookies
+ * and uploaded files included) and its text: protocol and headers.
+ */
 import { html, type SafeHtml } from '../../utils/html.js';
-import type { RequestSection } from './request.js';
+import type { CookieEntry } from './cookies.js';
+import type { BodyView, FileView } from './request-body.js';
 import { formatBytes, keyValueTable } from '../views/layout.js';
 import { renderValue } from '../views/generic-panel.js';
-import { headerTable } from '../views/headers.js';
+import { headerLines, headerTable } from '../views/headers.js';
 import { definePanel } from '../model/panel.js';
+
+export interface TlsInfo {
+  version: string | null;
+  cipher: string | null;
+  /** The host name the client asked for in the handshake (SNI). */
+  servername: string | null;
+}
+
+export interface RequestSection {
+  method: string;
+  url: string;
+  query: Array<{ name: string; value: string }>;
+  headers: Record<string, string | string[]>;
+  bodySize: number | null;
+  bodyRead: boolean;
+  /** The parsed body, redacted and bounded; null when none was parsed. Absent in older reports, as are cookies and files. */
+  body?: BodyView | null;
+  cookies?: CookieEntry[];
+  files?: FileView[];
+  /** The client: the socket's peer, or the forwarded address behind a trusted proxy. */
+  ip: string;
+  remoteAddress: string | null;
+  remotePort: number | null;
+  protocol: string;
+  tls: TlsInfo | null;
+}
 
 export const requestPanel = definePanel<RequestSection>({
   ownHeading: true,
@@ -44,6 +74,11 @@ ${renderBody(section)}${renderCookies(section)}${renderFiles(section)}
 ${headerTable(section.headers)}`;
   },
 });
+
+/** The command line's lines: the headers as sent. */
+export function requestText(section: RequestSection): string[] {
+  return headerLines(section.headers);
+}
 
 // Reports written before bodies, cookies and files were kept have none of these fields: nothing is shown for them.
 

@@ -6,39 +6,18 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { requestTarget, requestUrlWithQuery } from '../../http/request-url.js';
 import { queryParameters } from '../redaction/redact.js';
-import type { Collector } from '../model/request-profile.js';
-import { parseCookies, type CookieEntry } from './cookies.js';
-import { bodyView, uploadedFilesView, type BodyView, type FileView } from './request-body.js';
+import { defineCollector } from '../model/collector-unit.js';
+import type { CollectorContext } from '../model/request-profile.js';
+import type { CollectorSetup } from './collector-setup.js';
+import { parseCookies } from './cookies.js';
+import { bodyView, uploadedFilesView } from './request-body.js';
+import { requestPanel, requestText, type RequestSection, type TlsInfo } from './request-panel.js';
 
-interface TlsInfo {
-  version: string | null;
-  cipher: string | null;
-  /** The host name the client asked for in the handshake (SNI). */
-  servername: string | null;
-}
+export type { RequestSection } from './request-panel.js';
 
 interface ConnectionInfo {
   remoteAddress: string | null;
   remotePort: number | null;
-  tls: TlsInfo | null;
-}
-
-export interface RequestSection {
-  method: string;
-  url: string;
-  query: Array<{ name: string; value: string }>;
-  headers: Record<string, string | string[]>;
-  bodySize: number | null;
-  bodyRead: boolean;
-  /** The parsed body, redacted and bounded; null when none was parsed. Absent in older reports, as are cookies and files. */
-  body?: BodyView | null;
-  cookies?: CookieEntry[];
-  files?: FileView[];
-  /** The client: the socket's peer, or the forwarded address behind a trusted proxy. */
-  ip: string;
-  remoteAddress: string | null;
-  remotePort: number | null;
-  protocol: string;
   tls: TlsInfo | null;
 }
 
@@ -65,28 +44,36 @@ function connectionOf(connection: Socket): ConnectionInfo {
   return info;
 }
 
-export const requestCollector: Collector = {
+export const requestCollector = defineCollector<RequestSection, CollectorSetup>({
   name: 'request',
-  start({ request }) {
-    connectionOf(request.raw.socket);
-  },
-  collect({ request, profile, redactor }): RequestSection {
-    const declaredLength = request.headers['content-length'];
-    return {
-      method: request.method,
-      // Secrets inside the URL and headers' text are redacted when the report is encoded.
-      url: requestUrlWithQuery(request),
-      query: queryParameters(requestTarget(request).query.slice(1), redactor),
-      headers: redactor.headers(request.headers),
-      // Declared size; a chunked body has none, and an unrouted request's body is never read.
-      bodySize: declaredLength === undefined ? null : Number(declaredLength),
-      bodyRead: request.raw.complete,
-      body: bodyView(request.body, request.headers['content-type'], redactor),
-      cookies: parseCookies(request.headers.cookie, redactor),
-      files: uploadedFilesView(request.vigil?.uploadedFiles ?? null),
-      ip: profile.ip,
-      ...connectionOf(request.raw.socket),
-      protocol: `HTTP/${request.raw.httpVersion}`,
-    };
-  },
-};
+  panel: requestPanel,
+  textTitle: (section) => `Request (${section.protocol}${section.tls ? `, ${section.tls.version}` : ''})`,
+  text: requestText,
+  textLast: true,
+  create: () => ({
+    start({ request }) {
+      connectionOf(request.raw.socket);
+    },
+    collect: collectRequest,
+  }),
+});
+
+function collectRequest({ request, profile, redactor }: CollectorContext): RequestSection {
+  const declaredLength = request.headers['content-length'];
+  return {
+    method: request.method,
+    // Secrets inside the URL and headers' text are redacted when the report is encoded.
+    url: requestUrlWithQuery(request),
+    query: queryParameters(requestTarget(request).query.slice(1), redactor),
+    headers: redactor.headers(request.headers),
+    // Declared size; a chunked body has none, and an unrouted request's body is never read.
+    bodySize: declaredLength === undefined ? null : Number(declaredLength),
+    bodyRead: request.raw.complete,
+    body: bodyView(request.body, request.headers['content-type'], redactor),
+    cookies: parseCookies(request.headers.cookie, redactor),
+    files: uploadedFilesView(request.vigil?.uploadedFiles ?? null),
+    ip: profile.ip,
+    ...connectionOf(request.raw.socket),
+    protocol: `HTTP/${request.raw.httpVersion}`,
+  };
+}

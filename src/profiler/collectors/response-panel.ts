@@ -1,10 +1,22 @@
-/** The response panel: what the client got (a preview of a textual body), or that it left before getting it. */
+/**
+ * The response section as stored, its panel (what the client got, a preview of a textual
+ * body, or that it left before getting it) and its text: status and headers.
+ */
 import { STATUS_CODES } from 'node:http';
 import { html, type SafeHtml } from '../../utils/html.js';
-import type { ResponseSection } from './response.js';
+import type { ResponsePreview } from './response-preview.js';
 import { formatBytes, keyValueTable, statusBadge } from '../views/layout.js';
-import { headerTable } from '../views/headers.js';
+import { headerLines, headerTable } from '../views/headers.js';
 import { definePanel } from '../model/panel.js';
+
+export interface ResponseSection {
+  status: number;
+  headers: Record<string, string | string[]>;
+  size: number | null;
+  aborted: boolean;
+  /** Absent in reports written before it was recorded. */
+  preview?: ResponsePreview;
+}
 
 export const responsePanel = definePanel<ResponseSection>({
   ownHeading: true,
@@ -22,6 +34,11 @@ ${renderPreview(section)}
 ${headerTable(section.headers)}`;
   },
 });
+
+/** The command line's lines: the headers as sent. */
+export function responseText(section: ResponseSection): string[] {
+  return headerLines(section.headers);
+}
 
 /** Reports written before previews were kept have none: nothing is shown. */
 function renderPreview({ preview, headers }: ResponseSection): SafeHtml | string {

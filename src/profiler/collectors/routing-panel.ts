@@ -1,11 +1,28 @@
 /**
- * The routing panel: the route that answered, or the closest routes and why they missed,
- * derived when the report is read (and said so when the routes changed since the request).
+ * The routing section as stored, its panel and its text: the route that answered, or the
+ * closest routes and why they missed, derived when the report is read (and said so when the
+ * routes changed since the request).
  */
 import { html } from '../../utils/html.js';
-import type { RoutingSection } from './routing.js';
+import type { RouteMiss } from '../../routing/route-matcher.js';
 import { keyValueTable } from '../views/layout.js';
 import { definePanel } from '../model/panel.js';
+
+export interface RoutingSection {
+  /** The path as sent, percent-encoding kept. */
+  path: string;
+  matched: { name: string | null; path: string; methods: string[] } | null;
+  params?: Record<string, string>;
+  /** Unmatched only: the version of the route table the request met (`RouteMatcher.version`). */
+  routeTable?: string;
+  /** Derived when read (stored by reports written before `routeTable`). */
+  allowedMethods?: readonly string[];
+  /** Derived when read (stored by reports written before `routeTable`). */
+  closest?: RouteMiss[];
+  /** Derived when read: the routes changed since the request, so the explanations are today's routes', not its own. */
+  routeTableChanged?: boolean;
+  redirectedTo?: string | null;
+}
 
 export const routingPanel = definePanel<RoutingSection>({
   ownHeading: true,
@@ -53,3 +70,24 @@ ${
 }`;
   },
 });
+
+/** The command line's lines: the route and its parameters, or why none matched. */
+export function routingText(section: RoutingSection): string[] {
+  if (section.matched) {
+    const { name, path, methods } = section.matched;
+    return [
+      `route ${name ?? ''} ${path} (${methods.join(', ')})`,
+      ...Object.entries(section.params ?? {}).map(([param, value]) => `param ${param} = ${value}`),
+    ];
+  }
+  const allowed = section.allowedMethods?.length ? section.allowedMethods.join(', ') : 'none';
+  const lines = [`no route matched ${section.path}; allowed methods: ${allowed}`];
+  if (section.redirectedTo) lines.push(`redirected to ${section.redirectedTo}`);
+  if (section.routeTableChanged)
+    lines.push(
+      `the routes changed since this request (route table ${section.routeTable ?? 'unknown'}): explained against the routes as they are now`,
+    );
+  for (const miss of section.closest ?? [])
+    lines.push(`closest: ${miss.methods.join('|')} ${miss.path}: ${miss.reason}`);
+  return lines;
+}

@@ -1,35 +1,25 @@
 /**
- * The routing section: the route that answered and its parameters, or, for a request no
+ * The routing collector: the route that answered and its parameters, or, for a request no
  * route answered (404, 405, slash redirect), the facts (path, route table version) from
  * which the routes that came closest, why each missed, and the methods the path allows are
  * derived when the report is read: the request's way pays for none of it.
  */
 import { requestTarget } from '../../http/request-url.js';
-import type { RouteMatcher, RouteMiss } from '../../routing/route-matcher.js';
+import type { RouteMatcher } from '../../routing/route-matcher.js';
 import { routeOf } from '../../routing/route-table.js';
 import type { Report } from '../model/report.js';
-import type { Collector } from '../model/request-profile.js';
+import { defineCollector } from '../model/collector-unit.js';
+import type { CollectorSetup } from './collector-setup.js';
+import { routingPanel, routingText, type RoutingSection } from './routing-panel.js';
 
-export interface RoutingSection {
-  /** The path as sent, percent-encoding kept. */
-  path: string;
-  matched: { name: string | null; path: string; methods: string[] } | null;
-  params?: Record<string, string>;
-  /** Unmatched only: the version of the route table the request met (`RouteMatcher.version`). */
-  routeTable?: string;
-  /** Derived when read (stored by reports written before `routeTable`). */
-  allowedMethods?: readonly string[];
-  /** Derived when read (stored by reports written before `routeTable`). */
-  closest?: RouteMiss[];
-  /** Derived when read: the routes changed since the request, so the explanations are today's routes', not its own. */
-  routeTableChanged?: boolean;
-  redirectedTo?: string | null;
-}
+export type { RoutingSection } from './routing-panel.js';
 
-/** `matcher` is asked lazily: the kernel builds it once every route is declared. */
-export function routingCollector(matcher: () => RouteMatcher | undefined): Collector<RoutingSection> {
-  return {
-    name: 'routing',
+export const routingCollector = defineCollector<RoutingSection, CollectorSetup>({
+  name: 'routing',
+  panel: routingPanel,
+  text: routingText,
+  // `matcher` is asked lazily: the kernel builds it once every route is declared.
+  create: ({ matcher }) => ({
     collect({ request, reply }): RoutingSection {
       const { path } = requestTarget(request);
       const route = routeOf(request);
@@ -53,8 +43,8 @@ export function routingCollector(matcher: () => RouteMatcher | undefined): Colle
       const routes = matcher();
       return routes ? explainUnmatched(section, report, routes) : section;
     },
-  };
-}
+  }),
+});
 
 /**
  * The section with the closest routes and the allowed methods of an unmatched request,

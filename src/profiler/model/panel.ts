@@ -1,4 +1,4 @@
-/** What a report panel is: a menu entry with a short badge, and the panel's body. */
+/** What a report panel is: a menu entry with a short badge, and the panel's body; and a toolbar entry. */
 import type { SafeHtml } from '../../utils/html.js';
 import type { Report } from './report.js';
 
@@ -41,6 +41,14 @@ export interface CollectorPanel<Section = unknown> {
   ownHeading?: boolean;
   /** A few words for the report's summary line (`3 queries in 12 ms`); undefined: nothing to say. */
   summary?(section: Section, report: Report): string | undefined;
+}
+
+/** One entry of the debug toolbar: its text, its label (the tooltip), and its colour if any. */
+export interface ToolbarEntry {
+  label: string;
+  value: string;
+  /** `warn` draws it as a warning; `ok`, `redirect` and `error` colour a status. */
+  tone?: 'ok' | 'warn' | 'redirect' | 'error';
 }
 
 /** Keeps a collector's panel typed by its section. */

@@ -1,7 +1,7 @@
 /** What the profiler keeps about a request while it runs, until its report is written. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestScope } from '../../http/request-scope.js';
-import type { CollectorPanel } from './panel.js';
+import type { CollectorPanel, ToolbarEntry } from './panel.js';
 import type { Redactor } from '../redaction/redact.js';
 import type { Report } from './report.js';
 
@@ -59,11 +59,12 @@ export interface CollectorContext {
 }
 
 /**
- * One section of every report, as one unit: what it collects, how its panel shows it, and
- * its lines on the command line. `start` runs when the request arrives (keep it cheap: it
- * is on the response's path), `collect` after the response was sent; what `collect`
- * returns is stored under `name` (undefined: no section), and `derive`, if any, completes it
- * when the report is read. `close` runs at shutdown.
+ * One section of every report, as one unit: what it collects, how its panel shows it, its
+ * lines on the command line, and what the toolbar shows of it. `start` runs when the request
+ * arrives (keep it cheap: it is on the response's path), `collect` after the response was
+ * sent; what `collect` returns is stored under `name` (undefined: no section), and
+ * `derive`, if any, completes it when the report is read. `close` runs at shutdown.
+ * Declared with `defineCollector` (`collector-unit.ts`), which keeps it typed by its section.
  *
  * Without `panel`, the section's panel is titled after `name` and shows its data as
  * tables (arrays of records as one table, numbers rounded); without `text`, the command
@@ -71,12 +72,12 @@ export interface CollectorContext {
  *
  * @example
  * ```ts
- * const agent: Collector<{ agent: string | null }> = {
+ * const agent = defineCollector<{ agent: string | null }>({
  *   name: 'agent',
  *   collect: ({ request }) => ({ agent: request.headers['user-agent'] ?? null }),
  *   panel: { title: 'User agent', badge: (section) => ({ value: section.agent ? 'yes' : 'none', status: section.agent ? 'ok' : 'warn' }) },
  *   text: (section) => [`agent ${section.agent ?? 'none'}`],
- * };
+ * });
  * ```
  */
 export interface Collector<Section = unknown> {
@@ -97,9 +98,11 @@ export interface Collector<Section = unknown> {
    * one line: a line break or other control character in it is shown as its escape.
    */
   text?(section: Section, report: Report): string | readonly string[];
-}
-
-/** Keeps a collector typed by its section while a list holds collectors of every kind. */
-export function defineCollector<Section>(collector: Collector<Section>): Collector {
-  return collector as Collector;
+  /** The heading of those lines when it says more than the panel's title (`Logs (3)`). */
+  textTitle?(section: Section, report: Report): string;
+  /**
+   * What the debug toolbar shows of the request while its response is sent (before
+   * `collect`): entries in the collectors' order, none when it returns none.
+   */
+  toolbar?(context: CollectorContext): readonly ToolbarEntry[];
 }

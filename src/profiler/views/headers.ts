@@ -1,4 +1,4 @@
-/** A table of HTTP headers, repeated ones on a line each. */
+/** HTTP headers as a table, and as lines of text: repeated ones on a line each. */
 import { html, type SafeHtml } from '../../utils/html.js';
 import { keyValueTable } from './layout.js';
 
@@ -10,4 +10,9 @@ export function headerTable(headers: Record<string, string | string[]>): SafeHtm
     ),
     'No headers',
   );
+}
+
+/** `name: value`, a line per value; none for a section that lacks them (an older report's). */
+export function headerLines(headers: Record<string, string | string[]> | undefined): string[] {
+  return Object.entries(headers ?? {}).flatMap(([name, value]) => [value].flat().map((line) => `${name}: ${line}`));
 }
