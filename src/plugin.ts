@@ -166,7 +166,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     await profiler.attach(app);
     declareProfilerRoutes(declared, profiler);
     app.addHook('onClose', () => profiler!.close());
-    if (config.profilerToolbar) installToolbar(app, logTapOf(app.log), debugFor);
+    if (config.profilerToolbar) installToolbar(app, profiler.collectors, debugFor);
     warnOfPublicDebug(app);
   }
   if (options.accessLog ?? isPretty(app.log)) installAccessLog(app);

@@ -9,17 +9,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answeredByPipeline } from '../errors/error-handler.js';
 import { admitInlineStyleIn } from '../http/content-security-policy.js';
 import { routeOf } from '../routing/route-table.js';
-import type { LogTap } from './activity/log-tap.js';
-import { activityFacts } from './activity/toolbar-facts.js';
+import type { ToolbarEntry } from './model/panel.js';
+import type { Collector, ToolbarContext } from './model/request-profile.js';
 import { hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './pages/toolbar.js';
 
 /** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
-/** `admits`: whether the request's client may open the profiler; no one else sees the bar. */
+/**
+ * `collectors`: the profiler's, whose entries the bar shows in their order. `admits`: whether
+ * the request's client may open the profiler; no one else sees the bar.
+ */
 export function installToolbar(
   app: FastifyInstance,
-  logTap: LogTap | undefined,
+  collectors: readonly Collector[],
   admits: (request: FastifyRequest) => boolean,
 ): void {
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -28,17 +31,9 @@ export function installToolbar(
     const profile = request.vigil!.profile!;
     const nonce = randomBytes(16).toString('base64');
     const link = reply.getHeader('x-debug-token-link');
+    const entries = collectors.flatMap((collector) => entriesOf(collector, { request, reply, profile }));
     const bar = renderToolbar(
-      {
-        status: reply.statusCode,
-        route: routeOf(request)?.name ?? null,
-        durationMs: performance.now() - profile.marks.start,
-        memoryBytes: process.memoryUsage.rss(),
-        logLines: logTap?.count(request.id) ?? 0,
-        activity: activityFacts(profile.scope),
-        token: profile.token,
-        link: typeof link === 'string' ? link : `/_profiler/${profile.token}`,
-      },
+      { entries, token: profile.token, link: typeof link === 'string' ? link : `/_profiler/${profile.token}` },
       nonce,
     );
     const withBar = insertBeforeBodyEnd(page, bar);
@@ -68,4 +63,13 @@ function pageOf(
   if (typeof payload === 'string') return payload.length <= MAX_PAGE_BYTES ? payload : undefined;
   if (Buffer.isBuffer(payload)) return payload.length <= MAX_PAGE_BYTES ? payload.toString('utf8') : undefined;
   return undefined;
+}
+
+/** A collector's entries; a broken one costs its own entries, never the page. */
+function entriesOf(collector: Collector, context: ToolbarContext): readonly ToolbarEntry[] {
+  try {
+    return collector.toolbar?.(context) ?? [];
+  } catch {
+    return [];
+  }
 }

@@ -8,6 +8,7 @@
 import { holdQueryChannels } from '../activity/query-channels.js';
 import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
 import { databaseText, type DatabaseSection, type StatementEntry } from '../activity/sections.js';
+import { databaseEntries } from '../activity/toolbar-facts.js';
 import { databasePanel } from './database-panel.js';
 import { type CollectorRuntime, defineCollector } from '../model/collector-unit.js';
 import type { CollectorSetup } from './collector-setup.js';
@@ -16,6 +17,7 @@ export const databaseCollector = defineCollector<DatabaseSection, CollectorSetup
   name: 'database',
   panel: databasePanel,
   text: databaseText,
+  toolbar: ({ profile }) => databaseEntries(profile.scope),
   // Off unless PROFILER_CAPTURE_APP; `sites` is shared with the HTTP client's collector.
   create: ({ appActivity, sites }) => appActivity && databaseRuntime(appActivity.slowQueryMs, sites),
 });

@@ -6,6 +6,7 @@
 import { holdHttpClientTap } from '../activity/http-client-tap.js';
 import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
 import { httpClientText, type HttpClientSection } from '../activity/sections.js';
+import { httpCallEntries } from '../activity/toolbar-facts.js';
 import { httpClientPanel } from './http-client-panel.js';
 import { type CollectorRuntime, defineCollector } from '../model/collector-unit.js';
 import type { CollectorSetup } from './collector-setup.js';
@@ -14,6 +15,7 @@ export const httpClientCollector = defineCollector<HttpClientSection, CollectorS
   name: 'httpClient',
   panel: httpClientPanel,
   text: httpClientText,
+  toolbar: ({ profile }) => httpCallEntries(profile.scope),
   // Off unless PROFILER_CAPTURE_APP; `sites` is shared with the database collector.
   create: ({ appActivity, sites }) => appActivity && httpClientRuntime(sites),
 });

@@ -47,6 +47,10 @@ export const logsCollector = defineCollector<LogsSection, CollectorSetup>({
   // Without a tap (the application's own logger), reports have no logs section.
   create: ({ logTap: tap }) =>
     tap && {
+      toolbar: ({ request }) => {
+        const lines = tap.count(request.id);
+        return [{ label: 'Log lines', value: `${lines} log${lines === 1 ? '' : 's'}` }];
+      },
       start({ request, profile, redactor }) {
         profile.scope.lines = tap.watch(request.id, (value) => redactor.fields(value));
       },

@@ -66,6 +66,7 @@ const ROWS: ReadonlyArray<[keyof MemorySample, string]> = [
 
 export const memoryCollector = defineCollector<MemorySection, CollectorSetup>({
   name: 'memory',
+  toolbar: () => [{ label: 'Memory of the process (RSS)', value: formatBytes(process.memoryUsage.rss()) }],
   create: () => ({
     start({ profile }) {
       profile.data.memory = memorySample();

@@ -169,6 +169,9 @@ ${keyValueTable([
       );
     return lines;
   },
+  toolbar: ({ profile }) => [
+    { label: 'Time until the response was sent', value: formatMs(performance.now() - profile.marks.start) },
+  ],
   create: () => performanceRuntime(),
 });
 

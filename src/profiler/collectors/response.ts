@@ -12,6 +12,7 @@ export const responseCollector = defineCollector<ResponseSection, CollectorSetup
   textTitle: (section) => `Response (${section.status}${section.aborted ? ', client left before it was written' : ''})`,
   text: responseText,
   textLast: true,
+  toolbar: ({ reply }) => [{ label: 'Status', value: String(reply.statusCode), tone: statusTone(reply.statusCode) }],
   create: () => ({
     collect({ reply, redactor, profile }): ResponseSection {
       const sent = reply.getHeaders();
@@ -28,3 +29,8 @@ export const responseCollector = defineCollector<ResponseSection, CollectorSetup
     },
   }),
 });
+
+function statusTone(status: number): 'ok' | 'redirect' | 'error' {
+  if (status >= 400) return 'error';
+  return status >= 300 ? 'redirect' : 'ok';
+}

@@ -18,6 +18,7 @@ export const routingCollector = defineCollector<RoutingSection, CollectorSetup>(
   name: 'routing',
   panel: routingPanel,
   text: routingText,
+  toolbar: ({ request }) => [{ label: 'Route', value: routeOf(request)?.name ?? 'no route' }],
   // `matcher` is asked lazily: the kernel builds it once every route is declared.
   create: ({ matcher }) => ({
     collect({ request, reply }): RoutingSection {

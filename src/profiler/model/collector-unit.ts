@@ -14,8 +14,11 @@ export interface CollectorView<Section = unknown>
   textLast?: boolean;
 }
 
-/** What runs while requests are handled. */
-export type CollectorRuntime<Section = unknown> = Pick<Collector<Section>, 'start' | 'collect' | 'derive' | 'close'>;
+/** What runs while requests are handled, and the toolbar's entries when they need what `create` was given. */
+export type CollectorRuntime<Section = unknown> = Pick<
+  Collector<Section>,
+  'start' | 'collect' | 'derive' | 'close' | 'toolbar'
+>;
 
 /** A collector's view with the way to make its runtime: what `defineCollector` is given. */
 export interface CollectorUnitSpec<Section, Options> extends CollectorView<Section> {

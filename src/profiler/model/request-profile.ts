@@ -58,6 +58,9 @@ export interface CollectorContext {
   redactor: Redactor;
 }
 
+/** What a collector's toolbar entries are read from: the request as its response is sent. */
+export type ToolbarContext = Pick<CollectorContext, 'request' | 'reply' | 'profile'>;
+
 /**
  * One section of every report, as one unit: what it collects, how its panel shows it, its
  * lines on the command line, and what the toolbar shows of it. `start` runs when the request
@@ -104,5 +107,5 @@ export interface Collector<Section = unknown> {
    * What the debug toolbar shows of the request while its response is sent (before
    * `collect`): entries in the collectors' order, none when it returns none.
    */
-  toolbar?(context: CollectorContext): readonly ToolbarEntry[];
+  toolbar?(context: ToolbarContext): readonly ToolbarEntry[];
 }

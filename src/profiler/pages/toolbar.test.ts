@@ -9,30 +9,38 @@ import {
 } from './toolbar.js';
 
 const facts: ToolbarFacts = {
-  status: 200,
-  route: 'GET /page',
-  durationMs: 3.287261999998009,
-  memoryBytes: 85 * 1024 * 1024,
-  logLines: 1,
+  entries: [
+    { label: 'Status', value: '200', tone: 'ok' },
+    { label: 'Route', value: 'GET /page' },
+    { label: 'Log lines', value: '1 log' },
+  ],
   token: 'a1b2c3',
   link: 'https://localhost:8443/_profiler/a1b2c3',
 };
 
 describe('renderToolbar', () => {
-  it('shows status, route, time, memory, logs and the report link, escaped, with no script', () => {
-    const bar = renderToolbar({ ...facts, route: '<b>"x"</b>' }, 'n0nce');
-    assert.match(bar, /<span title="Status" class="vt-ok">200<\/span>/);
-    assert.match(bar, /<span title="Route">&lt;b&gt;&quot;x&quot;&lt;\/b&gt;<\/span>/);
-    assert.match(bar, /<span title="Time until the response was sent">3\.29 ms<\/span>/);
-    assert.match(bar, /<span title="Memory of the process \(RSS\)">85 MiB<\/span>/);
+  it("shows the collectors' entries in order and the report link, escaped, with no script", () => {
+    const bar = renderToolbar(
+      { ...facts, entries: [...facts.entries, { label: '<i>', value: '<b>"x"</b>' }] },
+      'n0nce',
+    );
+    assert.match(bar, /<span title="Status" class="vt-ok">200<\/span><span title="Route">GET \/page<\/span>/);
+    assert.match(bar, /<span title="&lt;i&gt;">&lt;b&gt;&quot;x&quot;&lt;\/b&gt;<\/span>/);
     assert.match(bar, /<span title="Log lines">1 log<\/span>/);
     assert.match(bar, /<a href="https:\/\/localhost:8443\/_profiler\/a1b2c3">report a1b2c3<\/a>/);
     assert.match(bar, /<style nonce="n0nce">#vigil-toolbar\{/);
     assert.doesNotMatch(bar, /<script|\bon[a-z]+=|style="/i);
   });
-  it('colours the status by class', () => {
-    assert.match(renderToolbar({ ...facts, status: 404 }, 'n'), /class="vt-error">404/);
-    assert.match(renderToolbar({ ...facts, status: 302 }, 'n'), /class="vt-redirect">302/);
+  it('colours an entry by its tone', () => {
+    const entries = [
+      { label: 'Status', value: '404', tone: 'error' },
+      { label: 'Status', value: '302', tone: 'redirect' },
+      { label: 'Queries', value: '6 queries', tone: 'warn' },
+    ] as const;
+    const bar = renderToolbar({ ...facts, entries }, 'n');
+    assert.match(bar, /class="vt-error">404/);
+    assert.match(bar, /class="vt-redirect">302/);
+    assert.match(bar, /class="vt-warn">6 queries/);
   });
 });
 

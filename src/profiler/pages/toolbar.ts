@@ -1,22 +1,16 @@
 /**
  * The web debug toolbar: a bar at the foot of the application's HTML pages in debug mode
- * with the status, the route, the time, the memory, the log lines, and a link to the
- * report. No script. Its look is its own (dark, monospace, labelled), so it cannot be taken
+ * with what each collector shows there (the status, the route, the time, the memory, the log
+ * lines, the application's activity), and a link to the report. No script. Its look is its own (dark, monospace, labelled), so it cannot be taken
  * for the page.
  */
 import { admitInlineStyle } from '../../http/content-security-policy.js';
 import { escapeHtml } from '../../utils/html.js';
-import { formatBytes, formatMs } from '../model/format.js';
+import type { ToolbarEntry } from '../model/panel.js';
 
 export interface ToolbarFacts {
-  status: number;
-  /** The route's name, or null when none answered. */
-  route: string | null;
-  durationMs: number;
-  memoryBytes: number;
-  logLines: number;
-  /** What the application did outside its code: `Database queries`, `HTTP calls`; `marked` draws it as a warning. */
-  activity?: ReadonlyArray<{ label: string; value: string; marked?: boolean }>;
+  /** What each collector shows, in the collectors' order (status, route, time, memory, logs, activity). */
+  entries: readonly ToolbarEntry[];
   token: string;
   /** The report's absolute link (`x-debug-token-link`). */
   link: string;
@@ -32,11 +26,6 @@ const STYLE = [
   '#vigil-toolbar a:focus,#vigil-toolbar a:hover{outline:2px solid #fff}',
 ].join('');
 
-function statusClass(status: number): string {
-  if (status >= 400) return 'vt-error';
-  return status >= 300 ? 'vt-redirect' : 'vt-ok';
-}
-
 /**
  * The bar's markup: a labelled region, then its one style element with `nonce`. Each policy
  * of the response's Content-Security-Policy is made to admit that nonce (in style-src-elem,
@@ -49,12 +38,7 @@ export function renderToolbar(facts: ToolbarFacts, nonce: string): string {
   return (
     `<div id="vigil-toolbar" role="region" aria-label="vigil debug toolbar">` +
     `<b>vigil</b>` +
-    item('Status', String(facts.status), statusClass(facts.status)) +
-    item('Route', facts.route ?? 'no route') +
-    item('Time until the response was sent', formatMs(facts.durationMs)) +
-    item('Memory of the process (RSS)', formatBytes(facts.memoryBytes)) +
-    item('Log lines', `${facts.logLines} log${facts.logLines === 1 ? '' : 's'}`) +
-    (facts.activity ?? []).map((entry) => item(entry.label, entry.value, entry.marked ? 'vt-warn' : '')).join('') +
+    facts.entries.map((entry) => item(entry.label, entry.value, entry.tone ? `vt-${entry.tone}` : '')).join('') +
     `<a href="${escapeHtml(facts.link)}">report ${escapeHtml(facts.token)}</a>` +
     `</div><style nonce="${escapeHtml(nonce)}">${STYLE}</style>`
   );
