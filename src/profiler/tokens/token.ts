@@ -3,6 +3,8 @@
  * every process that writes it. They are leased from the store in blocks, so that no process
  * remembers the tokens in use and a request seldom waits on the store.
  */
+import { Backoff } from '../../utils/backoff.js';
+
 export const TOKEN_PATTERN = /^[0-9a-f]{6}$/;
 
 /** Asks the store for `count` fresh tokens; it may give fewer (it skips tokens still held by stored reports). */
@@ -75,10 +77,8 @@ export class TokenSource {
   private dry = false;
   /** The last lease failed. */
   private failing = false;
-  /** Leases that failed in a row with failures `backOff` takes (0: the source is not backing off). */
-  private backoffs = 0;
-  /** While backing off: when the next lease may start. */
-  private retryAt = 0;
+  /** When the next lease may start after failures `backOff` takes. */
+  private readonly retry: Backoff;
   private size: number;
   private readonly maxBlockSize: number;
   private readonly now: () => number;
@@ -94,6 +94,7 @@ export class TokenSource {
     this.now = options.now ?? Date.now;
     this.waitMs = options.waitMs ?? 100;
     this.timer = options.timer ?? backgroundTimer;
+    this.retry = new Backoff(options.retryFirstMs ?? 100, options.retryMaxMs ?? 1000);
   }
 
   /** Tokens at hand. */
@@ -178,7 +179,7 @@ export class TokenSource {
   }
 
   private leaseAhead(): void {
-    if (this.closed || this.leasing || (this.backoffs > 0 && this.now() < this.retryAt)) return;
+    if (this.closed || this.leasing || !this.retry.ready(this.now())) return;
     this.cancelRetry?.();
     this.cancelRetry = undefined;
     this.ahead = this.next < this.tokens.length;
@@ -190,7 +191,7 @@ export class TokenSource {
         this.next = 0;
         this.dry = false;
         this.leasing = undefined;
-        this.backoffs = 0;
+        this.retry.succeeded();
         if (this.failing) {
           this.failing = false;
           this.options.onLeaseRecovered?.();
@@ -202,12 +203,7 @@ export class TokenSource {
         this.leasing = undefined;
         this.failing = true;
         if (this.options.backOff?.(error)) {
-          const delay = Math.min(
-            (this.options.retryFirstMs ?? 100) * 2 ** Math.min(this.backoffs, 30),
-            this.options.retryMaxMs ?? 1000,
-          );
-          this.retryAt = this.now() + delay;
-          this.backoffs++;
+          const delay = this.retry.failed(this.now());
           // Tried again without waiting for a request, so the tokens are back before one asks.
           if (!this.closed)
             this.cancelRetry = this.timer(() => {
@@ -215,7 +211,7 @@ export class TokenSource {
               this.leaseAhead();
             }, delay);
         } else {
-          this.backoffs = 0;
+          this.retry.succeeded();
         }
         this.options.onLeaseFailed?.(error);
         return false;
