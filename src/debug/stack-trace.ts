@@ -8,6 +8,7 @@ import { findSourceMap, type SourceMapping } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isUnder, projectRoot } from './project-root.js';
+import { SharedInstall } from '../utils/shared-install.js';
 
 export interface StackFrame {
   /** Function as V8 names it (`Foo.bar`, `new Foo`, `<anonymous>`). */
@@ -31,7 +32,7 @@ const TRACE_CACHE_SIZE = 2000;
 type PrepareStackTrace = (error: Error, callSites: NodeJS.CallSite[]) => unknown;
 
 /** Instances that asked for frames and have not let go yet; the hook is in place while any has. */
-let holders = 0;
+const hook = new SharedInstall(putHookInPlace, takeHookOut);
 /** The formatter found in place when the hook went in: Node's, or an APM's or source-map-support's. */
 let previous: PrepareStackTrace | undefined;
 let sourceMapsWere = false;
@@ -46,25 +47,25 @@ let buried = false;
  * from the cache.
  */
 export function installStackTraces(): () => void {
-  if (holders++ === 0 && !buried) {
-    previous = Error.prepareStackTrace;
-    sourceMapsWere = process.sourceMapsEnabled;
-    process.setSourceMapsEnabled(true);
-    Error.prepareStackTrace = prepareStackTrace;
+  return hook.hold();
+}
+
+function putHookInPlace(): void {
+  if (buried) return;
+  previous = Error.prepareStackTrace;
+  sourceMapsWere = process.sourceMapsEnabled;
+  process.setSourceMapsEnabled(true);
+  Error.prepareStackTrace = prepareStackTrace;
+}
+
+function takeHookOut(): void {
+  if (Error.prepareStackTrace === prepareStackTrace) {
+    (Error as { prepareStackTrace?: PrepareStackTrace | undefined }).prepareStackTrace = previous;
+    process.setSourceMapsEnabled(sourceMapsWere);
+  } else {
+    // Another formatter went in after this one and calls it: it passes through from now on.
+    buried = true;
   }
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    if (--holders > 0) return;
-    if (Error.prepareStackTrace === prepareStackTrace) {
-      (Error as { prepareStackTrace?: PrepareStackTrace | undefined }).prepareStackTrace = previous;
-      process.setSourceMapsEnabled(sourceMapsWere);
-    } else {
-      // Another formatter went in after this one and calls it: it passes through from now on.
-      buried = true;
-    }
-  };
 }
 
 /** Node's own formatter, which this module's text reproduces (source-mapped, cached). */
@@ -73,7 +74,7 @@ function isNodeDefault(format: PrepareStackTrace | undefined): boolean {
 }
 
 function prepareStackTrace(error: Error, callSites: NodeJS.CallSite[]): unknown {
-  if (holders === 0) return passOn(error, callSites);
+  if (!hook.held) return passOn(error, callSites);
   const trace = mappedTrace(callSites);
   if (typeof error === 'object' && error !== null) framesByError.set(error, trace.frames);
   return isNodeDefault(previous) ? headline(error) + trace.text : previous!(error, callSites);
@@ -156,7 +157,7 @@ function toPath(file: string): string {
 
 /** The frames of an error, innermost first; none for an error whose call sites were never seen. */
 export function framesOf(error: Error): readonly StackFrame[] {
-  if (holders > 0 || framesByError.has(error)) {
+  if (hook.held || framesByError.has(error)) {
     void error.stack; // formatting records the frames
     return framesByError.get(error) ?? [];
   }

@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import { classNameOf, messageOf } from './error-chain.js';
 import { statusOf, type CodeOfStatus, type VigilErrorCode } from './error-codes.js';
 import { isError, ThrownValueError } from './thrown-value.js';
+import { SharedInstall } from '../utils/shared-install.js';
 
 export interface HttpErrorOptions {
   headers?: Record<string, string>;
@@ -19,7 +20,7 @@ export interface HttpErrorOptions {
 const HTTP_ERROR_BRAND = Symbol.for('vigil.HttpError');
 
 /** Debug instances open in the process: while any is, client errors capture their stack. */
-let clientTraceHolders = 0;
+const clientTraces = new SharedInstall();
 
 /**
  * Client errors (4xx) capture a stack trace from now until the returned release is called:
@@ -28,12 +29,7 @@ let clientTraceHolders = 0;
  * own 404s and 405s are raised without one even beside a debug instance.
  */
 export function traceClientErrors(): () => void {
-  clientTraceHolders++;
-  let released = false;
-  return () => {
-    if (!released) clientTraceHolders--;
-    released = true;
-  };
+  return clientTraces.hold();
 }
 
 export class HttpError extends Error {
@@ -60,8 +56,7 @@ export class HttpError extends Error {
     Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     Error.stackTraceLimit = limit;
-    if (options.capture !== false && (status >= 500 || clientTraceHolders > 0))
-      Error.captureStackTrace(this, new.target);
+    if (options.capture !== false && (status >= 500 || clientTraces.held)) Error.captureStackTrace(this, new.target);
     this.name = new.target.name;
     this.status = status;
     this.code = code;

@@ -6,13 +6,14 @@
  */
 import { format } from 'node:util';
 import { currentScope } from '../../http/request-scope.js';
+import { SharedInstall } from '../../utils/shared-install.js';
 
 /** The methods kept, with the level their lines are shown at. */
 const LEVELS = { log: 'info', info: 'info', debug: 'debug', warn: 'warn', error: 'error', trace: 'trace' } as const;
 type Method = keyof typeof LEVELS;
 
 interface Tap {
-  holders: number;
+  install: SharedInstall;
   originals: Map<Method, Console[Method]>;
   wrappers: Map<Method, Console[Method]>;
 }
@@ -27,39 +28,45 @@ const taps = new WeakMap<Console, Tap>();
 export function tapConsole(target: Console = console): () => void {
   let tap = taps.get(target);
   if (tap === undefined) {
-    tap = { holders: 0, originals: new Map(), wrappers: new Map() };
+    tap = newTap(target);
     taps.set(target, tap);
   }
-  const held = tap;
-  if (held.holders++ === 0) {
-    for (const method of Object.keys(LEVELS) as Method[]) {
-      // A wrapper left in another tool's chain by an earlier release is live again.
-      if (held.wrappers.has(method) && target[method] !== held.wrappers.get(method)) continue;
-      const original = target[method];
-      held.originals.set(method, original);
-      const wrapper = wrap(held, original, method);
-      held.wrappers.set(method, wrapper);
-      target[method] = wrapper;
-    }
-  }
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    if (--held.holders > 0) return;
-    for (const [method, wrapper] of held.wrappers) {
-      if (target[method] !== wrapper) continue;
-      target[method] = held.originals.get(method)!;
-      held.wrappers.delete(method);
-    }
+  return tap.install.hold();
+}
+
+function newTap(target: Console): Tap {
+  const tap: Tap = {
+    install: new SharedInstall(
+      () => {
+        for (const method of Object.keys(LEVELS) as Method[]) {
+          // A wrapper left in another tool's chain by an earlier release is live again.
+          if (tap.wrappers.has(method) && target[method] !== tap.wrappers.get(method)) continue;
+          const original = target[method];
+          tap.originals.set(method, original);
+          const wrapper = wrap(tap, original, method);
+          tap.wrappers.set(method, wrapper);
+          target[method] = wrapper;
+        }
+      },
+      () => {
+        for (const [method, wrapper] of tap.wrappers) {
+          if (target[method] !== wrapper) continue;
+          target[method] = tap.originals.get(method)!;
+          tap.wrappers.delete(method);
+        }
+      },
+    ),
+    originals: new Map(),
+    wrappers: new Map(),
   };
+  return tap;
 }
 
 function wrap(tap: Tap, original: Console[Method], method: Method): Console[Method] {
   const level = LEVELS[method];
   const logger = `console.${method}`;
   return function (this: unknown, ...args: unknown[]) {
-    const lines = tap.holders > 0 ? currentScope()?.lines : undefined;
+    const lines = tap.install.held ? currentScope()?.lines : undefined;
     // Formatted now: an object printed may change after the call.
     if (lines) lines.add(logger, keptText(args, lines.redact), level);
     return original.apply(this, args);

@@ -6,6 +6,7 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { SharedInstall } from '../../utils/shared-install.js';
 import {
   callerSite,
   callSite,
@@ -257,24 +258,21 @@ function unwrapFetch(): void {
   wrapping = undefined;
 }
 
-let holders = 0;
+const httpClientTap = new SharedInstall(
+  () => {
+    for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.subscribe(name, handler);
+    wrapFetch();
+  },
+  () => {
+    for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.unsubscribe(name, handler);
+    unwrapFetch();
+  },
+);
 
 /**
  * Subscribes the channels and wraps `fetch` for one more holder; the returned function lets go
  * (once). A plugin is a guest in the process: both are held only while a debug instance is open.
  */
 export function holdHttpClientTap(): () => void {
-  if (holders++ === 0) {
-    for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.subscribe(name, handler);
-    wrapFetch();
-  }
-  let held = true;
-  return () => {
-    if (!held) return;
-    held = false;
-    if (--holders === 0) {
-      for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.unsubscribe(name, handler);
-      unwrapFetch();
-    }
-  };
+  return httpClientTap.hold();
 }

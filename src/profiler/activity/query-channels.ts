@@ -19,6 +19,7 @@ import {
   type StatementRecord,
 } from './request-activity.js';
 import { keptStatementText } from './statement-text.js';
+import { SharedInstall } from '../../utils/shared-install.js';
 
 /** Tracing channels known to carry one statement each, and the database they speak to. */
 export const QUERY_CHANNELS: ReadonlyArray<{ name: string; system: string }> = [
@@ -103,20 +104,18 @@ const subscriptions = QUERY_CHANNELS.map(({ name, system }) => ({
   handlers: handlersFor(system),
 }));
 
-let holders = 0;
+const queryChannels = new SharedInstall(
+  () => {
+    for (const { channel, handlers } of subscriptions) channel.subscribe(handlers as never);
+    bindCallbackChannels();
+  },
+  () => {
+    for (const { channel, handlers } of subscriptions) channel.unsubscribe(handlers as never);
+    releaseCallbackChannels();
+  },
+);
 
 /** Subscribes the query channels for one more holder; the returned function lets go (once). */
 export function holdQueryChannels(): () => void {
-  if (holders++ === 0) {
-    for (const { channel, handlers } of subscriptions) channel.subscribe(handlers as never);
-    bindCallbackChannels();
-  }
-  let held = true;
-  return () => {
-    if (!held) return;
-    held = false;
-    if (--holders > 0) return;
-    for (const { channel, handlers } of subscriptions) channel.unsubscribe(handlers as never);
-    releaseCallbackChannels();
-  };
+  return queryChannels.hold();
 }
