@@ -13,6 +13,7 @@ import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
 import { routeOf } from '../routing/route-table.js';
 import { describeFailure } from '../utils/describe-failure.js';
+import { safeDecodeUri } from '../utils/safe-decode.js';
 import { ProfilerAccess, type AccessSettings, type ProfilerRefusal } from './access/access.js';
 import { settlePageHeaders } from './access/page-headers.js';
 import type { Report } from './model/report.js';
@@ -444,12 +445,4 @@ function proceed(request: FastifyRequest, profile: RequestProfile, done: () => v
 
 function isCollectorError(section: unknown): boolean {
   return typeof section === 'object' && section !== null && 'collectorError' in section;
-}
-
-function safeDecodeUri(url: string): string {
-  try {
-    return decodeURI(url);
-  } catch {
-    return url;
-  }
 }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { PathPart, PathShape } from './fastify-path.js';
 import { compileShape, MAX_PARAM_LENGTH, splitPath, type CompiledShape, type SplitPath } from './shape-match.js';
+import { safeDecodeUri } from '../utils/safe-decode.js';
 
 /** A route as the matcher knows it: declared with the routes API, or natively with Fastify. */
 export interface MatchableRoute {
@@ -84,7 +85,7 @@ export class RouteMatcher {
    */
   allowedMethods(path: string): readonly string[] {
     if (this.compiled.length === 0) return NO_METHODS;
-    const split = splitPath(decodePath(path));
+    const split = splitPath(safeDecodeUri(path));
     // Most paths no route takes: nothing more is allocated for them.
     let allowed: Set<string> | undefined;
     for (const { route, shapes, catchAll } of this.compiled) {
@@ -104,7 +105,7 @@ export class RouteMatcher {
 
   /** The application's routes that share the longest literal prefix with the path, and why each missed. */
   closest(method: string, path: string, limit = 5): RouteMiss[] {
-    const decoded = decodePath(path);
+    const decoded = safeDecodeUri(path);
     const split = splitPath(decoded);
     const candidates = this.compiled.filter((compiled) => !isKernelRoute(compiled));
     return candidates
@@ -125,7 +126,7 @@ export class RouteMatcher {
 
   /** Every route, in declaration order, with whether it answers `method` on `path`, and why not. */
   trace(method: string, path: string): RouteTrace[] {
-    const split = splitPath(decodePath(path));
+    const split = splitPath(safeDecodeUri(path));
     return this.compiled.map(({ route, shapes }): RouteTrace => {
       const { name, methods } = route;
       const base = { name, path: route.path, methods };
@@ -206,13 +207,4 @@ function sharedPrefixLength(a: string, b: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
-}
-
-/** The path as the router compares it: percent-decoded where that is safe. */
-function decodePath(path: string): string {
-  try {
-    return decodeURI(path);
-  } catch {
-    return path;
-  }
 }

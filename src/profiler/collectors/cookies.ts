@@ -4,6 +4,7 @@
  * is named in PROFILER_REDACT, as header and query values are.
  */
 import { REDACTED, type Redactor } from '../redaction/redact.js';
+import { safeDecodeComponent } from '../../utils/safe-decode.js';
 
 /** Cookies kept per request; a marker entry says how many more there were. */
 export const MAX_COOKIES = 100;
@@ -35,10 +36,5 @@ export function parseCookies(header: string | string[] | undefined, redactor: Re
 /** A value unquoted and percent-decoded, as most servers read it; a broken escape stays as sent. */
 function cookieValue(value: string): string {
   const unquoted = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
-  if (!unquoted.includes('%')) return unquoted;
-  try {
-    return decodeURIComponent(unquoted);
-  } catch {
-    return unquoted;
-  }
+  return safeDecodeComponent(unquoted);
 }
