@@ -6,7 +6,7 @@
 import { BUILT_IN_COLLECTORS } from '../profiler/collectors/index.js';
 import type { CollectorView } from '../profiler/model/collector-unit.js';
 import { formatMs, formatTime } from '../profiler/model/format.js';
-import type { Report } from '../profiler/model/report.js';
+import { isCollectorError, type Report } from '../profiler/model/report.js';
 import { titleOf } from '../profiler/pages/panels/collector-panel.js';
 import { terminalSafe } from './terminal-safe.js';
 
@@ -37,7 +37,7 @@ export function reportAsText(report: Report, collectors: readonly CollectorView[
   }
   const units = new Map(collectors.map((unit) => [unit.name, unit]));
   for (const [name, value] of Object.entries(report.collectors)) {
-    if (BUILT_IN_SECTIONS.has(name) && !isFailed(value)) continue;
+    if (BUILT_IN_SECTIONS.has(name) && !isCollectorError(value)) continue;
     const unit = units.get(name);
     const lines = unit && !BUILT_IN_SECTIONS.has(name) ? unitText(unit, report) : [];
     out.push(
@@ -59,7 +59,7 @@ export function reportAsText(report: Report, collectors: readonly CollectorView[
 /** A unit's section under its title, its lines indented; none when the report lacks the section or the unit has no text. */
 function unitText(unit: CollectorView, report: Report): string[] {
   const value = report.collectors[unit.name];
-  if (value === undefined || isFailed(value) || !unit.text) return [];
+  if (value === undefined || isCollectorError(value) || !unit.text) return [];
   try {
     const lines = unit.text(value, report);
     const title = unit.textTitle?.(value, report) ?? unit.panel?.title ?? titleOf(unit.name);
@@ -68,8 +68,4 @@ function unitText(unit: CollectorView, report: Report): string[] {
     // A broken text costs its own lines: the section prints as JSON instead.
     return [];
   }
-}
-
-function isFailed(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && 'collectorError' in value;
 }

@@ -16,7 +16,7 @@ import { describeFailure } from '../utils/describe-failure.js';
 import { safeDecodeUri } from '../utils/safe-decode.js';
 import { ProfilerAccess, type AccessSettings, type ProfilerRefusal } from './access/access.js';
 import { settlePageHeaders } from './access/page-headers.js';
-import type { Report } from './model/report.js';
+import { isCollectorError, type Report } from './model/report.js';
 import { PacedFailureLog } from '../utils/failure-log.js';
 import { ReadTimeStore } from './storage/read-time-store.js';
 import { Redactor } from './redaction/redact.js';
@@ -441,8 +441,4 @@ export class Profiler {
 function proceed(request: FastifyRequest, profile: RequestProfile, done: () => void): void {
   if (request.is404) return done();
   runInScope(profile.scope, done);
-}
-
-function isCollectorError(section: unknown): boolean {
-  return typeof section === 'object' && section !== null && 'collectorError' in section;
 }

@@ -20,6 +20,16 @@ export interface Report extends ReportSummary {
   collectors: Record<string, unknown>;
 }
 
+/** What stands in a section's place when its collector failed, or its section could not be kept. */
+export interface CollectorError {
+  collectorError: string;
+}
+
+/** The section is a collector's failure, not its data. */
+export function isCollectorError(section: unknown): section is CollectorError {
+  return typeof section === 'object' && section !== null && 'collectorError' in section;
+}
+
 /** Search filters, with Symfony's meaning; absent filters match everything. */
 export interface ReportSearch {
   /** Substring of the client IP (`192.168.` finds a network). */

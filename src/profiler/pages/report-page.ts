@@ -5,7 +5,7 @@
  */
 import { html, raw, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
-import type { Report } from '../model/report.js';
+import { isCollectorError, type Report } from '../model/report.js';
 import type { Collector } from '../model/request-profile.js';
 import { formatMs, formatTime, renderPage, statusBadge } from '../views/layout.js';
 import { panelsOf } from './panels/index.js';
@@ -43,14 +43,14 @@ function menuEntry(panel: Panel, report: Report, current: boolean): SafeHtml {
   const section = report.collectors[panel.name];
   let badge: SafeHtml | string = '';
   if (section === undefined) badge = html`<span class="muted">none</span>`;
-  else if (panel.badge && !isFailed(section)) badge = safely(() => panel.badge!(section, report), '');
+  else if (panel.badge && !isCollectorError(section)) badge = safely(() => panel.badge!(section, report), '');
   return html`<li><a href="${PROFILER_PATH}/${report.token}?panel=${encodeURIComponent(panel.name)}"${raw(current ? ' aria-current="page"' : '')}><span>${panel.title}</span><span class="count">${badge}</span></a></li>`;
 }
 
 /** What a panel says in the summary line (`3 queries in 12 ms`), if anything. */
 function summaryEntry(panel: Panel, report: Report): SafeHtml | string {
   const section = report.collectors[panel.name];
-  if (!panel.summary || section === undefined || isFailed(section)) return '';
+  if (!panel.summary || section === undefined || isCollectorError(section)) return '';
   const text = safely(() => panel.summary!(section, report), undefined);
   return text ? html`\n<span id="summary-${panel.name}">${text}</span>` : '';
 }
@@ -59,17 +59,13 @@ function renderPanel(panel: Panel, report: Report, view: PanelView): SafeHtml {
   const section = report.collectors[panel.name];
   if (section === undefined)
     return html`<h2>${panel.title}</h2><p class="muted">${panel.absent ?? 'This report has no such section.'}</p>`;
-  if (isFailed(section))
+  if (isCollectorError(section))
     return html`<h2>${panel.title}</h2><p class="bad">The collector failed: ${section.collectorError}</p>`;
   // A report written by an older version may lack a field: the panel says so instead of failing the page.
   return safely(
     () => panel.render(section, report, view),
     html`<h2>${panel.title}</h2><p class="bad">This section cannot be shown; see the JSON form of the report.</p>`,
   );
-}
-
-function isFailed(section: unknown): section is { collectorError: string } {
-  return typeof section === 'object' && section !== null && 'collectorError' in section;
 }
 
 function safely<T>(render: () => T, fallback: T): T {
