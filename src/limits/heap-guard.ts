@@ -9,6 +9,7 @@ import { runInNewContext } from 'node:vm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RunningHandlers } from './execution-time.js';
 import { HeapGuardHttpError, MemoryExhaustedError } from './limit-errors.js';
+import { formatBytes } from '../utils/bytes.js';
 
 export interface HeapGuardOptions {
   log: FastifyBaseLogger;
@@ -41,7 +42,7 @@ export class HeapGuard {
     if (this.tripped) {
       const { used, limit } = heapUse();
       throw new HeapGuardHttpError(
-        `The service is short of memory (heap ${mb(used)} of ${mb(limit)} in use); try again shortly`,
+        `The service is short of memory (heap ${formatBytes(used)} of ${formatBytes(limit)} in use); try again shortly`,
       );
     }
   }
@@ -55,13 +56,15 @@ export class HeapGuard {
     if (!this.tripped && used >= limit * this.high) {
       this.tripped = true;
       this.options.log.warn(
-        `heap guard: ${mb(used)} of ${mb(limit)} in use; stopping ${this.options.running.size} in-process handler(s) and refusing new requests`,
+        `heap guard: ${formatBytes(used)} of ${formatBytes(limit)} in use; stopping ${this.options.running.size} in-process handler(s) and refusing new requests`,
       );
       this.options.running.stopAll(new MemoryExhaustedError(limit));
       this.collectGarbage();
     } else if (this.tripped && used < limit * this.low) {
       this.tripped = false;
-      this.options.log.warn(`heap guard: ${mb(used)} of ${mb(limit)} in use; accepting requests again`);
+      this.options.log.warn(
+        `heap guard: ${formatBytes(used)} of ${formatBytes(limit)} in use; accepting requests again`,
+      );
     } else if (this.tripped) {
       // An idle process may not collect for a long time; without this it could refuse forever.
       this.collectGarbage();
@@ -109,10 +112,6 @@ const OLD_GENERATION_LIMIT = oldGenerationLimit(
   getHeapStatistics().heap_size_limit,
   process.versions.v8,
 );
-
-function mb(bytes: number): string {
-  return `${Math.round(bytes / 1024 / 1024)} MB`;
-}
 
 /** V8's full collection, made reachable at run time (the `--expose-gc` flag from inside). */
 function exposeGc(): (() => void) | undefined {

@@ -42,7 +42,7 @@ describe('the heap guard keeps the process alive near its heap limit', () => {
     assert.equal(refused.headers['retry-after'], '1');
     assert.match(
       debugMessage(refused),
-      /^The service is short of memory \(heap \d+ MB of \d+ MB in use\); try again shortly$/,
+      /^The service is short of memory \(heap [\d.]+ [KMG]iB of [\d.]+ [KMG]iB in use\); try again shortly$/,
     );
     // Unrouted requests cost no memory: they are answered while the guard refuses routed ones.
     assert.equal((await askService('/robots.txt')).status, 404);
