@@ -1,6 +1,7 @@
 /** The `x-debug-exception` and `x-debug-exception-file` headers of an error response. */
 import { rawUrlEncode } from './rawurlencode.js';
 import type { StackFrame } from './stack-trace.js';
+import { ThrowView } from './throw-views.js';
 
 const MAX_MESSAGE_CHARACTERS = 2000;
 
@@ -17,17 +18,14 @@ export function cutMessage(message: string): string {
 }
 
 /** The file header of a raise site: a throw path met again (every 404 of one path) has one site object. */
-const fileHeaders = new WeakMap<StackFrame, string>();
+const fileHeaders = new ThrowView<StackFrame, string>();
+
+const fileHeader = (site: StackFrame) => `${rawUrlEncode(site.file)}:${site.line}`;
 
 export function exceptionHeaders(message: string, site: StackFrame | undefined): Record<string, string> {
   const headers: Record<string, string> = { 'x-debug-exception': rawUrlEncode(cutMessage(message)) };
   if (site) {
-    let file = fileHeaders.get(site);
-    if (file === undefined) {
-      file = `${rawUrlEncode(site.file)}:${site.line}`;
-      fileHeaders.set(site, file);
-    }
-    headers['x-debug-exception-file'] = file;
+    headers['x-debug-exception-file'] = fileHeaders.of(site, fileHeader);
   }
   return headers;
 }

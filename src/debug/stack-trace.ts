@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isUnder, projectRoot } from './project-root.js';
 import { SharedInstall } from '../utils/shared-install.js';
+import { ThrowView } from './throw-views.js';
 
 export interface StackFrame {
   /** Function as V8 names it (`Foo.bar`, `new Foo`, `<anonymous>`). */
@@ -176,18 +177,18 @@ export function framesOf(error: Error): readonly StackFrame[] {
 }
 
 /** The stack text of adopted frames, per frames array: one array is adopted by every 404 of a path. */
-const framesText = new WeakMap<readonly StackFrame[], string>();
+const framesText = new ThrowView<readonly StackFrame[], string>();
 
 /** Gives an error frames taken elsewhere (a worker process's, an earlier error's), and a stack text to match. */
 export function adoptFrames(error: Error, frames: readonly StackFrame[]): void {
   framesByError.set(error, frames);
-  let text = framesText.get(frames);
-  if (text === undefined) {
-    text = '';
-    for (const frame of frames) text += `\n    at ${frame.function} (${frame.file}:${frame.line}:${frame.column})`;
-    framesText.set(frames, text);
-  }
-  error.stack = headline(error) + text;
+  error.stack = headline(error) + framesText.of(frames, stackText);
+}
+
+function stackText(frames: readonly StackFrame[]): string {
+  let text = '';
+  for (const frame of frames) text += `\n    at ${frame.function} (${frame.file}:${frame.line}:${frame.column})`;
+  return text;
 }
 
 /** True for frames of this project's own source: under its root, not Node internals, not dependencies. */

@@ -6,6 +6,7 @@
 import { cutMessage } from '../debug/exception-headers.js';
 import { framesOf, raiseSiteIn, type StackFrame } from '../debug/stack-trace.js';
 import { cutText, describeValue, isError } from './thrown-value.js';
+import { ThrowView } from '../debug/throw-views.js';
 
 /** Levels of causes and members followed below the thrown error. */
 export const MAX_CHAIN_DEPTH = 8;
@@ -218,29 +219,25 @@ const sameFrame = (a: StackFrame, b: StackFrame) =>
   a.file === b.file && a.line === b.line && a.column === b.column && a.function === b.function;
 
 /** Each throw path has one frames array: the split of a pair is computed once, and renderers can cache by it. */
-const splits = new WeakMap<
-  readonly StackFrame[],
-  WeakMap<readonly StackFrame[], Pick<ChainedError, 'frames' | 'framesInCommon'>>
->();
+const splits = new ThrowView<readonly StackFrame[], ThrowView<readonly StackFrame[], FramesSplit>>();
+
+type FramesSplit = Pick<ChainedError, 'frames' | 'framesInCommon'>;
+
+const newSplits = () => new ThrowView<readonly StackFrame[], FramesSplit>();
 
 /** `frames` without the outermost ones `enclosing` ends with too (Java's "... 5 more"); the first frame always stays. */
-function ownFrames(
-  frames: readonly StackFrame[],
-  enclosing: readonly StackFrame[],
-): Pick<ChainedError, 'frames' | 'framesInCommon'> {
-  let byEnclosing = splits.get(frames);
-  let split = byEnclosing?.get(enclosing);
-  if (split === undefined) {
-    let common = 0;
-    while (
-      common < frames.length - 1 &&
-      common < enclosing.length &&
-      sameFrame(frames[frames.length - 1 - common]!, enclosing[enclosing.length - 1 - common]!)
-    )
-      common++;
-    split = { frames: common === 0 ? frames : frames.slice(0, frames.length - common), framesInCommon: common };
-    if (byEnclosing === undefined) splits.set(frames, (byEnclosing = new WeakMap()));
-    byEnclosing.set(enclosing, split);
-  }
-  return split;
+function ownFrames(frames: readonly StackFrame[], enclosing: readonly StackFrame[]): FramesSplit {
+  // The view of `frames` is a view of its own, kept beside each enclosing array.
+  const byEnclosing = splits.of(frames, newSplits);
+  const kept = byEnclosing.get(enclosing);
+  if (kept !== undefined) return kept;
+  let common = 0;
+  while (
+    common < frames.length - 1 &&
+    common < enclosing.length &&
+    sameFrame(frames[frames.length - 1 - common]!, enclosing[enclosing.length - 1 - common]!)
+  )
+    common++;
+  const split = { frames: common === 0 ? frames : frames.slice(0, frames.length - common), framesInCommon: common };
+  return byEnclosing.set(enclosing, split);
 }

@@ -8,6 +8,7 @@ import type { StackFrame } from '../debug/stack-trace.js';
 import type { ErrorView } from './error-view.js';
 import { escapeHtml } from '../utils/html.js';
 import { hasRelated, renderDebugHtml, type DebugHtmlOptions } from './render-html.js';
+import { ThrowView } from '../debug/throw-views.js';
 
 /** The view's fields a template leaves open, in the order of their markers. */
 const SLOTS = ['message', 'method', 'url', 'token', 'reportUrl'] as const;
@@ -33,6 +34,14 @@ interface Template {
   fixedBytes: number;
 }
 
+/** A throw path's templates: none until its second page, then one per kind of page (null: cannot be templated). */
+interface ThrowPathTemplates {
+  seen: boolean;
+  kinds: Map<string, Template | null> | null;
+}
+
+const newThrowPath = (): ThrowPathTemplates => ({ seen: false, kinds: null });
+
 /**
  * The templates, per throw path. The page of an error raised at one place (the kernel's 404
  * and 405, whose frames are reused) differs from one request to the next only by its
@@ -45,10 +54,8 @@ interface Template {
  * bytes `renderDebugHtml` gives for values full of markup.
  */
 export class DebugPageTemplates {
-  /** Per frames array: a template per kind of page, or null for a kind that cannot be templated. */
-  private readonly byFrames = new WeakMap<readonly StackFrame[], Map<string, Template | null>>();
-  /** Frames arrays seen once: a template is made at the second page of a throw path, not the first. */
-  private readonly seen = new WeakSet<readonly StackFrame[]>();
+  /** Per frames array: a template is made at the second page of a throw path, not the first. */
+  private readonly byFrames = new ThrowView<readonly StackFrame[], ThrowPathTemplates>();
   private readonly marker = `v${randomBytes(6).toString('hex')}m`;
 
   constructor(private readonly options: DebugHtmlOptions = {}) {}
@@ -56,15 +63,12 @@ export class DebugPageTemplates {
   /** The page as UTF-8, from a template when the view's throw path has one; else undefined (render it). */
   render(view: ErrorView): Buffer | undefined {
     if (view.frames.length === 0 || (view.related !== undefined && hasRelated(view.related))) return undefined;
-    let kinds = this.byFrames.get(view.frames);
-    if (kinds === undefined) {
-      if (!this.seen.has(view.frames)) {
-        this.seen.add(view.frames);
-        return undefined;
-      }
-      kinds = new Map();
-      this.byFrames.set(view.frames, kinds);
+    const path = this.byFrames.of(view.frames, newThrowPath);
+    if (!path.seen) {
+      path.seen = true;
+      return undefined;
     }
+    const kinds = (path.kinds ??= new Map());
     const kind = `${view.status} ${view.title} ${view.className} ${view.code} ${view.token === undefined ? 0 : 1}${view.reportUrl === undefined ? 0 : 1}`;
     let template = kinds.get(kind);
     if (template === undefined) {

@@ -11,6 +11,7 @@ import type { ErrorView } from './error-view.js';
 import { html, raw, type SafeHtml } from '../utils/html.js';
 import { fileLine, renderRelated, renderTrace } from './render-trace.js';
 import { relatedView, siteLink, traceLines, type TraceLine } from './trace-lines.js';
+import { ThrowView } from '../debug/throw-views.js';
 
 const STYLE_TEXT = `
 :root{color-scheme:light dark;--bg:#f7f7f9;--fg:#1d1f23;--muted:#5f6670;--card:#fff;--line:#dde0e5;--accent:#b42318;--hl:#fff3c4}
@@ -35,16 +36,13 @@ const STYLE = raw(`<style>${STYLE_TEXT}</style>`);
 /** The pages' one `<style>` element as a CSP source: the same on every page, so admitted by its hash (no nonce breaks the pages' caching). */
 export const PAGE_STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE_TEXT).digest('base64')}'`;
 
-const traceCache = new WeakMap<readonly TraceLine[], SafeHtml>();
+const mainTraces = new ThrowView<readonly TraceLine[], SafeHtml>();
+
+const renderTopTrace = (lines: readonly TraceLine[]) => renderTrace(lines, 3);
 
 /** The trace of a throw path is the same on every request; render it once. */
 function renderMainTrace(lines: readonly TraceLine[]): SafeHtml {
-  let rendered = traceCache.get(lines);
-  if (rendered === undefined) {
-    rendered = renderTrace(lines, 3);
-    traceCache.set(lines, rendered);
-  }
-  return rendered;
+  return mainTraces.of(lines, renderTopTrace);
 }
 
 export interface DebugHtmlOptions {

@@ -7,6 +7,7 @@ import { frameOrigin, isProjectFrame, type FrameOrigin, type StackFrame } from '
 import { editorLink, type EditorLinkFormat } from './editor-link.js';
 import type { ChainedError, RelatedErrors } from './error-chain.js';
 import { sourceExcerpt, type SourceLine } from './source-excerpt.js';
+import { ThrowView } from '../debug/throw-views.js';
 
 export interface TraceLine extends StackFrame {
   origin: FrameOrigin;
@@ -20,12 +21,14 @@ export interface TraceLine extends StackFrame {
 /** Which of the project's frames get a source excerpt: all of them, or the first only (a related error's). */
 export type Excerpts = 'all' | 'first';
 
-const cache: Record<
-  Excerpts,
-  WeakMap<readonly StackFrame[], { editor: EditorLinkFormat | undefined; lines: readonly TraceLine[] }>
-> = {
-  all: new WeakMap(),
-  first: new WeakMap(),
+interface LinkedLines {
+  editor: EditorLinkFormat | undefined;
+  lines: readonly TraceLine[];
+}
+
+const views: Record<Excerpts, ThrowView<readonly StackFrame[], LinkedLines>> = {
+  all: new ThrowView(),
+  first: new ThrowView(),
 };
 
 export function traceLines(
@@ -33,8 +36,17 @@ export function traceLines(
   editor: EditorLinkFormat | undefined,
   excerpts: Excerpts = 'all',
 ): readonly TraceLine[] {
-  const cached = cache[excerpts].get(frames);
-  if (cached !== undefined && cached.editor === editor) return cached.lines;
+  const view = views[excerpts];
+  const kept = view.get(frames);
+  if (kept !== undefined && kept.editor === editor) return kept.lines;
+  return view.set(frames, { editor, lines: linesOf(frames, editor, excerpts) }).lines;
+}
+
+function linesOf(
+  frames: readonly StackFrame[],
+  editor: EditorLinkFormat | undefined,
+  excerpts: Excerpts,
+): readonly TraceLine[] {
   let excerpted = false;
   const lines = frames.map((frame): TraceLine => {
     const own = isProjectFrame(frame);
@@ -49,7 +61,6 @@ export function traceLines(
       link: own ? editorLink(editor, frame.file, frame.line) : null,
     };
   });
-  cache[excerpts].set(frames, { editor, lines });
   return lines;
 }
 

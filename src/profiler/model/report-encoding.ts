@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { Redactor } from '../redaction/redact.js';
 import type { Report, ReportSummary } from './report.js';
 import { boundedSections, boundedTraceJson, cutString } from './report-bounds.js';
+import { ThrowView } from '../../debug/throw-views.js';
 
 export interface EncodedTrace {
   /** Names the trace: sha256 of its JSON, base64url. */
@@ -25,7 +26,12 @@ export interface EncodedReport extends ReportSummary {
  * The exception collector hands the same trace array to every report of one throw path:
  * its JSON and hash are computed once per array.
  */
-const encodedTraces = new WeakMap<object, EncodedTrace>();
+const encodedTraces = new ThrowView<object, EncodedTrace>();
+
+function encodeTrace(trace: object): EncodedTrace {
+  const json = boundedTraceJson(trace);
+  return { hash: createHash('sha256').update(json).digest('base64url'), json };
+}
 
 /** Reports encoded without a redactor of their own still lose the credential-like values. */
 const CREDENTIALS_ONLY = new Redactor();
@@ -48,12 +54,7 @@ export function encodeReport(report: Report, redactor: Redactor = CREDENTIALS_ON
       trace: undefined,
     };
   }
-  let encoded = encodedTraces.get(trace);
-  if (encoded === undefined) {
-    const json = boundedTraceJson(trace);
-    encoded = { hash: createHash('sha256').update(json).digest('base64url'), json };
-    encodedTraces.set(trace, encoded);
-  }
+  const encoded = encodedTraces.of(trace, encodeTrace);
   const data = boundedSections({ ...collectors, exception: { ...exception, trace: undefined } }, redactor);
   return { token, time, method, url, status, ip, duration, data, trace: encoded };
 }
