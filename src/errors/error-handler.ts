@@ -44,6 +44,13 @@ export interface ErrorPipelineOptions {
 
 export type ErrorResponder = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
+declare module '../http/request-state.js' {
+  interface RequestState {
+    /** 6-hex token of this request's report (set by the profiler); absent outside debug mode and for its pages. */
+    token?: string | null;
+  }
+}
+
 /** The answers the pipeline rendered: the toolbar stays off the kernel's error pages. */
 const pipelineAnswers = new WeakSet<FastifyReply>();
 

@@ -1,35 +1,25 @@
 /**
  * What the kernel keeps on a request, in one typed object: `request.vigil`
- * (`const token = request.vigil?.token ?? null`). Each concern declares its own fields where it
- * lives (the profiler's in `profiler/request-profile.ts`); those read by floors below their owner
- * (the token, the uploaded files) are declared here.
+ * (`const token = request.vigil?.token ?? null`). This module declares what a request is to
+ * every floor (its server's host, its origin); each concern adds its own fields where it
+ * lives, by augmenting {@link RequestState}, as the lowest floor that reads them (the token
+ * in `errors/error-handler.ts`, the uploaded files in `routing/routes.ts`, the profile in
+ * `profiler/model/request-profile.ts`):
+ *
+ * @example
+ *   declare module '../http/request-state.js' {
+ *     interface RequestState {
+ *       uploadedFiles?: UploadedFile[] | null;
+ *     }
+ *   }
  */
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
-
-/** One file of a multipart upload, saved to a temporary file. */
-export interface UploadedFile {
-  /** The form field it came in. */
-  field: string;
-  /** The name the client gave it (never used on disk). */
-  filename: string;
-  mimetype: string;
-  /** Bytes received. */
-  size: number;
-  /** Absolute path of the temporary file. */
-  path: string;
-}
 
 export interface RequestState {
   /** The configured HOST as a URL writes it (`[::1]`), or '' when it is a wildcard (`0.0.0.0`, `::`). */
   readonly serverHost: string;
-  /** 6-hex token of this request's report; null outside debug mode and for the profiler's pages. */
-  token: string | null;
-  /** The files of a multipart body, once saved; null for other requests. */
-  uploadedFiles: UploadedFile[] | null;
   /** The request's origin once worked out (`requestOrigin`): links, messages and the report all need it. */
   origin: string | null;
-  /** Debug mode: whether the client may open the profiler, and so see debug output; null until asked. */
-  admitted: boolean | null;
 }
 
 declare module 'fastify' {
@@ -42,12 +32,9 @@ declare module 'fastify' {
 /** The decoration's name, for `decorateRequest`. */
 export const REQUEST_STATE = 'vigil';
 
-/**
- * A request's state, all of its fields set at once so that every request's object has one
- * shape: the profiler's own field (`profile`) is declared in `profiler/request-profile.ts`.
- */
+/** A request's state as every request starts it; each concern sets its own fields when it has them. */
 export function newRequestState(serverHost: string): RequestState {
-  return { serverHost, token: null, profile: null, uploadedFiles: null, origin: null, admitted: null };
+  return { serverHost, origin: null };
 }
 
 /** The first kernel hook: every later stage finds the request's state in place. */

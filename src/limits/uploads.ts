@@ -15,7 +15,8 @@ import multipart, { type Multipart, type MultipartFile } from '@fastify/multipar
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_PARTS, type ByteSize } from '../config/index.js';
 import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
-import { stateOf, type UploadedFile } from '../http/request-state.js';
+import { stateOf } from '../http/request-state.js';
+import type { UploadedFile } from '../routing/routes.js';
 import {
   fieldsTooLargeMessage,
   parsedBodyLimit,

@@ -4,10 +4,27 @@
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { framesOf, type StackFrame } from '../debug/stack-trace.js';
-import type { UploadedFile } from '../http/request-state.js';
 import { requirementsInOrder, routeShape } from './route-shape.js';
 
-export type { UploadedFile };
+/** One file of a multipart upload, saved to a temporary file. */
+export interface UploadedFile {
+  /** The form field it came in. */
+  field: string;
+  /** The name the client gave it (never used on disk). */
+  filename: string;
+  mimetype: string;
+  /** Bytes received. */
+  size: number;
+  /** Absolute path of the temporary file. */
+  path: string;
+}
+
+declare module '../http/request-state.js' {
+  interface RequestState {
+    /** The files of a multipart body, once saved (by the limits); absent for other requests. */
+    uploadedFiles?: UploadedFile[] | null;
+  }
+}
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

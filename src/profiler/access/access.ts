@@ -12,6 +12,13 @@ import { hostName, urlHost } from '../../http/request-url.js';
 const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
+declare module '../../http/request-state.js' {
+  interface RequestState {
+    /** Debug mode: whether the client may open the profiler, and so see debug output; absent until asked. */
+    admitted?: boolean | null;
+  }
+}
+
 /** More trusted proxies in a row than any deployment has: the client is unknown, and refused. */
 const MAX_PROXY_HOPS = 32;
 

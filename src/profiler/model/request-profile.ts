@@ -46,8 +46,8 @@ export interface RequestProfile {
 
 declare module '../../http/request-state.js' {
   interface RequestState {
-    /** The report being gathered; null outside debug mode, for the profiler's pages, and once it is queued. */
-    profile: RequestProfile | null;
+    /** The report being gathered; absent outside debug mode and for the profiler's pages, null once it is queued. */
+    profile?: RequestProfile | null;
   }
 }
 
