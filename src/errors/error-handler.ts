@@ -48,15 +48,9 @@ declare module '../http/request-state.js' {
   interface RequestState {
     /** 6-hex token of this request's report (set by the profiler); absent outside debug mode and for its pages. */
     token?: string | null;
+    /** The pipeline rendered the answer (an error page, not the application's): the toolbar stays off it. */
+    answeredByPipeline?: boolean;
   }
-}
-
-/** The answers the pipeline rendered: the toolbar stays off the kernel's error pages. */
-const pipelineAnswers = new WeakSet<FastifyReply>();
-
-/** True when the pipeline rendered this reply's answer (an error page, not the application's). */
-export function answeredByPipeline(reply: FastifyReply): boolean {
-  return pipelineAnswers.has(reply);
 }
 
 export function createErrorResponder({
@@ -78,7 +72,7 @@ export function createErrorResponder({
       return;
     }
 
-    pipelineAnswers.add(reply);
+    if (request.vigil) request.vigil.answeredByPipeline = true;
     const frames = debug ? framesOf(described.error) : [];
     const token = request.vigil?.token ?? undefined;
     const view: ErrorView = {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answeredByPipeline } from '../errors/error-handler.js';
+import '../errors/error-handler.js';
 import { admitInlineStyleIn } from '../http/content-security-policy.js';
 import { routeOf } from '../routing/route-table.js';
 import type { ToolbarEntry } from './model/panel.js';
@@ -53,7 +53,8 @@ function pageOf(
 ): string | undefined {
   // Profiled (debug mode, not a profiler page), answered by one of the application's routes
   // (not the pipeline's error page), to a client the profiler admits.
-  if (!request.vigil?.profile || request.is404 || answeredByPipeline(reply) || !admits(request)) return undefined;
+  if (!request.vigil?.profile || request.is404 || request.vigil.answeredByPipeline || !admits(request))
+    return undefined;
   const routeName = routeOf(request)?.name;
   if (routeName === undefined || routeName.startsWith('_profiler')) return undefined;
   const type = String(reply.getHeader('content-type') ?? '');
