@@ -26,15 +26,7 @@ export async function prettyLogOutput(
     'Readable logs at a terminal',
     () => import('pino-pretty'),
   );
-  // In this thread, not a transport's: lines keep their order with what the kernel prints itself.
-  const stream = pretty({
-    destination: stdout.fd,
-    sync: true,
-    colorize: true,
-    translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname,reqId',
-  });
-  return { write: (line) => stream.write(terminalSafeJson(line)) };
+  return prettyLines(pretty, stdout.fd);
 }
 
 /** The same, loaded at once: for `vigilFastifyOptions`, which Fastify's constructor takes synchronously. */
@@ -44,8 +36,14 @@ export function prettyLogOutputSync(
 ): LogOutput | undefined {
   if (!config.debug || !stdout.isTTY) return undefined;
   const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return prettyLines(pretty, stdout.fd);
+}
+
+/** Lines written through pino-pretty to `fd`, each made terminal-safe first. */
+function prettyLines(pretty: typeof import('pino-pretty'), fd: number): LogOutput {
+  // In this thread, not a transport's: lines keep their order with what the kernel prints itself.
   const stream = pretty({
-    destination: stdout.fd,
+    destination: fd,
     sync: true,
     colorize: true,
     translateTime: 'SYS:HH:MM:ss.l',
