@@ -2,9 +2,9 @@
  * The application's frame that made a call, source-mapped: where a library calls back into vigil (a
  * diagnostics channel, a span processor), it says which line of the application started the work.
  */
-import { findSourceMap, type SourceMapping } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { frameOrigin, type StackFrame } from './stack-trace.js';
+import { originalPosition } from './source-maps.js';
 
 /** Deep enough to get from a library's internals (undici's fetch) back to the caller. */
 export const DEEP_STACK = 40;
@@ -71,7 +71,7 @@ function mapFrame(site: NodeJS.CallSite, generatedFile: string, line: number, co
     line,
     column,
   };
-  const entry = findSourceMap(generatedFile)?.findEntry(line - 1, column - 1) as Partial<SourceMapping> | undefined;
+  const entry = originalPosition(generatedFile, line - 1, column - 1);
   if (entry?.originalSource && entry.originalLine !== undefined && entry.originalColumn !== undefined) {
     frame = {
       ...frame,

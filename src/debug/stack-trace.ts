@@ -4,12 +4,12 @@
  * rest of the request. Frames come only from V8's call sites (or a worker's own), never from a stack's
  * text, which holds the message and so whatever a client put in it.
  */
-import { findSourceMap, type SourceMapping } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isUnder, projectRoot } from './project-root.js';
 import { SharedInstall } from '../utils/shared-install.js';
 import { ThrowView } from './throw-views.js';
+import { originalPosition } from './source-maps.js';
 
 export interface StackFrame {
   /** Function as V8 names it (`Foo.bar`, `new Foo`, `<anonymous>`). */
@@ -124,9 +124,7 @@ function mapTrace(callSites: NodeJS.CallSite[]): MappedTrace {
       generatedFile && line > 0
         ? { function: functionName(site), file: toPath(generatedFile), line, column }
         : undefined;
-    const entry = (frame ? findSourceMap(generatedFile)?.findEntry(line - 1, column - 1) : undefined) as
-      | Partial<SourceMapping>
-      | undefined;
+    const entry = frame ? originalPosition(generatedFile, line - 1, column - 1) : undefined;
     if (frame && entry?.originalSource && entry.originalLine !== undefined && entry.originalColumn !== undefined) {
       frame = {
         ...frame,
