@@ -1,8 +1,10 @@
 /**
  * Database statements from libraries that publish a `TracingChannel` for their queries, with
  * no OpenTelemetry at all: mysql2 (3.20 and later) publishes `mysql2:query` and
- * `mysql2:execute`. The statement's text is read from the channel's context (`query`, `sql`
- * or `text`), never its values, and its literals are replaced; the statement is filed under
+ * `mysql2:execute`, ioredis (5.11 and later) `ioredis:command`, node-redis (5.12 and later)
+ * `node-redis:command`. A SQL statement's text is read from the channel's context (`query`,
+ * `sql` or `text`), never its values, and its literals are replaced; a Redis command is its
+ * name and a `?` per argument (`redis-command-text.ts`); the statement is filed under
  * the request whose code started it, its callbacks put back in that request
  * (`callback-channels.ts`). Subscribed while a debug instance holds the tap, as the HTTP
  * client's channels are.
@@ -18,13 +20,31 @@ import {
   type RequestActivity,
   type StatementRecord,
 } from './request-activity.js';
+import { ioredisCommandText, nodeRedisCommandText } from './redis-command-text.js';
 import { keptStatementText } from './statement-text.js';
 import { SharedInstall } from '../../utils/shared-install.js';
 
-/** Tracing channels known to carry one statement each, and the database they speak to. */
-export const QUERY_CHANNELS: ReadonlyArray<{ name: string; system: string }> = [
-  { name: 'mysql2:query', system: 'mysql' },
-  { name: 'mysql2:execute', system: 'mysql' },
+type Context = Record<string, unknown>;
+
+interface QueryChannel {
+  name: string;
+  /** The database it speaks to, as OpenTelemetry names it. */
+  system: string;
+  /** The statement as kept, read from the channel's context; undefined when it has none. */
+  text(context: Context): string | undefined;
+  /** The rows of a statement's result, when the library's answer says. */
+  rows(result: unknown): number | null;
+}
+
+const mysqlText = (context: Context) => sqlText(context, 'mysql');
+const noRows = () => null;
+
+/** Tracing channels known to carry one statement each. */
+export const QUERY_CHANNELS: readonly QueryChannel[] = [
+  { name: 'mysql2:query', system: 'mysql', text: mysqlText, rows: rowCount },
+  { name: 'mysql2:execute', system: 'mysql', text: mysqlText, rows: rowCount },
+  { name: 'ioredis:command', system: 'redis', text: ioredisCommandText, rows: noRows },
+  { name: 'node-redis:command', system: 'redis', text: nodeRedisCommandText, rows: noRows },
 ];
 
 interface Open {
@@ -34,10 +54,8 @@ interface Open {
   failed: boolean;
 }
 
-type Context = Record<string, unknown>;
-
 /** The statement, its literals replaced (`statement-text.ts`): mysql2's `query()` reports it with its values in. */
-function statementText(context: Context, system: string): string | undefined {
+function sqlText(context: Context, system: string): string | undefined {
   for (const field of ['query', 'sql', 'text']) {
     const value = context[field];
     if (typeof value === 'string') return keptStatementText(value, system);
@@ -55,11 +73,11 @@ function rowCount(result: unknown): number | null {
   return typeof count === 'number' ? count : null;
 }
 
-function handlersFor(system: string) {
+function handlersFor({ system, text: statementText, rows: rowsOf }: QueryChannel) {
   const open = new WeakMap<object, Open>();
   const finish = (context: Context) => {
     const entry = open.get(context);
-    const text = statementText(context, system);
+    const text = statementText(context);
     if (entry === undefined || text === undefined) return;
     open.delete(context);
     const duration = round(performance.now() - entry.started);
@@ -68,7 +86,7 @@ function handlersFor(system: string) {
       system,
       start: entry.activity.since(entry.started),
       duration,
-      rows: entry.failed ? null : rowCount(context.result),
+      rows: entry.failed ? null : rowsOf(context.result),
       site: entry.site.site,
       error: entry.failed,
     };
@@ -82,7 +100,7 @@ function handlersFor(system: string) {
         open.set(context, {
           activity,
           started: performance.now(),
-          site: activity.siteFor('database', statementText(context, system) ?? system, callSite),
+          site: activity.siteFor('database', statementText(context) ?? system, callSite),
           failed: false,
         });
     },
@@ -99,9 +117,9 @@ function handlersFor(system: string) {
   };
 }
 
-const subscriptions = QUERY_CHANNELS.map(({ name, system }) => ({
-  channel: diagnosticsChannel.tracingChannel(name),
-  handlers: handlersFor(system),
+const subscriptions = QUERY_CHANNELS.map((channel) => ({
+  channel: diagnosticsChannel.tracingChannel(channel.name),
+  handlers: handlersFor(channel),
 }));
 
 const queryChannels = new SharedInstall(

@@ -84,6 +84,47 @@ describe('a library publishing a query TracingChannel is seen with no OpenTeleme
   });
 });
 
+describe('ioredis and node-redis commands are seen through their channels, arguments never kept', () => {
+  it('files each command under the request that ran it, as its name and a ? per argument', async () => {
+    const release = holdQueryChannels();
+    try {
+      const scope = new RequestScope(performance.now());
+      const activity = watchActivity(scope);
+      const ioredis = diagnosticsChannel.tracingChannel('ioredis:command');
+      const nodeRedis = diagnosticsChannel.tracingChannel('node-redis:command');
+      await runInScope(scope, async () => {
+        await ioredis.tracePromise(async () => 'secret-reply', {
+          command: 'get',
+          args: ['session:secret-key'],
+          database: 0,
+          serverAddress: '127.0.0.1',
+          serverPort: 6379,
+        });
+        await nodeRedis.tracePromise(async () => 1, {
+          command: 'HSET',
+          args: ['HSET', 'user:secret-key', 'email', '?'],
+          database: 0,
+          serverAddress: '127.0.0.1',
+          serverPort: 6379,
+          clientId: 'client-1',
+        });
+      });
+      assert.deepEqual(
+        activity.statements().map(({ text, system, rows }) => ({ text, system, rows })),
+        [
+          { text: 'GET ?', system: 'redis', rows: null },
+          { text: 'HSET ? ? ?', system: 'redis', rows: null },
+        ],
+      );
+      assert.doesNotMatch(JSON.stringify(activity.statements()), /secret/);
+    } finally {
+      release();
+    }
+    assert.equal(diagnosticsChannel.tracingChannel('ioredis:command').hasSubscribers, false);
+    assert.equal(diagnosticsChannel.tracingChannel('node-redis:command').hasSubscribers, false);
+  });
+});
+
 describe("a route's call sites are recalled once they held on requests in a row, and looked up again now and then", () => {
   /** A call: its line, and what it is (a statement's text); `null`: no application frame found. */
   type Call = { line: string | null; fingerprint?: string };
