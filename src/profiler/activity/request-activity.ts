@@ -13,6 +13,7 @@ import { projectRoot } from '../../debug/project-root.js';
 import { currentScope, type RequestScope, type SpanRecord } from '../../http/request-scope.js';
 import { ownCopy } from '../../utils/own-copy.js';
 import { cutString } from '../model/report-bounds.js';
+import { spansNotSeenByChannels } from './seen-twice.js';
 import { noteEntrySpan } from './span-requests.js';
 
 /** Identical statements from one looked-up line after which the next database call takes no stack. */
@@ -312,12 +313,12 @@ export class RequestActivity {
     this.late.push(source);
   }
 
-  /** Every statement so far, filed or late, in start order. */
+  /** Every statement so far, filed or late, in start order; one seen by a span and a channel once. */
   statements(): StatementRecord[] {
     if (this.late.length === 0) return [...this.filed].sort((a, b) => a.start - b.start);
     if (this.late.length === 1 && this.filed.length === 0) return this.late[0]!.statements();
-    return this.late
-      .flatMap((source) => source.statements())
+    const late = this.late.flatMap((source) => source.statements());
+    return spansNotSeenByChannels(late, this.filed)
       .concat(this.filed)
       .sort((a, b) => a.start - b.start);
   }
