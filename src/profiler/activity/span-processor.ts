@@ -193,12 +193,18 @@ function siteOf(
  * A `SpanProcessor` for the application's tracer provider (OpenTelemetry JS SDK 2.x). A database span
  * has `db.system.name` or `db.system` when it starts, and `db.query.text` or `db.statement` by its end.
  *
+ * Beside the application's own exporter, both go in `spanProcessors`: NodeSDK ignores its
+ * `traceExporter` once `spanProcessors` is given.
+ *
  * @example
  * ```ts
+ * import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
  * import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
  * import { vigilSpanProcessor } from 'fastify-vigil';
  *
- * new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] }).register();
+ * new NodeTracerProvider({
+ *   spanProcessors: [new BatchSpanProcessor(teamExporter), vigilSpanProcessor()],
+ * }).register();
  * ```
  */
 export function vigilSpanProcessor(): VigilSpanProcessor {
