@@ -28,7 +28,8 @@ function named(error: unknown, name: string, feature: string): unknown {
   });
 }
 
-function isMissing(error: unknown, name: string): boolean {
+/** True when `error` is the loader's for `name` itself not being installed (not for one of its own imports). */
+export function isMissing(error: unknown, name: string): boolean {
   const { code, message } = (error ?? {}) as NodeJS.ErrnoException;
   return (
     (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&

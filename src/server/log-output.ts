@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Config } from '../config/index.js';
-import { importOptional } from '../optional-package.js';
+import { isMissing } from '../optional-package.js';
 
 export interface LogOutput {
   write(line: string): unknown;
@@ -21,12 +21,12 @@ export async function prettyLogOutput(
   stdout: { isTTY?: boolean; fd: number } = process.stdout,
 ): Promise<LogOutput | undefined> {
   if (!config.debug || !stdout.isTTY) return undefined;
-  const { default: pretty } = await importOptional(
-    'pino-pretty',
-    'Readable logs at a terminal',
-    () => import('pino-pretty'),
-  );
-  return prettyLines(pretty, stdout.fd);
+  try {
+    const { default: pretty } = await import('pino-pretty');
+    return prettyLines(pretty, stdout.fd);
+  } catch (error) {
+    return withoutPretty(error);
+  }
 }
 
 /** The same, loaded at once: for `vigilFastifyOptions`, which Fastify's constructor takes synchronously. */
@@ -35,8 +35,28 @@ export function prettyLogOutputSync(
   stdout: { isTTY?: boolean; fd: number } = process.stdout,
 ): LogOutput | undefined {
   if (!config.debug || !stdout.isTTY) return undefined;
-  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
-  return prettyLines(pretty, stdout.fd);
+  try {
+    return prettyLines(createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty'), stdout.fd);
+  } catch (error) {
+    return withoutPretty(error);
+  }
+}
+
+let saidJson = false;
+
+/**
+ * pino-pretty is an optional peer, which `npm install fastify fastify-vigil` does not bring:
+ * without it the lines are pino's JSON, and one line says how to get readable ones.
+ */
+function withoutPretty(error: unknown): undefined {
+  if (!isMissing(error, 'pino-pretty')) throw error;
+  if (!saidJson) {
+    saidJson = true;
+    process.stderr.write(
+      'vigil: logs are JSON lines; for readable ones at a terminal, install pino-pretty (npm install pino-pretty)\n',
+    );
+  }
+  return undefined;
 }
 
 /** Lines written through pino-pretty to `fd`, each made terminal-safe first. */
