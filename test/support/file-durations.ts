@@ -9,6 +9,7 @@ export const SECONDS: Readonly<Record<string, number>> = {
   'test/server/workers.test.ts': 30,
   // About 3 s with its package kept from an earlier run, 29 s when the sources changed (a fresh clone).
   'test/package/example.test.ts': 29,
+  'test/package/readme-app.test.ts': 10,
   'test/profiler/postgres-instances.test.ts': 16.8,
   'test/limits/execution-time.test.ts': 14.1,
   'test/profiler/postgres-store.test.ts': 12.7,
