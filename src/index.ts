@@ -16,4 +16,4 @@ export { span } from './http/request-scope.js';
 export { loadConfig, ConfigError } from './config/index.js';
 export { vigilSpanProcessor } from './profiler/activity/span-processor.js';
 export type { TraceSpan, VigilSpanProcessor } from './profiler/activity/span-processor.js';
-export type { Config } from './config/index.js';
+export type { Config, PostgresDsn, SqliteDsn, StoreDsn } from './config/index.js';

@@ -21,7 +21,7 @@ export class AppModuleError extends Error {
   override name = 'AppModuleError';
 }
 
-export interface ApplicationRoutes {
+interface ApplicationRoutes {
   /** The application's routes, native and routes API, in the order they were added; the profiler's left out. */
   routes: readonly KnownRoute[];
   trustedHosts: VigilKernel['config']['trustedHosts'];

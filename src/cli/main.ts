@@ -10,7 +10,7 @@ import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
 import { debugRouterCommand, routerMatchCommand } from './route-commands.js';
 import { didYouMean } from './suggest.js';
 
-export const COMMANDS: readonly Command[] = [
+const COMMANDS: readonly Command[] = [
   listCommand,
   showCommand,
   purgeCommand,
@@ -18,7 +18,7 @@ export const COMMANDS: readonly Command[] = [
   routerMatchCommand,
 ];
 
-export function mainHelp(): string {
+function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
   return `vigil: the kernel's command line.
 
@@ -33,7 +33,7 @@ from the environment or .env (VAR_DIR defaults to var/).
 `;
 }
 
-export interface RunOptions {
+interface RunOptions {
   env?: Env;
   cwd?: string;
   output?: Output;

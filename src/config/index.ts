@@ -5,5 +5,5 @@ export { environment, PLATFORM_VARIABLES, type Env } from './environment.js';
 export { describeMode, loadConfig, type Config } from './load-config.js';
 export { SETTING_GROUPS, type Setting } from './setting.js';
 export { MAX_PARTS, SETTINGS, STANDALONE_PARSED_BODY_MAX_SIZE } from './settings.js';
-export type { PostgresDsn, StoreDsn } from './store-dsn.js';
+export type { PostgresDsn, SqliteDsn, StoreDsn } from './store-dsn.js';
 export type { ByteSize } from './validators.js';

@@ -18,10 +18,10 @@ type Declared = typeof SETTINGS;
 type SettingName = keyof Declared;
 
 /** Each setting's value, as its parser gives it. */
-export type SettingValues = { [Name in SettingName]: ReturnType<Declared[Name]['parse']> };
+type SettingValues = { [Name in SettingName]: ReturnType<Declared[Name]['parse']> };
 
 /** The fields of `Config` the settings of `Group` fill: named by each one's `field`, typed by its parser. */
-export type SettingFields<Group extends SettingGroup> = {
+type SettingFields<Group extends SettingGroup> = {
   [Name in SettingName as Declared[Name] extends Setting<unknown, infer Field, Group>
     ? Field
     : never]: SettingValues[Name];
@@ -44,7 +44,7 @@ export interface Config extends SettingFields<Exclude<SettingGroup, 'cors'>> {
 }
 
 /** The cross-origin policy (NelmioCorsBundle's semantics): the fields of the CORS settings. */
-export type CorsSettings = SettingFields<'cors'>;
+type CorsSettings = SettingFields<'cors'>;
 
 /** Each setting parsed, in the table's order: the environment's value, else its default. */
 function readSettings(env: Env, cwd: string): SettingValues {

@@ -2,7 +2,7 @@
 import type { Env } from './environment.js';
 
 /** How a setting is read: `env` holds its value, or its default when the environment gives none. */
-export interface SettingContext {
+interface SettingContext {
   cwd: string;
   /** No value in the environment: the setting has its default (or none). */
   fromDefault: boolean;

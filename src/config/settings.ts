@@ -11,12 +11,12 @@ import { storeDsn } from './store-dsn.js';
 import * as read from './validators.js';
 
 const APP_ENVS = ['dev', 'prod'] as const;
-export type AppEnv = (typeof APP_ENVS)[number];
+type AppEnv = (typeof APP_ENVS)[number];
 
 /** PARSED_BODY_MAX_SIZE's default in the standalone service; as a plugin, vigil leaves Fastify's own. */
 export const STANDALONE_PARSED_BODY_MAX_SIZE: read.ByteSize = { bytes: 512 * 1024, text: '512K' };
 
-export const DEFAULT_CORS_ALLOW_ORIGIN = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$';
+const DEFAULT_CORS_ALLOW_ORIGIN = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import { BadRequestHttpError, MethodNotAllowedHttpError } from '../errors/http-errors.js';
 import type { CorsPolicy } from './cors-policy.js';
 
-export interface CorsHookOptions {
+interface CorsHookOptions {
   /** True for a request outside the policy: it gets no CORS header and no preflight answer. */
   exempt?: (request: FastifyRequest) => boolean;
 }

@@ -4,7 +4,7 @@
  * errors for its pipeline. (@fastify/cors reflects whatever is asked and never answers
  * 405 or 400 to a preflight, which the contract requires, hence this small module.)
  */
-export interface CorsPolicySettings {
+interface CorsPolicySettings {
   allowOrigin: RegExp;
   allowMethods: readonly string[];
   allowHeaders: readonly string[];
@@ -12,7 +12,7 @@ export interface CorsPolicySettings {
   maxAge: number;
 }
 
-export type PreflightAnswer =
+type PreflightAnswer =
   | { verdict: 'answer'; headers: Record<string, string> }
   | { verdict: 'method-refused'; method: string; headers: Record<string, string> }
   | { verdict: 'header-refused'; header: string; headers: Record<string, string> };

@@ -27,7 +27,7 @@ const CONTENT_TYPES: Record<ErrorFormat, string> = {
   text: 'text/plain; charset=UTF-8',
 };
 
-export interface ErrorPipelineOptions {
+interface ErrorPipelineOptions {
   debug: boolean;
   /**
    * Debug mode: whether this request's answer may show debug output (its client may open the

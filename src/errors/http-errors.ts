@@ -130,7 +130,7 @@ export function reasonPhrase(status: number): string {
 }
 
 /** What the pipeline needs to know of any thrown value. */
-export interface ErrorDescription {
+interface ErrorDescription {
   status: number;
   code: string;
   message: string;
@@ -168,7 +168,7 @@ export function describeError(thrown: unknown): ErrorDescription {
 }
 
 /** What an error says of its answer, where it says it in a form the pipeline takes. */
-export interface HttpDetails {
+interface HttpDetails {
   status: number | undefined;
   code: string | undefined;
   headers: Record<string, string> | undefined;

@@ -10,7 +10,7 @@ import { html, raw, type SafeHtml } from '../utils/html.js';
 import type { RelatedErrorsView, RelatedErrorView, TraceLine } from './trace-lines.js';
 
 /** A frame as stored by older reports too, which had no origin or link. */
-export type ShownFrame = Pick<TraceLine, 'function' | 'file' | 'line' | 'excerpt'> &
+type ShownFrame = Pick<TraceLine, 'function' | 'file' | 'line' | 'excerpt'> &
   Partial<Pick<TraceLine, 'origin' | 'own' | 'link'>>;
 
 const FOLDED_LABELS: Record<Exclude<FrameOrigin, 'app'>, (count: number) => string> = {

@@ -13,7 +13,7 @@ export interface SourceLine {
   text: string;
 }
 
-export interface ExcerptOptions {
+interface ExcerptOptions {
   /** Lines shown before and after the line. */
   radius?: number;
   /** The directory files must be in; the project's root by default. */

@@ -9,7 +9,7 @@ import { adoptFrames, type StackFrame } from '../debug/stack-trace.js';
 /** Characters of a description at most; a longer one is cut with `…`. */
 export const MAX_VALUE_DESCRIPTION = 500;
 
-export interface ValueDescription {
+interface ValueDescription {
   /** `typeof`, with `null` for null. */
   type: string;
   text: string;

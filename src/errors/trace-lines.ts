@@ -19,7 +19,7 @@ export interface TraceLine extends StackFrame {
 }
 
 /** Which of the project's frames get a source excerpt: all of them, or the first only (a related error's). */
-export type Excerpts = 'all' | 'first';
+type Excerpts = 'all' | 'first';
 
 interface LinkedLines {
   editor: EditorLinkFormat | undefined;

@@ -13,9 +13,9 @@ import { BadRequestHttpError, HttpError, reasonPhrase, UriTooLongHttpError } fro
 import { httpDate } from '../http/http-date.js';
 
 /** The longest request target (path and query) the kernel accepts, as Apache's LimitRequestLine. */
-export const MAX_URL_LENGTH = 8 * 1024;
+const MAX_URL_LENGTH = 8 * 1024;
 /** The largest header block (names, values, separators) the kernel accepts. */
-export const MAX_HEADERS_SIZE = 16 * 1024;
+const MAX_HEADERS_SIZE = 16 * 1024;
 /**
  * What Node's parser accepts (request line and headers), so that the limits above answer first. Past
  * it the parser answers 431 itself, as it cannot tell a long line from long headers.

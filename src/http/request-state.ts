@@ -33,7 +33,7 @@ declare module 'fastify' {
 export const REQUEST_STATE = 'vigil';
 
 /** A request's state as every request starts it; each concern sets its own fields when it has them. */
-export function newRequestState(serverHost: string): RequestState {
+function newRequestState(serverHost: string): RequestState {
   return { serverHost, origin: null };
 }
 

@@ -68,7 +68,7 @@ export function encodeTarget(target: string): string {
  * case), else the socket's. Any other claim (`javascript`) would end up in links and a
  * Location header: it is ignored.
  */
-export function requestScheme(request: FastifyRequest): 'http' | 'https' {
+function requestScheme(request: FastifyRequest): 'http' | 'https' {
   // Typed 'http' | 'https', but Fastify hands over whatever the proxy's header said.
   const claimed: string | undefined = request.protocol;
   if (claimed === 'https' || claimed === 'http') return claimed;

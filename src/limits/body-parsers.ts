@@ -14,7 +14,7 @@ import type { BodyPace } from './body-timeout.js';
 import { parseForm } from './form-fields.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
-export interface BodyParserSettings extends BodyPace {
+interface BodyParserSettings extends BodyPace {
   postMaxSize: ByteSize;
   parsedBodyMaxSize: ByteSize;
 }

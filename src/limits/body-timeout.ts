@@ -12,9 +12,9 @@ export interface BodyPace {
 }
 
 /** How long a body may take before its average rate counts, as mod_reqtimeout's `body=10`. */
-export const BODY_RATE_GRACE_MS = 10_000;
+const BODY_RATE_GRACE_MS = 10_000;
 
-export interface BodyWatch {
+interface BodyWatch {
   /** `bytes` more of the body came: the wait starts again, and the average is checked. */
   received(bytes: number): void;
   stop(): void;
@@ -70,11 +70,11 @@ export function watchBody(
   };
 }
 
-export function bodyStalledError(timeoutMs: number): RequestTimeoutHttpError {
+function bodyStalledError(timeoutMs: number): RequestTimeoutHttpError {
   return new RequestTimeoutHttpError(`The request body stalled: no byte came for BODY_TIMEOUT (${timeoutMs / 1000}s)`);
 }
 
-export function bodyTooSlowError(minRate: number): RequestTimeoutHttpError {
+function bodyTooSlowError(minRate: number): RequestTimeoutHttpError {
   return new RequestTimeoutHttpError(
     `The request body came too slowly: under BODY_MIN_RATE (${minRate} bytes/s) on average after its first ${BODY_RATE_GRACE_MS / 1000}s`,
     undefined,

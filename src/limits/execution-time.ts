@@ -11,7 +11,7 @@ import { ExecutionTimeExceededError } from './limit-errors.js';
  * A handler's run as the deadline sees it: how to run it (its value, or a promise of it),
  * and how to tell it that it was stopped.
  */
-export interface TimedRun {
+interface TimedRun {
   runHere(): unknown;
   abort(reason: Error): void;
 }
@@ -33,7 +33,7 @@ class Running {
 }
 
 /** The sweep's step: a twentieth of the limit, at least 10 ms, at most a second. */
-export function sweepStepMs(seconds: number): number {
+function sweepStepMs(seconds: number): number {
   return Math.min(1000, Math.max(10, (seconds * 1000) / 20));
 }
 

@@ -11,7 +11,7 @@ import type { RunningHandlers } from './execution-time.js';
 import { HeapGuardHttpError, MemoryExhaustedError } from './limit-errors.js';
 import { formatBytes } from '../utils/bytes.js';
 
-export interface HeapGuardOptions {
+interface HeapGuardOptions {
   log: FastifyBaseLogger;
   /** The in-process handlers, stopped when the guard trips. */
   running: Pick<RunningHandlers, 'size' | 'stopAll'>;

@@ -8,9 +8,9 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** How long a refused client may go on sending before the connection is cut. */
-export const LINGER_MS = 2000;
+const LINGER_MS = 2000;
 /** How much of a refused body is read and thrown away before the connection is cut. */
-export const LINGER_BYTES = 64 * 1024 * 1024;
+const LINGER_BYTES = 64 * 1024 * 1024;
 
 const lingering = new WeakSet<Socket>();
 

@@ -32,7 +32,7 @@ export function routesApiDefinitionOf(
 }
 
 /** Whether a route can be sent a body: Fastify reads none for GET and HEAD. */
-export function canHaveBody(definition: Pick<RouteDefinition, 'methods'>): boolean {
+function canHaveBody(definition: Pick<RouteDefinition, 'methods'>): boolean {
   return definition.methods.some((method) => method !== 'GET' && method !== 'HEAD');
 }
 

@@ -37,7 +37,7 @@ export interface RouteMiss {
 }
 
 /** How one route answers a request, as `vigil router:match` tells it (Symfony's wording). */
-export interface RouteTrace {
+interface RouteTrace {
   name: string;
   path: string;
   methods: readonly string[];

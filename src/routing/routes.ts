@@ -30,7 +30,7 @@ export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'O
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** `'/items/{id}/{part}'` → `'id' | 'part'` */
-export type ParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+type ParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
   ? Name | ParamNames<Rest>
   : never;
 export type RouteParams<Path extends string> = { [Name in ParamNames<Path>]: string };
@@ -79,7 +79,7 @@ export interface IsolatedRouteContext<Path extends string = string> {
   log: IsolatedLog;
 }
 
-export type IsolatedLogFn = (message: string, details?: Record<string, unknown>) => void;
+type IsolatedLogFn = (message: string, details?: Record<string, unknown>) => void;
 export type IsolatedLog = Record<'debug' | 'info' | 'warn' | 'error', IsolatedLogFn>;
 
 /**
@@ -108,7 +108,7 @@ export interface RouteOptions<Path extends string = string> {
 }
 
 /** The handler type an options object asks for. */
-export type HandlerFor<Path extends string, Options> = Options extends { isolated: true }
+type HandlerFor<Path extends string, Options> = Options extends { isolated: true }
   ? IsolatedRouteHandler<Path>
   : RouteHandler<Path>;
 

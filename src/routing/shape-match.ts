@@ -30,7 +30,7 @@ export function splitPath(text: string): SplitPath {
 
 type Piece = { kind: 'text'; text: string } | { kind: 'param'; requirement: RegExp | undefined } | { kind: 'rest' };
 
-export interface ShapeParam {
+interface ShapeParam {
   name: string;
   requirement: string | undefined;
 }

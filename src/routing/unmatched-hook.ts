@@ -64,7 +64,7 @@ export function answerUnmatched(
   };
 }
 
-export function unmatchedOutcome(
+function unmatchedOutcome(
   matcher: RouteMatcher,
   request: FastifyRequest,
   reused?: ReusedTraces,
@@ -84,7 +84,7 @@ export function noRouteError(request: FastifyRequest): Error {
   return noRouteFound({ method: request.method, url: requestUrl(request), referer: request.headers.referer });
 }
 
-export function sendRedirect(reply: FastifyReply, location: string): FastifyReply {
+function sendRedirect(reply: FastifyReply, location: string): FastifyReply {
   return (
     reply
       .code(301)

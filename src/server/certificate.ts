@@ -10,7 +10,7 @@ import { createSecureContext } from 'node:tls';
 import { ConfigError, type Config } from '../config/index.js';
 import { importOptional } from '../optional-package.js';
 
-export interface TlsMaterial {
+interface TlsMaterial {
   key: string;
   cert: string;
   /** Where the certificate was read from or written to. */

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
 
-export type PrimaryLogLevel = 'info' | 'warn' | 'error';
+type PrimaryLogLevel = 'info' | 'warn' | 'error';
 
 export class PrimaryLog {
   private readonly threshold: number;

@@ -6,7 +6,7 @@
  */
 import { Backoff } from '../utils/backoff.js';
 
-export interface RestartPacingOptions {
+interface RestartPacingOptions {
   /** The first wait (100 ms), doubled with each worker that dies soon after it started... */
   firstMs?: number;
   /** ...up to this (10 s). */

@@ -11,7 +11,7 @@ import { ConfigError } from '../config/index.js';
 import type { Collector } from '../profiler/model/request-profile.js';
 import type { RoutesDeclaration } from '../routing/routes.js';
 
-export interface RoutesModule {
+interface RoutesModule {
   declare: RoutesDeclaration;
   collectors: Collector[];
 }

@@ -132,7 +132,7 @@ export class ThrottledFailures {
 }
 
 /** Where paced lines go: counted failures as errors, recoveries as warnings. */
-export interface FailureLogOutput {
+interface FailureLogOutput {
   error(fields: { failures: number }, message: string): void;
   warn(message: string): void;
 }

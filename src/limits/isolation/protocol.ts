@@ -41,7 +41,7 @@ export type FromWorker =
       details?: Record<string, unknown>;
     };
 
-export interface SerializedError {
+interface SerializedError {
   name: string;
   message: string;
   frames: StackFrame[];

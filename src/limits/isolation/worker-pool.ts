@@ -12,7 +12,7 @@ import { ExecutionTimeExceededError, MemoryExhaustedError } from '../limit-error
 import { residentBytes } from './memory-meter.js';
 import { reviveError, type FromWorker, type IsolatedInput, type ToWorker } from './protocol.js';
 
-export interface WorkerPoolOptions {
+interface WorkerPoolOptions {
   /** Absolute path of the routes module the workers import. */
   routesModule: string;
   /** Names of the isolated routes the kernel declared; every worker must find them all. */
@@ -23,14 +23,14 @@ export interface WorkerPoolOptions {
   log: FastifyBaseLogger;
 }
 
-export interface JobOptions {
+interface JobOptions {
   /** 0: no limit. Counted from the call, time in the queue included. */
   timeLimitSeconds: number;
   log: FastifyBaseLogger;
 }
 
 /** How often a busy worker's resident memory is read. */
-export const MEMORY_POLL_MS = 10;
+const MEMORY_POLL_MS = 10;
 /** The worker's own V8 heap cap sits this far above MEMORY_LIMIT: a backstop, the meter acts first. */
 const HEAP_HEADROOM_MB = 64;
 const START_TIMEOUT_MS = 30_000;

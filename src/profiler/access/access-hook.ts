@@ -10,7 +10,7 @@ import { noRouteError } from '../../routing/unmatched-hook.js';
 import type { ProfilerAccess, ProfilerRefusal } from './access.js';
 
 /** What the hook asks of the profiler: whether it refuses a request, and the host it was asked under. */
-export interface RefusingProfiler {
+interface RefusingProfiler {
   refuses(request: FastifyRequest): ProfilerRefusal | undefined;
   readonly access: Pick<ProfilerAccess, 'hostOf'>;
 }

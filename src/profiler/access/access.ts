@@ -26,7 +26,7 @@ const MAX_PROXY_HOPS = 32;
 /** Why the profiler refuses a request to one of its pages (see `Profiler.refuses`). */
 export type ProfilerRefusal = 'client' | 'host' | 'cross-site';
 
-export type AccessRequest = Pick<FastifyRequest, 'raw' | 'headers'>;
+type AccessRequest = Pick<FastifyRequest, 'raw' | 'headers'>;
 
 /** A connection's peer, judged once: it cannot change while the connection lasts. */
 interface Peer {
@@ -162,7 +162,7 @@ function contains(list: BlockList, ip: string): boolean {
 }
 
 /** What the forwarding check reads of a request. */
-export interface ForwardedRequest {
+interface ForwardedRequest {
   ip: string;
   headers: Record<string, string | string[] | undefined>;
   socket: { remoteAddress?: string | undefined };

@@ -10,7 +10,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
  * their only styles are inline `<style>` blocks (the error pages' too). No other origin may
  * embed or read them.
  */
-export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',

@@ -215,9 +215,6 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
   },
 };
 
-/** Channel names, as `hasSubscribers` checks them. */
-export const HTTP_CLIENT_CHANNELS = Object.keys(HANDLERS);
-
 type Fetch = typeof globalThis.fetch;
 
 /** `https://host:port` of what `fetch` was given (a string, a URL, a Request): what the call is, for its remembered line. */

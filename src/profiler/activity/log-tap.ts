@@ -11,7 +11,7 @@ export interface LineSink {
 
 const REQ_ID_FIELD = '"reqId":"';
 /** A request that logs in a loop keeps its report small; the rest are counted. */
-export const MAX_LINES_PER_REQUEST = 200;
+const MAX_LINES_PER_REQUEST = 200;
 
 export interface TappedLine {
   /** Who wrote it: `request` (the request's logger), `app` (the app logger) or `console.<method>`. */
@@ -23,7 +23,7 @@ export interface TappedLine {
   time?: number | undefined;
 }
 
-export interface TappedLines {
+interface TappedLines {
   lines: TappedLine[];
   /** Lines written beyond the per-request limit. */
   omitted: number;

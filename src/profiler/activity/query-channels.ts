@@ -40,7 +40,7 @@ const mysqlText = (context: Context) => sqlText(context, 'mysql');
 const noRows = () => null;
 
 /** Tracing channels known to carry one statement each. */
-export const QUERY_CHANNELS: readonly QueryChannel[] = [
+const QUERY_CHANNELS: readonly QueryChannel[] = [
   { name: 'mysql2:query', system: 'mysql', text: mysqlText, rows: rowCount },
   { name: 'mysql2:execute', system: 'mysql', text: mysqlText, rows: rowCount },
   { name: 'ioredis:command', system: 'redis', text: ioredisCommandText, rows: noRows },

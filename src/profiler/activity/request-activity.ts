@@ -65,7 +65,7 @@ export interface StatementRecord {
 }
 
 /** The calls that look for the application's line: each kind is counted, and remembered, apart. */
-export type SiteKind = 'database' | 'fetch' | 'http';
+type SiteKind = 'database' | 'fetch' | 'http';
 
 /** A call's line, looked up in this request or recalled from earlier ones to its route. */
 export interface FoundSite {
@@ -190,7 +190,7 @@ export interface LateRecords {
 }
 
 /** What a request is asked for its route: Fastify's request has both. */
-export interface RoutedRequest {
+interface RoutedRequest {
   method: string;
   routeOptions: { url?: string | undefined };
 }

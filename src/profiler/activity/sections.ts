@@ -41,7 +41,7 @@ export function totalDuration(entries: ReadonlyArray<{ duration: number | null }
 /** From this many runs of one statement, the badge is marked. */
 export const REPEATED_WARNING = 5;
 
-export interface RepeatedGroup {
+interface RepeatedGroup {
   text: number;
   count: number;
   totalMs: number;

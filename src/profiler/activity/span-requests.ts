@@ -32,7 +32,7 @@ export function followSpans(): void {
 }
 
 /** The span an OpenTelemetry context holds (`trace.getSpan`), if any. */
-export function spanIn(context: unknown): object | undefined {
+function spanIn(context: unknown): object | undefined {
   if (typeof context !== 'object' || context === null) return undefined;
   const getValue = (context as { getValue?: unknown }).getValue;
   if (typeof getValue !== 'function') return undefined;

@@ -15,7 +15,7 @@ import { cutMarker } from '../model/report-bounds.js';
 import { MAX_STATEMENT_LENGTH } from './request-activity.js';
 
 /** How one database family quotes, as far as finding its literals needs. */
-export interface Dialect {
+interface Dialect {
   /** `"…"` is always an identifier (PostgreSQL, Oracle); otherwise it may be a string, and becomes `?`. */
   doubleQuotedIdentifiers: boolean;
   /** `` `…` `` is an identifier (MySQL); otherwise a backquote is read as any other character. */

@@ -9,7 +9,7 @@ import { keyValueTable } from '../views/layout.js';
 import { definePanel } from '../model/panel.js';
 
 /** A frame as stored: its origin (app, kernel, vendor, external), an excerpt and an editor link. */
-export type TraceFrame = TraceLine;
+type TraceFrame = TraceLine;
 
 export interface ExceptionSection extends RelatedErrorsView {
   class: string;

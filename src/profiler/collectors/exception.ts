@@ -11,7 +11,7 @@ import { defineCollector } from '../model/collector-unit.js';
 import type { CollectorSetup } from './collector-setup.js';
 import { exceptionPanel, exceptionText, type ExceptionSection } from './exception-panel.js';
 
-export type { ExceptionSection, TraceFrame } from './exception-panel.js';
+export type { ExceptionSection } from './exception-panel.js';
 
 export const exceptionCollector = defineCollector<ExceptionSection, CollectorSetup>({
   name: 'exception',

@@ -29,7 +29,7 @@ export const BUILT_IN_COLLECTORS: ReadonlyArray<CollectorUnit<unknown, Collector
   httpClientCollector,
 ];
 
-export type DefaultCollectorsOptions = Omit<CollectorSetup, 'sites'>;
+type DefaultCollectorsOptions = Omit<CollectorSetup, 'sites'>;
 
 /** The built-in collectors of one kernel: those its options leave in, each created (some hold channels until closed). */
 export function defaultCollectors(options: DefaultCollectorsOptions): Collector[] {

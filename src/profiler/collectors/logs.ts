@@ -15,7 +15,7 @@ const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 4
 /** Fields every line carries, shown in their own columns or not at all. */
 const OWN_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'reqId']);
 
-export function parseLogLine(line: string): LogLine {
+function parseLogLine(line: string): LogLine {
   try {
     const entry = JSON.parse(line) as Record<string, unknown>;
     const context: Record<string, unknown> = {};
@@ -32,7 +32,7 @@ export function parseLogLine(line: string): LogLine {
 }
 
 /** A kept line as the report shows it: the logger first, then what the line says. */
-export function logLineOf(line: TappedLine): LogLine {
+function logLineOf(line: TappedLine): LogLine {
   if (line.level !== undefined)
     return { logger: line.logger, level: line.level, time: line.time ?? null, message: line.text, context: {} };
   return { logger: line.logger, ...parseLogLine(line.text) };

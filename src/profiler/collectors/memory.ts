@@ -12,7 +12,7 @@ import { keyValueTable } from '../views/layout.js';
 import { defineCollector } from '../model/collector-unit.js';
 import type { CollectorSetup } from './collector-setup.js';
 
-export interface MemorySample {
+interface MemorySample {
   heapUsed: number;
   heapTotal: number;
   external: number;
@@ -38,7 +38,7 @@ function processReading(): { rss: number; peakRss: number } {
   return reading;
 }
 
-export function memorySample(): MemorySample {
+function memorySample(): MemorySample {
   const heap = getHeapStatistics();
   return {
     heapUsed: heap.used_heap_size,

@@ -21,7 +21,7 @@ export type CollectorRuntime<Section = unknown> = Pick<
 >;
 
 /** A collector's view with the way to make its runtime: what `defineCollector` is given. */
-export interface CollectorUnitSpec<Section, Options> extends CollectorView<Section> {
+interface CollectorUnitSpec<Section, Options> extends CollectorView<Section> {
   /** The runtime for one kernel, or undefined when `options` leave the collector out. */
   create(options: Options): CollectorRuntime<Section> | undefined;
 }

@@ -21,7 +21,7 @@ export interface Report extends ReportSummary {
 }
 
 /** What stands in a section's place when its collector failed, or its section could not be kept. */
-export interface CollectorError {
+interface CollectorError {
   collectorError: string;
 }
 

@@ -7,7 +7,7 @@ import { HTTP_METHODS } from '../../routing/routes.js';
 import { formatDuration } from '../model/format.js';
 import { formatMs, formatTime, renderPage, statusBadge } from '../views/layout.js';
 
-export interface ListPageView {
+interface ListPageView {
   heading: string;
   reports: readonly ReportSummary[];
   /** The filters in force, to fill the form again. */

@@ -11,7 +11,7 @@ import { formatMs, formatTime, renderPage, statusBadge } from '../views/layout.j
 import { panelsOf } from './panels/index.js';
 import type { Panel, PanelView } from '../model/panel.js';
 
-export function defaultPanel(report: Report): string {
+function defaultPanel(report: Report): string {
   return report.collectors.exception !== undefined ? 'exception' : 'request';
 }
 

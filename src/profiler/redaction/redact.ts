@@ -11,7 +11,7 @@ import { isCardNumber } from './secret-values.js';
 
 export const REDACTED = '[redacted]';
 
-export type HeaderValues = Record<string, string | string[]>;
+type HeaderValues = Record<string, string | string[]>;
 
 /** Names that look like credentials but are the kernel's own public values. */
 const NOT_SECRET = new Set(['x-debug-token', 'x-debug-token-link']);
@@ -48,7 +48,7 @@ const PARAMETER_SECRETS = new Set(['code', 'key']);
 const PARAMETER_SECRET_LENGTHS = new Set([...PARAMETER_SECRETS].map((name) => name.length));
 
 /** True for a request parameter's name whose value is a secret. */
-export function isParameterSecretName(name: string): boolean {
+function isParameterSecretName(name: string): boolean {
   return PARAMETER_SECRET_LENGTHS.has(name.length) && PARAMETER_SECRETS.has(name.toLowerCase());
 }
 

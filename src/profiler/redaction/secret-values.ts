@@ -8,7 +8,7 @@
  */
 
 /** A stretch of text to replace. */
-export interface Stretch {
+interface Stretch {
   start: number;
   end: number;
 }

@@ -7,7 +7,7 @@
 import { BadRequestHttpError } from '../../errors/http-errors.js';
 import type { ReportSearch } from '../model/report.js';
 
-export const SEARCH_FIELDS = [
+const SEARCH_FIELDS = [
   'ip',
   'method',
   'status_code',
@@ -18,15 +18,15 @@ export const SEARCH_FIELDS = [
   'limit',
   'before',
 ] as const;
-export type SearchField = (typeof SEARCH_FIELDS)[number];
+type SearchField = (typeof SEARCH_FIELDS)[number];
 export type SearchInput = Partial<Record<string, string | string[] | undefined>>;
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 const CODE = 'VIGIL_ERR_PROFILER_SEARCH';
 
 /** How messages name a filter: `Search filter "status_code"` on the web, `--status-code` on the command line. */
-export type FilterNaming = (field: SearchField) => string;
+type FilterNaming = (field: SearchField) => string;
 const queryNaming: FilterNaming = (field) => `Search filter "${field}"`;
 
 /**

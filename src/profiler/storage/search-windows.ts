@@ -12,7 +12,7 @@ import type { ReportSummary, SearchResult } from '../model/report.js';
 export const WINDOW = 4096;
 
 /** Ids in `(low, high]`. */
-export interface IdWindow {
+interface IdWindow {
   high: number;
   low: number;
 }

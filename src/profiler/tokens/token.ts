@@ -8,9 +8,9 @@ import { Backoff } from '../../utils/backoff.js';
 export const TOKEN_PATTERN = /^[0-9a-f]{6}$/;
 
 /** Asks the store for `count` fresh tokens; it may give fewer (it skips tokens still held by stored reports). */
-export type LeaseTokens = (count: number) => Promise<string[]>;
+type LeaseTokens = (count: number) => Promise<string[]>;
 
-export interface TokenSourceOptions {
+interface TokenSourceOptions {
   /** Tokens asked for in one lease at first (256). */
   blockSize?: number;
   /** Leases grow up to this many after the tokens ran out (4096). */

@@ -51,7 +51,7 @@ form.threshold{display:flex;gap:8px;align-items:center;margin:0 0 10px}form.thre
 .level-error,.level-fatal{color:var(--bad)}.level-warn{color:var(--warn)}
 </style>`);
 
-export interface PageOptions {
+interface PageOptions {
   title: string;
   body: SafeHtml;
 }
@@ -65,7 +65,7 @@ export function renderPage({ title, body }: PageOptions): string {
 }
 
 /** ok for 1xx-3xx, warn for 4xx, bad for 5xx and aborted requests. */
-export function statusClass(status: number): string {
+function statusClass(status: number): string {
   return status >= 500 || status === 499 ? 'bad' : status >= 400 ? 'warn' : 'ok';
 }
 

@@ -10,7 +10,7 @@ import { formatMs } from './layout.js';
 import type { PanelView } from '../model/panel.js';
 
 /** What a waterfall is drawn from: the performance section's timings. */
-export interface WaterfallInput {
+interface WaterfallInput {
   total: number | null;
   /** Milliseconds per stage, in the order the request went through them. */
   stages: Record<string, number>;

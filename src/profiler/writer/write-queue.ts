@@ -7,7 +7,7 @@
 import { formatBytes } from '../../utils/bytes.js';
 import type { EncodedReport } from '../model/report-encoding.js';
 
-export interface WriteQueueBounds {
+interface WriteQueueBounds {
   /** Reports held at most, waiting or being written. */
   maxReports: number;
   /** Bytes of reports held at most. */

@@ -23,7 +23,7 @@ const CONNECTION_MESSAGE =
  * The SQLSTATE of an error the server sent, or undefined for an error of the client or the
  * network. The server's errors are those of the driver a store loaded (`postgres-driver.ts`).
  */
-export function sqlState(error: unknown): string | undefined {
+function sqlState(error: unknown): string | undefined {
   const DatabaseError = loadedPg()?.DatabaseError;
   return DatabaseError !== undefined && error instanceof DatabaseError && typeof error.code === 'string'
     ? error.code

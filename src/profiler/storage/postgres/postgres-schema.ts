@@ -6,7 +6,7 @@
 import type pg from 'pg';
 
 /** The version this code writes; a store at a later version (a newer vigil) is used as it is. */
-export const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 1;
 
 /** Advisory locks of the store: (LOCK_CLASS, SCHEMA_LOCK) while moving the layout forward, (LOCK_CLASS, WRITE_LOCK) for writes. */
 export const LOCK_CLASS = 0x76696769; // "vigi"

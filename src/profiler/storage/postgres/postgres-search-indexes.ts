@@ -27,7 +27,7 @@ interface SearchIndex {
  * part-of filter, which answers `LIKE '%part%'`. The token's carries the id, so the newest of a
  * short prefix's thousands of reports are found in the index alone; time has its own since version 1.
  */
-export const SEARCH_INDEXES: readonly SearchIndex[] = [
+const SEARCH_INDEXES: readonly SearchIndex[] = [
   {
     name: 'vigil_reports_by_token_with_id',
     on: '(token) INCLUDE (id)',

@@ -11,7 +11,7 @@ import type { EncodedReport } from '../../model/report-encoding.js';
 
 type Client = pg.ClientBase;
 
-export interface InsertOutcome {
+interface InsertOutcome {
   rejected: string[];
   failed: Array<{ token: string; error: Error }>;
   /** How many reports were deleted to stay within `keep`. */
@@ -19,7 +19,7 @@ export interface InsertOutcome {
 }
 
 /** Who asks to run the retention, when, and for how long it holds it. */
-export interface LeaseRequest {
+interface LeaseRequest {
   holder: string;
   now: number;
   ms: number;
@@ -165,7 +165,7 @@ async function sameReports(client: Client, reports: readonly EncodedReport[]): P
  * Advances the counter by `count`; resolves with its value before, and the store's key. No write lock:
  * one UPDATE advances the row, and the row's own lock keeps two leases apart.
  */
-export async function leaseCounter(
+async function leaseCounter(
   client: Client,
   count: number,
   newKey: () => Buffer,
@@ -182,7 +182,7 @@ export async function leaseCounter(
 }
 
 /** Of `tokens`, those a stored report holds. */
-export async function heldTokens(client: Client, tokens: readonly string[]): Promise<Set<string>> {
+async function heldTokens(client: Client, tokens: readonly string[]): Promise<Set<string>> {
   const { rows } = await client.query<{ token: string }>(
     'SELECT token FROM vigil_reports WHERE token = ANY($1::text[])',
     [tokens],

@@ -7,9 +7,9 @@
 import type { SqliteDatabase } from './sqlite-driver.js';
 
 /** WAL pages after which a commit copies the WAL into the database: 512 KiB of 4 KiB pages (SQLite's default is 1000). */
-export const WAL_CHECKPOINT_PAGES = 128;
+const WAL_CHECKPOINT_PAGES = 128;
 /** Bytes a WAL file is cut back to when SQLite starts it over. */
-export const WAL_SIZE_LIMIT = 512 * 1024;
+const WAL_SIZE_LIMIT = 512 * 1024;
 /**
  * Free pages are given back to the file system only when there are more than this many, and
  * more than a quarter of the file: the few that retention frees as reports come and go are

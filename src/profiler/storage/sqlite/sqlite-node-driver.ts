@@ -152,7 +152,7 @@ const EXTENDED: Record<string, readonly string[]> = {
 };
 
 /** `SQLITE_CONSTRAINT_UNIQUE` for 2067; an extended code unknown here is named by its primary one. */
-export function resultCodeName(code: number): string {
+function resultCodeName(code: number): string {
   const primary = code === 100 ? 'ROW' : code === 101 ? 'DONE' : PRIMARY[code & 0xff];
   if (primary === undefined) return `UNKNOWN_SQLITE_ERROR_${code}`;
   const extended = code >> 8 === 0 ? '' : (EXTENDED[primary]?.[(code >> 8) - 1] ?? '');

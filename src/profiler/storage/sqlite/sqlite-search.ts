@@ -15,7 +15,7 @@ export const LOOKUP_SHARE = 1e-4;
 export const MAX_WEIGHED_TRIGRAMS = 32;
 
 /** The share of the reports expected to hold a trigram, from 0 to 1. */
-export type TrigramShare = (trigram: string) => number;
+type TrigramShare = (trigram: string) => number;
 
 /**
  * The trigram query for `part`, each trigram quoted; undefined when no trigram answers it. Of the
@@ -78,7 +78,7 @@ const PAST_PREFIX = '\uffff';
  * every report it reads with whether it meets the filters, so that a filter none meets does
  * not read the whole store in one step. All in one snapshot.
  */
-export type SearchPlan = { values: Array<string | number>; limit: number } & (
+type SearchPlan = { values: Array<string | number>; limit: number } & (
   | { scan: string; window?: undefined; lookup?: undefined; walk?: undefined }
   | { scan?: undefined; window: string; lookup?: { sql: string; match: string }; walk?: undefined }
   | { scan?: undefined; window?: undefined; lookup?: undefined; walk: FilterWalk }
@@ -92,7 +92,7 @@ export type SearchPlan = { values: Array<string | number>; limit: number } & (
  * `narrow.values`) is read at once from the time index instead (`narrow.scan`, `values`,
  * the limit).
  */
-export interface FilterWalk {
+interface FilterWalk {
   sql: string;
   driving: Array<string | number>;
   narrow?: { count: string; values: number[]; scan: string };
