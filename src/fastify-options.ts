@@ -148,9 +148,12 @@ function applicationLogger(
     }
     return given;
   }
-  const { stream, ...options } = (given ?? {}) as LoggerOptions & { stream?: LineSink };
-  const pretty = (stream ?? logOutput) ? undefined : prettyLogOutputSync(config);
-  const output = stream ?? logOutput ?? pretty;
+  const { stream, transport, ...options } = (given ?? {}) as LoggerOptions & { stream?: LineSink };
+  // A transport (pino-pretty, a file, a collector) is made here, as pino would make it, so
+  // that its lines pass through the tap too: given to pino beside a stream, it takes them all.
+  const transported = transport === undefined || stream !== undefined ? undefined : pino.transport(transport);
+  const pretty = (stream ?? logOutput ?? transported) ? undefined : prettyLogOutputSync(config);
+  const output = stream ?? transported ?? logOutput ?? pretty;
   const tap = config.debug ? new LogTap(output) : undefined;
   const logger = pino({ level: config.logLevel, ...options }, tap ?? output);
   if (tap) linkLogTap(logger, tap);

@@ -4,7 +4,7 @@
  * start (bound to the request's id, at the route's log level), over real sockets.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -112,5 +112,42 @@ describe("a request's logger is made when its code logs", () => {
   it("leaves Fastify's own logger, which binds nothing, a pino logger", () => {
     assert.equal(typeof (app.log as unknown as { levels?: object }).levels, 'object');
     assert.equal(app.log.level, 'info');
+  });
+});
+
+describe('a logger configured with a transport (issue 43, item 6)', () => {
+  it("puts the request's lines in its report, and still sends them to the transport", async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'vigil-transport-'));
+    const file = join(directory, 'app.log');
+    const config = loadConfig({ APP_ENV: 'dev', TLS: '0', LOG_LEVEL: 'info', VAR_DIR: directory });
+    const transport = { target: 'pino/file', options: { destination: file, mkdir: true } };
+    const app = Fastify(vigilFastifyOptions(config, { logger: { transport } }));
+    try {
+      await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
+      app.get('/talks', async (request) => {
+        request.log.info('through the transport');
+        return 'talked';
+      });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      const answer = await ask({ url: `http://127.0.0.1:${port}`, ca: undefined }, { path: '/talks' });
+      const report = await app.vigil.profiler!.read(String(answer.headers['x-debug-token']));
+      const logs = report?.collectors.logs as { lines: Array<{ message: string }> } | undefined;
+      assert.deepEqual(
+        logs?.lines.map((line) => line.message),
+        ['through the transport'],
+      );
+      // The transport's thread writes on its own time.
+      for (
+        let tries = 0;
+        tries < 100 && !(existsSync(file) && readFileSync(file, 'utf8').includes('through the transport'));
+        tries++
+      )
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.match(readFileSync(file, 'utf8'), /through the transport/);
+    } finally {
+      await app.close();
+    }
   });
 });
