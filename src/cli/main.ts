@@ -10,13 +10,7 @@ import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
 import { debugRouterCommand, routerMatchCommand } from './route-commands.js';
 import { didYouMean } from './suggest.js';
 
-const COMMANDS: readonly Command[] = [
-  listCommand,
-  showCommand,
-  purgeCommand,
-  debugRouterCommand,
-  routerMatchCommand,
-];
+const COMMANDS: readonly Command[] = [listCommand, showCommand, purgeCommand, debugRouterCommand, routerMatchCommand];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));

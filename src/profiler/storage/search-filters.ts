@@ -7,17 +7,7 @@
 import { BadRequestHttpError } from '../../errors/http-errors.js';
 import type { ReportSearch } from '../model/report.js';
 
-const SEARCH_FIELDS = [
-  'ip',
-  'method',
-  'status_code',
-  'url',
-  'token',
-  'start',
-  'end',
-  'limit',
-  'before',
-] as const;
+const SEARCH_FIELDS = ['ip', 'method', 'status_code', 'url', 'token', 'start', 'end', 'limit', 'before'] as const;
 type SearchField = (typeof SEARCH_FIELDS)[number];
 export type SearchInput = Partial<Record<string, string | string[] | undefined>>;
 
