@@ -76,6 +76,9 @@ export function vigilFastifyOptions(
   // (its 414 and 431), and a missing Host gets the kernel's answer, not the parser's bare 400.
   const head = { maxHeaderSize: PARSER_MAX_HEADER_SIZE, requireHostHeader: false };
   const options: FastifyServerOptions = {
+    // Said, though unset: fastify-cli's `start -o` assigns these options over its own
+    // `logger`, which Fastify refuses beside `loggerInstance`.
+    logger: undefined,
     // Each request's child logger is made when its code first logs, not for every request.
     loggerInstance: deferringChildren(logger),
     // One line per request would cost more than the rest of a 404; the profiler keeps it all.
