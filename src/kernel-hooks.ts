@@ -1,23 +1,108 @@
 /**
- * The kernel's `onRequest` hooks in the order a request meets them: the one place that
- * order is stated. Each hook is one concern and lives in its concern's folder (Symfony
- * gives its listeners priorities; here the position in the list is the priority).
- * The hooks just before the unmatched one call `done()` from one line each, whatever the
- * request: the unmatched hook reuses the trace of its first 404 and 405 (unmatched-hook.ts).
+ * The kernel's lifecycle: every hook it adds, at every stage, in one table. A request meets
+ * the stages in this order (as Fastify's docs/Reference/Lifecycle.md draws them):
+ *
+ *   Incoming request
+ *     └─▶ Routing
+ *          └─▶ onRequest
+ *               └─▶ preParsing
+ *                    └─▶ Parsing
+ *                         └─▶ preValidation
+ *                              └─▶ Validation
+ *                                   └─▶ preHandler
+ *                                        └─▶ Handler
+ *                                             └─▶ preSerialization
+ *                                                  └─▶ onSend
+ *                                                       └─▶ Outgoing response
+ *                                                            └─▶ onResponse
+ *
+ * An error raised on the way goes to onError, then on to onSend and onResponse; a client
+ * gone before its response gets onRequestAbort instead of onResponse. The application's
+ * own stages: onRoute (each route added), onReady, onListen, onClose.
+ *
+ * Fastify runs the hooks of one stage in the order they were added, and the table is that
+ * order (Symfony gives its listeners priorities; here the position is the priority); onClose
+ * alone runs last added first. Each entry names its concern's folder, which exports the
+ * handler; an entry that is `undefined` or `false` is off (production, a setting).
  */
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onErrorHookHandler,
+  onListenHookHandler,
+  onReadyHookHandler,
+  onRequestAbortHookHandler,
+  onRequestHookHandler,
+  onResponseHookHandler,
+  onRouteHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  preParsingHookHandler,
+} from 'fastify';
 import { corsHook } from './cors/cors-hook.js';
-import type { ErrorResponder } from './errors/error-handler.js';
 import type { CorsPolicy } from './cors/cors-policy.js';
-import { requestStateHook } from './http/request-state.js';
-import { profilerAccessHook } from './profiler/access/access-hook.js';
-import type { Profiler } from './profiler/profiler.js';
-import { unmatchedHook, type MatcherSource } from './routing/unmatched-hook.js';
+import type { ErrorResponder } from './errors/error-handler.js';
+import { replacedHandlerWarning, type RootErrorHandler } from './errors/root-error-handler.js';
 import { headHook } from './guards/head-hook.js';
 import { hostHook } from './guards/host-hook.js';
 import type { TrustedHosts } from './guards/trusted-hosts.js';
+import { requestStateHook } from './http/request-state.js';
+import type { Limits } from './limits/limits.js';
+import { profilerAccessHook } from './profiler/access/access-hook.js';
+import type { Profiler } from './profiler/profiler.js';
+import {
+  abortHook,
+  finishHook,
+  keepResponse,
+  markHandler,
+  markParsing,
+  noteErrorHook,
+} from './profiler/stage-hooks.js';
+import { toolbarHook } from './profiler/toolbar-hook.js';
+import { earlierRoutesWarning } from './routing/earlier-routes.js';
+import type { RouteTable } from './routing/route-table.js';
+import { unmatchedHook } from './routing/unmatched-hook.js';
+import { accessLogHook } from './server/access-log.js';
+import { publicDebugWarning } from './server/debug-exposure.js';
+import { announcementHook, type Announcement } from './server/profiler-announcement.js';
 
-export interface RequestHookParts {
+/** The folder (or, for the plugin's own, the file) whose module exports a hook. */
+export type Concern =
+  | 'http/'
+  | 'guards/'
+  | 'cors/'
+  | 'errors/'
+  | 'routing/'
+  | 'limits/'
+  | 'profiler/'
+  | 'server/'
+  | 'plugin.ts';
+
+export interface KernelHook<Handler> {
+  concern: Concern;
+  hook: Handler;
+  /** Added to each scope of routes API routes that can have a body, not to the whole application. */
+  scope?: 'body routes';
+}
+
+/** One stage's hooks, first to last; an absent entry is off. */
+type Stage<Handler> = ReadonlyArray<KernelHook<Handler> | undefined | false>;
+
+export interface KernelHooks {
+  onRequest: Stage<onRequestHookHandler>;
+  preParsing: Stage<preParsingHookHandler>;
+  preHandler: Stage<preHandlerHookHandler>;
+  onError: Stage<onErrorHookHandler>;
+  onSend: Stage<onSendHookHandler>;
+  onResponse: Stage<onResponseHookHandler>;
+  onRequestAbort: Stage<onRequestAbortHookHandler>;
+  onRoute: Stage<onRouteHookHandler>;
+  onReady: Stage<onReadyHookHandler>;
+  onListen: Stage<onListenHookHandler>;
+  onClose: Stage<() => Promise<void>>;
+}
+
+export interface KernelHookParts {
   /** HOST as a URL writes it, for links of requests without a usable Host. */
   serverHost: string;
   trustedHosts: TrustedHosts;
@@ -29,15 +114,90 @@ export interface RequestHookParts {
   /** Without TRUSTED_PROXIES: warns of a proxy on loopback (profiler/access.ts). */
   watchForwarded?: ((request: FastifyRequest) => void) | undefined;
   /** Every route the application has, native or declared; whether a plugin answers every OPTIONS (`@fastify/cors`). */
-  routes: MatcherSource & { readonly ownsPreflights?: boolean };
-  /** The limits' hooks for routed requests, in their order. */
-  limits: readonly onRequestHookHandler[];
+  routes: RouteTable;
+  limits: Limits;
   /** The error pipeline, for the errors a hook answers itself (the unmatched outcome). */
   respond: ErrorResponder;
+  /** Debug mode's toolbar in the application's HTML pages (PROFILER_TOOLBAR). */
+  toolbar: boolean;
+  /** An access line per request. */
+  accessLog: boolean;
+  /** The routes the application added before vigil, for a warning. */
+  earlierRoutes: readonly string[];
+  /** vigil's root error handler, replaced or not, for a warning. */
+  rootErrorHandler: RootErrorHandler;
+  /** What is said once the application listens; undefined: nothing. */
+  announce: Announcement | undefined;
+  /** Gives back debug mode's process-wide taps (stack frames, client-error traces, console lines). */
+  releaseTaps: (() => void) | undefined;
 }
 
-/** The hooks, first to last; a hook that answers or fails ends the request's way here. */
-export function requestHooks({
+/** The table: every stage's hooks, first to last. */
+export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): KernelHooks {
+  const { profiler, limits, releaseTaps } = parts;
+  return {
+    onRequest: requestHooks(parts),
+    // Routed requests only from here on, to onSend.
+    // profiler/: when the body begins to be read.
+    preParsing: [profiler && { concern: 'profiler/', hook: markParsing }],
+    preHandler: [
+      // profiler/: when the handler is called, the body read and validated.
+      profiler && { concern: 'profiler/', hook: markHandler },
+      // limits/: multipart uploads, saved to temporary files before the handler runs.
+      { concern: 'limits/', hook: limits.uploadsHook, scope: 'body routes' },
+    ],
+    // profiler/: the error the request is answered with, for its report.
+    onError: [profiler && { concern: 'profiler/', hook: noteErrorHook(profiler) }],
+    onSend: [
+      // profiler/: the body as the application answered it, before the toolbar goes in.
+      profiler && { concern: 'profiler/', hook: keepResponse },
+      // profiler/: the toolbar, in the application's HTML pages, for the clients the profiler admits.
+      profiler &&
+        parts.toolbar && {
+          concern: 'profiler/',
+          hook: toolbarHook(profiler.collectors, (request) => profiler.admits(request)),
+        },
+    ],
+    onResponse: [
+      // profiler/: the report collected and queued.
+      profiler && { concern: 'profiler/', hook: finishHook(profiler) },
+      // server/: the access line, with the report's link.
+      parts.accessLog && { concern: 'server/', hook: accessLogHook },
+    ],
+    // profiler/: the report of a request whose client went away.
+    onRequestAbort: [profiler && { concern: 'profiler/', hook: abortHook(profiler) }],
+    onRoute: [
+      // routing/: every route added from here on is known to the 404/405/301 decisions.
+      { concern: 'routing/', hook: parts.routes.collect },
+      // limits/: a native route's handler runs under MAX_EXECUTION_TIME.
+      { concern: 'limits/', hook: limits.adoptRoute },
+    ],
+    onReady: [
+      // routing/, errors/: the silent traps, said naming vigil.
+      { concern: 'routing/', hook: earlierRoutesWarning(parts.earlierRoutes, app.log) },
+      { concern: 'errors/', hook: replacedHandlerWarning(parts.rootErrorHandler, app.log) },
+    ],
+    onListen: [
+      // server/: debug mode on an address other machines reach.
+      profiler && { concern: 'server/', hook: publicDebugWarning },
+      // server/: the mode, and where the profiler and its reports are.
+      parts.announce && { concern: 'server/', hook: announcementHook(app, parts.announce) },
+    ],
+    // Run last added first: the limits stop, then the profiler writes its last reports, then the taps go.
+    onClose: [
+      releaseTaps && { concern: 'plugin.ts', hook: async () => releaseTaps() },
+      profiler && { concern: 'profiler/', hook: () => profiler.close() },
+      { concern: 'limits/', hook: () => limits.close() },
+    ],
+  };
+}
+
+/**
+ * The onRequest hooks, first to last; a hook that answers or fails ends the request's way
+ * there. The hooks just before the unmatched one call `done()` from one line each, whatever
+ * the request: the unmatched hook reuses the trace of its first 404 and 405 (unmatched-hook.ts).
+ */
+function requestHooks({
   serverHost,
   trustedHosts,
   cors,
@@ -47,31 +207,58 @@ export function requestHooks({
   routes,
   limits,
   respond,
-}: RequestHookParts): onRequestHookHandler[] {
+}: KernelHookParts): Stage<onRequestHookHandler> {
   // A plugin that owns `OPTIONS *` owns the cross-origin policy: the kernel neither answers nor adds.
-  const exempt = (request: FastifyRequest) => routes.ownsPreflights === true || (profiler?.speaksFor(request) ?? false);
-  const hooks: Array<onRequestHookHandler | undefined> = [
+  const exempt = (request: FastifyRequest) => routes.ownsPreflights || (profiler?.speaksFor(request) ?? false);
+  const answer: ErrorResponder = (error, request, reply) => {
+    // What the onError hook would note, for an error that skips Fastify's error handling.
+    if (error instanceof Error) profiler?.noteError(request, error);
+    respond(error, request, reply);
+  };
+  return [
     // http/: every later stage finds the request's state in place.
-    requestStateHook(serverHost),
+    { concern: 'http/', hook: requestStateHook(serverHost) },
     // profiler/: a token and a report for every request, even one refused below.
-    profiler?.tokenHook,
+    profiler && { concern: 'profiler/', hook: profiler.tokenHook },
     // guards/: a malformed head or a CONNECT refused, its connection closed; the date in debug mode.
-    headHook(profiler !== undefined),
-    // server/: a Host the kernel can print, among TRUSTED_HOSTS.
-    hostHook(trustedHosts),
+    { concern: 'guards/', hook: headHook(profiler !== undefined) },
+    // guards/: a Host the kernel can print, among TRUSTED_HOSTS.
+    { concern: 'guards/', hook: hostHook(trustedHosts) },
     // cors/: preflights answered on any path; CORS headers on the rest (not the profiler's pages).
-    corsEnabled ? corsHook(cors, { exempt }) : undefined,
+    corsEnabled && { concern: 'cors/', hook: corsHook(cors, { exempt }) },
     // profiler/: its pages for the clients it admits; others get the ordinary 404.
-    profiler && profilerAccessHook(profiler, watchForwarded),
+    profiler && { concern: 'profiler/', hook: profilerAccessHook(profiler, watchForwarded) },
     // routing/: 404, 405 or 301 for what the router did not match, before the body is read;
     // the errors go to the pipeline from here, not through Fastify's error handling.
-    unmatchedHook(routes, respond, profiler !== undefined),
+    { concern: 'routing/', hook: unmatchedHook(routes, answer, profiler !== undefined) },
     // limits/: routed requests only from here on: the heap guard, then the declared body size.
-    ...limits,
+    ...limits.requestHooks.map((hook): KernelHook<onRequestHookHandler> => ({ concern: 'limits/', hook })),
   ];
-  return hooks.filter((hook) => hook !== undefined);
 }
 
-export function installRequestHooks(app: FastifyInstance, parts: RequestHookParts): void {
-  for (const hook of requestHooks(parts)) app.addHook('onRequest', hook);
+/** The entries of a stage that are on, for the application or for the scopes of routes with a body. */
+function on<Handler>(stage: Stage<Handler>, scope?: 'body routes'): Handler[] {
+  return stage
+    .filter((entry): entry is KernelHook<Handler> => entry !== undefined && entry !== false && entry.scope === scope)
+    .map((entry) => entry.hook);
+}
+
+/** Adds the table's hooks to the application, each stage's in its order. */
+export function installKernelHooks(app: FastifyInstance, hooks: KernelHooks): void {
+  for (const hook of on(hooks.onRequest)) app.addHook('onRequest', hook);
+  for (const hook of on(hooks.preParsing)) app.addHook('preParsing', hook);
+  for (const hook of on(hooks.preHandler)) app.addHook('preHandler', hook);
+  for (const hook of on(hooks.onError)) app.addHook('onError', hook);
+  for (const hook of on(hooks.onSend)) app.addHook('onSend', hook);
+  for (const hook of on(hooks.onResponse)) app.addHook('onResponse', hook);
+  for (const hook of on(hooks.onRequestAbort)) app.addHook('onRequestAbort', hook);
+  for (const hook of on(hooks.onRoute)) app.addHook('onRoute', hook);
+  for (const hook of on(hooks.onReady)) app.addHook('onReady', hook);
+  for (const hook of on(hooks.onListen)) app.addHook('onListen', hook);
+  for (const hook of on(hooks.onClose)) app.addHook('onClose', hook);
+}
+
+/** Adds the table's hooks of the scopes of routes API routes that can have a body to `scope`. */
+export function installBodyScopeHooks(scope: FastifyInstance, hooks: KernelHooks): void {
+  for (const hook of on(hooks.preHandler, 'body routes')) scope.addHook('preHandler', hook);
 }

@@ -5,15 +5,16 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { describeMode, loadConfig, type Config } from './config/index.js';
+import { loadConfig, type Config } from './config/index.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { installStackTraces } from './debug/stack-trace.js';
-import { createErrorResponder } from './errors/error-handler.js';
+import { createErrorResponder, type ErrorResponder } from './errors/error-handler.js';
 import { traceClientErrors } from './errors/http-errors.js';
+import { setRootErrorHandler } from './errors/root-error-handler.js';
 import { httpDate } from './http/http-date.js';
 import { REQUEST_STATE, stateOf } from './http/request-state.js';
 import { urlHost } from './http/request-url.js';
-import { installRequestHooks } from './kernel-hooks.js';
+import { installBodyScopeHooks, installKernelHooks, kernelHooks, type KernelHooks } from './kernel-hooks.js';
 import { Limits } from './limits/limits.js';
 import { forwardedLoopbackWarning } from './profiler/access/access.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
@@ -21,20 +22,19 @@ import { tapConsole } from './profiler/activity/console-tap.js';
 import { logTapOf } from './profiler/activity/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
-import { installToolbar } from './profiler/toolbar-hook.js';
 import type { Collector } from './profiler/model/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
 import type { MovedAside } from './profiler/storage/sqlite/sqlite-check.js';
 import { createReportStore } from './profiler/storage/store-factory.js';
+import { routesAddedBefore } from './routing/earlier-routes.js';
 import { registerRoutes, runsByBody } from './routing/register-routes.js';
 import { explainValidation } from './routing/route-declaration.js';
 import { routeOf, RouteTable } from './routing/route-table.js';
-import { Routes, type RoutesDeclaration } from './routing/routes.js';
+import { Routes, type RouteDefinition, type RoutesDeclaration } from './routing/routes.js';
 import { answerUnmatched } from './routing/unmatched-hook.js';
-import { installAccessLog } from './server/access-log.js';
-import { warnOfPublicDebug } from './server/debug-exposure.js';
 import { isPretty } from './server/log-output.js';
 import { handOffToKernel } from './server/node-handoffs.js';
+import { announcementOf } from './server/profiler-announcement.js';
 import { TrustedHosts } from './guards/trusted-hosts.js';
 
 export interface VigilOptions {
@@ -94,84 +94,21 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   const given = options.config ?? loadConfig();
   const config = { ...given, parsedBodyMaxSize: given.parsedBodyMaxSize ?? FASTIFY_BODY_LIMIT };
   // The routes added before vigil: it cannot know them (their wrong method is a 404).
-  const earlier = routesListed(app.printRoutes({ commonPrefix: false }));
+  const earlierRoutes = routesAddedBefore(app);
   // Debug mode's process-wide taps (stack frames, client-error traces, console lines in reports),
   // held while this instance is open; production installs none.
   const releases = config.debug ? [installStackTraces(), traceClientErrors(), tapConsole()] : [];
   const release = () => {
     for (const release of releases) release();
   };
-  let profiler: Profiler | undefined;
-  // Debug output goes only to the clients that may open the profiler.
-  const debugFor = (request: FastifyRequest) => profiler?.admits(request) ?? false;
-  const respondWithError = createErrorResponder({
-    debug: config.debug,
-    editor: config.ide,
-    debugFor,
-    defaultFormat: options.errorFormat ?? 'json',
-    jsonShape: options.errorShape ?? 'problem',
-  });
-  let handleError: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void = respondWithError;
-  const serverHost = urlHost(config.host);
-  const table = new RouteTable();
-  const declared = new Routes();
-  app.decorateRequest(REQUEST_STATE, null);
-  app.decorate('vigil', {
-    config,
-    routes: table,
-    get profiler() {
-      return profiler;
-    },
-    answerFrameworkError(error, request, reply) {
-      // No hook has run for these requests: the state, the date and the token are given here.
-      stateOf(request, serverHost);
-      reply.header('date', httpDate());
-      profiler?.adopt(request, reply, error);
-      respondWithError(error, request, reply);
-    },
-    handleError(error, request, reply) {
-      handleError(error, request, reply);
-    },
-  } satisfies VigilKernel);
+  const kernel = decorateKernel(app, config, options);
   handOffToKernel(app.server);
-
-  if (config.debug) {
-    // The taps go with this instance: the last debug instance's close gives the globals back.
-    app.addHook('onClose', async () => release());
-    // A damaged store file is kept aside for a look, and the service starts with a new one.
-    const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
-      app.log.warn(
-        { movedTo },
-        `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`,
-      );
-    // A full disk, a file deleted under the service, or search indexes being built, is said here; the service goes on.
-    const notify = (message: string) => app.log.warn(message);
-    profiler = new Profiler(options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify }), {
-      collectors: [
-        ...defaultCollectors({
-          matcher: () => table.matcher,
-          logTap: logTapOf(app.log),
-          editor: config.ide,
-          appActivity: config.profilerCaptureApp ? { slowQueryMs: config.profilerSlowQueryMs } : undefined,
-        }),
-        ...(options.collectors ?? []),
-      ],
-      redact: config.profilerRedact,
-      allow: config.profilerAllow,
-      access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
-      retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
-      ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
-      ...(options.peerCounters ? { peers: options.peerCounters } : {}),
-    });
-    await profiler.attach(app);
-    declareProfilerRoutes(declared, profiler);
-    app.addHook('onClose', () => profiler!.close());
-    if (config.profilerToolbar) installToolbar(app, profiler.collectors, debugFor);
-    warnOfPublicDebug(app);
-  }
-  if (options.accessLog ?? isPretty(app.log)) installAccessLog(app);
+  const declared = new Routes();
   let limits: Limits | undefined;
   try {
+    const profiler = config.debug ? await createProfiler(app, config, options, kernel.routes) : undefined;
+    kernel.profiler = profiler;
+    if (profiler) declareProfilerRoutes(declared, profiler);
     for (const declare of options.routes ?? []) await declare(declared);
     limits = await Limits.create({
       settings: config,
@@ -179,133 +116,157 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       routesModule: options.routesModule,
       log: app.log,
     });
-    const routeLimits = limits;
-    app.addHook('onClose', () => routeLimits.close());
-
-    // Every route added from here on, by the application or below, is known and limited.
-    app.addHook('onRoute', table.collect);
-    app.addHook('onRoute', routeLimits.adoptRoute);
-    const ownHandler = (handleError = (error, request, reply) => {
-      const explained = routeLimits.explain(explainValidation(error, routeOf(request)?.declaredAt), request, reply);
-      // The report describes the error as the pipeline renders it.
-      const profile = request.vigil?.profile;
-      if (profile && explained instanceof Error) profile.error = explained;
-      respondWithError(explained, request, reply);
-    });
-    app.setErrorHandler(ownHandler);
+    kernel.handleError = pipelineErrorHandler(limits, kernel.respond);
     // A root handler set after this one replaces the pipeline: noted, for a warning at start.
-    let replaced = false;
-    const setErrorHandler = app.setErrorHandler;
-    app.setErrorHandler = function (this: FastifyInstance, handler) {
-      if (this === app) replaced = true;
-      return setErrorHandler.call(this, handler as Parameters<typeof setErrorHandler>[0]);
-    } as FastifyInstance['setErrorHandler'];
-    installRequestHooks(app, {
-      serverHost,
+    const rootErrorHandler = setRootErrorHandler(app, kernel.handleError);
+    const hooks = kernelHooks(app, {
+      serverHost: kernel.serverHost,
       trustedHosts: new TrustedHosts(config.trustedHosts),
       cors: new CorsPolicy(config.cors),
       corsEnabled: options.cors === true,
       profiler,
-      watchForwarded:
-        profiler && config.trustedProxies.length === 0
-          ? forwardedLoopbackWarning((message) => app.log.warn(message))
-          : undefined,
-      routes: table,
-      limits: routeLimits.requestHooks,
-      respond(error, request, reply) {
-        // What the onError hook would note, for an error that skips Fastify's error handling.
-        if (error instanceof Error) profiler?.noteError(request, error);
-        respondWithError(error, request, reply);
-      },
-    });
-    app.setNotFoundHandler(answerUnmatched(table, config.debug));
-    routeLimits.installParsers(app);
-    // Routes API routes have their own scopes, one per run in declaration order (the order of
-    // Allow): uploads' hooks run only for routes that can have a body, never for the application's.
-    for (const run of runsByBody(declared.definitions)) {
-      await app.register(async (scope) => {
-        if (run.body) await routeLimits.installUploads(scope);
-        registerRoutes(scope, run.definitions, routeLimits.execute);
-      });
-    }
-    const store = options.reportStore
-      ? 'the reportStore given'
-      : config.profilerStore.scheme === 'sqlite'
-        ? config.profilerStore.file
-        : config.profilerStore.location;
-    warnAtStart(app, {
-      earlier,
-      replaced: () => replaced,
+      watchForwarded: profiler && forwardedWatch(app, config),
+      routes: kernel.routes,
+      limits,
+      respond: kernel.respond,
+      toolbar: config.profilerToolbar,
+      accessLog: options.accessLog ?? isPretty(app.log),
+      earlierRoutes,
+      rootErrorHandler,
       announce:
-        options.announceProfiler === false ? undefined : { mode: describeMode(config), store: profiler && store },
+        options.announceProfiler === false ? undefined : announcementOf(config, !!profiler, options.reportStore),
+      // The taps go with this instance: the last debug instance's close gives the globals back.
+      releaseTaps: config.debug ? release : undefined,
     });
+    installKernelHooks(app, hooks);
+    app.setNotFoundHandler(answerUnmatched(kernel.routes, config.debug));
+    limits.installParsers(app);
+    await registerDeclaredRoutes(app, declared.definitions, limits, hooks);
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
-    await Promise.allSettled([limits?.close(), profiler?.close()]);
+    await Promise.allSettled([limits?.close(), kernel.profiler?.close()]);
     release();
     throw error;
   }
 }
 
-/**
- * What the start says: the mode and why, where the profiler is and where it keeps its
- * reports, and the silent traps, as warnings naming vigil: routes added before it, a root
- * error handler set after it.
- */
-function warnAtStart(
-  app: FastifyInstance,
-  {
-    earlier,
-    replaced,
-    announce,
-  }: {
-    earlier: readonly string[];
-    replaced: () => boolean;
-    /** `store`: where reports go, in debug mode only. */
-    announce: { mode: string; store: string | undefined } | undefined;
-  },
-): void {
-  app.addHook('onReady', (done) => {
-    if (earlier.length > 0) {
-      app.log.warn(
-        `routes added before vigil was registered: ${earlier.join(', ')}; vigil does not know them (a wrong method on them is a 404, not a 405): register vigil first`,
-      );
-    }
-    if (replaced()) {
-      app.log.warn(
-        "a root setErrorHandler replaced vigil's error handler: errors no longer get vigil's pages, debug headers and reports; set the handler in a scope, or pass the errors it does not answer to app.vigil.handleError(error, request, reply)",
-      );
-    }
-    done();
-  });
-  if (!announce) return;
-  app.addHook('onListen', (done) => {
-    const address = app.server.address();
-    const scheme = app.initialConfig.https ? 'https' : 'http';
-    const where =
-      typeof address === 'object' && address !== null
-        ? `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
-        : String(address);
-    const { mode, store } = announce;
-    app.log.info(
-      store === undefined
-        ? `vigil: ${mode}; no profiler`
-        : `vigil: ${mode}; the profiler at ${where}/_profiler (loopback and PROFILER_ALLOW), reports stored in ${store}`,
-    );
-    done();
-  });
+/** `app.vigil`, and what it comes to hold once made: the profiler, then the limits' error handler. */
+interface KernelParts {
+  /** HOST as a URL writes it. */
+  readonly serverHost: string;
+  readonly routes: RouteTable;
+  /** The error pipeline. */
+  readonly respond: ErrorResponder;
+  profiler: Profiler | undefined;
+  /** The pipeline behind the limits' and the routes API's explanations, once they exist. */
+  handleError: ErrorResponder;
 }
 
-/** The routes of Fastify's printed tree (`/early (GET, HEAD)`), as `GET /early`; none for its `(empty tree)`. */
-function routesListed(tree: string): string[] {
-  const routes: string[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^[\s│├└─]*(\S.*) \(([A-Z, ]+)\)$/.exec(line);
-    if (!match) continue;
-    const methods = match[2]!.split(', ').filter((method) => method !== 'HEAD');
-    routes.push(`${(methods.length > 0 ? methods : ['HEAD']).join('|')} ${match[1]}`);
+function decorateKernel(app: FastifyInstance, config: Config, options: VigilOptions): KernelParts {
+  const parts: KernelParts = {
+    serverHost: urlHost(config.host),
+    routes: new RouteTable(),
+    profiler: undefined,
+    respond: createErrorResponder({
+      debug: config.debug,
+      editor: config.ide,
+      // Debug output goes only to the clients that may open the profiler.
+      debugFor: (request) => parts.profiler?.admits(request) ?? false,
+      defaultFormat: options.errorFormat ?? 'json',
+      jsonShape: options.errorShape ?? 'problem',
+    }),
+    handleError: (error, request, reply) => parts.respond(error, request, reply),
+  };
+  app.decorateRequest(REQUEST_STATE, null);
+  app.decorate('vigil', {
+    config,
+    routes: parts.routes,
+    get profiler() {
+      return parts.profiler;
+    },
+    answerFrameworkError(error, request, reply) {
+      // No hook has run for these requests: the state, the date and the token are given here.
+      stateOf(request, parts.serverHost);
+      reply.header('date', httpDate());
+      parts.profiler?.adopt(request, reply, error);
+      parts.respond(error, request, reply);
+    },
+    handleError(error, request, reply) {
+      parts.handleError(error, request, reply);
+    },
+  } satisfies VigilKernel);
+  return parts;
+}
+
+/** The profiler of debug mode: the default collectors and the application's, on the store given or the one PROFILER_DSN names. */
+function createProfiler(
+  app: FastifyInstance,
+  config: Config,
+  options: VigilOptions,
+  table: RouteTable,
+): Promise<Profiler> {
+  // A damaged store file is kept aside for a look, and the service starts with a new one.
+  const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
+    app.log.warn(
+      { movedTo },
+      `The report store ${file} was damaged (${reason}): moved to ${movedTo} (with its -wal and -shm, if any); a new store was created`,
+    );
+  // A full disk, a file deleted under the service, or search indexes being built, is said here; the service goes on.
+  const notify = (message: string) => app.log.warn(message);
+  const store = options.reportStore ?? createReportStore(config.profilerStore, { onDamaged, notify });
+  const collectors = defaultCollectors({
+    matcher: () => table.matcher,
+    logTap: logTapOf(app.log),
+    editor: config.ide,
+    appActivity: config.profilerCaptureApp ? { slowQueryMs: config.profilerSlowQueryMs } : undefined,
+  });
+  const settings: ProfilerOptions = {
+    collectors: [...collectors, ...(options.collectors ?? [])],
+    redact: config.profilerRedact,
+    allow: config.profilerAllow,
+    access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
+    retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
+    ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
+    ...(options.peerCounters ? { peers: options.peerCounters } : {}),
+  };
+  return Profiler.create(store, settings, app.log);
+}
+
+/** Without TRUSTED_PROXIES, a proxy on loopback is warned of: every client would seem local to the profiler. */
+function forwardedWatch(app: FastifyInstance, config: Config): ((request: FastifyRequest) => void) | undefined {
+  return config.trustedProxies.length === 0 ? forwardedLoopbackWarning((message) => app.log.warn(message)) : undefined;
+}
+
+/** vigil's error handler: the limits' and the declaration's explanations, then the pipeline. */
+function pipelineErrorHandler(limits: Limits, respond: ErrorResponder): ErrorResponder {
+  return (error, request, reply) => {
+    const explained = limits.explain(explainValidation(error, routeOf(request)?.declaredAt), request, reply);
+    // The report describes the error as the pipeline renders it.
+    const profile = request.vigil?.profile;
+    if (profile && explained instanceof Error) profile.error = explained;
+    respond(explained, request, reply);
+  };
+}
+
+/**
+ * Routes API routes have their own scopes, one per run in declaration order (the order of
+ * Allow): uploads' hooks run only for routes that can have a body, never for the application's.
+ */
+async function registerDeclaredRoutes(
+  app: FastifyInstance,
+  definitions: readonly RouteDefinition[],
+  limits: Limits,
+  hooks: KernelHooks,
+): Promise<void> {
+  for (const run of runsByBody(definitions)) {
+    await app.register(async (scope) => {
+      if (run.body) {
+        await limits.prepareUploads(scope);
+        installBodyScopeHooks(scope, hooks);
+      }
+      registerRoutes(scope, run.definitions, limits.execute);
+    });
   }
-  return routes;
 }
 
 /**

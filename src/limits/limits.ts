@@ -11,6 +11,7 @@ import type {
   FastifyReply,
   FastifyRequest,
   onRequestHookHandler,
+  preHandlerAsyncHookHandler,
   RouteOptions,
 } from 'fastify';
 import type { ByteSize, Config } from '../config/index.js';
@@ -24,7 +25,7 @@ import type { IsolatedInput } from './isolation/protocol.js';
 import { WorkerPool } from './isolation/worker-pool.js';
 import { PayloadTooLargeHttpError, RequestTimeoutHttpError } from './limit-errors.js';
 import { closeAfterResponse } from './lingering-close.js';
-import { installUploads } from './uploads.js';
+import { prepareUploads, uploadsHook } from './uploads.js';
 
 export type LimitSettings = Pick<
   Config,
@@ -108,15 +109,20 @@ export class Limits {
     installBodyParsers(app, this.settings);
   }
 
-  /** Multipart uploads, saved to temporary files, for the routes API routes of `scope` (those that can have a body). */
-  async installUploads(scope: FastifyInstance): Promise<void> {
-    await installUploads(scope, this.settings);
+  /** Readies `scope`, whose routes API routes can have a body, for multipart uploads ({@link uploadsHook} reads them). */
+  async prepareUploads(scope: FastifyInstance): Promise<void> {
+    await prepareUploads(scope, this.settings);
+  }
+
+  /** The preHandler of those scopes: multipart uploads, saved to temporary files. */
+  get uploadsHook(): preHandlerAsyncHookHandler {
+    return uploadsHook(this.settings);
   }
 
   readonly execute: RouteExecutor = (invocation) =>
     invocation.definition.isolated ? this.runIsolated(invocation) : runInProcess(invocation, this.handlers);
 
-  /** Fastify's `onRoute` hook: a native route's handler runs under MAX_EXECUTION_TIME (routes API ones have the executor). */
+  /** The `onRoute` hook: a native route's handler runs under MAX_EXECUTION_TIME (routes API ones have the executor). */
   readonly adoptRoute = (options: RouteOptions): void => {
     const seconds = this.settings.maxExecutionTime;
     if (seconds <= 0 || routesApiDefinitionOf(options.config as Record<symbol, unknown> | undefined)) return;
@@ -130,6 +136,7 @@ export class Limits {
     return error;
   }
 
+  /** The `onClose` hook: the heap guard, the deadlines and the worker pool stopped. */
   async close(): Promise<void> {
     this.guard.close();
     this.handlers.close();

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart, { type Multipart, type MultipartFile } from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { MAX_PARTS, type ByteSize } from '../config/index.js';
 import { BadRequestHttpError, HttpError } from '../errors/http-errors.js';
 import { stateOf } from '../http/request-state.js';
@@ -36,12 +36,17 @@ export interface UploadLimits extends BodyPace {
   maxFileUploads: number;
 }
 
-export async function installUploads(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
+/** Readies `scope` to read multipart bodies, before its uploads hook is added. */
+export async function prepareUploads(scope: FastifyInstance, limits: UploadLimits): Promise<void> {
   // An application that registered @fastify/multipart before vigil keeps its own (and its limits).
   if (!scope.hasRequestDecorator('isMultipart')) await registerMultipart(scope, limits);
-  scope.addHook('preHandler', async function receiveUploadsHook(request, reply) {
+}
+
+/** The preHandler of the scopes whose routes can have a body: their uploads, saved before the handler runs. */
+export function uploadsHook(limits: UploadLimits): preHandlerAsyncHookHandler {
+  return async function receiveUploadsHook(request, reply) {
     if (request.isMultipart()) await receiveUploads(request, reply, limits);
-  });
+  };
 }
 
 async function registerMultipart(scope: FastifyInstance, limits: UploadLimits): Promise<void> {

@@ -4,7 +4,7 @@
  * sent (Symfony's "terminate" stage). Tokens come from the store in leased blocks (`token.ts`), so
  * every process writing one store hands out different ones.
  */
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
 import { RequestScope, runInScope } from '../http/request-scope.js';
@@ -81,7 +81,7 @@ export class Profiler {
   private allFinished: (() => void) | undefined;
   private log: FastifyBaseLogger | undefined;
 
-  constructor(
+  private constructor(
     store: ReportStore,
     private readonly options: ProfilerOptions,
   ) {
@@ -131,20 +131,27 @@ export class Profiler {
   };
 
   /**
-   * Opens the store, applies the retention, leases the first tokens and hooks the stages
-   * of `app` after the first (see {@link tokenHook}). A store that cannot lease now (a full
-   * disk) does not stop the start: requests go without a report, counted as dropped, until it can.
+   * The profiler, ready: the store opened, the retention applied and the first tokens leased.
+   * A store that cannot lease now (a full disk) does not stop the start: requests go without
+   * a report, counted as dropped, until it can. Its hooks after the first (see
+   * {@link tokenHook}) are the stage hooks of `stage-hooks.ts`.
    */
-  async attach(app: FastifyInstance): Promise<void> {
-    this.log = app.log;
+  static async create(store: ReportStore, options: ProfilerOptions, log: FastifyBaseLogger): Promise<Profiler> {
+    const profiler = new Profiler(store, options);
+    await profiler.open(log);
+    return profiler;
+  }
+
+  private async open(log: FastifyBaseLogger): Promise<void> {
+    this.log = log;
     await this.store.open();
     this.writer = new ReportWriter(this.store, {
       ...this.options.writer,
       retention: this.options.retention,
-      log: app.log,
+      log,
       redactor: this.redactor,
     });
-    const failures = new PacedFailureLog(app.log);
+    const failures = new PacedFailureLog(log);
     this.leaseFailures = failures;
     this.tokens = new TokenSource((count) => this.store.leaseTokens(count), {
       // A store that cannot be reached may take seconds to say so: it is retried in the background.
@@ -160,41 +167,6 @@ export class Profiler {
     });
     await this.writer.open();
     await this.tokens.fill();
-    // Matched routes only: the body is read between these two.
-    app.addHook('preParsing', (request, _reply, payload, done) => {
-      const profile = request.vigil?.profile;
-      if (profile) profile.marks.parsing = performance.now();
-      done(null, payload);
-    });
-    app.addHook('preHandler', (request, _reply, done) => {
-      const profile = request.vigil?.profile;
-      if (profile) profile.marks.handler = performance.now();
-      done();
-    });
-    app.addHook('onError', (request, _reply, error, done) => {
-      this.noteError(request, error);
-      done();
-    });
-    app.addHook('onSend', (request, _reply, payload, done) => {
-      const profile = request.vigil?.profile;
-      if (profile) {
-        profile.marks.send ??= performance.now();
-        // Kept by reference, previewed after the response (the last one sent, if the pipeline sent twice).
-        profile.responseBody = payload;
-      }
-      done(null, payload);
-    });
-    app.addHook('onResponse', (request, _reply, done) => {
-      this.finish(request);
-      done();
-    });
-    // Fastify runs no onResponse for a request whose client went away: its report is written here.
-    app.addHook('onRequestAbort', (request, done) => {
-      const profile = request.vigil?.profile;
-      if (profile) profile.aborted = true;
-      this.finish(request);
-      done();
-    });
   }
 
   /**
@@ -394,8 +366,11 @@ export class Profiler {
     return { request, reply, profile, redactor: this.redactor };
   }
 
-  /** Collects and queues the report, once: the profile is detached from the request first. */
-  private finish(request: FastifyRequest): void {
+  /**
+   * Collects and queues the report, once (when the response is sent, or the client gone):
+   * the profile is detached from the request first.
+   */
+  finish(request: FastifyRequest): void {
     const profile = request.vigil?.profile;
     const reply = profile && this.replies.get(profile);
     if (!profile || !reply) return;

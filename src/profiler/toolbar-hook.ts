@@ -5,7 +5,7 @@
  * whose policy the toolbar cannot be admitted by (one in a `<meta>` element).
  */
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import '../errors/error-handler.js';
 import { admitInlineStyleIn } from '../http/content-security-policy.js';
 import { routeOf } from '../routing/route-table.js';
@@ -17,15 +17,15 @@ import { hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './pages/t
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 /**
+ * The toolbar's onSend, after the profiler's (which keeps the body without the bar).
  * `collectors`: the profiler's, whose entries the bar shows in their order. `admits`: whether
  * the request's client may open the profiler; no one else sees the bar.
  */
-export function installToolbar(
-  app: FastifyInstance,
+export function toolbarHook(
   collectors: readonly Collector[],
   admits: (request: FastifyRequest) => boolean,
-): void {
-  app.addHook('onSend', (request, reply, payload, done) => {
+): onSendHookHandler {
+  return (request, reply, payload, done) => {
     const page = pageOf(request, reply, payload, admits);
     if (page === undefined || hasPolicyInMarkup(page)) return done(null, payload);
     const profile = request.vigil!.profile!;
@@ -41,7 +41,7 @@ export function installToolbar(
     admitInlineStyleIn(reply, `'nonce-${nonce}'`);
     if (reply.hasHeader('content-length')) reply.header('content-length', Buffer.byteLength(withBar));
     done(null, withBar);
-  });
+  };
 }
 
 /** The page as text when the toolbar belongs in it, else undefined. */

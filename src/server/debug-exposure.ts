@@ -4,7 +4,7 @@
  * other machines with it. Their clients get the production rendering (only the profiler's
  * clients see debug output), but the operator should choose production on purpose.
  */
-import type { FastifyInstance } from 'fastify';
+import type { onListenHookHandler } from 'fastify';
 import { BlockList, isIP, type AddressInfo } from 'node:net';
 
 const loopback = new BlockList();
@@ -17,20 +17,18 @@ function isLoopback(address: string): boolean {
 }
 
 /** Warns, once the server listens, when debug mode listens on an address other clients can reach. */
-export function warnOfPublicDebug(app: FastifyInstance): void {
-  app.addHook('onListen', function warnIfPublic(done) {
-    // A Unix socket's path is no network address: it is left out.
-    const exposed = this.addresses().filter(
-      (listening) => typeof listening !== 'string' && isIP(listening.address) !== 0 && !isLoopback(listening.address),
-    ) as AddressInfo[];
-    if (exposed.length > 0) {
-      const where = exposed
-        .map(({ address, port }) => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`))
-        .join(', ');
-      this.log.warn(
-        `DEBUG MODE ON A PUBLIC ADDRESS (${where}): clients outside loopback and PROFILER_ALLOW get production error pages, but set APP_ENV=prod for anything reachable from another machine`,
-      );
-    }
-    done();
-  });
-}
+export const publicDebugWarning: onListenHookHandler = function warnIfPublic(done) {
+  // A Unix socket's path is no network address: it is left out.
+  const exposed = this.addresses().filter(
+    (listening) => typeof listening !== 'string' && isIP(listening.address) !== 0 && !isLoopback(listening.address),
+  ) as AddressInfo[];
+  if (exposed.length > 0) {
+    const where = exposed
+      .map(({ address, port }) => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`))
+      .join(', ');
+    this.log.warn(
+      `DEBUG MODE ON A PUBLIC ADDRESS (${where}): clients outside loopback and PROFILER_ALLOW get production error pages, but set APP_ENV=prod for anything reachable from another machine`,
+    );
+  }
+  done();
+};

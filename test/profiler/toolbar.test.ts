@@ -14,6 +14,11 @@ import { startTogether } from '../support/start-together.js';
 
 const BAR = 'id="vigil-toolbar"';
 
+interface Preview {
+  kind: string;
+  text?: string;
+}
+
 let debug: Service;
 let prod: Service;
 let off: Service;
@@ -116,6 +121,17 @@ describe("in debug mode the application's HTML page carries the toolbar", () => 
 });
 
 describe('the toolbar is nowhere else', () => {
+  it("leaves the report's response preview as the application answered, without the bar", async () => {
+    // The profiler's onSend keeps the body before the toolbar's puts the bar in (kernel-hooks.ts).
+    const answer = await ask(debug, { path: '/page' });
+    assert.ok(answer.body.includes(BAR));
+    const json = await ask(debug, { path: `/_profiler/${tokenOf(answer)}`, headers: { accept: 'application/json' } });
+    const { preview } = (JSON.parse(json.body) as { collectors: { response: { preview: Preview } } }).collectors
+      .response;
+    assert.equal(preview.kind, 'text');
+    assert.ok(preview.text!.includes('</body>') && !preview.text!.includes(BAR), preview.text);
+  });
+
   it("not on text, JSON, the kernel's error page or the profiler's pages", async () => {
     // A 404 and the 500 of a route that failed: both are the kernel's pages.
     for (const path of ['/hello', '/items', '/nope', '/demo/cause']) {

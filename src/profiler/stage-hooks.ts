@@ -1,0 +1,64 @@
+/**
+ * The profiler's hooks after its first (`Profiler.tokenHook`): they mark the stages a
+ * profiled request goes through, note its error, keep the body it was answered with, and
+ * hand its report over once the response is sent or the client is gone. The kernel's
+ * lifecycle table (`kernel-hooks.ts`) places them.
+ */
+import type {
+  onErrorHookHandler,
+  onRequestAbortHookHandler,
+  onResponseHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  preParsingHookHandler,
+} from 'fastify';
+import { performance } from 'node:perf_hooks';
+import type { Profiler } from './profiler.js';
+
+/** Matched routes only: the body is read between this mark and the handler's. */
+export const markParsing: preParsingHookHandler = (request, _reply, payload, done) => {
+  const profile = request.vigil?.profile;
+  if (profile) profile.marks.parsing = performance.now();
+  done(null, payload);
+};
+
+export const markHandler: preHandlerHookHandler = (request, _reply, done) => {
+  const profile = request.vigil?.profile;
+  if (profile) profile.marks.handler = performance.now();
+  done();
+};
+
+/** Before the toolbar's onSend: the body kept is the application's, without the bar. */
+export const keepResponse: onSendHookHandler = (request, _reply, payload, done) => {
+  const profile = request.vigil?.profile;
+  if (profile) {
+    profile.marks.send ??= performance.now();
+    // Kept by reference, previewed after the response (the last one sent, if the pipeline sent twice).
+    profile.responseBody = payload;
+  }
+  done(null, payload);
+};
+
+export function noteErrorHook(profiler: Profiler): onErrorHookHandler {
+  return (request, _reply, error, done) => {
+    profiler.noteError(request, error);
+    done();
+  };
+}
+
+export function finishHook(profiler: Profiler): onResponseHookHandler {
+  return (request, _reply, done) => {
+    profiler.finish(request);
+    done();
+  };
+}
+
+/** Fastify runs no onResponse for a request whose client went away: its report is written here. */
+export function abortHook(profiler: Profiler): onRequestAbortHookHandler {
+  return (request, done) => {
+    const profile = request.vigil?.profile;
+    if (profile) profile.aborted = true;
+    profiler.finish(request);
+    done();
+  };
+}
