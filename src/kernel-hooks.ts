@@ -67,7 +67,7 @@ import { publicDebugWarning } from './server/debug-exposure.js';
 import { announcementHook, type Announcement } from './server/profiler-announcement.js';
 
 /** The folder (or, for the plugin's own, the file) whose module exports a hook. */
-export type Concern =
+type Concern =
   | 'http/'
   | 'guards/'
   | 'cors/'
@@ -78,7 +78,7 @@ export type Concern =
   | 'server/'
   | 'plugin.ts';
 
-export interface KernelHook<Handler> {
+interface KernelHook<Handler> {
   concern: Concern;
   hook: Handler;
   /** Added to each scope of routes API routes that can have a body, not to the whole application. */
@@ -102,7 +102,7 @@ export interface KernelHooks {
   onClose: Stage<() => Promise<void>>;
 }
 
-export interface KernelHookParts {
+interface KernelHookParts {
   /** HOST as a URL writes it, for links of requests without a usable Host. */
   serverHost: string;
   trustedHosts: TrustedHosts;

@@ -27,7 +27,7 @@ import { PayloadTooLargeHttpError, RequestTimeoutHttpError } from './limit-error
 import { closeAfterResponse } from './lingering-close.js';
 import { prepareUploads, uploadsHook } from './uploads.js';
 
-export type LimitSettings = Pick<
+type LimitSettings = Pick<
   Config,
   | 'postMaxSize'
   | 'bodyTimeoutMs'
@@ -42,7 +42,7 @@ export type LimitSettings = Pick<
   parsedBodyMaxSize: ByteSize;
 };
 
-export interface LimitsOptions {
+interface LimitsOptions {
   settings: LimitSettings;
   definitions: readonly RouteDefinition[];
   /** The routes module isolated workers import; required when a route is isolated. */

@@ -29,7 +29,7 @@ import { addField, type FormFields } from './form-fields.js';
 import { PayloadTooLargeHttpError, TooManyUploadsHttpError, UploadTooLargeHttpError } from './limit-errors.js';
 import { closeAfterResponse } from './lingering-close.js';
 
-export interface UploadLimits extends BodyPace {
+interface UploadLimits extends BodyPace {
   postMaxSize: ByteSize;
   parsedBodyMaxSize: ByteSize;
   uploadMaxFilesize: ByteSize;

@@ -40,7 +40,7 @@ function isPattern(path: string): boolean {
 }
 
 /** Status recorded for a request whose client left before its response was written (nginx's convention). */
-export const CLIENT_CLOSED_REQUEST = 499;
+const CLIENT_CLOSED_REQUEST = 499;
 
 const TOKEN_LEASE_FAILED = 'token lease failed';
 /** How long close() waits for the requests still running to queue their reports. */

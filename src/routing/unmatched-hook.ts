@@ -10,7 +10,7 @@ import type { RouteMatcher } from './route-matcher.js';
 import { noRouteFound, resolveUnmatched, type ReusedTraces, type UnmatchedOutcome } from './unmatched.js';
 
 /** Where the hook finds the matcher: built once every route is known, after the hook was made. */
-export interface MatcherSource {
+interface MatcherSource {
   readonly matcher: RouteMatcher;
 }
 
