@@ -25,7 +25,7 @@ import { declareProfilerRoutes } from './profiler/profiler-routes.js';
 import type { Collector } from './profiler/model/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
 import type { MovedAside } from './profiler/storage/sqlite/sqlite-check.js';
-import { createReportStore } from './profiler/storage/store-factory.js';
+import { createReportStore, missingStoreDriver } from './profiler/storage/store-factory.js';
 import { routesAddedBefore } from './routing/earlier-routes.js';
 import { registerRoutes, runsByBody } from './routing/register-routes.js';
 import { explainValidation } from './routing/route-declaration.js';
@@ -204,7 +204,13 @@ function createProfiler(
   config: Config,
   options: VigilOptions,
   table: RouteTable,
-): Promise<Profiler> {
+): Promise<Profiler | undefined> {
+  // The default store needs a driver Node 20 lacks: the application still starts, and says why there are no reports.
+  const missing = options.reportStore ? undefined : missingStoreDriver(config.profilerStore);
+  if (missing !== undefined) {
+    app.log.warn(`vigil: the profiler is off: ${missing}; or run Node 22 or later, whose node:sqlite it uses`);
+    return Promise.resolve(undefined);
+  }
   // A damaged store file is kept aside for a look, and the service starts with a new one.
   const onDamaged = ({ file, movedTo, reason }: MovedAside) =>
     app.log.warn(

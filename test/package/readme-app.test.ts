@@ -6,10 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { loadNodeSqlite } from '../../src/profiler/storage/sqlite/sqlite-node-driver.js';
 import { installedPackage } from '../support/package-build.js';
 
 /** The README's app.mjs, on a free port, asking itself once and closing. */
@@ -53,5 +54,30 @@ describe("the README's plugin app at a terminal, without pino-pretty", () => {
       output,
     );
     assert.doesNotMatch(output, /Cannot find module/);
+  });
+});
+
+describe("the README's plugin app on a Node without node:sqlite, without better-sqlite3", () => {
+  const reason = loadNodeSqlite() === undefined ? false : 'this Node has node:sqlite: the store needs no package';
+  it('starts, serves, and says in one line that the profiler is off and why', { skip: reason }, async () => {
+    const { project } = installedPackage();
+    // The project as `npm install fastify fastify-vigil` leaves it: no optional peer.
+    const bare = mkdtempSync(join(tmpdir(), 'vigil-no-sqlite-'));
+    cpSync(project, bare, {
+      recursive: true,
+      filter: (path) => !path.includes(`${join('node_modules', 'better-sqlite3')}`),
+    });
+    writeFileSync(join(bare, 'app.mjs'), APP);
+    const output = await new Promise<string>((resolvePromise, reject) => {
+      execFile(
+        process.execPath,
+        ['app.mjs'],
+        { cwd: bare, env: { PATH: process.env.PATH ?? '', VAR_DIR: join(bare, 'var') }, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stdout}${stderr}`)) : resolvePromise(stdout + stderr),
+      );
+    });
+    assert.match(output, /answered 200/);
+    assert.equal(output.match(/vigil: the profiler is off: .*better-sqlite3/g)?.length, 1, output);
   });
 });
