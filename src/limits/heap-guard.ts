@@ -59,14 +59,15 @@ export class HeapGuard {
         `heap guard: ${formatBytes(used)} of ${formatBytes(limit)} in use; stopping ${this.options.running.size} in-process handler(s) and refusing new requests`,
       );
       this.options.running.stopAll(new MemoryExhaustedError(limit));
-      this.collectGarbage();
     } else if (this.tripped && used < limit * this.low) {
       this.tripped = false;
       this.options.log.warn(
         `heap guard: ${formatBytes(used)} of ${formatBytes(limit)} in use; accepting requests again`,
       );
-    } else if (this.tripped) {
+    } else if (this.tripped && this.options.running.size === 0) {
       // An idle process may not collect for a long time; without this it could refuse forever.
+      // Not while stopped handlers wind down, still holding their memory: V8 ends a process
+      // whose full collections near the limit free nothing, one after another.
       this.collectGarbage();
     }
   }
