@@ -4,7 +4,7 @@
  * that read before they write are immediate: they take the write lock first, so two processes never
  * act on the same row as they both read it.
  */
-import type { SqliteDatabase } from './sqlite-driver.js';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 import { TokenPermutation } from '../../tokens/token-permutation.js';
 import type { EncodedTrace } from '../../model/report-encoding.js';
 import { CREATE_COUNTER, newTokenKey } from './sqlite-schema.js';
@@ -75,6 +75,40 @@ function isReportError(error: unknown): boolean {
 }
 
 export function prepareWrites(db: SqliteDatabase): SqliteWrites {
+  const search = prepareSearchIndex(db);
+  const reports = reportCount(db);
+  const orphanTraces = db.prepare(
+    'DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)',
+  );
+  const deleting: Deleting = { search, reports, orphanTraces };
+  const insert = prepareInsert(db, deleting);
+  const leaseTokens = prepareTokenLease(db);
+  const purgeChunk = preparePurge(db, deleting);
+  const clear = prepareClear(db, search);
+  const newest = db.prepare('SELECT coalesce(max(id), 0) FROM reports').pluck();
+  const giveLeaseUp = db.prepare('UPDATE retention_lease SET expires = 0 WHERE id = 1 AND holder = ?');
+  return {
+    // Immediate: the count read before the deletes is then the one the deletes act on, whatever
+    // another process writes meanwhile, so the store never holds more than `keep`.
+    insert: forgetting(reports, insert.immediate),
+    count: () => reports.current(),
+    leaseTokens: (count) => leaseTokens.immediate(count),
+    newestId: () => newest.get() as number,
+    purgeChunk: forgetting(reports, purgeChunk.immediate),
+    search,
+    releaseRetention: (holder) => void giveLeaseUp.run(holder),
+    clear: recounting(reports, clear),
+  };
+}
+
+/** What the writes that delete reports share: the indexes, the count, and the traces no report names any more. */
+interface Deleting {
+  search: SearchIndexWrites;
+  reports: ReportCount;
+  orphanTraces: SqliteStatement;
+}
+
+function prepareInsert(db: SqliteDatabase, { search, reports, orphanTraces }: Deleting) {
   const insertReport = db.prepare(
     `INSERT INTO reports (token, time, method, url, status, ip, duration, data, trace)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING`,
@@ -82,53 +116,45 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
   const insertTrace = db.prepare('INSERT INTO traces (hash, json) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING');
   // The oldest in arrival order (rowid), not by time: a clock stepped back must not make the new ones look old.
   const oldest = db.prepare('SELECT id FROM reports ORDER BY id LIMIT ?').pluck();
-  const oldestUpTo = db.prepare('SELECT id FROM reports WHERE id <= ? ORDER BY id LIMIT ?').pluck();
-  const newest = db.prepare('SELECT coalesce(max(id), 0) FROM reports').pluck();
-  const search = prepareSearchIndex(db);
-  const orphanTraces = db.prepare(
-    'DELETE FROM traces WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.trace = traces.hash)',
-  );
-  const reports = reportCount(db);
-
-  const insert = db.transaction(
-    (rows: readonly ReportRow[], traces: readonly TraceRow[], keep?: number): RowsOutcome => {
-      const outcome: RowsOutcome = { rejected: [], failed: [], deleted: 0 };
-      const makeRoom = (incoming: number) => {
-        const surplus = keep === undefined ? 0 : reports.current() + incoming - keep;
-        if (surplus <= 0) return;
-        const deleted = search.deleteReports(oldest.all(surplus) as number[]);
-        reports.changed(-deleted);
-        outcome.deleted += deleted;
-      };
-      // Before the inserts, so that they reuse the pages this frees: the file does not grow past what
-      // the retention needs, however many reports arrive between two retention runs.
-      makeRoom(rows.length);
-      for (const trace of traces) insertTrace.run(trace.hash, trace.json);
-      search.keepTailAbove();
-      for (const row of rows) {
-        try {
-          if (insertReport.run(...row).changes === 0) outcome.rejected.push(row[0]);
-          else reports.changed(1);
-        } catch (error) {
-          // One bad report costs itself only; the transaction goes on with the others. A full
-          // disk or a damaged file is no report's fault: the batch fails and is rolled back whole.
-          if (!isReportError(error)) throw error;
-          outcome.failed.push({ token: row[0], message: (error as Error).message });
-        }
+  return db.transaction((rows: readonly ReportRow[], traces: readonly TraceRow[], keep?: number): RowsOutcome => {
+    const outcome: RowsOutcome = { rejected: [], failed: [], deleted: 0 };
+    const makeRoom = (incoming: number) => {
+      const surplus = keep === undefined ? 0 : reports.current() + incoming - keep;
+      if (surplus <= 0) return;
+      const deleted = search.deleteReports(oldest.all(surplus) as number[]);
+      reports.changed(-deleted);
+      outcome.deleted += deleted;
+    };
+    // Before the inserts, so that they reuse the pages this frees: the file does not grow past what
+    // the retention needs, however many reports arrive between two retention runs.
+    makeRoom(rows.length);
+    for (const trace of traces) insertTrace.run(trace.hash, trace.json);
+    search.keepTailAbove();
+    for (const row of rows) {
+      try {
+        if (insertReport.run(...row).changes === 0) outcome.rejected.push(row[0]);
+        else reports.changed(1);
+      } catch (error) {
+        // One bad report costs itself only; the transaction goes on with the others. A full
+        // disk or a damaged file is no report's fault: the batch fails and is rolled back whole.
+        if (!isReportError(error)) throw error;
+        outcome.failed.push({ token: row[0], message: (error as Error).message });
       }
-      // A batch larger than `keep` by itself.
-      makeRoom(0);
-      if (outcome.deleted > 0) orphanTraces.run();
-      return outcome;
-    },
-  );
+    }
+    // A batch larger than `keep` by itself.
+    makeRoom(0);
+    if (outcome.deleted > 0) orphanTraces.run();
+    return outcome;
+  });
+}
 
+function prepareTokenLease(db: SqliteDatabase) {
   const readCounter = db.prepare('SELECT next, key FROM token_counter WHERE id = 1');
   const createCounter = db.prepare(CREATE_COUNTER);
   const advanceCounter = db.prepare('UPDATE token_counter SET next = next + ? WHERE id = 1');
   const storedTokens = db.prepare('SELECT token FROM reports WHERE token IN (SELECT value FROM json_each(?))').pluck();
   let permutation: { key: Buffer; of: TokenPermutation } | undefined;
-  const leaseTokens = db.transaction((count: number): string[] => {
+  return db.transaction((count: number): string[] => {
     // A BLOB is a Uint8Array from node:sqlite, a Buffer from better-sqlite3.
     type Counter = { next: number; key: Uint8Array };
     let counter = readCounter.get() as Counter | undefined;
@@ -145,14 +171,16 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
     const taken = new Set(storedTokens.all(JSON.stringify(tokens)) as string[]);
     return taken.size === 0 ? tokens : tokens.filter((token) => !taken.has(token));
   });
+}
 
+function preparePurge(db: SqliteDatabase, { search, reports, orphanTraces }: Deleting) {
   const readLease = db.prepare('SELECT holder, expires FROM retention_lease WHERE id = 1');
   const takeLease = db.prepare(
     'INSERT INTO retention_lease (id, holder, expires) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires',
   );
-  const giveLeaseUp = db.prepare('UPDATE retention_lease SET expires = 0 WHERE id = 1 AND holder = ?');
   const expired = db.prepare('SELECT id FROM reports WHERE time < ? AND id <= ? LIMIT ?').pluck();
-  const purgeChunk = db.transaction(
+  const oldestUpTo = db.prepare('SELECT id FROM reports WHERE id <= ? ORDER BY id LIMIT ?').pluck();
+  return db.transaction(
     (
       before: number,
       keep: number,
@@ -178,50 +206,43 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
       return deleted;
     },
   );
+}
 
+function prepareClear(db: SqliteDatabase, search: SearchIndexWrites) {
   const deleteAll = db.prepare('DELETE FROM reports');
   const deleteTraces = db.prepare('DELETE FROM traces');
-  const clear = db.transaction((): number => {
+  return db.transaction((): number => {
     search.clear();
     const deleted = deleteAll.run().changes;
     deleteTraces.run();
     return deleted;
   });
+}
 
-  // A failed write was rolled back: what it did to the count is forgotten with it.
-  const forgetting =
-    <A extends unknown[], R>(write: (...args: A) => R) =>
-    (...args: A): R => {
-      try {
-        return write(...args);
-      } catch (error) {
-        reports.forget();
-        throw error;
-      }
-    };
-  // Purges and clears are rare: the count is simply taken again after them.
-  const recounting =
-    <A extends unknown[], R>(write: (...args: A) => R) =>
-    (...args: A): R => {
-      try {
-        return write(...args);
-      } finally {
-        reports.forget();
-      }
-    };
-  return {
-    // Immediate: the count read before the deletes is then the one the deletes act on, whatever
-    // another process writes meanwhile, so the store never holds more than `keep`.
-    insert: forgetting(insert.immediate),
-    count: () => reports.current(),
-    leaseTokens: (count) => leaseTokens.immediate(count),
-    newestId: () => newest.get() as number,
-    purgeChunk: forgetting(purgeChunk.immediate),
-    search,
-    releaseRetention: (holder) => void giveLeaseUp.run(holder),
-    clear: recounting(clear),
+/** A failed write was rolled back: what it did to the count is forgotten with it. */
+function forgetting<A extends unknown[], R>(reports: ReportCount, write: (...args: A) => R) {
+  return (...args: A): R => {
+    try {
+      return write(...args);
+    } catch (error) {
+      reports.forget();
+      throw error;
+    }
   };
 }
+
+/** Purges and clears are rare: the count is simply taken again after them. */
+function recounting<A extends unknown[], R>(reports: ReportCount, write: (...args: A) => R) {
+  return (...args: A): R => {
+    try {
+      return write(...args);
+    } finally {
+      reports.forget();
+    }
+  };
+}
+
+type ReportCount = ReturnType<typeof reportCount>;
 
 /**
  * How many reports the file holds, without counting them for every batch: counted once, then
