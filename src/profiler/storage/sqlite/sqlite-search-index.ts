@@ -99,6 +99,25 @@ export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
   const lowerTail = db.prepare(
     'UPDATE search_tail SET after = (SELECT coalesce(max(id), 0) FROM reports) WHERE id = 1 AND after > (SELECT coalesce(max(id), 0) FROM reports)',
   );
+  const tail = prepareTail(db);
+  const deleteReports = prepareDeletes(db);
+  const fillStep = prepareFill(db);
+  return {
+    keepTailAbove: () => void lowerTail.run(),
+    tailLength: tail.pending,
+    indexTail: () => tail.indexTail.immediate(),
+    deleteReports,
+    clear() {
+      db.exec(
+        "INSERT INTO reports_url_search (reports_url_search) VALUES ('delete-all'); INSERT INTO reports_ip_search (reports_ip_search) VALUES ('delete-all'); DELETE FROM search_backfill; DELETE FROM search_deleted; UPDATE search_tail SET after = 0;",
+      );
+    },
+    fillStep: () => fillStep.immediate(),
+  };
+}
+
+/** The tail's indexing: deleted reports taken out of the trigram tables, then the newest reports put in. */
+function prepareTail(db: SqliteDatabase) {
   const tail = db.prepare(
     'SELECT (SELECT after FROM search_tail WHERE id = 1) AS after, (SELECT coalesce(max(id), 0) FROM reports) AS newest',
   );
@@ -109,11 +128,6 @@ export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
     'INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id > ? AND id <= ?',
   );
   const raiseTail = db.prepare('UPDATE search_tail SET after = ? WHERE id = 1');
-  const ids = 'SELECT value FROM json_each(?)';
-  const indexed = `id IN (${ids}) AND id >= coalesce((SELECT below FROM search_backfill WHERE id = 1), 0) AND id <= coalesce((SELECT after FROM search_tail WHERE id = 1), id)`;
-  const keepDeleted = db.prepare(
-    `INSERT INTO search_deleted (id, url, ip) SELECT id, url, ip FROM reports WHERE ${indexed} ON CONFLICT (id) DO NOTHING`,
-  );
   const deletedCount = db.prepare('SELECT count(*) AS n FROM search_deleted');
   const deletedChunkEnd = db.prepare('SELECT max(id) AS last FROM (SELECT id FROM search_deleted ORDER BY id LIMIT ?)');
   const unindexUrl = db.prepare(
@@ -123,46 +137,15 @@ export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
     "INSERT INTO reports_ip_search (reports_ip_search, rowid, ip) SELECT 'delete', id, ip FROM search_deleted WHERE id <= ?",
   );
   const forgetDeleted = db.prepare('DELETE FROM search_deleted WHERE id <= ?');
-  const deleteRows = db.prepare(`DELETE FROM reports WHERE id IN (${ids})`);
-
-  const backfill = db.prepare('SELECT below FROM search_backfill WHERE id = 1').pluck();
-  const chunkStart = db
-    .prepare('SELECT min(id) FROM (SELECT id FROM reports WHERE id < ? ORDER BY id DESC LIMIT ?)')
-    .pluck();
-  const fillUrl = db.prepare(
-    'INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id >= ? AND id < ?',
-  );
-  const fillIp = db.prepare(
-    'INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id >= ? AND id < ?',
-  );
-  const lower = db.prepare('UPDATE search_backfill SET below = ? WHERE id = 1');
-  const done = db.prepare('DELETE FROM search_backfill');
-  const existing = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").pluck();
-
-  // Immediate, and read again inside: several processes on one file share the work, each chunk done once.
-  const fillStep = db.transaction((): boolean => {
-    const below = backfill.get() as number | undefined;
-    const missing = BTREES.find(([name]) => existing.get(name) === undefined);
-    if (missing) {
-      db.exec(`CREATE INDEX IF NOT EXISTS ${missing[0]} ON reports ${missing[1]}`);
-      return true;
-    }
-    if (below === undefined) return false;
-    const from = chunkStart.get(below, FILL_CHUNK) as number | null;
-    if (from === null) {
-      done.run();
-      return false;
-    }
-    fillUrl.run(from, below);
-    fillIp.run(from, below);
-    lower.run(from);
-    return true;
-  });
 
   // No mark (a file that lacks its row): nothing is taken as the tail.
   const tailNow = () => {
     const { after, newest } = tail.get() as { after: number | null; newest: number };
     return { after: after ?? newest, newest };
+  };
+  const pending = () => {
+    const { after, newest } = tailNow();
+    return newest - after + (deletedCount.get() as { n: number }).n;
   };
   // Immediate, and read inside: processes sharing the file index each chunk once. Deleted reports go
   // out first, so an id used again is never indexed while its old terms are there. Until then the
@@ -185,27 +168,58 @@ export function prepareSearchIndex(db: SqliteDatabase): SearchIndexWrites {
     raiseTail.run(upTo);
     return newest - upTo;
   });
+  return { pending, indexTail };
+}
 
-  const pending = () => {
-    const { after, newest } = tailNow();
-    return newest - after + (deletedCount.get() as { n: number }).n;
+/** Deletes reports, keeping the URL and IP of those already indexed until the tail's next chunk takes them out. */
+function prepareDeletes(db: SqliteDatabase): SearchIndexWrites['deleteReports'] {
+  const ids = 'SELECT value FROM json_each(?)';
+  const indexed = `id IN (${ids}) AND id >= coalesce((SELECT below FROM search_backfill WHERE id = 1), 0) AND id <= coalesce((SELECT after FROM search_tail WHERE id = 1), id)`;
+  const keepDeleted = db.prepare(
+    `INSERT INTO search_deleted (id, url, ip) SELECT id, url, ip FROM reports WHERE ${indexed} ON CONFLICT (id) DO NOTHING`,
+  );
+  const deleteRows = db.prepare(`DELETE FROM reports WHERE id IN (${ids})`);
+  return (list) => {
+    if (list.length === 0) return 0;
+    const json = JSON.stringify(list);
+    keepDeleted.run(json);
+    return deleteRows.run(json).changes;
   };
+}
 
-  return {
-    keepTailAbove: () => void lowerTail.run(),
-    tailLength: pending,
-    indexTail: () => indexTail.immediate(),
-    deleteReports(list) {
-      if (list.length === 0) return 0;
-      const json = JSON.stringify(list);
-      keepDeleted.run(json);
-      return deleteRows.run(json).changes;
-    },
-    clear() {
-      db.exec(
-        "INSERT INTO reports_url_search (reports_url_search) VALUES ('delete-all'); INSERT INTO reports_ip_search (reports_ip_search) VALUES ('delete-all'); DELETE FROM search_backfill; DELETE FROM search_deleted; UPDATE search_tail SET after = 0;",
-      );
-    },
-    fillStep: () => fillStep.immediate(),
-  };
+/** The background fill of an older file: its B-trees, then its reports into the trigram tables, newest first. */
+function prepareFill(db: SqliteDatabase) {
+  const backfill = db.prepare('SELECT below FROM search_backfill WHERE id = 1').pluck();
+  const chunkStart = db
+    .prepare('SELECT min(id) FROM (SELECT id FROM reports WHERE id < ? ORDER BY id DESC LIMIT ?)')
+    .pluck();
+  const fillUrl = db.prepare(
+    'INSERT INTO reports_url_search (rowid, url) SELECT id, url FROM reports WHERE id >= ? AND id < ?',
+  );
+  const fillIp = db.prepare(
+    'INSERT INTO reports_ip_search (rowid, ip) SELECT id, ip FROM reports WHERE id >= ? AND id < ?',
+  );
+  const lower = db.prepare('UPDATE search_backfill SET below = ? WHERE id = 1');
+  const done = db.prepare('DELETE FROM search_backfill');
+  const existing = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").pluck();
+
+  // Immediate, and read again inside: several processes on one file share the work, each chunk done once.
+  return db.transaction((): boolean => {
+    const below = backfill.get() as number | undefined;
+    const missing = BTREES.find(([name]) => existing.get(name) === undefined);
+    if (missing) {
+      db.exec(`CREATE INDEX IF NOT EXISTS ${missing[0]} ON reports ${missing[1]}`);
+      return true;
+    }
+    if (below === undefined) return false;
+    const from = chunkStart.get(below, FILL_CHUNK) as number | null;
+    if (from === null) {
+      done.run();
+      return false;
+    }
+    fillUrl.run(from, below);
+    fillIp.run(from, below);
+    lower.run(from);
+    return true;
+  });
 }
