@@ -208,92 +208,102 @@ function siteOf(
  * ```
  */
 export function vigilSpanProcessor(): VigilSpanProcessor {
-  /**
-   * A request's spans ride on its record, and an open database span carries its entry,
-   * under symbols of this processor's own: each processor keeps its own. A span's start
-   * files what only the start can know (its place, its line, its parent); a database span's
-   * end files its statement while the span is at hand, and lets the span go; any other
-   * span's end costs nothing, and is read from the span (held until then) when the report
-   * is made.
-   */
-  const MINE = Symbol('vigil.spans');
-  const OPEN = Symbol('vigil.open');
+  const keys: ProcessorKeys = { spans: Symbol('vigil.spans'), open: Symbol('vigil.open') };
   followSpans();
   const processor: VigilSpanProcessor = {
-    onStart(span, parentContext) {
-      const frame = currentFrame();
-      // Its parent's request when known: the code running may be another request's (a pool's callback).
-      const scope = requestOfParent(parentContext) ?? frame?.scope;
-      if (scope === undefined) return;
-      // Undefined once the request was reported: a span started later is no report's.
-      const activity = activityOf(scope);
-      if (activity === undefined) return;
-      noteSpan(span, scope);
-      const { traceId, spanId } = span.spanContext();
-      activity.traceId ??= traceId;
-      const start = activity.since(performance.now());
-      const system = databaseSystem(span.attributes);
-      const traced = activity as TracedActivity;
-      let spans = traced[MINE];
-      if (spans === undefined) activity.addLateRecords((spans = traced[MINE] = new RequestSpans(activity)));
-      const drawn = scope.takeSpanPlace();
-      if (system === undefined && !drawn) return;
-      const parentId = parentIdOf(span);
-      const parent = parentId === undefined ? undefined : latest(spans.drawn, parentId);
-      // The stack is taken from below this method: vigil's frames are not walked.
-      const site =
-        system === undefined
-          ? NO_SITE
-          : siteOf(span, statementText(span.attributes), parent, activity, processor.onStart);
-      const entry: Started = {
-        span,
-        spanId,
-        owner: spans,
-        start,
-        name: spanName(span.name),
-        // Started in its request's code: at the depth of the `span()` it runs in.
-        depth: parent?.drawn ? parent.depth + 1 : frame?.scope === scope ? frame.depth : 0,
-        drawn,
-        system,
-        text: undefined,
-        ended: false,
-        duration: null,
-        error: false,
-        rows: null,
-        site: site.site,
-        lookedUp: site.lookedUp,
-        recalled: site.recalled,
-      };
-      if (drawn) spans.drawn.push(entry);
-      // A database span's statement text may be set only after its start: its end files it.
-      if (system !== undefined) (span as OpenSpan)[OPEN] = entry;
-    },
-    onEnd(span) {
-      const entry = (span as OpenSpan)[OPEN];
-      if (entry === undefined) return;
-      (span as OpenSpan)[OPEN] = undefined;
-      const { owner } = entry;
-      const { activity } = owner;
-      entry.ended = true;
-      // A span without the SDK's own duration is timed from its start as vigil saw it.
-      entry.duration = durationOf(span) ?? round(activity.since(performance.now()) - entry.start);
-      entry.error = failed(span);
-      entry.span = undefined;
-      const { attributes } = span;
-      const text = statementText(attributes);
-      if (text === undefined) return;
-      const rows = attributes['db.response.returned_rows'];
-      entry.rows = typeof rows === 'number' ? rows : null;
-      // Skipped: the line of the run it goes on, if the same text. Not found: the line seen last is the best guess.
-      if (!entry.lookedUp) entry.site = activity.runSiteFor(text);
-      else entry.site ??= activity.lastSite;
-      activity.followRun(text, entry.site, entry.lookedUp);
-      if (!activity.takeStatementPlace()) return;
-      entry.text = cutString(text, MAX_STATEMENT_LENGTH);
-      if (!entry.drawn) owner.pastWaterfall.push(entry);
-    },
+    // The stack is taken from below this method: vigil's frames are not walked.
+    onStart: (span, parentContext) => startSpan(keys, span, parentContext, processor.onStart),
+    onEnd: (span) => endSpan(keys, span),
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   };
   return processor;
+}
+
+/**
+ * A request's spans ride on its record, and an open database span carries its entry,
+ * under symbols of one processor's own: each processor keeps its own. A span's start
+ * files what only the start can know (its place, its line, its parent); a database span's
+ * end files its statement while the span is at hand, and lets the span go; any other
+ * span's end costs nothing, and is read from the span (held until then) when the report
+ * is made.
+ */
+interface ProcessorKeys {
+  readonly spans: symbol;
+  readonly open: symbol;
+}
+
+function startSpan(
+  keys: ProcessorKeys,
+  span: TraceSpan,
+  parentContext: unknown,
+  onStart: VigilSpanProcessor['onStart'],
+) {
+  const frame = currentFrame();
+  // Its parent's request when known: the code running may be another request's (a pool's callback).
+  const scope = requestOfParent(parentContext) ?? frame?.scope;
+  if (scope === undefined) return;
+  // Undefined once the request was reported: a span started later is no report's.
+  const activity = activityOf(scope);
+  if (activity === undefined) return;
+  noteSpan(span, scope);
+  const { traceId, spanId } = span.spanContext();
+  activity.traceId ??= traceId;
+  const start = activity.since(performance.now());
+  const system = databaseSystem(span.attributes);
+  const traced = activity as TracedActivity;
+  let spans = traced[keys.spans];
+  if (spans === undefined) activity.addLateRecords((spans = traced[keys.spans] = new RequestSpans(activity)));
+  const drawn = scope.takeSpanPlace();
+  if (system === undefined && !drawn) return;
+  const parentId = parentIdOf(span);
+  const parent = parentId === undefined ? undefined : latest(spans.drawn, parentId);
+  const site = system === undefined ? NO_SITE : siteOf(span, statementText(span.attributes), parent, activity, onStart);
+  const entry: Started = {
+    span,
+    spanId,
+    owner: spans,
+    start,
+    name: spanName(span.name),
+    // Started in its request's code: at the depth of the `span()` it runs in.
+    depth: parent?.drawn ? parent.depth + 1 : frame?.scope === scope ? frame.depth : 0,
+    drawn,
+    system,
+    text: undefined,
+    ended: false,
+    duration: null,
+    error: false,
+    rows: null,
+    site: site.site,
+    lookedUp: site.lookedUp,
+    recalled: site.recalled,
+  };
+  if (drawn) spans.drawn.push(entry);
+  // A database span's statement text may be set only after its start: its end files it.
+  if (system !== undefined) (span as OpenSpan)[keys.open] = entry;
+}
+
+function endSpan(keys: ProcessorKeys, span: TraceSpan) {
+  const entry = (span as OpenSpan)[keys.open];
+  if (entry === undefined) return;
+  (span as OpenSpan)[keys.open] = undefined;
+  const { owner } = entry;
+  const { activity } = owner;
+  entry.ended = true;
+  // A span without the SDK's own duration is timed from its start as vigil saw it.
+  entry.duration = durationOf(span) ?? round(activity.since(performance.now()) - entry.start);
+  entry.error = failed(span);
+  entry.span = undefined;
+  const { attributes } = span;
+  const text = statementText(attributes);
+  if (text === undefined) return;
+  const rows = attributes['db.response.returned_rows'];
+  entry.rows = typeof rows === 'number' ? rows : null;
+  // Skipped: the line of the run it goes on, if the same text. Not found: the line seen last is the best guess.
+  if (!entry.lookedUp) entry.site = activity.runSiteFor(text);
+  else entry.site ??= activity.lastSite;
+  activity.followRun(text, entry.site, entry.lookedUp);
+  if (!activity.takeStatementPlace()) return;
+  entry.text = cutString(text, MAX_STATEMENT_LENGTH);
+  if (!entry.drawn) owner.pastWaterfall.push(entry);
 }
