@@ -96,11 +96,49 @@ async function saveParts(
   files: UploadedFile[],
   directory: () => Promise<string>,
 ): Promise<FormFields> {
-  const raw = request.raw;
   const fields: FormFields = Object.create(null);
   const textLimit = fieldsLimit(limits);
   const text: TextBudget = { limit: textLimit, left: textLimit.size.bytes };
-  let currentFile: (NodeJS.ReadableStream & { destroy(error?: Error): void }) | undefined;
+  const body = guardBody(request.raw, limits);
+  try {
+    // Every part comes as a stream, text fields too: busboy would collect a field whole before
+    // handing it over, where a stream is counted, and cut, as it arrives.
+    const parts = request.parts({ isPartAFile: () => true })[Symbol.asyncIterator]();
+    for (;;) {
+      const next: IteratorResult<Multipart> = await Promise.race([parts.next(), body.stopped]);
+      if (next.done) break;
+      const part = next.value;
+      // Not sent while every part is a stream; counted as the others should it come.
+      if (part.type === 'field') {
+        spend(text, part.fieldname, String(part.value));
+        addField(fields, part.fieldname, String(part.value));
+        continue;
+      }
+      body.reading(part.file);
+      if (isFile(part)) files.push(await saveFile(part, limits, files.length, directory, body.stopped));
+      else addField(fields, part.fieldname, await Promise.race([readTextField(part, text, limits), body.stopped]));
+      body.reading(undefined);
+    }
+    return fields;
+  } finally {
+    body.release();
+  }
+}
+
+type PartStream = NodeJS.ReadableStream & { destroy(error?: Error): void };
+
+/** A request's raw body, counted under POST_MAX_SIZE and watched for stalls while its parts are read. */
+interface GuardedBody {
+  /** Rejects once the body is cut: raced against every wait on the body. */
+  readonly stopped: Promise<never>;
+  /** The part being read, destroyed with the body's error should the body be cut. */
+  reading(part: PartStream | undefined): void;
+  /** Stops counting and watching. */
+  release(): void;
+}
+
+function guardBody(raw: FastifyRequest['raw'], limits: UploadLimits): GuardedBody {
+  let currentPart: PartStream | undefined;
   let stop!: (error: Error) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
   stopped.catch(() => undefined);
@@ -109,7 +147,7 @@ async function saveParts(
     raw.removeListener('data', count);
     watch.stop();
     raw.unpipe();
-    currentFile?.destroy(error);
+    currentPart?.destroy(error);
     stop(error);
   };
   // While a file write holds the request paused, or once the body is all in, the kernel is the one not reading.
@@ -125,59 +163,44 @@ async function saveParts(
   // Paused first, so that listening does not start the flow before the parser is piped.
   raw.pause();
   raw.on('data', count);
-  try {
-    // Every part comes as a stream, text fields too: busboy would collect a field whole before
-    // handing it over, where a stream is counted, and cut, as it arrives.
-    const parts = request.parts({ isPartAFile: () => true })[Symbol.asyncIterator]();
-    for (;;) {
-      const next: IteratorResult<Multipart> = await Promise.race([parts.next(), stopped]);
-      if (next.done) break;
-      const part = next.value;
-      // Not sent while every part is a stream; counted as the others should it come.
-      if (part.type === 'field') {
-        spend(text, part.fieldname, String(part.value));
-        addField(fields, part.fieldname, String(part.value));
-        continue;
-      }
-      const file = part.file;
-      currentFile = file;
-      if (!isFile(part)) {
-        addField(fields, part.fieldname, await Promise.race([readTextField(part, text, limits), stopped]));
-        currentFile = undefined;
-        continue;
-      }
-      // Each file is created and removed on disk whatever its size: their number is bounded, as php.ini's max_file_uploads.
-      if (files.length === limits.maxFileUploads) {
-        file.destroy();
-        throw new TooManyUploadsHttpError(
-          `The multipart body has more than MAX_FILE_UPLOADS (${limits.maxFileUploads}) files`,
-        );
-      }
-      // Stored under a number: the client's file name never reaches the file system.
-      const path = join(await directory(), String(files.length));
-      file.once('limit', () => {
-        file.destroy(
-          new UploadTooLargeHttpError(
-            `The uploaded file "${part.filename}" is larger than UPLOAD_MAX_FILESIZE (${limits.uploadMaxFilesize.text})`,
-          ),
-        );
-      });
-      const target = createWriteStream(path, { flags: 'wx' });
-      await Promise.race([pipeline(file, target), stopped]);
-      currentFile = undefined;
-      files.push({
-        field: part.fieldname,
-        filename: part.filename,
-        mimetype: part.mimetype,
-        size: target.bytesWritten,
-        path,
-      });
-    }
-    return fields;
-  } finally {
-    raw.removeListener('data', count);
-    watch.stop();
+  return {
+    stopped,
+    reading: (part) => void (currentPart = part),
+    release() {
+      raw.removeListener('data', count);
+      watch.stop();
+    },
+  };
+}
+
+/** One uploaded file, streamed to a temporary file under UPLOAD_MAX_FILESIZE. */
+async function saveFile(
+  part: MultipartFile,
+  limits: UploadLimits,
+  saved: number,
+  directory: () => Promise<string>,
+  stopped: Promise<never>,
+): Promise<UploadedFile> {
+  const file = part.file;
+  // Each file is created and removed on disk whatever its size: their number is bounded, as php.ini's max_file_uploads.
+  if (saved === limits.maxFileUploads) {
+    file.destroy();
+    throw new TooManyUploadsHttpError(
+      `The multipart body has more than MAX_FILE_UPLOADS (${limits.maxFileUploads}) files`,
+    );
   }
+  // Stored under a number: the client's file name never reaches the file system.
+  const path = join(await directory(), String(saved));
+  file.once('limit', () => {
+    file.destroy(
+      new UploadTooLargeHttpError(
+        `The uploaded file "${part.filename}" is larger than UPLOAD_MAX_FILESIZE (${limits.uploadMaxFilesize.text})`,
+      ),
+    );
+  });
+  const target = createWriteStream(path, { flags: 'wx' });
+  await Promise.race([pipeline(file, target), stopped]);
+  return { field: part.fieldname, filename: part.filename, mimetype: part.mimetype, size: target.bytesWritten, path };
 }
 
 /** What the text fields of one body may still take, in bytes (names and values, as a form body counts them). */
