@@ -63,7 +63,7 @@ function send(reply: FastifyReply, json: boolean, body: () => unknown, page: () 
 }
 
 /** The same search, continued below `before`: the reports a budgeted search did not read. */
-function olderResults(query: Record<string, string | string[] | undefined>, before: number): string {
+function olderResults(query: Query, before: number): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (typeof value === 'string' && name !== 'before') params.set(name, value);
@@ -77,31 +77,63 @@ function summaries(reports: readonly ReportSummary[]): unknown[] {
   return reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip }));
 }
 
-export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void {
-  const list = async (
-    reply: FastifyReply,
-    accept: string | undefined,
-    heading: string,
-    filters: ReportSearch,
-    query: Record<string, string | string[] | undefined> = {},
-  ) => {
-    // What was answered before this request is searchable: nothing waits in the queue.
-    await profiler.writer.flush();
-    const { reports, continueBelow } = await profiler.store.search({ ...filters, budgetMs: SEARCH_BUDGET_MS });
-    const stats = await profiler.stats();
-    const older = continueBelow === undefined ? undefined : olderResults(query, continueBelow);
-    if (older !== undefined) reply.header('link', `<${older}>; rel="next"`);
-    return send(
-      reply,
-      wantsJson(accept),
-      () => summaries(reports),
-      () => renderListPage({ heading, reports, filters, stats, older }),
-    );
-  };
+type Query = Record<string, string | string[] | undefined>;
 
+/** A list of reports (the newest, or a search's), read under the search budget. */
+async function list(
+  profiler: Profiler,
+  reply: FastifyReply,
+  accept: string | undefined,
+  heading: string,
+  filters: ReportSearch,
+  query: Query = {},
+): Promise<FastifyReply> {
+  // What was answered before this request is searchable: nothing waits in the queue.
+  await profiler.writer.flush();
+  const { reports, continueBelow } = await profiler.store.search({ ...filters, budgetMs: SEARCH_BUDGET_MS });
+  const stats = await profiler.stats();
+  const older = continueBelow === undefined ? undefined : olderResults(query, continueBelow);
+  if (older !== undefined) reply.header('link', `<${older}>; rel="next"`);
+  return send(
+    reply,
+    wantsJson(accept),
+    () => summaries(reports),
+    () => renderListPage({ heading, reports, filters, stats, older }),
+  );
+}
+
+/** One report, on the panel the query names. */
+function show(
+  profiler: Profiler,
+  report: Report,
+  query: Query,
+  accept: string | undefined,
+  reply: FastifyReply,
+): FastifyReply {
+  const panel = query.panel;
+  if (Array.isArray(panel))
+    throw new BadRequestHttpError('The "panel" parameter is given more than once.', 'VIGIL_ERR_PROFILER_PANEL');
+  const names = panelNames(report, profiler.collectors);
+  if (panel !== undefined && !names.includes(panel)) {
+    throw new BadRequestHttpError(
+      `Unknown panel "${panel}"; this report has ${names.join(', ')}.`,
+      'VIGIL_ERR_PROFILER_PANEL',
+    );
+  }
+  return send(
+    reply,
+    wantsJson(accept),
+    () => report,
+    () => renderReportPage(report, panel, { query }, profiler.collectors),
+  );
+}
+
+export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void {
   routes.get(
     PROFILER_PATH,
-    storePage(({ request, reply }) => list(reply, request.headers.accept, 'Latest requests', { limit: LATEST_COUNT })),
+    storePage(({ request, reply }) =>
+      list(profiler, reply, request.headers.accept, 'Latest requests', { limit: LATEST_COUNT }),
+    ),
     { name: '_profiler_home' },
   );
 
@@ -109,34 +141,10 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     `${PROFILER_PATH}/search`,
     storePage(({ request, reply, query }) => {
       const filters = parseSearchFilters(query);
-      return list(reply, request.headers.accept, 'Search results', filters, query);
+      return list(profiler, reply, request.headers.accept, 'Search results', filters, query);
     }),
     { name: '_profiler_search' },
   );
-
-  const show = (
-    report: Report,
-    query: Record<string, string | string[] | undefined>,
-    accept: string | undefined,
-    reply: FastifyReply,
-  ) => {
-    const panel = query.panel;
-    if (Array.isArray(panel))
-      throw new BadRequestHttpError('The "panel" parameter is given more than once.', 'VIGIL_ERR_PROFILER_PANEL');
-    const names = panelNames(report, profiler.collectors);
-    if (panel !== undefined && !names.includes(panel)) {
-      throw new BadRequestHttpError(
-        `Unknown panel "${panel}"; this report has ${names.join(', ')}.`,
-        'VIGIL_ERR_PROFILER_PANEL',
-      );
-    }
-    return send(
-      reply,
-      wantsJson(accept),
-      () => report,
-      () => renderReportPage(report, panel, { query }, profiler.collectors),
-    );
-  };
 
   // Symfony's /_profiler/latest: the newest report, whichever process or instance wrote it.
   routes.get(
@@ -149,7 +157,7 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
         throw new NotFoundHttpError(
           'No report is stored yet: the newest one opens here once a request has been answered.',
         );
-      return show(report, query, request.headers.accept, reply);
+      return show(profiler, report, query, request.headers.accept, reply);
     }),
     { name: '_profiler_latest' },
   );
@@ -159,7 +167,7 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     storePage(async ({ params, query, request, reply }) => {
       const report = await profiler.read(params.token);
       if (!report) throw new NotFoundHttpError(`Token "${params.token}" was not found in the database.`);
-      return show(report, query, request.headers.accept, reply);
+      return show(profiler, report, query, request.headers.accept, reply);
     }),
     { name: '_profiler' },
   );
