@@ -1,18 +1,14 @@
 /** CONTRACT section 6: the cross-origin policy, against the real service. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Service } from '../support/service.js';
+import { ask, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'examples/demo-routes.ts' }));
 
 const allowed = 'http://localhost:3000';
 const preflight = (path: string, origin: string, method: string, headers?: string) =>
-  ask(service, {
+  ask(service(), {
     method: 'OPTIONS',
     path,
     headers: {
@@ -67,7 +63,7 @@ describe('a preflight is answered before routing, on any path', () => {
 
 describe('actual requests from an allowed origin get Access-Control-Allow-Origin and Expose-Headers, errors included', () => {
   it('on a routed answer', async () => {
-    const answer = await ask(service, { path: '/hello', headers: { origin: 'https://127.0.0.1:8443' } });
+    const answer = await ask(service(), { path: '/hello', headers: { origin: 'https://127.0.0.1:8443' } });
     assert.equal(answer.body, 'hello');
     assert.equal(answer.headers['access-control-allow-origin'], 'https://127.0.0.1:8443');
     assert.equal(answer.headers['access-control-expose-headers'], 'link');
@@ -75,7 +71,7 @@ describe('actual requests from an allowed origin get Access-Control-Allow-Origin
   });
 
   it('on a 404', async () => {
-    const answer = await ask(service, { path: '/robots.txt', headers: { origin: allowed } });
+    const answer = await ask(service(), { path: '/robots.txt', headers: { origin: allowed } });
     assert.equal(answer.status, 404);
     assert.equal(answer.headers['access-control-allow-origin'], allowed);
     assert.equal(answer.headers['access-control-expose-headers'], 'link');
@@ -83,7 +79,7 @@ describe('actual requests from an allowed origin get Access-Control-Allow-Origin
   });
 
   it('gives a disallowed origin no CORS header and the normal response', async () => {
-    const answer = await ask(service, { path: '/robots.txt', headers: { origin: 'https://evil.example' } });
+    const answer = await ask(service(), { path: '/robots.txt', headers: { origin: 'https://evil.example' } });
     assert.equal(answer.status, 404);
     assert.deepEqual(
       Object.keys(answer.headers).filter((name) => name.startsWith('access-control-')),
@@ -93,7 +89,7 @@ describe('actual requests from an allowed origin get Access-Control-Allow-Origin
   });
 
   it('leaves requests without Origin untouched: OPTIONS to a GET route is a 405', async () => {
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       method: 'OPTIONS',
       path: '/hello',
       headers: { 'access-control-request-method': 'GET' },

@@ -4,13 +4,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, startService, type Service } from '../support/service.js';
+import { ask, startService, type Service, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ APP_ENV: 'prod', ROUTES: 'test/fixtures/failing-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ APP_ENV: 'prod', ROUTES: 'test/fixtures/failing-routes.ts' }));
 
 const internals = [
   'robots.txt',
@@ -23,7 +19,7 @@ const internals = [
 
 describe('production mode shows nothing internal', () => {
   it('answers the 404 with status, reason phrase and the cache headers only', async () => {
-    const answer = await ask(service, { path: '/robots.txt', headers: { accept: '*/*' } });
+    const answer = await ask(service(), { path: '/robots.txt', headers: { accept: '*/*' } });
     assert.equal(answer.status, 404);
     assert.equal(answer.headers['content-type'], 'text/html; charset=UTF-8');
     assert.equal(answer.headers['cache-control'], 'no-cache, private');
@@ -39,37 +35,37 @@ describe('production mode shows nothing internal', () => {
 
   it('keeps the method, URL, message and trace out of every format', async () => {
     for (const accept of ['application/json', 'application/xml', 'text/plain']) {
-      const answer = await ask(service, { path: '/robots.txt', headers: { accept } });
+      const answer = await ask(service(), { path: '/robots.txt', headers: { accept } });
       for (const text of internals) assert.ok(!answer.body.includes(text), `${accept} body shows "${text}"`);
     }
     const problem = JSON.parse(
-      (await ask(service, { path: '/robots.txt', headers: { accept: 'application/json' } })).body,
+      (await ask(service(), { path: '/robots.txt', headers: { accept: 'application/json' } })).body,
     );
     assert.deepEqual(problem, { type: 'about:blank', title: 'Not Found', status: 404, detail: 'Not Found' });
     assert.equal(
-      (await ask(service, { path: '/robots.txt', headers: { accept: 'text/plain' } })).body,
+      (await ask(service(), { path: '/robots.txt', headers: { accept: 'text/plain' } })).body,
       '404 Not Found\n',
     );
   });
 
   it("hides a handler's failure behind a 500", async () => {
-    const answer = await ask(service, { path: '/fail' });
+    const answer = await ask(service(), { path: '/fail' });
     assert.equal(answer.status, 500);
     assert.ok(answer.body.includes('Error 500 Internal Server Error'));
     for (const text of internals) assert.ok(!answer.body.includes(text), `body shows "${text}"`);
   });
 
   it('still answers 405 with Allow', async () => {
-    const answer = await ask(service, { method: 'DELETE', path: '/items' });
+    const answer = await ask(service(), { method: 'DELETE', path: '/items' });
     assert.equal(answer.status, 405);
     assert.equal(answer.headers.allow, 'GET, POST');
   });
 
   it('has no profiler route and issues no token', async () => {
-    const answer = await ask(service, { path: '/_profiler/abcdef', headers: { accept: 'application/json' } });
+    const answer = await ask(service(), { path: '/_profiler/abcdef', headers: { accept: 'application/json' } });
     assert.equal(answer.status, 404);
     assert.equal(answer.headers['x-debug-token'], undefined);
-    const hello = await ask(service, { path: '/hello' });
+    const hello = await ask(service(), { path: '/hello' });
     assert.equal(hello.body, 'hello');
     assert.equal(hello.headers['x-debug-token'], undefined);
   });

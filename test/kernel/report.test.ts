@@ -1,23 +1,19 @@
 /** CONTRACT section 5 (storage): a report for every request, stored after the response, secrets redacted. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Answer, type Service } from '../support/service.js';
+import { ask, type Answer, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'examples/demo-routes.ts' }));
 
 async function report(token: string): Promise<Answer> {
-  return ask(service, { path: `/_profiler/${token}`, headers: { accept: 'application/json' } });
+  return ask(service(), { path: `/_profiler/${token}`, headers: { accept: 'application/json' } });
 }
 
 describe('every request in debug mode gets a stored report under its token', () => {
   it('stores method, URL with query, status, time, duration, client IP, headers and the exception', async () => {
     const started = Date.now();
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       path: '/robots.txt?page=2',
       headers: {
         authorization: 'Bearer secret-token',
@@ -32,7 +28,7 @@ describe('every request in debug mode gets a stored report under its token', () 
     const data = JSON.parse(stored.body);
     assert.equal(data.token, token);
     assert.equal(data.method, 'GET');
-    assert.equal(data.url, `${service.url}/robots.txt?page=2`);
+    assert.equal(data.url, `${service().url}/robots.txt?page=2`);
     assert.equal(data.status, 404);
     assert.ok(data.time >= started - 1000 && data.time <= Date.now());
     assert.ok(data.duration > 0);
@@ -48,13 +44,13 @@ describe('every request in debug mode gets a stored report under its token', () 
     assert.equal(data.collectors.response.headers['x-debug-token'], token);
     assert.equal(data.collectors.response.status, 404);
     assert.equal(data.collectors.exception.class, 'NotFoundHttpError');
-    assert.equal(data.collectors.exception.message, `No route found for "GET ${service.url}/robots.txt"`);
+    assert.equal(data.collectors.exception.message, `No route found for "GET ${service().url}/robots.txt"`);
     assert.ok(data.collectors.exception.trace.length > 0);
     assert.ok(data.collectors.exception.trace[0].file.endsWith('src/routing/unmatched.ts'));
   });
 
   it('stores successful requests too', async () => {
-    const answer = await ask(service, { path: '/hello' });
+    const answer = await ask(service(), { path: '/hello' });
     const data = JSON.parse((await report(String(answer.headers['x-debug-token']))).body);
     assert.equal(data.status, 200);
     assert.equal(data.collectors.exception, undefined);
@@ -73,13 +69,13 @@ describe('every request in debug mode gets a stored report under its token', () 
   });
 
   it('keeps every report of a burst, each under its own token', async () => {
-    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => ask(service, { path: `/burst/${i}` })));
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => ask(service(), { path: `/burst/${i}` })));
     const tokens = answers.map((a) => String(a.headers['x-debug-token']));
     assert.equal(new Set(tokens).size, 100);
     const urls = await Promise.all(tokens.map(async (token) => JSON.parse((await report(token)).body).url));
     assert.deepEqual(
       urls,
-      answers.map((_, i) => `${service.url}/burst/${i}`),
+      answers.map((_, i) => `${service().url}/burst/${i}`),
     );
   });
 });

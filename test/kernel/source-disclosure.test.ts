@@ -6,15 +6,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, ROOT, type Answer, type Service } from '../support/service.js';
+import { ask, ROOT, type Answer, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' }));
 
 /** "\n    at /etc/passwd:1:1\n": what a V8 stack line naming /etc/passwd looks like. */
 const FORGED_FRAME = '%0A%20%20%20%20at%20%2Fetc%2Fpasswd%3A1%3A1%0A';
@@ -37,11 +33,11 @@ interface Frame {
 async function everyView(
   path: string,
 ): Promise<{ site: string; html: Answer; problem: Answer; text: Answer; report: Answer }> {
-  const html = await ask(service, { path });
-  const problem = await ask(service, { path, headers: { accept: 'application/json' } });
-  const text = await ask(service, { path, headers: { accept: 'text/plain' } });
+  const html = await ask(service(), { path });
+  const problem = await ask(service(), { path, headers: { accept: 'application/json' } });
+  const text = await ask(service(), { path, headers: { accept: 'text/plain' } });
   const token = String(html.headers['x-debug-token']);
-  const report = await ask(service, { path: `/_profiler/${token}`, headers: { accept: 'application/json' } });
+  const report = await ask(service(), { path: `/_profiler/${token}`, headers: { accept: 'application/json' } });
   assert.equal(report.status, 200, `the report of ${token} is stored`);
   return { site: String(html.headers['x-debug-exception-file']), html, problem, text, report };
 }
@@ -104,6 +100,6 @@ describe('frames come from real call sites, never from the message', () => {
   });
 
   it('still answers other requests', async () => {
-    assert.equal((await ask(service, { path: '/hello' })).body, 'hello');
+    assert.equal((await ask(service(), { path: '/hello' })).body, 'hello');
   });
 });

@@ -5,16 +5,12 @@
  * time, byte for byte, but for its token; its length is the length sent.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { tokenOf } from '../support/answers.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Service, type Answer } from '../support/service.js';
+import { ask, type Answer, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'test/fixtures/hostile-routes.ts' }));
 
 /** The page with its token taken out where the page shows it (its report link): the only part two answers to one request may differ in. */
 function withoutToken(answer: Answer): string {
@@ -35,9 +31,9 @@ describe('the debug pages of the unmatched outcome', () => {
       path: `/<script>alert('x')</script>/caf%C3%A9/%F0%9F%98%80?a="b"&c=<d>`,
       headers: { accept: 'text/html', referer: `https://x.example/"><img src=x onerror=alert(1)>` },
     };
-    const first = await ask(service, hostile);
-    await ask(service, { path: '/another-path' });
-    const templated = await ask(service, hostile);
+    const first = await ask(service(), hostile);
+    await ask(service(), { path: '/another-path' });
+    const templated = await ask(service(), hostile);
     assert.equal(first.status, 404);
     assert.equal(templated.status, 404);
     assert.notEqual(tokenOf(first), tokenOf(templated));
@@ -51,7 +47,7 @@ describe('the debug pages of the unmatched outcome', () => {
   it('keeps the 405 page apart from the 404 page', async () => {
     const notAllowed = { method: 'DELETE', path: '/echo-header?x=<y>', headers: { accept: 'text/html' } };
     const answers: Answer[] = [];
-    for (let i = 0; i < 3; i++) answers.push(await ask(service, notAllowed));
+    for (let i = 0; i < 3; i++) answers.push(await ask(service(), notAllowed));
     for (const answer of answers) {
       assert.equal(answer.status, 405);
       assertSentWhole(answer);

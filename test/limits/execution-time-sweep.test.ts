@@ -6,29 +6,27 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Service } from '../support/service.js';
+import { ask, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({
+const service = serviceForTests(() =>
+  startInProcess({
     APP_ENV: 'prod',
     ROUTES: 'test/fixtures/limit-routes.ts',
     MAX_EXECUTION_TIME: '2',
     ISOLATED_WORKERS: '1',
-  });
-});
-after(() => service.stop());
+  }),
+);
 
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
 describe('the execution time of in-process handlers', () => {
   it('adds no timer per running handler, and stops each at its deadline', async () => {
-    await ask(service, { path: '/signals' });
+    await ask(service(), { path: '/signals' });
     const idle = timers();
     const started = performance.now();
-    const waiting = Array.from({ length: 20 }, (_, i) => ask(service, { path: `/wait-for-signal?tag=sweep${i}` }));
+    const waiting = Array.from({ length: 20 }, (_, i) => ask(service(), { path: `/wait-for-signal?tag=sweep${i}` }));
     // The handlers wait on their signals, which only the deadline fires.
     await sleep(800);
     const running = timers();

@@ -6,26 +6,24 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Service } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { ask, startService, serviceForTests } from '../support/service.js';
 import { debugMessage } from '../support/answers.js';
 
-let service: Service;
-before(async () => {
-  service = await startService({
+const service = serviceForTests(() =>
+  startService({
     ROUTES: 'test/fixtures/limit-routes.ts',
     NODE_OPTIONS: '--max-old-space-size=128',
     ISOLATED_WORKERS: '1',
-  });
-});
-after(() => service.stop());
+  }),
+);
 
 /** `ask`, failing with what the service wrote when the connection breaks (a process that died near its limit says why). */
 async function askService(path: string) {
   try {
-    return await ask(service, { path });
+    return await ask(service(), { path });
   } catch (error) {
-    assert.fail(`${path}: ${(error as Error).message}; the service wrote:\n${service.output()}`);
+    assert.fail(`${path}: ${(error as Error).message}; the service wrote:\n${service().output()}`);
   }
 }
 

@@ -5,20 +5,16 @@
  * pipeline reads any error's `statusCode`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Service } from '../support/service.js';
+import { ask, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts' }));
 
 describe('an isolated handler forwards status and headers only as an in-process one does', () => {
   it("drops a thrown non-HttpError's `status` and headers, in this process and isolated", async () => {
-    const here = await ask(service, { path: '/upstream-failure' });
-    const isolated = await ask(service, { path: '/isolated-upstream-failure' });
+    const here = await ask(service(), { path: '/upstream-failure' });
+    const isolated = await ask(service(), { path: '/isolated-upstream-failure' });
     for (const answer of [here, isolated]) {
       assert.equal(answer.headers['set-cookie'], undefined);
       assert.equal(answer.headers['x-upstream'], undefined);
@@ -29,7 +25,7 @@ describe('an isolated handler forwards status and headers only as an in-process 
 
   it("keeps a thrown HttpError's status and headers, in this process and isolated", async () => {
     for (const path of ['/conflict', '/isolated-conflict']) {
-      const answer = await ask(service, { path });
+      const answer = await ask(service(), { path });
       assert.equal(answer.status, 409, path);
       assert.equal(answer.headers['x-conflict'], 'yes', path);
     }

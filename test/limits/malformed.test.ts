@@ -4,23 +4,19 @@
  * refuses it first; the process never crashes.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Service } from '../support/service.js';
+import { ask, serviceForTests } from '../support/service.js';
 import { debugMessage } from '../support/answers.js';
 import { rawExchange as exchange, rawHeader, statusLine } from '../support/raw-tls.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'test/fixtures/limit-routes.ts' }));
 
-const rawExchange = (request: string | Buffer) => exchange(service, request);
+const rawExchange = (request: string | Buffer) => exchange(service(), request);
 
 describe('a request target over 8 KB is a 414 through the pipeline', () => {
   it('answers a 10 KB URL with 414, a debug token and the stored report', async () => {
-    const answer = await ask(service, { path: `/hello?q=${'a'.repeat(10_000)}` });
+    const answer = await ask(service(), { path: `/hello?q=${'a'.repeat(10_000)}` });
     assert.equal(answer.status, 414);
     assert.equal(
       debugMessage(answer),
@@ -33,7 +29,7 @@ describe('a request target over 8 KB is a 414 through the pipeline', () => {
   it('answers a URL of exactly 8 KB normally', async () => {
     const path = `/hello?q=${'a'.repeat(8192 - '/hello?q='.length)}`;
     assert.equal(path.length, 8192);
-    assert.equal((await ask(service, { path })).status, 200);
+    assert.equal((await ask(service(), { path })).status, 200);
   });
 
   it('answers a 70 KB request line, which Node refuses before the app, with a raw 431 naming line and headers', async () => {
@@ -49,7 +45,7 @@ describe('a request target over 8 KB is a 414 through the pipeline', () => {
 
 describe('headers over 16 KB are a 431', () => {
   it('answers 20 KB of headers with 431 through the pipeline', async () => {
-    const answer = await ask(service, { path: '/hello', headers: { 'x-big': 'b'.repeat(20_000) } });
+    const answer = await ask(service(), { path: '/hello', headers: { 'x-big': 'b'.repeat(20_000) } });
     assert.equal(answer.status, 431);
     assert.match(debugMessage(answer), /^The request headers are \d+ bytes long; the limit is 16384$/);
     assert.match(String(answer.headers['x-debug-token']), /^[0-9a-f]{6}$/);
@@ -71,7 +67,7 @@ describe('headers over 16 KB are a 431', () => {
 describe('bad percent-encoding in the path is a 400 through the pipeline', () => {
   for (const path of ['/%zz', '/hello%', '/caf%C3']) {
     it(`answers ${path} with 400`, async () => {
-      const answer = await ask(service, { path, headers: { accept: 'application/json' } });
+      const answer = await ask(service(), { path, headers: { accept: 'application/json' } });
       assert.equal(answer.status, 400);
       assert.equal(debugMessage(answer), `'${path}' is not a valid url component`);
       assert.equal(answer.headers['content-type'], 'application/problem+json');
@@ -113,6 +109,6 @@ describe('broken framing is a raw 400 naming the problem', () => {
 
 describe('the process never crashes on a malformed request', () => {
   it('still answers /hello after all of the above', async () => {
-    assert.equal((await ask(service, { path: '/hello' })).status, 200);
+    assert.equal((await ask(service(), { path: '/hello' })).status, 200);
   });
 });

@@ -8,21 +8,19 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { residentBytes, startService, type Service } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { residentBytes, startService, serviceForTests } from '../support/service.js';
 import { multipartBody, sendStreaming } from '../support/streaming.js';
 
 const MB = 1024 * 1024;
-let service: Service;
-before(async () => {
-  service = await startService({
+const service = serviceForTests(() =>
+  startService({
     ROUTES: 'test/fixtures/limit-routes.ts',
     POST_MAX_SIZE: '300M',
     UPLOAD_MAX_FILESIZE: '300M',
     TMPDIR: mkdtempSync(join(tmpdir(), 'vigil-rss-test-')),
-  });
-});
-after(() => service.stop());
+  }),
+);
 
 /** A multipart body with one file of `size` bytes, made piece by piece, never whole. */
 function streamedUpload(size: number) {
@@ -47,17 +45,17 @@ async function uploadWatchingMemory(
   size: number,
 ): Promise<{ status: number; body: string; before: number; peak: number }> {
   const upload = streamedUpload(size);
-  const before = residentBytes(service.pid);
+  const before = residentBytes(service().pid);
   let peak = before;
-  const watch = setInterval(() => (peak = Math.max(peak, residentBytes(service.pid))), 10);
+  const watch = setInterval(() => (peak = Math.max(peak, residentBytes(service().pid))), 10);
   try {
-    const answer = await sendStreaming(service, {
+    const answer = await sendStreaming(service(), {
       path: '/upload',
       total: upload.total,
       headers: { 'content-type': upload.contentType },
       piece: upload.piece,
     });
-    peak = Math.max(peak, residentBytes(service.pid));
+    peak = Math.max(peak, residentBytes(service().pid));
     return { status: answer.status, body: answer.body, before, peak };
   } finally {
     clearInterval(watch);

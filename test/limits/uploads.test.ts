@@ -9,24 +9,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:tls';
-import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Service } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { ask, startService, serviceForTests } from '../support/service.js';
 import { multipartBody, sendStreaming } from '../support/streaming.js';
 import { debugMessage } from '../support/answers.js';
 
 const MB = 1024 * 1024;
 const uploadDir = mkdtempSync(join(tmpdir(), 'vigil-uploads-test-'));
-let service: Service;
-before(async () => {
-  service = await startService({
+const service = serviceForTests(() =>
+  startService({
     ROUTES: 'test/fixtures/limit-routes.ts',
     POST_MAX_SIZE: '3M',
     UPLOAD_MAX_FILESIZE: '1M',
     MAX_EXECUTION_TIME: '1',
     TMPDIR: uploadDir,
-  });
-});
-after(() => service.stop());
+  }),
+);
 
 /** Upload directories left in the service's TMPDIR (tsx keeps its own cache there too). */
 const leftovers = () => readdirSync(uploadDir).filter((name) => name.startsWith('vigil-upload-'));
@@ -37,7 +35,7 @@ async function upload(
   fields?: Record<string, string>,
 ) {
   const { contentType, body } = multipartBody(files, fields);
-  return ask(service, { method: 'POST', path, headers: { 'content-type': contentType }, body });
+  return ask(service(), { method: 'POST', path, headers: { 'content-type': contentType }, body });
 }
 
 /** Removal happens when the response closes: give it a moment, then look. */
@@ -72,8 +70,8 @@ describe('files up to UPLOAD_MAX_FILESIZE are received on disk', () => {
     assert.equal(answer.status, 200);
     assert.deepEqual(JSON.parse(answer.body), { files: [{ name: 'one.bin', size: 1000 }], body: { x: '1' } });
     // Its log line reaches the service's log (read here through a pipe: give it a moment).
-    for (let i = 0; i < 50 && !/"msg":"isolated upload received"/.test(service.output()); i++) await sleep(20);
-    assert.match(service.output(), /"count":1,.*"msg":"isolated upload received"/);
+    for (let i = 0; i < 50 && !/"msg":"isolated upload received"/.test(service().output()); i++) await sleep(20);
+    assert.match(service().output(), /"count":1,.*"msg":"isolated upload received"/);
     await assertNoLeftovers();
   });
 });
@@ -139,7 +137,7 @@ describe('a multipart body over POST_MAX_SIZE is a 413', () => {
     const { contentType, body } = multipartBody(
       [1, 2, 3, 4].map((n) => ({ field: `f${n}`, name: `part${n}.bin`, size: MB - 1000 })),
     );
-    const answer = await sendStreaming(service, {
+    const answer = await sendStreaming(service(), {
       path: '/upload',
       total: body.length,
       chunked: true,
@@ -166,26 +164,29 @@ describe('temporary files are removed however the request ends', () => {
       { field: 'b', name: 'cut.bin', size: 900 * 1024 },
     ]);
     await new Promise<void>((resolve, reject) => {
-      const socket = connect({ host: 'localhost', port: service.port, ca: service.ca, servername: 'localhost' }, () => {
-        socket.write(
-          `POST /upload HTTP/1.1\r\nHost: localhost:${service.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
-        );
-        // The first file and half of the second; once they are on disk, the client is gone.
-        socket.write(body.subarray(0, body.length / 2), async () => {
-          for (let i = 0; i < 100 && leftovers().length === 0; i++) await sleep(10);
-          assert.equal(leftovers().length, 1, 'the upload reached the disk');
-          socket.destroy();
-          resolve();
-        });
-      });
+      const socket = connect(
+        { host: 'localhost', port: service().port, ca: service().ca, servername: 'localhost' },
+        () => {
+          socket.write(
+            `POST /upload HTTP/1.1\r\nHost: localhost:${service().port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
+          );
+          // The first file and half of the second; once they are on disk, the client is gone.
+          socket.write(body.subarray(0, body.length / 2), async () => {
+            for (let i = 0; i < 100 && leftovers().length === 0; i++) await sleep(10);
+            assert.equal(leftovers().length, 1, 'the upload reached the disk');
+            socket.destroy();
+            resolve();
+          });
+        },
+      );
       socket.on('error', reject);
     });
     await assertNoLeftovers();
-    assert.equal((await ask(service, { path: '/hello' })).status, 200);
+    assert.equal((await ask(service(), { path: '/hello' })).status, 200);
   });
 
   it('removes them after a malformed multipart body (400)', async () => {
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       method: 'POST',
       path: '/upload',
       headers: { 'content-type': 'multipart/form-data; boundary=xyz' },

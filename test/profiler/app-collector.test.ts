@@ -1,27 +1,23 @@
 /** Issue 3: an application adds a report section in a few lines, with a `collectors` export beside its routes. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, runMain, type Service } from '../support/service.js';
+import { ask, runMain, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'examples/demo-routes.ts' }));
 
 describe("a routes module's collectors export adds a section and a panel to every report", () => {
   it('stores what the collector returns and shows it as its own panel', async () => {
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       path: '/hello',
       headers: { 'user-agent': 'demo-agent/1.0', 'accept-language': 'fr, en;q=0.5' },
     });
     const token = String(answer.headers['x-debug-token']);
     const json = JSON.parse(
-      (await ask(service, { path: `/_profiler/${token}`, headers: { accept: 'application/json' } })).body,
+      (await ask(service(), { path: `/_profiler/${token}`, headers: { accept: 'application/json' } })).body,
     ) as { collectors: Record<string, unknown> };
     assert.deepEqual(json.collectors.client, { userAgent: 'demo-agent/1.0', languages: 'fr, en;q=0.5' });
-    const page = await ask(service, { path: `/_profiler/${token}?panel=client` });
+    const page = await ask(service(), { path: `/_profiler/${token}?panel=client` });
     assert.match(page.body, /href="\/_profiler\/[0-9a-f]{6}\?panel=client"[^>]*><span>Client<\/span>/);
     assert.match(page.body, /<th>userAgent<\/th><td><code>demo-agent\/1\.0<\/code><\/td>/);
   });

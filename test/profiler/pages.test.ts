@@ -1,19 +1,15 @@
 /** Issue 3, web pages: /_profiler, /_profiler/search and /_profiler/<token>, against the real service. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Answer, type Service } from '../support/service.js';
+import { ask, type Answer, serviceForTests } from '../support/service.js';
 import { tokenOf } from '../support/answers.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'test/fixtures/failing-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'test/fixtures/failing-routes.ts' }));
 
 const JSON_ACCEPT = { accept: 'application/json' };
 async function search(query: string): Promise<Array<Record<string, unknown>>> {
-  const answer = await ask(service, { path: `/_profiler/search?${query}`, headers: JSON_ACCEPT });
+  const answer = await ask(service(), { path: `/_profiler/search?${query}`, headers: JSON_ACCEPT });
   assert.equal(answer.status, 200, answer.body);
   const results: unknown = JSON.parse(answer.body);
   assert.ok(Array.isArray(results), answer.body);
@@ -33,20 +29,20 @@ function assertPageHeaders(answer: Answer) {
 
 describe('the debug error page links to its report', () => {
   it('sends x-debug-token-link and the same link in the page', async () => {
-    const answer = await ask(service, { path: '/robots.txt' });
-    const link = `${service.url}/_profiler/${tokenOf(answer)}`;
+    const answer = await ask(service(), { path: '/robots.txt' });
+    const link = `${service().url}/_profiler/${tokenOf(answer)}`;
     assert.equal(answer.headers['x-debug-token-link'], link);
     assert.ok(answer.body.includes(`href="${link}"`));
-    const report = await ask(service, { path: new URL(link).pathname });
+    const report = await ask(service(), { path: new URL(link).pathname });
     assert.equal(report.status, 200);
   });
 });
 
 describe('/_profiler lists the newest reports with a search form', () => {
   it('is an HTML page with the newest first, the form and the counters', async () => {
-    const first = await ask(service, { path: '/hello' });
-    const second = await ask(service, { path: '/nowhere' });
-    const page = await ask(service, { path: '/_profiler' });
+    const first = await ask(service(), { path: '/hello' });
+    const second = await ask(service(), { path: '/nowhere' });
+    const page = await ask(service(), { path: '/_profiler' });
     assert.equal(page.status, 200);
     assert.equal(page.headers['content-type'], 'text/html; charset=UTF-8');
     assertPageHeaders(page);
@@ -61,10 +57,10 @@ describe('/_profiler lists the newest reports with a search form', () => {
   });
 
   it('is not itself profiled', async () => {
-    const page = await ask(service, { path: '/_profiler' });
+    const page = await ask(service(), { path: '/_profiler' });
     assert.equal(page.headers['x-debug-token'], undefined);
-    await ask(service, { path: '/_profiler/search?url=x' });
-    await ask(service, { path: '/hello' }); // a report the search must list, so that an empty answer cannot pass
+    await ask(service(), { path: '/_profiler/search?url=x' });
+    await ask(service(), { path: '/hello' }); // a report the search must list, so that an empty answer cannot pass
     const stored = await search('limit=1000');
     assert.ok(
       stored.some((report) => String(report.url).endsWith('/hello')),
@@ -77,7 +73,7 @@ describe('/_profiler lists the newest reports with a search form', () => {
   });
 
   it('answers 405 with Allow for another method, through the error pipeline', async () => {
-    const answer = await ask(service, { method: 'POST', path: '/_profiler' });
+    const answer = await ask(service(), { method: 'POST', path: '/_profiler' });
     assert.equal(answer.status, 405);
     assert.equal(answer.headers.allow, 'GET');
     assertPageHeaders(answer);
@@ -86,19 +82,19 @@ describe('/_profiler lists the newest reports with a search form', () => {
 
 describe('/_profiler/search filters by Symfony’s fields and answers HTML or JSON', () => {
   it('finds a 404 by status and returns {token, method, url, status, time, ip} as JSON', async () => {
-    const answer = await ask(service, { path: '/search-me?x=1' });
+    const answer = await ask(service(), { path: '/search-me?x=1' });
     const results = await search(`status_code=404&url=${encodeURIComponent('/search-me?x=1')}`);
     assert.equal(results.length, 1);
     assert.deepEqual(Object.keys(results[0]!), ['token', 'method', 'url', 'status', 'time', 'ip']);
     assert.equal(results[0]!.token, tokenOf(answer));
-    assert.equal(results[0]!.url, `${service.url}/search-me?x=1`);
+    assert.equal(results[0]!.url, `${service().url}/search-me?x=1`);
     assert.equal(results[0]!.status, 404);
     assert.equal(results[0]!.ip, '127.0.0.1');
     assert.ok(Math.abs(Number(results[0]!.time) - Date.now()) < 60_000);
   });
 
   it('filters by method, token, ip, time range and limit', async () => {
-    const put = await ask(service, { method: 'PUT', path: '/items/9' });
+    const put = await ask(service(), { method: 'PUT', path: '/items/9' });
     const token = tokenOf(put);
     assert.deepEqual(
       (await search(`method=put&url=/items/9`)).map((r) => r.token),
@@ -121,8 +117,8 @@ describe('/_profiler/search filters by Symfony’s fields and answers HTML or JS
   });
 
   it('shows results as an HTML table with the form filled in', async () => {
-    const answer = await ask(service, { path: '/filled' });
-    const page = await ask(service, { path: '/_profiler/search?status_code=404&url=%2Ffilled' });
+    const answer = await ask(service(), { path: '/filled' });
+    const page = await ask(service(), { path: '/_profiler/search?status_code=404&url=%2Ffilled' });
     assertPageHeaders(page);
     assert.match(page.body, new RegExp(`href="/_profiler/${tokenOf(answer)}"`));
     assert.match(page.body, /name="status_code" value="404"/);
@@ -149,13 +145,13 @@ describe('/_profiler/search filters by Symfony’s fields and answers HTML or JS
       ],
       ['method=GET&method=POST', 'Search filter "method" is given more than once.'],
     ]) {
-      const answer = await ask(service, { path: `/_profiler/search?${query}`, headers: JSON_ACCEPT });
+      const answer = await ask(service(), { path: `/_profiler/search?${query}`, headers: JSON_ACCEPT });
       assert.equal(answer.status, 400, query);
       assert.equal(answer.headers['content-type'], 'application/problem+json');
       assert.equal(problem(answer).detail, detail);
       assertPageHeaders(answer);
     }
-    const html = await ask(service, { path: '/_profiler/search?ip=%3Cscript%3E' });
+    const html = await ask(service(), { path: '/_profiler/search?ip=%3Cscript%3E' });
     assert.equal(html.status, 400);
     assert.match(html.body, /<title>Error 400 Bad Request<\/title>/);
     assert.doesNotMatch(html.body, /<script>/);
@@ -164,8 +160,8 @@ describe('/_profiler/search filters by Symfony’s fields and answers HTML or JS
 
 describe('/_profiler/<token> shows one report with a panel per collector', () => {
   it('opens the exception panel when there is an exception', async () => {
-    const answer = await ask(service, { path: '/fail' });
-    const page = await ask(service, { path: `/_profiler/${tokenOf(answer)}` });
+    const answer = await ask(service(), { path: '/fail' });
+    const page = await ask(service(), { path: `/_profiler/${tokenOf(answer)}` });
     assert.equal(page.status, 200);
     assertPageHeaders(page);
     assert.match(page.body, /<section class="card" id="panel-exception" data-panel="exception"><h2>Error<\/h2>/);
@@ -176,18 +172,18 @@ describe('/_profiler/<token> shows one report with a panel per collector', () =>
   });
 
   it('opens the request panel otherwise, and any panel on request', async () => {
-    const answer = await ask(service, { path: '/hello' });
-    const page = await ask(service, { path: `/_profiler/${tokenOf(answer)}` });
+    const answer = await ask(service(), { path: '/hello' });
+    const page = await ask(service(), { path: `/_profiler/${tokenOf(answer)}` });
     assert.match(page.body, /id="panel-request" data-panel="request"><h2>Request<\/h2>/);
-    const routing = await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=routing` });
+    const routing = await ask(service(), { path: `/_profiler/${tokenOf(answer)}?panel=routing` });
     assert.match(routing.body, /id="panel-routing"[^>]*><h2>Route matched<\/h2>/);
-    const exception = await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=exception` });
+    const exception = await ask(service(), { path: `/_profiler/${tokenOf(answer)}?panel=exception` });
     assert.match(exception.body, /No exception was raised while handling this request\./);
   });
 
   it('answers the whole report as JSON when asked', async () => {
-    const answer = await ask(service, { path: '/teapot?tea=green' });
-    const json = await ask(service, { path: `/_profiler/${tokenOf(answer)}`, headers: JSON_ACCEPT });
+    const answer = await ask(service(), { path: '/teapot?tea=green' });
+    const json = await ask(service(), { path: `/_profiler/${tokenOf(answer)}`, headers: JSON_ACCEPT });
     assert.equal(json.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(json.headers.vary, 'Accept');
     const report = JSON.parse(json.body) as {
@@ -198,7 +194,7 @@ describe('/_profiler/<token> shows one report with a panel per collector', () =>
     };
     assert.equal(report.token, tokenOf(answer));
     assert.equal(report.status, 418);
-    assert.equal(report.url, `${service.url}/teapot?tea=green`);
+    assert.equal(report.url, `${service().url}/teapot?tea=green`);
     assert.equal(report.collectors.exception!.class, 'HttpError');
     assert.deepEqual(Object.keys(report.collectors), [
       'request',
@@ -212,11 +208,11 @@ describe('/_profiler/<token> shows one report with a panel per collector', () =>
   });
 
   it('is a 404 for an unknown token and a 400 for an unknown panel', async () => {
-    const missing = await ask(service, { path: '/_profiler/abcdef', headers: JSON_ACCEPT });
+    const missing = await ask(service(), { path: '/_profiler/abcdef', headers: JSON_ACCEPT });
     assert.equal(missing.status, 404);
     assert.equal(problem(missing).detail, 'Token "abcdef" was not found in the database.');
-    const answer = await ask(service, { path: '/hello' });
-    const badPanel = await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=nope`, headers: JSON_ACCEPT });
+    const answer = await ask(service(), { path: '/hello' });
+    const badPanel = await ask(service(), { path: `/_profiler/${tokenOf(answer)}?panel=nope`, headers: JSON_ACCEPT });
     assert.equal(badPanel.status, 400);
     assert.equal(
       problem(badPanel).detail,
@@ -225,20 +221,20 @@ describe('/_profiler/<token> shows one report with a panel per collector', () =>
   });
 
   it('escapes everything that came from the request', async () => {
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       path: '/%3Cscript%3Ealert(1)%3C/script%3E?q=%3Cimg%20src=x%20onerror=alert(2)%3E',
       headers: { 'x-evil': '<script>alert(3)</script>', referer: '"><script>alert(4)</script>' },
     });
     for (const panel of ['request', 'exception', 'routing', 'response']) {
-      const page = await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=${panel}` });
+      const page = await ask(service(), { path: `/_profiler/${tokenOf(answer)}?panel=${panel}` });
       assert.doesNotMatch(page.body, /<script|<img/i, panel);
     }
-    const request = await ask(service, { path: `/_profiler/${tokenOf(answer)}?panel=request` });
+    const request = await ask(service(), { path: `/_profiler/${tokenOf(answer)}?panel=request` });
     assert.match(request.body, /&lt;script&gt;alert\(3\)&lt;\/script&gt;/);
     assert.match(request.body, /&lt;img src=x onerror=alert\(2\)&gt;/);
     // A path sent without percent-encoding reaches the routing panel as it came.
-    const rawPath = await ask(service, { path: '/<script>alert(5)</script>' });
-    const routing = await ask(service, { path: `/_profiler/${tokenOf(rawPath)}?panel=routing` });
+    const rawPath = await ask(service(), { path: '/<script>alert(5)</script>' });
+    const routing = await ask(service(), { path: `/_profiler/${tokenOf(rawPath)}?panel=routing` });
     assert.doesNotMatch(routing.body, /<script/i);
     assert.match(routing.body, /&lt;script&gt;alert\(5\)&lt;\/script&gt;/);
   });

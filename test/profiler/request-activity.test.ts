@@ -4,14 +4,10 @@
  * and the application's own spans beside the kernel's stages.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { ask, startService, type Answer, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startService({ ROUTES: 'test/fixtures/activity-routes.ts', LOG_LEVEL: 'info' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startService({ ROUTES: 'test/fixtures/activity-routes.ts', LOG_LEVEL: 'info' }));
 
 interface LogLine {
   logger: string;
@@ -37,13 +33,13 @@ interface Report {
 
 async function reportOf(answer: Answer): Promise<{ report: Report; json: string; token: string }> {
   const token = String(answer.headers['x-debug-token']);
-  const json = (await ask(service, { path: `/_profiler/${token}`, headers: { accept: 'application/json' } })).body;
+  const json = (await ask(service(), { path: `/_profiler/${token}`, headers: { accept: 'application/json' } })).body;
   return { report: JSON.parse(json) as Report, json, token };
 }
 
 describe('console and app-logger lines written while a request runs are kept in its report, with the logger that wrote them', () => {
   it('keeps console.log, the request logger, the app logger and console.error after an await, in order', async () => {
-    const { report } = await reportOf(await ask(service, { path: '/console?tag=solo' }));
+    const { report } = await reportOf(await ask(service(), { path: '/console?tag=solo' }));
     assert.deepEqual(
       report.collectors.logs.lines.map((line) => [line.logger, line.level, line.message]),
       [
@@ -54,14 +50,14 @@ describe('console and app-logger lines written while a request runs are kept in 
       ],
     );
     // They still reach the real output.
-    assert.match(service.output(), /plain solo \{ n: 1 \}/);
-    assert.match(service.output(), /after await solo/);
+    assert.match(service().output(), /plain solo \{ n: 1 \}/);
+    assert.match(service().output(), /after await solo/);
   });
 
   it('never files a line under another request running at the same time', async () => {
     const [slow, fast] = await Promise.all([
-      ask(service, { path: '/console?tag=slow&wait=60' }),
-      ask(service, { path: '/console?tag=fast&wait=0' }),
+      ask(service(), { path: '/console?tag=slow&wait=60' }),
+      ask(service(), { path: '/console?tag=fast&wait=0' }),
     ]);
     for (const [answer, tag] of [
       [slow, 'slow'],
@@ -74,15 +70,15 @@ describe('console and app-logger lines written while a request runs are kept in 
   });
 
   it('keeps at most 200 lines per request and counts the rest', async () => {
-    const { report } = await reportOf(await ask(service, { path: '/console-loop?times=250' }));
+    const { report } = await reportOf(await ask(service(), { path: '/console-loop?times=250' }));
     assert.equal(report.collectors.logs.lines.length, 200);
     assert.equal(report.collectors.logs.omitted, 50);
     assert.equal(report.collectors.logs.lines[199]!.message, 'line 199');
   });
 
   it('shows the logger of each line in the logs panel', async () => {
-    const { token } = await reportOf(await ask(service, { path: '/console?tag=page' }));
-    const page = (await ask(service, { path: `/_profiler/${token}?panel=logs` })).body;
+    const { token } = await reportOf(await ask(service(), { path: '/console?tag=page' }));
+    const page = (await ask(service(), { path: `/_profiler/${token}?panel=logs` })).body;
     assert.match(page, /<th>Logger<\/th>/);
     assert.match(page, /<td>console\.log<\/td>/);
     assert.match(page, /<td>app<\/td>/);
@@ -98,7 +94,7 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
       tags: ['a', 'b'],
     });
     const { report, json } = await reportOf(
-      await ask(service, { method: 'POST', path: '/form', headers: { 'content-type': 'application/json' }, body }),
+      await ask(service(), { method: 'POST', path: '/form', headers: { 'content-type': 'application/json' }, body }),
     );
     assert.deepEqual(report.collectors.request.body, {
       type: 'json',
@@ -108,7 +104,7 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
   });
 
   it('keeps form fields, and the cookies one by one, redacted by name', async () => {
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       method: 'POST',
       path: '/form',
       headers: {
@@ -138,7 +134,7 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
       `--${boundary}\r\nContent-Disposition: form-data; name="password"\r\n\r\npa55word\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="report"; filename="q3.csv"\r\nContent-Type: text/csv\r\n\r\nTOP-SECRET-CONTENT\r\n` +
       `--${boundary}--\r\n`;
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       method: 'POST',
       path: '/form',
       headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
@@ -154,7 +150,7 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
       value: { title: 'Quarterly', password: '[redacted]' },
     });
     assert.ok(!json.includes('TOP-SECRET-CONTENT') && !json.includes('pa55word'));
-    const page = (await ask(service, { path: `/_profiler/${token}?panel=request` })).body;
+    const page = (await ask(service(), { path: `/_profiler/${token}?panel=request` })).body;
     assert.match(
       page,
       /<table id="uploaded-files">.*<td>q3\.csv<\/td><td>report<\/td><td>text\/csv<\/td><td>18 bytes<\/td>/s,
@@ -165,7 +161,7 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
   it('cuts a long body value as every string of a report is cut', async () => {
     const body = JSON.stringify({ essay: 'w'.repeat(20_000) });
     const { report } = await reportOf(
-      await ask(service, { method: 'POST', path: '/form', headers: { 'content-type': 'application/json' }, body }),
+      await ask(service(), { method: 'POST', path: '/form', headers: { 'content-type': 'application/json' }, body }),
     );
     const essay = (report.collectors.request.body!.value as { essay: string }).essay;
     assert.match(essay, /^w+…\[cut [\d,]+ characters\]$/);
@@ -173,14 +169,14 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
   });
 
   it('shows the body, the cookies and the files on the page', async () => {
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       method: 'POST',
       path: '/form',
       headers: { 'content-type': 'application/json', cookie: 'theme=dark' },
       body: '{"city":"Lyon"}',
     });
     const { token } = await reportOf(answer);
-    const page = (await ask(service, { path: `/_profiler/${token}?panel=request` })).body;
+    const page = (await ask(service(), { path: `/_profiler/${token}?panel=request` })).body;
     assert.match(page, /<h3>Body \(json\)<\/h3>.*<th>city<\/th><td><code>Lyon<\/code><\/td>/s);
     assert.match(page, /<table class="kv" id="cookies"><tbody><tr><th>theme<\/th><td><code>dark<\/code><\/td><\/tr>/);
   });
@@ -188,7 +184,7 @@ describe('the request panel shows the parsed body, the cookies and the uploaded 
 
 describe('the response panel previews a textual body up to 4 KiB, redacted; other bodies say what they are', () => {
   it('previews a JSON body with credential-like members redacted', async () => {
-    const { report, json } = await reportOf(await ask(service, { path: '/json-secret' }));
+    const { report, json } = await reportOf(await ask(service(), { path: '/json-secret' }));
     const preview = report.collectors.response.preview;
     assert.equal(preview.kind, 'text');
     assert.deepEqual(JSON.parse(preview.text!), {
@@ -200,38 +196,38 @@ describe('the response panel previews a textual body up to 4 KiB, redacted; othe
   });
 
   it('cuts a long text at 4 KiB and says how much was cut', async () => {
-    const { report, token } = await reportOf(await ask(service, { path: '/big-text' }));
+    const { report, token } = await reportOf(await ask(service(), { path: '/big-text' }));
     const preview = report.collectors.response.preview;
     assert.equal(preview.size, 10_003);
     assert.match(preview.text!, /^a{4096}…\[cut 5,907 characters\]$/);
-    const page = (await ask(service, { path: `/_profiler/${token}?panel=response` })).body;
+    const page = (await ask(service(), { path: `/_profiler/${token}?panel=response` })).body;
     assert.match(page, /<pre class="block" id="response-preview">a{4096}…\[cut 5,907 characters\]<\/pre>/);
   });
 
   it('says a binary body or a streamed one is not shown', async () => {
-    const binary = await reportOf(await ask(service, { path: '/binary' }));
+    const binary = await reportOf(await ask(service(), { path: '/binary' }));
     assert.deepEqual(binary.report.collectors.response.preview, { kind: 'binary', size: 8 });
-    const streamed = await reportOf(await ask(service, { path: '/stream' }));
+    const streamed = await reportOf(await ask(service(), { path: '/stream' }));
     assert.deepEqual(streamed.report.collectors.response.preview, { kind: 'streamed', size: null });
-    const page = (await ask(service, { path: `/_profiler/${binary.token}?panel=response` })).body;
+    const page = (await ask(service(), { path: `/_profiler/${binary.token}?panel=response` })).body;
     assert.match(page, /A binary body \(image\/png, 8 bytes\): not shown\./);
   });
 });
 
 describe("the kernel's error page is not copied into the report", () => {
   it('says the body was the error page of the exception, and keeps none of it', async () => {
-    const answer = await ask(service, { path: '/nowhere' });
+    const answer = await ask(service(), { path: '/nowhere' });
     assert.equal(answer.status, 404);
     const { report, token } = await reportOf(answer);
     assert.deepEqual(report.collectors.response.preview, { kind: 'error-page', size: Buffer.byteLength(answer.body) });
-    const page = (await ask(service, { path: `/_profiler/${token}?panel=response` })).body;
+    const page = (await ask(service(), { path: `/_profiler/${token}?panel=response` })).body;
     assert.match(page, /The kernel’s error page for the exception \([\d.]+ KiB\): see the Exception panel\./);
   });
 });
 
 describe("the handler's span() records the application's steps, nested, in the report", () => {
   it('keeps each span with its start, duration and depth, errors flagged, in the order they began', async () => {
-    const answer = await ask(service, { path: '/spans' });
+    const answer = await ask(service(), { path: '/spans' });
     assert.equal(answer.body, 'spanned');
     const { performance } = (await reportOf(answer)).report.collectors;
     assert.deepEqual(
@@ -256,18 +252,18 @@ describe("the handler's span() records the application's steps, nested, in the r
   });
 
   it('keeps at most 256 spans and counts the rest', async () => {
-    const { performance } = (await reportOf(await ask(service, { path: '/spans-many?times=300' }))).report.collectors;
+    const { performance } = (await reportOf(await ask(service(), { path: '/spans-many?times=300' }))).report.collectors;
     assert.equal(performance.spans.length, 256);
     assert.equal(performance.spansOmitted, 44);
   });
 
   it('draws stages and spans as one waterfall, and the threshold hides the short spans', async () => {
-    const { token } = await reportOf(await ask(service, { path: '/spans' }));
-    const all = (await ask(service, { path: `/_profiler/${token}?panel=performance` })).body;
+    const { token } = await reportOf(await ask(service(), { path: '/spans' }));
+    const all = (await ask(service(), { path: `/_profiler/${token}?panel=performance` })).body;
     assert.match(all, /<table id="timeline">/);
     for (const name of ['routing', 'handler', 'load user', 'template', 'partial', 'quick'])
       assert.match(all, new RegExp(`data-name="${name}"`));
-    const filtered = (await ask(service, { path: `/_profiler/${token}?panel=performance&threshold=10` })).body;
+    const filtered = (await ask(service(), { path: `/_profiler/${token}?panel=performance&threshold=10` })).body;
     for (const name of ['load user', 'render', 'template']) assert.match(filtered, new RegExp(`data-name="${name}"`));
     for (const name of ['partial', 'quick', 'answer']) assert.doesNotMatch(filtered, new RegExp(`data-name="${name}"`));
     assert.match(filtered, /<input[^>]* name="threshold"[^>]* value="10"/);

@@ -3,21 +3,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Answer, type Service } from '../support/service.js';
+import { ask, type Answer, type Service, serviceForTests } from '../support/service.js';
 
-let service: Service;
-before(async () => {
-  service = await startInProcess({ ROUTES: 'examples/demo-routes.ts' });
-});
-after(() => service.stop());
+const service = serviceForTests(() => startInProcess({ ROUTES: 'examples/demo-routes.ts' }));
 
 const message = (answer: Answer) => decodeURIComponent(String(answer.headers['x-debug-exception']));
 
 /** The stored report of an answer, as the profiler's JSON gives it (raw text and parsed). */
 async function storedReport(answer: Answer): Promise<{ text: string; data: any }> {
-  const stored = await ask(service, {
+  const stored = await ask(service(), {
     path: `/_profiler/${answer.headers['x-debug-token']}`,
     headers: { accept: 'application/json' },
   });
@@ -28,7 +24,7 @@ async function storedReport(answer: Answer): Promise<{ text: string; data: any }
 describe('a redirect keeps its query for the client and redacts it in the report', () => {
   // `authorization` was redacted in the URL before this rule: the Location and the target were not.
   it('redacts the URL, the Location and the redirect target alike', async () => {
-    const answer = await ask(service, { path: '/with-slash?authorization=s3cr3t-redirect&page=2' });
+    const answer = await ask(service(), { path: '/with-slash?authorization=s3cr3t-redirect&page=2' });
     assert.equal(answer.status, 301);
     assert.equal(
       answer.headers.location,
@@ -37,7 +33,7 @@ describe('a redirect keeps its query for the client and redacts it in the report
     );
     const { text, data } = await storedReport(answer);
     const redacted = '/with-slash/?authorization=[redacted]&page=2';
-    assert.equal(data.url, `${service.url}/with-slash?authorization=[redacted]&page=2`);
+    assert.equal(data.url, `${service().url}/with-slash?authorization=[redacted]&page=2`);
     assert.equal(data.collectors.response.headers.location, redacted);
     assert.equal(data.collectors.routing.redirectedTo, redacted);
     assert.doesNotMatch(text, /s3cr3t/);
@@ -47,16 +43,16 @@ describe('a redirect keeps its query for the client and redacts it in the report
 describe("the Referer's query is redacted in the report, never in the answer", () => {
   it('sends the 404 message as is and stores it redacted, in every place it lands', async () => {
     const referer = 'https://app.example/login?user=ann&password=s3cr3t-referer&next=%2Fhome';
-    const answer = await ask(service, { path: '/no-such-page', headers: { referer } });
+    const answer = await ask(service(), { path: '/no-such-page', headers: { referer } });
     assert.equal(answer.status, 404);
-    assert.equal(message(answer), `No route found for "GET ${service.url}/no-such-page" (from "${referer}")`);
+    assert.equal(message(answer), `No route found for "GET ${service().url}/no-such-page" (from "${referer}")`);
     assert.match(answer.body, /s3cr3t-referer/, 'the client sees its own message');
     const { text, data } = await storedReport(answer);
     const storedReferer = 'https://app.example/login?user=ann&password=[redacted]&next=%2Fhome';
     assert.equal(data.collectors.request.headers.referer, storedReferer);
     assert.equal(
       data.collectors.exception.message,
-      `No route found for "GET ${service.url}/no-such-page" (from "${storedReferer}")`,
+      `No route found for "GET ${service().url}/no-such-page" (from "${storedReferer}")`,
     );
     assert.doesNotMatch(text, /s3cr3t/, 'not in the message, the header, nor x-debug-exception');
   });
@@ -66,7 +62,7 @@ describe('credentials are recognised by their usual names, in the query and in h
   it('redacts access_token, api_key, password, X-Api-Key, X-Auth-Token and their kin; keeps the rest', async () => {
     const query =
       'access_token=s3cr3t-1&api_key=s3cr3t-2&password=s3cr3t-3&apiKey=s3cr3t-4&client-secret=s3cr3t-5&sessionid=s3cr3t-6&sig=s3cr3t-7&q=visible&author=ann';
-    const answer = await ask(service, {
+    const answer = await ask(service(), {
       path: `/robots.txt?${query}`,
       headers: {
         'x-api-key': 's3cr3t-8',

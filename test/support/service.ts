@@ -10,6 +10,7 @@ import { request as httpsRequest, type Agent, type RequestOptions } from 'node:h
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { residentBytes as readResidentBytes } from '../../src/limits/isolation/memory-meter.js';
 import { sharedCertificate } from './certificate.js';
@@ -34,6 +35,22 @@ export interface Service {
   signalGroup(name: NodeJS.Signals): void;
   /** Resolves when the process has exited, with its exit code, or the signal that ended it. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * The service a test file runs against: started by `start` before the file's tests and
+ * stopped after them. The function returned gives it once started.
+ */
+export function serviceForTests(start: () => Promise<Service>): () => Service {
+  let service: Service | undefined;
+  before(async () => {
+    service = await start();
+  });
+  after(() => service?.stop());
+  return () => {
+    if (service === undefined) throw new Error('The service is asked for before it started.');
+    return service;
+  };
 }
 
 export interface StartOptions {
