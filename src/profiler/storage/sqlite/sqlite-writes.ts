@@ -90,14 +90,14 @@ export function prepareWrites(db: SqliteDatabase): SqliteWrites {
   return {
     // Immediate: the count read before the deletes is then the one the deletes act on, whatever
     // another process writes meanwhile, so the store never holds more than `keep`.
-    insert: forgetting(reports, insert.immediate),
+    insert: forgettingCount(reports, 'failed', insert.immediate),
     count: () => reports.current(),
     leaseTokens: (count) => leaseTokens.immediate(count),
     newestId: () => newest.get() as number,
-    purgeChunk: forgetting(reports, purgeChunk.immediate),
+    purgeChunk: forgettingCount(reports, 'failed', purgeChunk.immediate),
     search,
     releaseRetention: (holder) => void giveLeaseUp.run(holder),
-    clear: recounting(reports, clear),
+    clear: forgettingCount(reports, 'always', clear),
   };
 }
 
@@ -219,25 +219,24 @@ function prepareClear(db: SqliteDatabase, search: SearchIndexWrites) {
   });
 }
 
-/** A failed write was rolled back: what it did to the count is forgotten with it. */
-function forgetting<A extends unknown[], R>(reports: ReportCount, write: (...args: A) => R) {
-  return (...args: A): R => {
+/**
+ * The write, followed by forgetting the count: after a failure only (`'failed'`: a write rolled back
+ * takes what it did to the count with it), or after every run (`'always'`: purges and clears are
+ * rare, and the count is simply taken again after them).
+ */
+function forgettingCount<A extends unknown[], R>(
+  reports: ReportCount,
+  when: 'failed' | 'always',
+  write: (...args: A) => R,
+): (...args: A) => R {
+  return (...args) => {
+    let done = false;
     try {
-      return write(...args);
-    } catch (error) {
-      reports.forget();
-      throw error;
-    }
-  };
-}
-
-/** Purges and clears are rare: the count is simply taken again after them. */
-function recounting<A extends unknown[], R>(reports: ReportCount, write: (...args: A) => R) {
-  return (...args: A): R => {
-    try {
-      return write(...args);
+      const result = write(...args);
+      done = true;
+      return result;
     } finally {
-      reports.forget();
+      if (when === 'always' || !done) reports.forget();
     }
   };
 }
