@@ -36,6 +36,7 @@ import { isPretty } from './server/log-output.js';
 import { handOffToKernel } from './server/node-handoffs.js';
 import { announcementOf } from './server/profiler-announcement.js';
 import { TrustedHosts } from './guards/trusted-hosts.js';
+import { testReport, type ReportTarget, type TestReport } from './profiler/test-report.js';
 
 export interface VigilOptions {
   /** The settings; read from the environment and `.env` (`loadConfig()`) when absent. */
@@ -78,6 +79,11 @@ export interface VigilKernel {
   answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void;
   /** vigil's error handler: a root `setErrorHandler` of the application's hands it the errors it does not answer itself. */
   handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void;
+  /**
+   * The report of a request, for the application's tests: an `inject()` or `fetch` response,
+   * or a token; undefined in production or without a report (docs/testing.md).
+   */
+  report(target: ReportTarget): Promise<TestReport | undefined>;
 }
 
 declare module 'fastify' {
@@ -194,6 +200,7 @@ function decorateKernel(app: FastifyInstance, config: Config, options: VigilOpti
     handleError(error, request, reply) {
       parts.handleError(error, request, reply);
     },
+    report: (target) => testReport(parts.profiler, target),
   } satisfies VigilKernel);
   return parts;
 }

@@ -24,8 +24,17 @@ export function given(env: Env, name: string): string {
   return value;
 }
 
-/** The platform's variables read besides the settings: NODE_ENV decides APP_ENV's default. */
-export const PLATFORM_VARIABLES = ['NODE_ENV'] as const;
+/**
+ * The platform's variables read besides the settings: NODE_ENV decides APP_ENV's default; the
+ * test runners' (node --test, Vitest, Jest) give a test run a report store of its own.
+ */
+const TEST_RUNNER_VARIABLES = ['NODE_TEST_CONTEXT', 'VITEST', 'JEST_WORKER_ID'] as const;
+export const PLATFORM_VARIABLES = ['NODE_ENV', ...TEST_RUNNER_VARIABLES] as const;
+
+/** True inside a test runner's process: `node --test`, Vitest or Jest set these in their workers. */
+export function isTestRun(env: Env): boolean {
+  return TEST_RUNNER_VARIABLES.some((name) => raw(env, name) !== undefined);
+}
 
 /** Every Node deployment sets it; few know APP_ENV. */
 export function nodeEnvIsProduction(env: Env): boolean {

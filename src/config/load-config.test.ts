@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   ConfigError,
@@ -574,5 +575,27 @@ describe('VIGIL_IDE is an editor name or a link format with %f, of a scheme that
       refusal({ VIGIL_IDE: 'javascript:alert(%f)' }, 'VIGIL_IDE'),
       'VIGIL_IDE: the scheme "javascript:" may run script in the page; use an editor\'s own scheme',
     );
+  });
+});
+
+describe("a test runner's process keeps its reports apart", () => {
+  it('stores them in the temporary directory under node --test, Vitest and Jest, unless VAR_DIR or PROFILER_DSN says where', () => {
+    for (const runner of [{ NODE_TEST_CONTEXT: 'child-v8' }, { VITEST: 'true' }, { JEST_WORKER_ID: '1' }]) {
+      const { profilerStore } = load(runner);
+      assert.equal(profilerStore.scheme, 'sqlite');
+      assert.equal(
+        profilerStore.scheme === 'sqlite' && profilerStore.file,
+        join(tmpdir(), `vigil-test-run-${process.pid}`, 'profiler.sqlite'),
+      );
+    }
+    assert.deepEqual(load({ NODE_TEST_CONTEXT: 'child-v8', VAR_DIR: 'var' }).profilerStore, {
+      scheme: 'sqlite',
+      file: '/srv/app/var/profiler.sqlite',
+    });
+    assert.equal(
+      load({ NODE_TEST_CONTEXT: 'child-v8', PROFILER_DSN: 'sqlite:x.sqlite' }).profilerStore.scheme,
+      'sqlite',
+    );
+    assert.deepEqual(load({}).profilerStore, { scheme: 'sqlite', file: '/srv/app/var/profiler.sqlite' });
   });
 });

@@ -6,13 +6,13 @@
  * A bad value throws a {@link ConfigError} naming the variable; `main.ts` prints it on
  * one line and stops the start.
  */
-import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
-import { environment, nodeEnvIsProduction, raw, type Env } from './environment.js';
+import { environment, isTestRun, nodeEnvIsProduction, raw, type Env } from './environment.js';
 import type { Setting, SettingGroup } from './setting.js';
 import { SETTINGS } from './settings.js';
-import type { StoreDsn } from './store-dsn.js';
+import type { SqliteDsn, StoreDsn } from './store-dsn.js';
 
 type Declared = typeof SETTINGS;
 type SettingName = keyof Declared;
@@ -66,7 +66,7 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
   if ((tlsCert === undefined) !== (tlsKey === undefined)) {
     throw new ConfigError(tlsCert ? 'TLS_KEY' : 'TLS_CERT', 'TLS_CERT and TLS_KEY must be set together');
   }
-  const store = settings.PROFILER_DSN ?? { scheme: 'sqlite', file: resolve(settings.VAR_DIR, 'profiler.sqlite') };
+  const store = settings.PROFILER_DSN ?? defaultStore(env, settings.VAR_DIR);
   return {
     ...fieldsOf(settings, (group) => group !== 'cors'),
     cors: fieldsOf(settings, (group) => group === 'cors'),
@@ -105,4 +105,15 @@ function modeReason(env: Env): string {
 /** The mode as the start line says it: `prod, debug off: NODE_ENV=production, APP_ENV not set`. */
 export function describeMode(config: Pick<Config, 'appEnv' | 'debug' | 'modeReason'>): string {
   return `${config.appEnv}, debug ${config.debug ? 'on' : 'off'}: ${config.modeReason}`;
+}
+
+/**
+ * `VAR_DIR/profiler.sqlite`; in a test runner's process, unless VAR_DIR says where, a store of
+ * the run's own in the temporary directory, so that tests' reports stay out of the
+ * development server's.
+ */
+function defaultStore(env: Env, varDir: string): SqliteDsn {
+  if (raw(env, 'VAR_DIR') === undefined && isTestRun(env))
+    return { scheme: 'sqlite', file: join(tmpdir(), `vigil-test-run-${process.pid}`, 'profiler.sqlite') };
+  return { scheme: 'sqlite', file: resolve(varDir, 'profiler.sqlite') };
 }
