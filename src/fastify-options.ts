@@ -5,13 +5,7 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyHttpOptions,
-  type FastifyHttpsOptions,
-  type FastifyServerOptions,
-} from 'fastify';
+import type { FastifyBaseLogger, FastifyHttpOptions, FastifyHttpsOptions, FastifyServerOptions } from 'fastify';
 import { pino, type LoggerOptions } from 'pino';
 import { loadConfig, type Config } from './config/index.js';
 import { createErrorResponder } from './errors/error-handler.js';
@@ -79,10 +73,10 @@ export function vigilFastifyOptions(
     // Said, though unset: fastify-cli's `start -o` assigns these options over its own
     // `logger`, which Fastify refuses beside `loggerInstance`.
     logger: undefined,
-    // Each request's child logger is made when its code first logs, not for every request.
+    // Each request's child logger is made when its code first logs, not for every request,
+    // and drops Fastify's line per request (the profiler keeps it all). Plain options only:
+    // an object of vigil's copy of fastify is refused by another copy (NestJS's adapter's).
     loggerInstance: deferringChildren(logger),
-    // One line per request would cost more than the rest of a 404; the profiler keeps it all.
-    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // The route matcher tries requirements on values no longer than the router takes.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },

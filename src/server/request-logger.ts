@@ -5,6 +5,8 @@
  * child would have written from the start: same bindings, same options. The deferral rides
  * on the logger's own `child`, so Fastify keeps its default child factory and does not check
  * each request's logger as it checks one a factory of the application's makes.
+ * Fastify's own line per request, at its start and its end, is dropped here: the profiler
+ * keeps it all, and the access log says it when wanted.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino';
@@ -29,6 +31,14 @@ export function deferringChildren(logger: FastifyBaseLogger): FastifyBaseLogger 
   } as MakeChild;
   return deferring;
 }
+
+/**
+ * The info lines Fastify writes for every request (its LogController's): dropped by the
+ * logger rather than by a `logController` option, whose class must be the very copy of
+ * fastify the application runs (NestJS's adapter brings its own), or by the top-level
+ * `disableRequestLogging`, which Fastify 5.12 warns of at every start.
+ */
+const FASTIFY_REQUEST_LINES = new Set(['incoming request', 'request completed']);
 
 function bindsAnything(bindings: Bindings): boolean {
   for (const _ in bindings) return true;
@@ -86,6 +96,7 @@ class DeferredLogger {
   }
 
   info(...args: Parameters<LogMethod>): void {
+    if (FASTIFY_REQUEST_LINES.has(args[1] as string)) return;
     if (this.#writes('info')) this.#logger.info(...args);
   }
 
