@@ -31,6 +31,7 @@ import { registerRoutes, runsByBody } from './routing/register-routes.js';
 import { explainValidation } from './routing/route-declaration.js';
 import { routeOf, RouteTable } from './routing/route-table.js';
 import { Routes, type RouteDefinition, type RoutesDeclaration } from './routing/routes.js';
+import { setRootNotFoundHandler } from './routing/not-found-handler.js';
 import { answerUnmatched } from './routing/unmatched-hook.js';
 import { isPretty } from './server/log-output.js';
 import { handOffToKernel } from './server/node-handoffs.js';
@@ -145,7 +146,8 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       releaseTaps: config.debug ? release : undefined,
     });
     installKernelHooks(app, hooks);
-    app.setNotFoundHandler(answerUnmatched(kernel.routes, config.debug));
+    // An application's own root handler (NestJS's) takes its place, for `reply.callNotFound()`.
+    setRootNotFoundHandler(app, answerUnmatched(kernel.routes, config.debug));
     limits.installParsers(app);
     await registerDeclaredRoutes(app, declared.definitions, limits, hooks);
   } catch (error) {
