@@ -176,19 +176,23 @@ interface HttpDetails {
 
 /**
  * Status, code and headers of an error that is not this copy's HttpError: an HttpError of
- * another copy gives all three; any other error only its `statusCode` and `code` (Fastify's
- * convention), never headers, which may be an upstream's (`set-cookie`). None where reading throws.
+ * another copy gives all three; NestJS's HttpException its `status`; any other error only its
+ * `statusCode` and `code` (Fastify's convention), never headers, which may be an upstream's (`set-cookie`). None where reading throws.
  */
 export function httpDetailsOf(error: Error): HttpDetails {
   try {
-    const { status, statusCode, code, headers } = error as {
+    const { status, statusCode, code, headers, getStatus, getResponse } = error as {
       status?: unknown;
       statusCode?: unknown;
       code?: unknown;
       headers?: unknown;
+      getStatus?: unknown;
+      getResponse?: unknown;
     };
     const branded = (error as unknown as Record<symbol, unknown>)[HTTP_ERROR_BRAND] === true;
-    const httpStatus = branded ? status : statusCode;
+    // NestJS's HttpException keeps its status in `status` (what its `getStatus()` returns, not called here).
+    const nestException = typeof getStatus === 'function' && typeof getResponse === 'function';
+    const httpStatus = branded || nestException ? status : statusCode;
     return {
       status: typeof httpStatus === 'number' && httpStatus >= 400 && httpStatus <= 599 ? httpStatus : undefined,
       code: typeof code === 'string' ? code : undefined,
