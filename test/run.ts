@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { SECONDS } from './support/file-durations.js';
-import { builtFile, kernelBuild } from './support/kernel-build.js';
+import { BUILD_OF_THE_RUN, builtFile, kernelBuild } from './support/kernel-build.js';
 import { ROOT } from './support/root.js';
 
 /** Suites run only when named: `npm run test:deploy`. */
@@ -181,7 +181,12 @@ function runLoad(run: Run): Promise<Outcome> {
         ...options,
         run.file,
       ],
-      { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        cwd: ROOT,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, [BUILD_OF_THE_RUN]: kernelBuild() },
+      },
     );
     const leader = child.pid!;
     // Printed when the process ends, so that the reports of processes running at once do not interleave.

@@ -18,7 +18,14 @@ const SOURCE_DIRS = ['src', 'examples', 'scripts', 'test'];
 /** Builds older than this are removed when a new one is made: no test run lasts that long. */
 const STALE_BUILD_MS = 60 * 60 * 1000;
 
-let built: string | undefined;
+/**
+ * The build `npm test` ran its files from, handed to them: a file's process keeps to it, so a
+ * source saved while the run goes on cannot mix a newer build's modules (its routes modules)
+ * with the older one the test loaded (two copies of a class, of the `html` tag's mark).
+ */
+export const BUILD_OF_THE_RUN = 'VIGIL_TEST_BUILD';
+
+let built: string | undefined = process.env[BUILD_OF_THE_RUN];
 
 /** The directory of a build of the current sources, made if missing. */
 export function kernelBuild(): string {
