@@ -12,6 +12,7 @@ import type { PerformanceSection } from './collectors/performance.js';
 import type { RequestSection } from './collectors/request-panel.js';
 import type { ResponseSection } from './collectors/response-panel.js';
 import type { RoutingSection } from './collectors/routing-panel.js';
+import { BUILT_IN_COLLECTORS } from './collectors/index.js';
 import { isCollectorError, type Report } from './model/report.js';
 import type { Profiler } from './profiler.js';
 
@@ -27,18 +28,6 @@ export interface TestReport extends Report {
   database?: DatabaseSection;
   httpClient?: HttpClientSection;
 }
-
-const SECTIONS = [
-  'request',
-  'response',
-  'exception',
-  'routing',
-  'performance',
-  'memory',
-  'logs',
-  'database',
-  'httpClient',
-] as const;
 
 /** What names a request: its token, or a response that carries it (`inject()`'s, `fetch`'s). */
 export type ReportTarget = string | { headers: Record<string, unknown> | { get(name: string): string | null } };
@@ -68,7 +57,7 @@ export async function testReport(
   const report = await profiler.read(token);
   if (report === undefined) return undefined;
   const typed: TestReport = { ...report };
-  for (const name of SECTIONS) {
+  for (const { name } of BUILT_IN_COLLECTORS) {
     const section = report.collectors[name];
     if (section !== undefined && !isCollectorError(section)) Object.assign(typed, { [name]: section });
   }
