@@ -357,9 +357,27 @@ export class Profiler {
     }
     this.replies.set(profile, reply);
     this.unfinished++;
+    if (request.headers.upgrade !== undefined) this.finishWhenHijacked(request, reply);
     const context = this.contextFor(request, reply, profile);
     for (const collector of this.collectors) collector.start?.(context);
     return profile;
+  }
+
+  /**
+   * An upgrade (a websocket's, through `@fastify/websocket`) is hijacked: Fastify runs no
+   * onResponse for it, and the handshake is written on the socket, not through the reply. Its
+   * report is the handshake's, made once the handler has taken the socket (101). The wrap is
+   * this reply's own, and only an upgrade's.
+   */
+  private finishWhenHijacked(request: FastifyRequest, reply: FastifyReply): void {
+    const hijack = reply.hijack;
+    reply.hijack = () => {
+      const hijacked = hijack.call(reply);
+      // The handshake's status, for the report: Fastify sends nothing of a hijacked reply.
+      reply.code(101);
+      setImmediate(() => this.finish(request));
+      return hijacked;
+    };
   }
 
   private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {
