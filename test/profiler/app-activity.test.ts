@@ -35,9 +35,13 @@ const HTTP_CHANNELS = [
   'undici:request:headers',
   'undici:request:trailers',
   'undici:request:error',
+  'http.client.request.created',
   'http.client.request.start',
   'http.client.response.finish',
   'http.client.request.error',
+  'got:request:create',
+  'got:request:start',
+  'got:request:error',
 ];
 
 const pg = createRequire(import.meta.url)('pg') as typeof import('pg');

@@ -31,6 +31,22 @@ interface Pending {
 let fetchCaller: FoundSite | undefined;
 
 /**
+ * The application's lines of node:http requests, found when Node creates the request: it says
+ * so synchronously in the caller (`http.client.request.created`, Node 22 and later), where
+ * `http.client.request.start` comes a tick later, on no application frame. got makes its
+ * request a tick after the application's call, and says where in its own channels: its
+ * `create` message runs in the caller, and its `start` message follows Node's `created`
+ * synchronously, which is how the two are paired.
+ */
+const createdSites = new WeakMap<object, FoundSite>();
+/** The node:http request Node created last, until got's `start` message claims it. */
+let lastCreated: ClientRequest | undefined;
+/** The lines of got's requests, by got's request id, from its `create` message to its `start`. */
+const gotSites = new Map<string, string | null>();
+/** got requests created but not yet started, at most: their lines beyond are not kept. */
+const GOT_PENDING_MAX = 1000;
+
+/**
  * The calls under way, by the library's request object: the `create`/`start` message is published
  * synchronously in the caller, which finds the request; the later messages find the call here.
  */
@@ -191,15 +207,41 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
     const { request, error } = message as { request: object; error: unknown };
     failed(request, error);
   },
+  'http.client.request.created': (message) => {
+    const request = (message as { request: ClientRequest }).request;
+    lastCreated = request;
+    const activity = currentActivity();
+    if (activity !== undefined) createdSites.set(request, activity.siteFor('http', originOf(request), callSite));
+  },
+  'got:request:create': (message) => {
+    const { requestId } = message as { requestId?: unknown };
+    if (typeof requestId !== 'string' || currentActivity() === undefined || gotSites.size >= GOT_PENDING_MAX) return;
+    gotSites.set(requestId, callSite());
+  },
+  'got:request:start': (message) => {
+    const { requestId, url } = message as { requestId?: unknown; url?: unknown };
+    const created = lastCreated;
+    lastCreated = undefined;
+    if (typeof requestId !== 'string' || !gotSites.has(requestId)) return;
+    const site = gotSites.get(requestId)!;
+    gotSites.delete(requestId);
+    // Only the request made for this URL: through got's cache, Node's last one may be another's.
+    if (created !== undefined && site !== null && url === `${originOf(created)}${created.path}`)
+      createdSites.set(created, { site, recalled: false });
+  },
+  'got:request:error': (message) => {
+    const { requestId } = message as { requestId?: unknown };
+    if (typeof requestId === 'string') gotSites.delete(requestId);
+  },
   'http.client.request.start': (message) => {
     const request = (message as { request: ClientRequest }).request;
-    const origin = `${request.protocol}//${String(request.getHeader('host') ?? request.host)}`;
+    const origin = originOf(request);
     begin(
       request,
       request.method,
       `${origin}${request.path}`,
       contentLength(request.getHeader('content-length')),
-      (activity) => activity.siteFor('http', origin, callSite),
+      (activity) => createdSites.get(request) ?? activity.siteFor('http', origin, callSite),
     );
   },
   'http.client.response.finish': (message) => {
@@ -214,6 +256,10 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
     failed(request, error);
   },
 };
+
+function originOf(request: ClientRequest): string {
+  return `${request.protocol}//${String(request.getHeader('host') ?? request.host)}`;
+}
 
 type Fetch = typeof globalThis.fetch;
 
@@ -263,6 +309,8 @@ const httpClientTap = new SharedInstall(
   () => {
     for (const [name, handler] of Object.entries(HANDLERS)) diagnosticsChannel.unsubscribe(name, handler);
     unwrapFetch();
+    gotSites.clear();
+    lastCreated = undefined;
   },
 );
 
