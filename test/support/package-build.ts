@@ -92,6 +92,27 @@ export function installedPackage(): InstalledPackage {
   return installed;
 }
 
+/**
+ * The installed project with more packages from npm (`name@version`), in a copy of its own
+ * named `name`: kept per state of the sources as the project is, so a run installs them once.
+ */
+export function projectWith(name: string, packages: readonly string[]): string {
+  const { project } = installedPackage();
+  const directory = `${project}-${name}`;
+  if (existsSync(join(directory, 'installed'))) return directory;
+  const scratch = `${directory}.${process.pid}.tmp`;
+  rmSync(scratch, { recursive: true, force: true });
+  cpSync(project, scratch, { recursive: true, filter: (path) => !path.endsWith(`${join(project, 'installed')}`) });
+  npm(['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', ...packages], scratch);
+  writeFileSync(join(scratch, 'installed'), '');
+  try {
+    renameSync(scratch, directory);
+  } catch {
+    rmSync(scratch, { recursive: true, force: true }); // another process finished first
+  }
+  return directory;
+}
+
 function npm(args: string[], cwd: string): void {
   try {
     execFileSync('npm', args, {
