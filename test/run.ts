@@ -4,8 +4,8 @@
  * several to a process, each process leading a process group of its own and bounded by
  * TEST_FILE_TIMEOUT_S. Arguments name test files (`.ts`, as in the tree) or pass runner
  * options through, e.g. `npm test -- test/profiler/pages.test.ts`. Without file arguments
- * it runs every test file but those of `test/deploy/`, which need programs npm does not
- * install (nginx): `npm run test:deploy` names them.
+ * it runs every test file but those of `test/deploy/` and `test/services/`, which need programs
+ * npm does not install (nginx, redis-server): `npm run test:deploy` and `test:services` name them.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,8 +14,8 @@ import { SECONDS } from './support/file-durations.js';
 import { BUILD_OF_THE_RUN, builtFile, kernelBuild } from './support/kernel-build.js';
 import { ROOT } from './support/root.js';
 
-/** Suites run only when named: `npm run test:deploy`. */
-const NAMED_ONLY = [join(ROOT, 'test', 'deploy')];
+/** Suites run only when named: `npm run test:deploy`, `npm run test:services`. */
+const NAMED_ONLY = [join(ROOT, 'test', 'deploy'), join(ROOT, 'test', 'services')];
 /**
  * Processes run at once: three, on two cores, so that the files that mostly wait (timeouts,
  * slow clients, a server coming back) leave no core idle. Three once failed the 20,000-token
