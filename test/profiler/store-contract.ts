@@ -6,6 +6,7 @@
  * retention deletes by count and age, and several handles on one store (several processes)
  * share its token counter and its retention lease.
  */
+import { countSample, emptyMinute } from '../../src/profiler/overview/minute-counts.js';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TOKEN_PATTERN } from '../../src/profiler/tokens/token.js';
@@ -41,6 +42,48 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
     });
     afterEach(async () => {
       await Promise.all(opened.map((handle) => handle.close()));
+    });
+
+    describe("the overview's minutes", () => {
+      const minuteOf = (requests: number, status = 200) => {
+        const counts = emptyMinute();
+        for (let i = 0; i < requests; i++)
+          countSample(counts, {
+            time: 0,
+            method: 'GET',
+            route: '/orders/:id',
+            status,
+            durationMs: 10 + i,
+            token: null,
+            statements: [{ system: 'postgresql', text: 'SELECT ?', durationMs: 1 }],
+            calls: [],
+            exception: null,
+          });
+        return counts;
+      };
+
+      it("adds up every holder's minutes, and a holder's own minute written twice", async () => {
+        const other = await another();
+        await store.writeOverview('worker-1', [{ minute: 100, counts: minuteOf(3) }], 0);
+        await other.writeOverview('worker-2', [{ minute: 100, counts: minuteOf(4, 500) }], 0);
+        await store.writeOverview('worker-1', [{ minute: 101, counts: minuteOf(2) }], 0);
+        await store.writeOverview('worker-1', [{ minute: 101, counts: minuteOf(1) }], 0);
+        const total = await other.readOverview(100);
+        const route = total.routes['GET /orders/:id']!;
+        assert.deepEqual([route.requests, route.serverErrors], [10, 4]);
+        assert.equal(total.statements['postgresql SELECT ?']!.count, 10);
+        assert.equal((await store.readOverview(101)).routes['GET /orders/:id']!.requests, 3);
+      });
+
+      it('deletes the minutes before the one a write names', async () => {
+        await store.writeOverview('worker-1', [{ minute: 10, counts: minuteOf(1) }], 0);
+        await store.writeOverview('worker-1', [{ minute: 20, counts: minuteOf(2) }], 15);
+        assert.equal((await store.readOverview(0)).routes['GET /orders/:id']!.requests, 2);
+      });
+
+      it('reads none from a store that has no minutes', async () => {
+        assert.deepEqual(Object.keys((await store.readOverview(0)).routes), []);
+      });
     });
 
     describe('a written report reads back whole', () => {

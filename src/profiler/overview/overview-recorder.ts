@@ -10,7 +10,7 @@ export const MINUTE_MS = 60_000;
 /** Ended minutes held for a store that is away: an hour. */
 const WAITING_MINUTES = 60;
 
-interface CountedMinute {
+export interface CountedMinute {
   /** Minutes since the epoch. */
   minute: number;
   counts: MinuteCounts;

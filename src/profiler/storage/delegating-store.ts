@@ -4,6 +4,8 @@
  */
 import type { Report, ReportSearch, SearchResult } from '../model/report.js';
 import type { EncodedReport } from '../model/report-encoding.js';
+import type { MinuteCounts } from '../overview/minute-counts.js';
+import type { CountedMinute } from '../overview/overview-recorder.js';
 import type { PurgeOptions, ReportStore, Retention, WriteOutcome } from './report-store.js';
 
 export class DelegatingStore implements ReportStore {
@@ -40,6 +42,12 @@ export class DelegatingStore implements ReportStore {
   }
   releaseRetention(holder: string): Promise<void> {
     return this.inner.releaseRetention(holder);
+  }
+  writeOverview(holder: string, minutes: readonly CountedMinute[], before: number): Promise<void> {
+    return this.inner.writeOverview(holder, minutes, before);
+  }
+  readOverview(from: number): Promise<MinuteCounts> {
+    return this.inner.readOverview(from);
   }
   clear(): Promise<number> {
     return this.inner.clear();

@@ -7,6 +7,8 @@
  */
 import type { Report, ReportSearch, SearchResult } from '../model/report.js';
 import type { EncodedReport } from '../model/report-encoding.js';
+import type { MinuteCounts } from '../overview/minute-counts.js';
+import type { CountedMinute } from '../overview/overview-recorder.js';
 
 export interface Retention {
   maxReports: number;
@@ -81,6 +83,13 @@ export interface ReportStore {
   purge(retention: Retention, options?: PurgeOptions): Promise<number | undefined>;
   /** Gives the retention lease up, if `holder` has it, so that another process takes it at once. */
   releaseRetention(holder: string): Promise<void>;
+  /**
+   * Adds the overview's minutes that the process `holder` counted to those it wrote before,
+   * and deletes every holder's minutes before minute `before`.
+   */
+  writeOverview(holder: string, minutes: readonly CountedMinute[], before: number): Promise<void>;
+  /** The overview's counts of every holder from minute `from` on, added up. */
+  readOverview(from: number): Promise<MinuteCounts>;
   /** Deletes everything; resolves with how many reports were deleted. */
   clear(): Promise<number>;
   close(): Promise<void>;

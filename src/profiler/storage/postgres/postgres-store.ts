@@ -10,6 +10,9 @@ import type { PostgresDsn } from '../../../config/index.js';
 import { TOKEN_KEY_BYTES } from '../../tokens/token-permutation.js';
 import type { Report, ReportSearch, ReportSummary, SearchResult } from '../../model/report.js';
 import { loadPg } from './postgres-driver.js';
+import { OVERVIEW_TABLE, readOverview, writeOverview } from './postgres-overview.js';
+import type { MinuteCounts } from '../../overview/minute-counts.js';
+import type { CountedMinute } from '../../overview/overview-recorder.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';
 import { prepareSchema, schemaExists } from './postgres-schema.js';
 import {
@@ -207,6 +210,14 @@ export class PostgresReportStore implements ReportStore {
     return rows[0]?.reports ?? 0;
   }
 
+  async writeOverview(holder: string, minutes: readonly CountedMinute[], before: number): Promise<void> {
+    await this.transaction((client) => writeOverview(client, holder, minutes, before));
+  }
+
+  async readOverview(from: number): Promise<MinuteCounts> {
+    return this.run((client) => readOverview(client, from));
+  }
+
   async leaseTokens(count: number): Promise<string[]> {
     return this.run((client) => this.leases.lease(client, count));
   }
@@ -273,6 +284,7 @@ export class PostgresReportStore implements ReportStore {
   private prepared(): Promise<void> {
     this.schema ??= this.withClient(async (client) => {
       await prepareSchema(client, newTokenKey);
+      await client.query(OVERVIEW_TABLE);
       await this.prepareIndexes(client);
     }).catch((error: unknown) => {
       this.schema = undefined;

@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ReportSearch, ReportSummary, SearchResult } from '../../model/report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
+import { readOverview } from './sqlite-overview.js';
 import { IdWindows, NewestFirstReading, type ReadRow, WINDOW } from '../search-windows.js';
 import { searchStatement, SUMMARIES_OF_IDS, SUMMARY_COLUMNS, TrigramSample } from './sqlite-search.js';
 import type { WriteReply } from './sqlite-write-thread.js';
@@ -20,6 +21,7 @@ export interface ReadThreadData {
 export type ReadCommand =
   | { id: number; kind: 'read'; token: string }
   | { id: number; kind: 'search'; filters: ReportSearch }
+  | { id: number; kind: 'overview'; from: number }
   | { id: number; kind: 'close' };
 
 /** A stored report as read: its summary, its sections as JSON, its trace's JSON. */
@@ -154,6 +156,7 @@ function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
   if (lost !== undefined) connection.give(FILE_LOST, lost);
   try {
     if (command.kind === 'read') return c.readRow.get(command.token);
+    if (command.kind === 'overview') return readOverview(c.db, command.from);
     // One read transaction: the tail and the lookup see the same mark.
     return c.searching(command.filters);
   } catch (error) {

@@ -4,6 +4,8 @@
  * reads to another (`sqlite-read-thread.ts`), so neither holds up the thread that answers requests;
  * a full disk, or a file lost or damaged, is recovered from without a restart (`sqlite-faults.ts`).
  */
+import type { MinuteCounts } from '../../overview/minute-counts.js';
+import type { CountedMinute } from '../../overview/overview-recorder.js';
 import { existsSync, statSync } from 'node:fs';
 import type { Report, ReportSearch, SearchResult } from '../../model/report.js';
 import { decodeReport, type EncodedReport } from '../../model/report-encoding.js';
@@ -244,6 +246,15 @@ export class SqliteReportStore implements ReportStore {
   /** From the write thread, which follows the count as it writes: a count of millions of rows is not read again per page. */
   async count(): Promise<number> {
     return this.command<number>({ kind: 'count' });
+  }
+
+  async writeOverview(holder: string, minutes: readonly CountedMinute[], before: number): Promise<void> {
+    await this.command<null>({ kind: 'overview', holder, minutes: [...minutes], before });
+  }
+
+  /** Added up on the read thread: a week of minutes is parsed there, not on the serving one. */
+  async readOverview(from: number): Promise<MinuteCounts> {
+    return this.reading<MinuteCounts>({ kind: 'overview', from });
   }
 
   async leaseTokens(count: number): Promise<string[]> {

@@ -9,6 +9,8 @@ import { damageOf } from './sqlite-check.js';
 import { freePagesStep, settleDiskUse } from './sqlite-disk.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openDatabase } from './sqlite-open.js';
+import { OVERVIEW_TABLE, writeOverview } from './sqlite-overview.js';
+import type { CountedMinute } from '../../overview/overview-recorder.js';
 import { prepareWrites, type LeaseRequest, type ReportRow, type SqliteWrites, type TraceRow } from './sqlite-writes.js';
 
 export interface WriteThreadData {
@@ -26,6 +28,7 @@ export type WriteCommand =
   | { id: number; kind: 'purge'; before: number; keep: number; lease: LeaseRequest | undefined }
   | { id: number; kind: 'release-retention'; holder: string }
   | { id: number; kind: 'clear' }
+  | { id: number; kind: 'overview'; holder: string; minutes: CountedMinute[]; before: number }
   | { id: number; kind: 'close' };
 
 /** A failure carries SQLite's code (`SQLITE_FULL`) when it has one, so that it can be told apart. */
@@ -67,6 +70,7 @@ function open(): void {
   const db = openDatabase(file);
   try {
     if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`);
+    db.exec(OVERVIEW_TABLE);
     connection.current = { db, writes: prepareWrites(db), watch: new FileWatch(file) };
   } catch (error) {
     db.close();
@@ -274,6 +278,8 @@ function applyTo(
       return writes.releaseRetention(command.holder);
     case 'clear':
       return settled(db, writes.clear());
+    case 'overview':
+      return writeOverview(db, command.holder, command.minutes, command.before) ?? null;
   }
 }
 
