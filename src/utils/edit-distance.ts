@@ -1,0 +1,41 @@
+/**
+ * Levenshtein distance with a swap of two neighbours counting as one edit, bounded: only
+ * the band of cells within `max` of the diagonal is computed, so comparing a long word to
+ * a short one costs nothing and a close pair costs its length times the bound.
+ *
+ * @example
+ * ```ts
+ * editDistance('product', 'products'); // 1
+ * editDistance('a'.repeat(10_000), 'api', 3); // 4: over the bound, found without a pass
+ * ```
+ */
+
+/** The distance from `a` to `b`, or `max + 1` as soon as it is known to exceed `max`. */
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const over = Math.min(max + 1, Math.max(a.length, b.length) + 1);
+  const columns = b.length + 1;
+  // Three rows: the one before last is read by swaps.
+  let beforeLast = new Array<number>(columns).fill(over);
+  let last = Array.from({ length: columns }, (_, j) => (j <= max ? j : over));
+  let current = new Array<number>(columns);
+  for (let i = 1; i <= a.length; i++) {
+    current.fill(over);
+    const from = Math.max(1, i - max);
+    const to = Math.min(b.length, i + max);
+    if (i <= max) current[0] = i;
+    let rowBest = current[0]!;
+    for (let j = from; j <= to; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(last[j]! + 1, current[j - 1]! + 1, last[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, beforeLast[j - 2]! + 1);
+      current[j] = Math.min(best, over);
+      if (current[j]! < rowBest) rowBest = current[j]!;
+    }
+    // Every way on passes through this row: none of it within the bound, nothing will be.
+    if (rowBest > max) return max + 1;
+    [beforeLast, last, current] = [last, current, beforeLast];
+  }
+  return Math.min(last[b.length]!, max + 1);
+}
