@@ -1,11 +1,13 @@
 /**
  * The known routes as path matchers, for the questions the router does not answer:
  * which methods a path allows (405 and `Allow`), whether the path with or without its
- * trailing slash exists (301), and which routes came closest (the report).
+ * trailing slash exists (301), which routes came closest (the report), and which are a few
+ * letters away ("did you mean").
  * Only unmatched requests ask, so matched requests never pay for it.
  */
 import { createHash } from 'node:crypto';
 import type { PathPart, PathShape } from './fastify-path.js';
+import { NearRoutes, type NearRoute } from './near-routes.js';
 import { compileShape, MAX_PARAM_LENGTH, splitPath, type CompiledShape, type SplitPath } from './shape-match.js';
 import { safeDecodeUri } from '../utils/safe-decode.js';
 
@@ -24,6 +26,8 @@ export interface MatchableRoute {
 interface CompiledRoute {
   route: MatchableRoute;
   shapes: CompiledShape[];
+  /** The shapes as declared, for the near routes. */
+  declared: readonly PathShape[];
   /** Its path is a wildcard alone (`*`, `/*`): it takes every path, so it says nothing of one. */
   catchAll: boolean;
 }
@@ -54,11 +58,12 @@ const isKernelRoute = (compiled: CompiledRoute) => compiled.route.name.startsWit
 export class RouteMatcher {
   private readonly compiled: CompiledRoute[];
   private hash: string | undefined;
+  private near: NearRoutes | undefined;
 
   constructor(routes: readonly MatchableRoute[]) {
     this.compiled = routes.map((route) => {
       const shapes = route.shapes ?? [routesApiShape(route.path, route.requirements ?? {})];
-      return { route, shapes: shapes.map(compileShape), catchAll: shapes.every(isCatchAll) };
+      return { route, shapes: shapes.map(compileShape), declared: shapes, catchAll: shapes.every(isCatchAll) };
     });
   }
 
@@ -122,6 +127,24 @@ export class RouteMatcher {
         methods: route.methods,
         reason: explainMiss(route, shapes, method, split),
       }));
+  }
+
+  /**
+   * The application's routes a few letters from `path` ("did you mean"), closest first. A
+   * catch-all route is near every path, so it is never offered.
+   */
+  nearest(path: string): NearRoute[] {
+    this.near ??= new NearRoutes(
+      this.compiled
+        .filter((compiled) => !isKernelRoute(compiled) && !compiled.catchAll)
+        .map(({ route, declared }) => ({
+          name: route.name,
+          path: route.path,
+          methods: route.methods,
+          shapes: declared,
+        })),
+    );
+    return this.near.of(safeDecodeUri(path));
   }
 
   /** Every route, in declaration order, with whether it answers `method` on `path`, and why not. */

@@ -15,16 +15,17 @@ export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINIT
   if (Math.abs(a.length - b.length) > max) return max + 1;
   const over = Math.min(max + 1, Math.max(a.length, b.length) + 1);
   const columns = b.length + 1;
-  // Three rows: the one before last is read by swaps.
+  // Three rows, the one before last read by swaps; only each row's band is written.
   let beforeLast = new Array<number>(columns).fill(over);
   let last = Array.from({ length: columns }, (_, j) => (j <= max ? j : over));
-  let current = new Array<number>(columns);
+  let current = new Array<number>(columns).fill(over);
   for (let i = 1; i <= a.length; i++) {
-    current.fill(over);
     const from = Math.max(1, i - max);
     const to = Math.min(b.length, i + max);
-    if (i <= max) current[0] = i;
-    let rowBest = current[0]!;
+    // The cells beside the band, which the next rows read, stand for "too far".
+    current[from - 1] = from === 1 && i <= max ? i : over;
+    if (to + 1 < columns) current[to + 1] = over;
+    let rowBest = current[from - 1]!;
     for (let j = from; j <= to; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(last[j]! + 1, current[j - 1]! + 1, last[j - 1]! + cost);
@@ -33,7 +34,7 @@ export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINIT
       current[j] = Math.min(best, over);
       if (current[j]! < rowBest) rowBest = current[j]!;
     }
-    // Every way on passes through this row: none of it within the bound, nothing will be.
+    // Every way on passes through this row (a swap's cell is never cheaper than the one it skips).
     if (rowBest > max) return max + 1;
     [beforeLast, last, current] = [last, current, beforeLast];
   }
