@@ -13,7 +13,7 @@ import { requestUrlWithQuery } from '../http/request-url.js';
 import type { EditorLinkFormat } from './editor-link.js';
 import { relatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
-import { describeError, reasonPhrase } from './http-errors.js';
+import { debugAidsOf, describeError, reasonPhrase } from './http-errors.js';
 import { negotiateErrorFormat, type ErrorFormat } from './negotiate.js';
 import { DebugPageTemplates } from './page-template.js';
 import { PAGE_STYLE_SOURCE, renderDebugHtml, renderProductionHtml } from './render-html.js';
@@ -74,6 +74,7 @@ export function createErrorResponder({
 
     if (request.vigil) request.vigil.answeredByPipeline = true;
     const frames = debug ? framesOf(described.error) : [];
+    const aids = debug ? debugAidsOf(described.error) : undefined;
     const token = request.vigil?.token ?? undefined;
     const view: ErrorView = {
       status: described.status,
@@ -85,6 +86,8 @@ export function createErrorResponder({
       url: debug ? requestUrlWithQuery(request) : '',
       frames,
       site: raiseSiteIn(frames),
+      raisedBy: aids?.raisedBy,
+      hints: aids?.hints,
       related: debug ? relatedErrors(described.error, frames) : undefined,
       token,
       // The link the response already carries, built once when the token was issued.

@@ -6,6 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import { classNameOf, messageOf } from './error-chain.js';
 import { statusOf, type CodeOfStatus, type VigilErrorCode } from './error-codes.js';
+import type { ErrorHints } from './error-hints.js';
 import { isError, ThrownValueError } from './thrown-value.js';
 import { SharedInstall } from '../utils/shared-install.js';
 
@@ -14,6 +15,13 @@ export interface HttpErrorOptions {
   cause?: unknown;
   /** False: no stack capture, for a raiser that gives the error frames it already knows (`adoptFrames`). */
   capture?: boolean;
+  /** What helps fix the request, computed when a debug answer or a report first asks (see {@link HttpError.hints}). */
+  hints?: (() => ErrorHints) | undefined;
+  /**
+   * What decided the answer, where no line of the project's source did (`routing: …`): the
+   * debug page and the report name it in place of the raise site.
+   */
+  raisedBy?: string | undefined;
 }
 
 /** Marks the HttpErrors of every copy of the kernel: a routes module may load a copy of its own. */
@@ -36,6 +44,8 @@ export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
   readonly headers: Readonly<Record<string, string>>;
+  readonly raisedBy: string | undefined;
+  #hints: (() => ErrorHints) | ErrorHints | undefined;
 
   /** An error of the catalogue: its status is the code's. */
   constructor(code: VigilErrorCode, message: string, options?: HttpErrorOptions);
@@ -61,6 +71,14 @@ export class HttpError extends Error {
     this.status = status;
     this.code = code;
     this.headers = options.headers ?? {};
+    this.raisedBy = options.raisedBy;
+    this.#hints = options.hints;
+  }
+
+  /** The hints of a debug answer: computed once, the first time the page or the report asks. */
+  get hints(): ErrorHints | undefined {
+    if (typeof this.#hints === 'function') this.#hints = this.#hints();
+    return this.#hints;
   }
 }
 Object.defineProperty(HttpError.prototype, HTTP_ERROR_BRAND, { value: true });
@@ -166,6 +184,28 @@ export function describeError(thrown: unknown): ErrorDescription {
     error,
   };
 }
+
+/** What a debug answer shows of an error besides its trace: its hints, and what decided the answer. */
+interface DebugAids {
+  hints: ErrorHints | undefined;
+  raisedBy: string | undefined;
+}
+
+/** The aids an HttpError of any copy of the kernel carries; none for other errors, or where reading throws. */
+export function debugAidsOf(error: Error): DebugAids {
+  try {
+    if ((error as unknown as Record<symbol, unknown>)[HTTP_ERROR_BRAND] !== true) return NO_AIDS;
+    const { hints, raisedBy } = error as HttpError;
+    return {
+      hints: typeof hints === 'object' && hints !== null ? hints : undefined,
+      raisedBy: typeof raisedBy === 'string' ? raisedBy : undefined,
+    };
+  } catch {
+    return NO_AIDS;
+  }
+}
+
+const NO_AIDS: DebugAids = { hints: undefined, raisedBy: undefined };
 
 /** What an error says of its answer, where it says it in a form the pipeline takes. */
 interface HttpDetails {

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { StackFrame } from '../debug/stack-trace.js';
+import { hasHints } from './error-hints.js';
 import type { ErrorView } from './error-view.js';
 import { escapeHtml } from '../utils/html.js';
 import { hasRelated, renderDebugHtml, type DebugHtmlOptions } from './render-html.js';
@@ -62,14 +63,16 @@ export class DebugPageTemplates {
 
   /** The page as UTF-8, from a template when the view's throw path has one; else undefined (render it). */
   render(view: ErrorView): Buffer | undefined {
-    if (view.frames.length === 0 || (view.related !== undefined && hasRelated(view.related))) return undefined;
+    // Hints differ from one request to the next (the routes near its path): such a page is rendered whole.
+    if (view.frames.length === 0 || hasHints(view.hints) || (view.related !== undefined && hasRelated(view.related)))
+      return undefined;
     const path = this.byFrames.of(view.frames, newThrowPath);
     if (!path.seen) {
       path.seen = true;
       return undefined;
     }
     const kinds = (path.kinds ??= new Map());
-    const kind = `${view.status} ${view.title} ${view.className} ${view.code} ${view.token === undefined ? 0 : 1}${view.reportUrl === undefined ? 0 : 1}`;
+    const kind = `${view.status} ${view.title} ${view.className} ${view.code} ${view.raisedBy ?? ''} ${view.token === undefined ? 0 : 1}${view.reportUrl === undefined ? 0 : 1}`;
     let template = kinds.get(kind);
     if (template === undefined) {
       // A code made from request data would make new kinds without end: the first few are templated.

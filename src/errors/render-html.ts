@@ -1,6 +1,7 @@
 /**
- * The HTML error pages: a compact debug page (message, request, exception, trace with
- * source excerpts and the kernel's frames folded, causes, link to the report) and a
+ * The HTML error pages: a compact debug page (message, request, exception, what would fix
+ * the request, trace with source excerpts and the kernel's frames folded, causes, link to
+ * the report) and a
  * production page showing nothing internal. Both are self-contained and follow the
  * reader's light or dark preference.
  */
@@ -9,6 +10,7 @@ import type { EditorLinkFormat } from './editor-link.js';
 import type { RelatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
 import { html, raw, type SafeHtml } from '../utils/html.js';
+import { renderHints } from './render-hints.js';
 import { fileLine, renderRelated, renderTrace } from './render-trace.js';
 import { relatedView, siteLink, traceLines, type TraceLine } from './trace-lines.js';
 import { ThrowView } from '../debug/throw-views.js';
@@ -30,6 +32,8 @@ li.folded>details>ol{padding:0 8px}pre{margin:0;padding:8px 0;overflow-x:auto;bo
 pre span{display:block;padding:0 12px}pre span.hl{background:var(--hl)}pre i{color:var(--muted);font-style:normal;display:inline-block;width:4em}
 section.related{margin:28px 0 0;padding:0 0 0 16px;border-left:3px solid var(--accent)}section.related section.related{margin-top:16px}
 section.related .message{font-size:16px;margin:0 0 6px}.site,.common,.muted{margin:0 0 10px}
+#near-routes,#schema-violations{margin:0 0 24px}#near-routes ul{margin:0;padding:0 0 0 20px}
+table{border-collapse:collapse}th,td{text-align:left;padding:4px 16px 4px 0;border-bottom:1px solid var(--line);vertical-align:top}td code{word-break:break-all}
 `;
 const STYLE = raw(`<style>${STYLE_TEXT}</style>`);
 
@@ -52,16 +56,18 @@ export interface DebugHtmlOptions {
 
 export function renderDebugHtml(view: ErrorView, { editor }: DebugHtmlOptions = {}): string {
   const heading = `Error ${view.status} ${view.title}`;
-  const site = view.site
-    ? html`<dt>Raised at</dt><dd>${fileLine(view.site.file, view.site.line, siteLink(view.site, editor))}</dd>`
-    : '';
+  const site = view.raisedBy
+    ? html`<dt>Raised by</dt><dd>${view.raisedBy}</dd>`
+    : view.site
+      ? html`<dt>Raised at</dt><dd>${fileLine(view.site.file, view.site.line, siteLink(view.site, editor))}</dd>`
+      : '';
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8"><meta name="robots" content="noindex,nofollow"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${heading}</title>${STYLE}</head>
 <body><header><h1>${heading}</h1><p class="message">${view.message}</p>
 <dl><dt>Request</dt><dd><code>${view.method} ${view.url}</code></dd>
 <dt>Exception</dt><dd><code>${view.className}</code> (${view.code})</dd>
 ${site}${view.reportUrl ? html`<dt>Debug report</dt><dd><a href="${view.reportUrl}">View the debug report ${view.token}</a></dd>` : ''}</dl></header>
-<main><h2>Stack trace</h2>${renderMainTrace(traceLines(view.frames, editor))}${view.related && hasRelated(view.related) ? renderRelated(relatedView(view.related, editor), 2) : ''}</main></body></html>
+<main>${renderHints(view.hints, 2)}<h2>Stack trace</h2>${renderMainTrace(traceLines(view.frames, editor))}${view.related && hasRelated(view.related) ? renderRelated(relatedView(view.related, editor), 2) : ''}</main></body></html>
 `.value;
 }
 

@@ -2,9 +2,11 @@
  * RFC 9457 problem details, as JSON and as XML (root `<problem xmlns="urn:ietf:rfc:7807">`).
  * Debug mode adds `exception` {class, message, file, line, trace[]} and `debugToken`; an
  * error's causes nest under `cause` and an AggregateError's members under `errors`, each
- * {class, message, file, line}.
+ * {class, message, file, line}; what would fix the request under `nearRoutes` and
+ * `violations`, and what decided the answer under `raisedBy`.
  */
 import type { ChainedError, RelatedErrors } from './error-chain.js';
+import type { ErrorHints } from './error-hints.js';
 import type { ErrorView } from './error-view.js';
 
 /** A cause or member: where it was raised, and what it leads to in turn. */
@@ -34,7 +36,9 @@ interface ProblemDetails {
     file: string | null;
     line: number | null;
     trace: Array<{ function: string; file: string; line: number }>;
-  } & RelatedMembers;
+    raisedBy?: string;
+  } & RelatedMembers &
+    ErrorHints;
   debugToken?: string;
 }
 
@@ -53,6 +57,9 @@ function problemDetails(view: ErrorView, debug: boolean): ProblemDetails {
       file: site?.file ?? null,
       line: site?.line ?? null,
       trace: view.frames.map((frame) => ({ function: frame.function, file: frame.file, line: frame.line })),
+      ...(view.raisedBy ? { raisedBy: view.raisedBy } : {}),
+      ...(view.hints?.nearRoutes?.length ? { nearRoutes: view.hints.nearRoutes } : {}),
+      ...(view.hints?.violations?.length ? { violations: view.hints.violations } : {}),
       ...(view.related ? relatedMembers(view.related) : {}),
     };
     if (view.token) problem.debugToken = view.token;
@@ -94,7 +101,13 @@ export function escapeXml(value: string): string {
 }
 
 /** The element of each item of a list, by the list's name. */
-const ITEM_NAMES: Record<string, string> = { trace: 'frame', errors: 'error' };
+const ITEM_NAMES: Record<string, string> = {
+  trace: 'frame',
+  errors: 'error',
+  nearRoutes: 'route',
+  violations: 'violation',
+  methods: 'method',
+};
 
 function element(name: string, value: unknown): string {
   if (value === null || value === undefined) return `<${name}/>`;

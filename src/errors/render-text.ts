@@ -1,6 +1,7 @@
-/** The plain-text error: status line, message, and in debug mode the trace, then the members and causes. */
+/** The plain-text error: status line, message, and in debug mode what would fix the request, the trace, then the members and causes. */
 import type { ChainedError, RelatedErrors } from './error-chain.js';
 import type { ErrorView } from './error-view.js';
+import { hintLines } from './render-hints.js';
 
 export function renderText(view: ErrorView, debug: boolean): string {
   const statusLine = `${view.status} ${view.title}`;
@@ -8,8 +9,10 @@ export function renderText(view: ErrorView, debug: boolean): string {
   const trace = view.frames.map((frame) => `  at ${frame.function} (${frame.file}:${frame.line})`).join('\n');
   const related = view.related ? relatedLines(view.related, '') : [];
   const causes = related.length > 0 ? `\n${related.join('\n')}\n` : '';
+  const hints = hintLines(view.hints);
+  const help = hints.length > 0 ? `${hints.join('\n')}\n\n` : '';
   const report = view.reportUrl ? `\nDebug report: ${view.reportUrl}\n` : '';
-  return `${statusLine}\n\n${view.message}\n\n${view.className} (${view.code})\n${trace}\n${causes}${report}`;
+  return `${statusLine}\n\n${view.message}\n\n${help}${view.className} (${view.code})\n${trace}\n${causes}${report}`;
 }
 
 /** Members first (indented one step deeper for their own), then the chain of causes. */
