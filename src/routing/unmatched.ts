@@ -4,6 +4,7 @@
  * methods, or a 404.
  */
 import { adoptFrames, framesOf, type StackFrame } from '../debug/stack-trace.js';
+import type { RouteHint } from '../errors/error-hints.js';
 import { MethodNotAllowedHttpError, NotFoundHttpError, type HttpErrorOptions } from '../errors/http-errors.js';
 import { encodeTarget } from '../http/request-url.js';
 import type { RouteMatcher } from './route-matcher.js';
@@ -61,8 +62,20 @@ export function resolveUnmatched(
     };
   }
   const known = reused?.get(NotFoundHttpError);
-  return { error: withTrace(noRouteFound(request, { capture: capture && known === undefined }), known, reused) };
+  // Debug answers only: production never compares the path with the routes.
+  const hints = capture ? () => ({ nearRoutes: nearRoutesOf(matcher, path) }) : undefined;
+  return {
+    error: withTrace(noRouteFound(request, { capture: capture && known === undefined, hints }), known, reused),
+  };
 }
+
+/** The routes a few letters from the path, as a debug answer shows them. */
+function nearRoutesOf(matcher: RouteMatcher, path: string): RouteHint[] {
+  return matcher.nearest(path).map((near) => ({ methods: near.methods, path: near.path }));
+}
+
+/** The debug page's "Raised by" of a 404 no route took: routing decided it, not a line of anyone's source. */
+const DECIDED_BY_ROUTING = 'routing: no route matches the path';
 
 /** The 404 of a request no route answers: `No route found for "GET <url>"`, with the Referer when sent. */
 export function noRouteFound(
@@ -70,7 +83,10 @@ export function noRouteFound(
   options?: HttpErrorOptions,
 ): NotFoundHttpError {
   const from = referer === undefined ? '' : ` (from "${referer}")`;
-  return new NotFoundHttpError(`No route found for "${method} ${url}"${from}`, options);
+  return new NotFoundHttpError(`No route found for "${method} ${url}"${from}`, {
+    ...options,
+    raisedBy: DECIDED_BY_ROUTING,
+  });
 }
 
 /** Gives an uncaptured error the frames known for its kind, or records a captured one's. */

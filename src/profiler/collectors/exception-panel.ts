@@ -1,8 +1,11 @@
 /**
- * The exception section as stored, its panel (what was raised, where, the trace with the
- * project's own source, and its causes) and its text: the raise site and the project's frames.
+ * The exception section as stored, its panel (what was raised, where, a schema 400's
+ * refusals, the trace with the project's own source, and its causes) and its text: the raise
+ * site, the refusals and the project's frames.
  */
 import { html } from '../../utils/html.js';
+import type { SchemaViolation } from '../../errors/error-hints.js';
+import { hintLines, renderHints } from '../../errors/render-hints.js';
 import { fileLine, renderRelated, renderTrace } from '../../errors/render-trace.js';
 import type { RelatedErrorsView, TraceLine } from '../../errors/trace-lines.js';
 import { keyValueTable } from '../views/layout.js';
@@ -20,6 +23,10 @@ export interface ExceptionSection extends RelatedErrorsView {
   line: number | null;
   /** The editor link of the raise site when VIGIL_IDE is set. */
   link?: string | null;
+  /** What decided the answer where no line of the project's did (`routing: …`), shown in place of the site. */
+  raisedBy?: string;
+  /** The rules of the route's schema the request broke, with the values sent (redacted). */
+  violations?: readonly SchemaViolation[];
   trace: readonly TraceFrame[];
 }
 
@@ -34,8 +41,14 @@ export const exceptionPanel = definePanel<ExceptionSection>({
 ${keyValueTable([
   ['Code', html`<code>${section.code}</code>`],
   ['Status', section.status],
-  ['Raised at', section.file ? html`<code>${fileLine(section.file, section.line, section.link)}</code>` : 'unknown'],
+  section.raisedBy
+    ? ['Raised by', section.raisedBy]
+    : [
+        'Raised at',
+        section.file ? html`<code>${fileLine(section.file, section.line, section.link)}</code>` : 'unknown',
+      ],
 ])}
+${renderHints({ violations: section.violations ?? [] }, 3)}
 <h3>Stack trace</h3>
 ${renderTrace(section.trace, 3)}${renderRelated(section, 3)}`;
   },
@@ -44,7 +57,9 @@ ${renderTrace(section.trace, 3)}${renderRelated(section, 3)}`;
 /** The command line's lines: what was raised, where, and the project's own frames. */
 export function exceptionText(section: ExceptionSection): string[] {
   const lines = [`${section.class} (${section.code}, status ${section.status}): ${section.message}`];
-  if (section.file) lines.push(`raised at ${section.file}:${section.line}`);
+  if (section.raisedBy) lines.push(`raised by ${section.raisedBy}`);
+  else if (section.file) lines.push(`raised at ${section.file}:${section.line}`);
+  lines.push(...hintLines({ violations: section.violations ?? [] }));
   const own = section.trace.filter((frame) => frame.own);
   if (own.length > 0)
     lines.push('project frames:', ...own.map((frame) => `  ${frame.function} ${frame.file}:${frame.line}`));

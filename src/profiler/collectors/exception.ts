@@ -1,11 +1,12 @@
 /**
  * The exception collector: class, message, code, status and the trace with source excerpts of
  * the project's own frames and editor links, then the causes and an AggregateError's members
- * (bounded as on the debug page), each with its class, message, raise site and own frames.
+ * (bounded as on the debug page), each with its class, message, raise site and own frames,
+ * and a schema 400's refusals.
  */
 import { framesOf, raiseSiteIn } from '../../debug/stack-trace.js';
 import { relatedErrors } from '../../errors/error-chain.js';
-import { describeError } from '../../errors/http-errors.js';
+import { debugAidsOf, describeError } from '../../errors/http-errors.js';
 import { relatedView, siteLink, traceLines } from '../../errors/trace-lines.js';
 import { defineCollector } from '../model/collector-unit.js';
 import type { CollectorSetup } from './collector-setup.js';
@@ -24,6 +25,7 @@ export const exceptionCollector = defineCollector<ExceptionSection, CollectorSet
       const described = describeError(profile.error);
       const frames = framesOf(described.error);
       const site = raiseSiteIn(frames);
+      const { raisedBy, hints } = debugAidsOf(described.error);
       return {
         class: described.className,
         message: described.message,
@@ -32,6 +34,9 @@ export const exceptionCollector = defineCollector<ExceptionSection, CollectorSet
         file: site?.file ?? null,
         line: site?.line ?? null,
         link: siteLink(site, editor),
+        ...(raisedBy === undefined ? {} : { raisedBy }),
+        // A 404's near routes are the routing panel's, explained against the routes when read.
+        ...(hints?.violations?.length ? { violations: hints.violations } : {}),
         // A throw path has the same frames (one cached array) on every request: its lines are built once.
         trace: traceLines(frames, editor),
         ...relatedView(relatedErrors(described.error, frames), editor),

@@ -1,9 +1,11 @@
 /**
  * The routing section as stored, its panel and its text: the route that answered, or the
- * closest routes and why they missed, derived when the report is read (and said so when the
+ * routes a few letters from the path, the closest routes and why they missed, derived when the report is read (and said so when the
  * routes changed since the request).
  */
 import { html } from '../../utils/html.js';
+import type { RouteHint } from '../../errors/error-hints.js';
+import { renderHints } from '../../errors/render-hints.js';
 import type { RouteMiss } from '../../routing/route-matcher.js';
 import { keyValueTable } from '../views/layout.js';
 import { definePanel } from '../model/panel.js';
@@ -19,6 +21,8 @@ export interface RoutingSection {
   allowedMethods?: readonly string[];
   /** Derived when read (stored by reports written before `routeTable`). */
   closest?: RouteMiss[];
+  /** Derived when read: the routes a few letters from the path ("did you mean"). */
+  nearRoutes?: readonly RouteHint[];
   /** Derived when read: the routes changed since the request, so the explanations are today's routes', not its own. */
   routeTableChanged?: boolean;
   redirectedTo?: string | null;
@@ -59,6 +63,7 @@ ${keyValueTable([
   ],
   ...(section.redirectedTo ? [['Redirected to', html`<code>${section.redirectedTo}</code>`] as const] : []),
 ])}
+${renderHints({ nearRoutes: section.nearRoutes ?? [] }, 3)}
 <h3>Closest routes</h3>
 ${
   closest.length === 0
@@ -87,6 +92,7 @@ export function routingText(section: RoutingSection): string[] {
     lines.push(
       `the routes changed since this request (route table ${section.routeTable ?? 'unknown'}): explained against the routes as they are now`,
     );
+  for (const near of section.nearRoutes ?? []) lines.push(`did you mean: ${near.methods.join('|')} ${near.path}`);
   for (const miss of section.closest ?? [])
     lines.push(`closest: ${miss.methods.join('|')} ${miss.path}: ${miss.reason}`);
   return lines;

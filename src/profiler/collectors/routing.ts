@@ -61,6 +61,7 @@ export function explainUnmatched(
     ...section,
     allowedMethods: routes.allowedMethods(section.path),
     closest: routes.closest(report.method, section.path),
+    nearRoutes: routes.nearest(section.path).map(({ methods, path }) => ({ methods, path })),
     ...(section.routeTable === routes.version ? {} : { routeTableChanged: true }),
   };
 }
