@@ -21,6 +21,8 @@ import { defaultCollectors } from './profiler/collectors/index.js';
 import { tapConsole } from './profiler/activity/console-tap.js';
 import { logTapOf } from './profiler/activity/log-tap.js';
 import { Profiler, type ProfilerOptions } from './profiler/profiler.js';
+import { REDACTED, type Redactor } from './profiler/redaction/redact.js';
+import type { SentValues } from './errors/schema-violations.js';
 import { declareProfilerRoutes } from './profiler/profiler-routes.js';
 import type { Collector } from './profiler/model/request-profile.js';
 import type { ReportStore } from './profiler/storage/report-store.js';
@@ -123,7 +125,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       routesModule: options.routesModule,
       log: app.log,
     });
-    kernel.handleError = pipelineErrorHandler(limits, kernel.respond);
+    kernel.handleError = pipelineErrorHandler(limits, kernel.respond, () => kernel.profiler?.redactor);
     // A root handler set after this one replaces the pipeline: noted, for a warning at start.
     const rootErrorHandler = setRootErrorHandler(app, kernel.handleError);
     const hooks = kernelHooks(app, {
@@ -252,14 +254,40 @@ function forwardedWatch(app: FastifyInstance, config: Config): ((request: Fastif
   return config.trustedProxies.length === 0 ? forwardedLoopbackWarning((message) => app.log.warn(message)) : undefined;
 }
 
-/** vigil's error handler: the limits' and the declaration's explanations, then the pipeline. */
-function pipelineErrorHandler(limits: Limits, respond: ErrorResponder): ErrorResponder {
+/**
+ * vigil's error handler: the limits' and the declaration's explanations, then the pipeline.
+ * `redactor`: the profiler's, which redacts the values a schema 400 shows as the report does.
+ */
+function pipelineErrorHandler(
+  limits: Limits,
+  respond: ErrorResponder,
+  redactor: () => Redactor | undefined,
+): ErrorResponder {
   return (error, request, reply) => {
-    const explained = limits.explain(explainValidation(error, routeOf(request)?.declaredAt), request, reply);
+    const sent = sentValues(request, redactor());
+    const explained = limits.explain(explainValidation(error, routeOf(request)?.declaredAt, sent), request, reply);
     // The report describes the error as the pipeline renders it.
     const profile = request.vigil?.profile;
     if (profile && explained instanceof Error) profile.error = explained;
     respond(explained, request, reply);
+  };
+}
+
+/** What a request sent, by the part a schema validates, redacted as the report redacts it; none without a profiler (no debug output). */
+function sentValues(request: FastifyRequest, redactor: Redactor | undefined): SentValues | undefined {
+  if (redactor === undefined) return undefined;
+  return {
+    part: (context) =>
+      context === 'body'
+        ? request.body
+        : context === 'querystring'
+          ? request.query
+          : context === 'params'
+            ? request.params
+            : context === 'headers'
+              ? request.headers
+              : undefined,
+    redact: (names, shown) => (names.some((name) => redactor.isSecret(name, true)) ? REDACTED : redactor.text(shown)),
   };
 }
 

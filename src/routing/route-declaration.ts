@@ -2,11 +2,12 @@
  * Where the application declared a route, taken when Fastify adds it, and the validation
  * errors of its schema raised there: the schema is the route's declaration, so the debug
  * headers, the page and the report point at that line rather than at Fastify's validator
- * or whichever hook happened to be on the stack.
+ * or whichever hook happened to be on the stack, and show the rules the request broke.
  */
 import { dirname } from 'node:path';
 import { adoptFrames, framesOf, isProjectFrame, type StackFrame } from '../debug/stack-trace.js';
 import { SchemaValidationHttpError } from '../errors/http-errors.js';
+import { schemaViolations, type SentValues } from '../errors/schema-violations.js';
 
 /** Frames between Fastify's `onRoute` and the application's call: vigil's, Fastify's, avvio's. */
 const CAPTURE_DEPTH = 40;
@@ -47,12 +48,19 @@ function isValidationError(error: unknown): error is FastifyValidationError {
 
 /**
  * A schema's validation error as the pipeline's 400, raised where its route was declared
- * (`declaredAt`); any other error as it is.
+ * (`declaredAt`), with the rules broken and (`sent`) the values sent, for a debug answer;
+ * any other error as it is.
  */
-export function explainValidation(error: unknown, declaredAt: readonly StackFrame[] | undefined): unknown {
+export function explainValidation(
+  error: unknown,
+  declaredAt: readonly StackFrame[] | undefined,
+  sent?: SentValues,
+): unknown {
   if (!isValidationError(error)) return error;
-  const explained = new SchemaValidationHttpError(error.message, error.validation, error.validationContext, {
+  const { validation, validationContext } = error;
+  const explained = new SchemaValidationHttpError(error.message, validation, validationContext, {
     cause: error,
+    hints: () => ({ violations: schemaViolations(validation, validationContext, sent) }),
   });
   adoptFrames(explained, declaredAt !== undefined && declaredAt.length > 0 ? declaredAt : framesOf(error));
   return explained;
