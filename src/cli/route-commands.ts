@@ -153,19 +153,26 @@ vigil debug:router --help). Exits 0 when a route matches, 1 otherwise.
       );
       return 0;
     }
-    output.out(`\n${terminalSafe(noMatch(matcher, method, path))}\n`);
+    output.out(`\n${noMatch(matcher, method, path).map(terminalSafe).join('\n')}\n`);
     return 1;
   },
 };
 
-/** What the service would answer when no route matches: a 405, a redirect, or a 404 (as `routing/unmatched.ts` decides). */
-function noMatch(matcher: RouteMatcher, method: string, path: string): string {
+/**
+ * What the service would answer when no route matches: a 405, a redirect, or a 404 (as
+ * `routing/unmatched.ts` decides) with the routes a few letters from the path, as its debug page names them.
+ */
+function noMatch(matcher: RouteMatcher, method: string, path: string): string[] {
   const allowed = matcher.allowedMethods(path);
   if (allowed.length > 0)
-    return `None matches: the service answers 405 Method Not Allowed (Allow: ${allowed.join(', ')}).`;
+    return [`None matches: the service answers 405 Method Not Allowed (Allow: ${allowed.join(', ')}).`];
   if ((method === 'GET' || method === 'HEAD') && path !== '/') {
     const twin = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
-    if (matcher.answers('GET', twin)) return `None matches: the service answers 301, redirecting to "${twin}".`;
+    if (matcher.answers('GET', twin)) return [`None matches: the service answers 301, redirecting to "${twin}".`];
   }
-  return 'None matches: the service answers 404 Not Found.';
+  const near = matcher.nearest(path).map((route) => `${route.methods.join('|')} ${route.path}`);
+  return [
+    'None matches: the service answers 404 Not Found.',
+    ...(near.length === 0 ? [] : [`Did you mean: ${near.join(', ')}`]),
+  ];
 }

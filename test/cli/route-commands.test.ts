@@ -100,6 +100,13 @@ describe('vigil router:match tells which route answers, or why each does not', (
     assert.match(stdout, /^None matches: the service answers 404 Not Found\.$/m);
   });
 
+  it('names the routes a few letters from a path no route takes, as the debug 404 does', async () => {
+    const [typo, far] = await Promise.all([vigil(['router:match', '/helo']), vigil(['router:match', '/nowhere'])]);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stdout, /^None matches: the service answers 404 Not Found\.\nDid you mean: GET \/hello$/m);
+    assert.ok(!far.stdout.includes('Did you mean'), far.stdout);
+  });
+
   it('tells a wrong method (405 with Allow) and a missing trailing slash (301)', async () => {
     const [wrongMethod, slash] = await Promise.all([
       vigil(['router:match', '/hello', '--method', 'DELETE']),
