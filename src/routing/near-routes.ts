@@ -16,7 +16,7 @@ export interface NearRoute {
 }
 
 /** A route as compared: one outline per shape of its path. */
-export interface NearRouteCandidate {
+interface NearRouteCandidate {
   name: string;
   path: string;
   methods: readonly string[];
