@@ -58,7 +58,7 @@ export function answerUnmatched(
   trace: boolean,
 ): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   return function notFound(request, reply) {
-    const outcome = unmatchedOutcome(routes.matcher, request, undefined, trace);
+    const outcome = unmatchedOutcome(routes.matcher, request, undefined, trace, true);
     if ('error' in outcome) throw outcome.error;
     return sendRedirect(reply, outcome.redirectTo);
   };
@@ -69,11 +69,12 @@ function unmatchedOutcome(
   request: FastifyRequest,
   reused?: ReusedTraces,
   trace = true,
+  handedOn = false,
 ): UnmatchedOutcome {
   const { path, query } = requestTarget(request);
   return resolveUnmatched(
     matcher,
-    { method: request.method, path, query, url: requestUrl(request), referer: request.headers.referer },
+    { method: request.method, path, query, url: requestUrl(request), referer: request.headers.referer, handedOn },
     reused,
     trace,
   );

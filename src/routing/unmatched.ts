@@ -19,6 +19,8 @@ export interface UnmatchedRequest {
   /** The request URL for messages: origin and path, no query. */
   url: string;
   referer: string | undefined;
+  /** A route took it and handed it on (`reply.callNotFound()`): its handler raised the 404, not routing. */
+  handedOn?: boolean;
 }
 
 export type UnmatchedOutcome = { redirectTo: string } | { error: NotFoundHttpError | MethodNotAllowedHttpError };
@@ -62,10 +64,13 @@ export function resolveUnmatched(
     };
   }
   const known = reused?.get(NotFoundHttpError);
-  // Debug answers only: production never compares the path with the routes.
-  const hints = capture ? () => ({ nearRoutes: nearRoutesOf(matcher, path) }) : undefined;
+  // Debug answers only: production never compares the path with the routes. A route that
+  // handed the request on matched it: its handler decided, and no other route is nearer.
+  const decided = request.handedOn
+    ? { raisedBy: HANDED_ON }
+    : { hints: capture ? () => ({ nearRoutes: nearRoutesOf(matcher, path) }) : undefined };
   return {
-    error: withTrace(noRouteFound(request, { capture: capture && known === undefined, hints }), known, reused),
+    error: withTrace(noRouteFound(request, { capture: capture && known === undefined, ...decided }), known, reused),
   };
 }
 
@@ -76,6 +81,8 @@ function nearRoutesOf(matcher: RouteMatcher, path: string): RouteHint[] {
 
 /** The debug page's "Raised by" of a 404 no route took: routing decided it, not a line of anyone's source. */
 const DECIDED_BY_ROUTING = 'routing: no route matches the path';
+/** The same of a 404 a route's handler asked for, whose own frame is past the trace's depth. */
+const HANDED_ON = "the route's handler: reply.callNotFound()";
 
 /** The 404 of a request no route answers: `No route found for "GET <url>"`, with the Referer when sent. */
 export function noRouteFound(
@@ -84,8 +91,8 @@ export function noRouteFound(
 ): NotFoundHttpError {
   const from = referer === undefined ? '' : ` (from "${referer}")`;
   return new NotFoundHttpError(`No route found for "${method} ${url}"${from}`, {
-    ...options,
     raisedBy: DECIDED_BY_ROUTING,
+    ...options,
   });
 }
 

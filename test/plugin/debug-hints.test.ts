@@ -1,7 +1,7 @@
 /**
  * A schema 400 helps fix the request: where in the body, which keyword, the schema's rule
  * and (redacted as bodies are) the value sent, on the debug page, in the problem details
- * and in the report; none of it in production.
+ * and in the report; none of it in production. A 404 a route handed on keeps its own line.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -42,6 +42,7 @@ async function startApp(env: Record<string, string>): Promise<App> {
   const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
   await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 }, errorFormat: 'html' });
   app.post('/orders', { schema: { body: order } }, async () => ({ ordered: true }));
+  app.get('/products/:id', async (_request, reply) => reply.callNotFound());
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   return { app, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, ca: undefined };
@@ -115,5 +116,22 @@ describe('a schema 400 shows the path, the keyword, the rule and the value sent'
       for (const leak of ['/items/0/price', 'integer', 'minimum', 'refused', '"violations"', 'pen'])
         assert.ok(!answer.body.includes(leak), `${accept}: ${answer.body}`);
     }
+  });
+});
+
+describe('a 404 a route handed on (reply.callNotFound) is its own', () => {
+  it("says the route's handler decided it, not routing, and offers no near route", async () => {
+    const answer = await ask(debug, { path: '/products/3', headers: { accept: 'application/json' } });
+    assert.equal(answer.status, 404);
+    const { exception } = JSON.parse(answer.body) as { exception: Record<string, unknown> };
+    assert.equal(exception.raisedBy, "the route's handler: reply.callNotFound()");
+    assert.equal(exception.nearRoutes, undefined);
+  });
+
+  it('while a path no route took says routing decided it, and names the near route', async () => {
+    const answer = await ask(debug, { path: '/product/3', headers: { accept: 'application/json' } });
+    const { exception } = JSON.parse(answer.body) as { exception: Record<string, unknown> };
+    assert.equal(exception.raisedBy, 'routing: no route matches the path');
+    assert.deepEqual(exception.nearRoutes, [{ methods: ['GET'], path: '/products/:id' }]);
   });
 });
