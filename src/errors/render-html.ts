@@ -32,7 +32,7 @@ li.folded>details>ol{padding:0 8px}pre{margin:0;padding:8px 0;overflow-x:auto;bo
 pre span{display:block;padding:0 12px}pre span.hl{background:var(--hl)}pre i{color:var(--muted);font-style:normal;display:inline-block;width:4em}
 section.related{margin:28px 0 0;padding:0 0 0 16px;border-left:3px solid var(--accent)}section.related section.related{margin-top:16px}
 section.related .message{font-size:16px;margin:0 0 6px}.site,.common,.muted{margin:0 0 10px}
-#near-routes,#schema-violations{margin:0 0 24px}#near-routes ul{margin:0;padding:0 0 0 20px}
+#near-routes,#schema-violations{margin:0 0 24px}#near-routes ul{margin:0;padding:0 0 0 20px;list-style:disc}#near-routes li{background:none;border:0;margin:0 0 4px}
 table{border-collapse:collapse}th,td{text-align:left;padding:4px 16px 4px 0;border-bottom:1px solid var(--line);vertical-align:top}td code{word-break:break-all}
 `;
 const STYLE = raw(`<style>${STYLE_TEXT}</style>`);
