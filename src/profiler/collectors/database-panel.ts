@@ -17,6 +17,7 @@ import {
 } from '../activity/sections.js';
 import { formatMs, keyValueTable } from '../views/layout.js';
 import { siteCell } from '../views/call-site.js';
+import { sqlMarkup } from '../views/sql-markup.js';
 import { definePanel } from '../model/panel.js';
 
 function calledFrom(statement: StatementEntry) {
@@ -26,6 +27,12 @@ function calledFrom(statement: StatementEntry) {
       : html`<code>${statement.site}</code> <span class="muted">${NOT_LOOKED_UP}</span>`;
   }
   return siteCell(statement);
+}
+
+/** The statement formatted (`sql-markup.ts`); a group's system is its first statement's. */
+function statementCell(section: DatabaseSection, text: number, system?: string) {
+  const of = system ?? section.statements.find((statement) => statement.text === text)?.system;
+  return html`<pre class="sql">${sqlMarkup(section.texts[text] ?? '', of)}</pre>`;
 }
 
 const isSlow = (section: DatabaseSection, duration: number | null) => duration !== null && duration > section.slowMs;
@@ -67,7 +74,7 @@ ${
     : html`<h3>Identical statements</h3>
 <table id="identical-statements"><thead><tr><th>Count</th><th>Total</th><th>Statement</th></tr></thead><tbody>${groups.map(
         (group) =>
-          html`<tr${group.count >= REPEATED_WARNING ? html` class="repeated"` : ''}><td class="${group.count >= REPEATED_WARNING ? 'warn' : ''}">${group.count} identical</td><td>${formatMs(group.totalMs)}</td><td><pre class="block">${section.texts[group.text]}</pre></td></tr>`,
+          html`<tr${group.count >= REPEATED_WARNING ? html` class="repeated"` : ''}><td class="${group.count >= REPEATED_WARNING ? 'warn' : ''}">${group.count} identical</td><td>${formatMs(group.totalMs)}</td><td>${statementCell(section, group.text)}</td></tr>`,
       )}</tbody></table>`
 }
 <h3>Statements</h3>
@@ -75,7 +82,7 @@ ${
       (statement, i) =>
         html`<tr${isSlow(section, statement.duration) ? html` class="slow"` : ''}><td>${i + 1}</td><td>${formatMs(statement.start)}</td><td class="${isSlow(section, statement.duration) ? 'bad' : ''}">${formatMs(statement.duration)}${
           isSlow(section, statement.duration) ? ' slow' : ''
-        }${statement.error ? html` <span class="bad">failed</span>` : ''}</td><td>${statement.rows ?? html`<span class="muted">n/a</span>`}</td><td><pre class="block">${section.texts[statement.text]}</pre><span class="muted">${statement.system}</span></td><td>${calledFrom(
+        }${statement.error ? html` <span class="bad">failed</span>` : ''}</td><td>${statement.rows ?? html`<span class="muted">n/a</span>`}</td><td>${statementCell(section, statement.text, statement.system)}<span class="muted">${statement.system}</span></td><td>${calledFrom(
           statement,
         )}</td></tr>`,
     )}</tbody></table>
