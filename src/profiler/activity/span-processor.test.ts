@@ -64,7 +64,8 @@ describe('vigilSpanProcessor', () => {
       drawn.slice(0, 2).map(({ name, depth }) => [name, depth]),
       [
         ['handler', 0],
-        ['pg.query', 1],
+        // Named by its statement.
+        ['SELECT one', 1],
       ],
     );
     assert.equal(drawn.length, MAX_SPANS);
@@ -97,7 +98,8 @@ describe('vigilSpanProcessor', () => {
     assert.deepEqual(
       activity.lateSpans().map(({ name, duration, depth, error }) => [name, duration, depth, error]),
       [
-        ['pg.query', 2.5, 1, true],
+        ['SELECT two', 2.5, 1, true],
+        // Running: its statement is filed when it ends.
         ['pg.query', null, 1, false],
       ],
     );
@@ -159,7 +161,7 @@ describe('vigilSpanProcessor', () => {
       activity.lateSpans().map(({ name, duration, error }) => [name, duration, error]),
       [
         ['handler', 4, true],
-        ['query', activity.statements()[1]!.duration, false],
+        ['SELECT one', activity.statements()[1]!.duration, false],
       ],
     );
     assert.deepEqual(
@@ -208,7 +210,7 @@ describe("vigilSpanProcessor files a span under its parent span's request, whoev
       secondActivity.lateSpans().map(({ name, depth }) => [name, depth]),
       [
         ['pg-pool.connect', 0],
-        ['pg.query', 0],
+        ['SELECT two', 0],
       ],
     );
   });
@@ -263,3 +265,4 @@ describe("vigilSpanProcessor files a span under its parent span's request, whoev
     assert.deepEqual([texts(runningActivity), runningActivity.lateSpans()], [[], []]);
   });
 });
+

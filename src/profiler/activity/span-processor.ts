@@ -43,6 +43,9 @@ export interface VigilSpanProcessor {
   shutdown(): Promise<void>;
 }
 
+/** Characters of a statement's text read to name it: more than a span's name holds once spaces are squeezed. */
+const MAX_STATEMENT_NAME = 512;
+
 /** `SpanStatusCode.ERROR`. */
 const STATUS_ERROR = 2;
 
@@ -93,7 +96,9 @@ class RequestSpans implements LateRecords {
   spans(): SpanRecord[] {
     const records: SpanRecord[] = [];
     for (const entry of this.drawn) {
-      const { name, start, depth, span } = entry;
+      const { start, depth, span } = entry;
+      // A statement is named by its text: `pg.query:SELECT shop` says which database, not which query.
+      const name = entry.text === undefined ? entry.name : statementName(entry.text);
       if (entry.ended || span === undefined)
         records.push({ name, start, duration: entry.duration, depth, error: entry.error });
       else records.push({ name, start, duration: durationOf(span), depth, error: failed(span) });
@@ -108,6 +113,11 @@ class RequestSpans implements LateRecords {
     for (const entry of this.pastWaterfall) statements.push(statementOf(entry, entry.text!));
     return statements.sort((a, b) => a.start - b.start);
   }
+}
+
+/** A statement's text on one line, as a span's name is bounded. */
+function statementName(text: string): string {
+  return spanName(text.slice(0, MAX_STATEMENT_NAME * 2).replace(/\s+/g, ' ').trim());
 }
 
 function statementOf(entry: Started, text: string): StatementRecord {
