@@ -15,6 +15,6 @@ export * from './routes-api.js';
 /** Records a step of the running request in its report; native routes use it as routes API ones do. */
 export { span } from './http/request-scope.js';
 export { loadConfig, ConfigError } from './config/index.js';
-export { vigilSpanProcessor } from './profiler/activity/span-processor.js';
+export { vigilPgResponseHook, vigilSpanProcessor } from './profiler/activity/span-processor.js';
 export type { TraceSpan, VigilSpanProcessor } from './profiler/activity/span-processor.js';
 export type { Config, PostgresDsn, SqliteDsn, StoreDsn } from './config/index.js';

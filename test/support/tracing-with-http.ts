@@ -10,12 +10,12 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 // Not from the package's entry, which loads Fastify and with it node:http before the
 // instrumentation is in place to patch it.
-import { vigilSpanProcessor } from '../../src/profiler/activity/span-processor.js';
+import { vigilPgResponseHook, vigilSpanProcessor } from '../../src/profiler/activity/span-processor.js';
 
 export const provider = new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] });
 provider.register();
 /** Removes the instrumentations; call before `provider.shutdown()`. */
 export const stopInstrumenting = registerInstrumentations({
   tracerProvider: provider,
-  instrumentations: [new HttpInstrumentation(), new PgInstrumentation()],
+  instrumentations: [new HttpInstrumentation(), new PgInstrumentation({ responseHook: vigilPgResponseHook })],
 });

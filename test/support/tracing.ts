@@ -7,12 +7,12 @@
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { vigilSpanProcessor } from '../../src/index.js';
+import { vigilPgResponseHook, vigilSpanProcessor } from '../../src/index.js';
 
 export const provider = new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] });
 provider.register();
 /** Removes the instrumentation; call before `provider.shutdown()`. */
 export const stopInstrumenting = registerInstrumentations({
   tracerProvider: provider,
-  instrumentations: [new PgInstrumentation()],
+  instrumentations: [new PgInstrumentation({ responseHook: vigilPgResponseHook })],
 });

@@ -6,7 +6,7 @@
  * none of them is loaded, and the example runs as it is.
  */
 import { createRequire } from 'node:module';
-import { vigilSpanProcessor } from 'fastify-vigil';
+import { vigilPgResponseHook, vigilSpanProcessor } from 'fastify-vigil';
 
 /** What the example uses of pg's `Pool`. */
 export interface Database {
@@ -25,7 +25,10 @@ export function openDatabase(url: string | undefined): Database | undefined {
   const { PgInstrumentation } = requireOptional('@opentelemetry/instrumentation-pg');
   const provider = new NodeTracerProvider({ spanProcessors: [vigilSpanProcessor()] });
   provider.register();
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [new PgInstrumentation()] });
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [new PgInstrumentation({ responseHook: vigilPgResponseHook })],
+  });
   const { Pool } = requireOptional('pg');
   return new Pool({ connectionString: url }) as Database;
 }

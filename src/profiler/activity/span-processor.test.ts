@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { MAX_SPANS, RequestScope, runInScope, span } from '../../http/request-scope.js';
 import { watchActivity } from './request-activity.js';
-import { vigilSpanProcessor, type TraceSpan } from './span-processor.js';
+import { vigilPgResponseHook, vigilSpanProcessor, type TraceSpan } from './span-processor.js';
 
 let ids = 0;
 
@@ -266,3 +266,17 @@ describe("vigilSpanProcessor files a span under its parent span's request, whoev
   });
 });
 
+describe("vigilPgResponseHook puts pg's rowCount on the span", () => {
+  const rowsOf = (response: { data?: unknown }) => {
+    const attributes: Record<string, number> = {};
+    vigilPgResponseHook({ setAttribute: (key, value) => (attributes[key] = value) }, response);
+    return attributes['db.response.returned_rows'];
+  };
+
+  it('reads rowCount, then the rows returned, and nothing from a result of another shape', () => {
+    assert.equal(rowsOf({ data: { rowCount: 7, rows: [] } }), 7);
+    assert.equal(rowsOf({ data: { rowCount: null, rows: [1, 2] } }), 2);
+    for (const data of [undefined, null, 'text', [{ rowCount: 1 }], { rowCount: -1 }, { rowCount: 1.5 }])
+      assert.equal(rowsOf({ data }), undefined, JSON.stringify(data));
+  });
+});

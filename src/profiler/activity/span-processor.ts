@@ -230,6 +230,29 @@ export function vigilSpanProcessor(): VigilSpanProcessor {
   return processor;
 }
 
+/** Where a database span says how many rows its statement returned or changed. */
+const ROWS = 'db.response.returned_rows';
+
+/**
+ * A `responseHook` for `@opentelemetry/instrumentation-pg`, which reports no rows of its own:
+ * it puts pg's `rowCount` (the rows a SELECT returned, or an INSERT, UPDATE or DELETE
+ * changed) on the span as `db.response.returned_rows`, which the Database panel shows.
+ *
+ * @example
+ * ```ts
+ * registerInstrumentations({ instrumentations: [new PgInstrumentation({ responseHook: vigilPgResponseHook })] });
+ * ```
+ */
+export function vigilPgResponseHook(
+  span: { setAttribute(key: string, value: number): unknown },
+  response: { data?: unknown },
+): void {
+  const result = response?.data as { rowCount?: unknown; rows?: unknown } | null | undefined;
+  const count = result?.rowCount;
+  if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) span.setAttribute(ROWS, count);
+  else if (Array.isArray(result?.rows)) span.setAttribute(ROWS, result.rows.length);
+}
+
 /**
  * A request's spans ride on its record, and an open database span carries its entry,
  * under symbols of one processor's own: each processor keeps its own. A span's start
@@ -307,7 +330,7 @@ function endSpan(keys: ProcessorKeys, span: TraceSpan) {
   const { attributes } = span;
   const text = statementText(attributes);
   if (text === undefined) return;
-  const rows = attributes['db.response.returned_rows'];
+  const rows = attributes[ROWS];
   entry.rows = typeof rows === 'number' ? rows : null;
   // Skipped: the line of the run it goes on, if the same text. Not found: the line seen last is the best guess.
   if (!entry.lookedUp) entry.site = activity.runSiteFor(text);
