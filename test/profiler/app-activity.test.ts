@@ -33,6 +33,7 @@ import { tokenOf } from '../support/answers.js';
 const HTTP_CHANNELS = [
   'undici:request:create',
   'undici:request:headers',
+  'undici:request:bodyChunkReceived',
   'undici:request:trailers',
   'undici:request:error',
   'http.client.request.created',

@@ -1,12 +1,17 @@
 /**
  * Outgoing HTTP calls, with no set-up: the diagnostics channels of Node's HTTP client (`http.client.*`)
  * and of the undici inside `fetch` (`undici:request:*`). A call is filed under the request whose code
- * made it; calls made outside a profiled request are not looked at.
+ * made it; calls made outside a profiled request are not looked at. Its headers are kept as the
+ * client holds them, and its response body is seen chunk by chunk as the client hands it on
+ * (see `call-exchange.ts`): undici's `bodyChunkReceived` channel where it has one (undici 7),
+ * its request's `onData` otherwise; node:http's response `push`. No listener is added that would
+ * change how the application reads the body.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { SharedInstall } from '../../utils/shared-install.js';
+import { newExchange, takeChunk, type CallExchange, type RawHeaders } from './call-exchange.js';
 import {
   callerSite,
   callSite,
@@ -20,7 +25,10 @@ import {
 interface Pending {
   activity: RequestActivity;
   call: OutgoingCall;
+  exchange: CallExchange;
   started: number;
+  /** undici published the body's chunks on its channel: its `onData` is not looked at. */
+  chunksPublished: boolean;
 }
 
 /**
@@ -59,6 +67,8 @@ interface UndiciRequest {
   path?: string;
   body?: unknown;
   contentLength?: number | null;
+  headers?: RawHeaders;
+  onData?: (chunk: Buffer) => unknown;
 }
 interface UndiciResponse {
   statusCode?: number;
@@ -89,15 +99,25 @@ function begin(
   });
   if (call === undefined) return;
   if (recalled) call.siteRecalled = true;
-  pending.set(key, { activity, call, started });
+  const exchange = newExchange();
+  call.exchange = exchange;
+  pending.set(key, { activity, call, exchange, started, chunksPublished: false });
 }
 
-function answered(key: object, status: number | undefined, size: number | null): void {
+function answered(
+  key: object,
+  status: number | undefined,
+  size: number | null,
+  headers: { sent: RawHeaders | undefined; received: RawHeaders | undefined },
+): Pending | undefined {
   const entry = pending.get(key);
-  if (!entry) return;
+  if (!entry) return undefined;
   entry.call.status = status ?? null;
   entry.call.responseSize = size;
   entry.call.duration = elapsed(entry);
+  entry.exchange.requestHeaders = headers.sent;
+  entry.exchange.responseHeaders = headers.received;
+  return entry;
 }
 
 function ended(key: object): void {
@@ -105,14 +125,47 @@ function ended(key: object): void {
   if (!entry) return;
   pending.delete(key);
   entry.call.duration = elapsed(entry);
+  const { exchange, call } = entry;
+  exchange.complete = true;
+  // What came is what was received; a HEAD's or a 304's Content-Length announced a body that never comes.
+  if (exchange.received > 0 || call.responseSize === null) call.responseSize = exchange.received;
 }
 
-function failed(key: object, error: unknown): void {
+function failed(key: object, error: unknown, sent: RawHeaders | undefined): void {
   const entry = pending.get(key);
   if (!entry) return;
   pending.delete(key);
   entry.call.duration = elapsed(entry);
   entry.call.error = describe(error);
+  entry.exchange.requestHeaders ??= sent;
+}
+
+/**
+ * undici before 7 publishes no chunk of a response body: its request's `onData`, which the
+ * client calls with each chunk, is wrapped on that one request, the chunk taken after
+ * undici had it (then undici 7's channel has already given it, if it has the channel).
+ */
+function watchUndiciBody(request: UndiciRequest): void {
+  const entry = pending.get(request);
+  const onData = request.onData;
+  if (entry === undefined || typeof onData !== 'function') return;
+  request.onData = function (this: unknown, chunk: Buffer) {
+    const result = Reflect.apply(onData, this, [chunk]);
+    if (!entry.chunksPublished) takeChunk(entry.exchange, chunk);
+    return result;
+  };
+}
+
+/**
+ * node:http hands a response's chunks to the stream's `push`: wrapped on that one response,
+ * so that the body is seen without a 'data' listener, which would set the stream flowing.
+ */
+function watchHttpBody(response: IncomingMessage, exchange: CallExchange): void {
+  const push = response.push;
+  response.push = function (this: IncomingMessage, chunk: unknown, encoding?: BufferEncoding) {
+    if (chunk !== null) takeChunk(exchange, chunk);
+    return Reflect.apply(push, this, [chunk, encoding]) as boolean;
+  };
 }
 
 function elapsed(entry: Pending): number {
@@ -197,15 +250,26 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
       request.contentLength ?? bodySize(request.body),
       (activity) => fetchCaller ?? activity.siteFor('fetch', origin, fetchCallSite),
     );
+    watchUndiciBody(request);
   },
   'undici:request:headers': (message) => {
-    const { request, response } = message as { request: object; response: UndiciResponse };
-    answered(request, response.statusCode, undiciContentLength(response.headers));
+    const { request, response } = message as { request: UndiciRequest; response: UndiciResponse };
+    answered(request, response.statusCode, undiciContentLength(response.headers), {
+      sent: request.headers,
+      received: response.headers,
+    });
+  },
+  'undici:request:bodyChunkReceived': (message) => {
+    const { request, chunk } = message as { request: object; chunk: unknown };
+    const entry = pending.get(request);
+    if (entry === undefined) return;
+    entry.chunksPublished = true;
+    takeChunk(entry.exchange, chunk);
   },
   'undici:request:trailers': (message) => ended((message as { request: object }).request),
   'undici:request:error': (message) => {
-    const { request, error } = message as { request: object; error: unknown };
-    failed(request, error);
+    const { request, error } = message as { request: UndiciRequest; error: unknown };
+    failed(request, error, request.headers);
   },
   'http.client.request.created': (message) => {
     const request = (message as { request: ClientRequest }).request;
@@ -247,13 +311,17 @@ const HANDLERS: Record<string, (message: unknown) => void> = {
   'http.client.response.finish': (message) => {
     const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
     if (!pending.has(request)) return;
-    answered(request, response.statusCode, contentLength(response.headers['content-length']));
+    const entry = answered(request, response.statusCode, contentLength(response.headers['content-length']), {
+      sent: request.getHeaders(),
+      received: response.headers,
+    });
+    if (entry !== undefined) watchHttpBody(response, entry.exchange);
     // The message comes with the headers: the call ends with the body, if the application reads it.
     response.once('end', () => ended(request));
   },
   'http.client.request.error': (message) => {
-    const { request, error } = message as { request: object; error: unknown };
-    failed(request, error);
+    const { request, error } = message as { request: ClientRequest; error: unknown };
+    failed(request, error, request.getHeaders());
   },
 };
 

@@ -13,6 +13,7 @@ import { projectRoot } from '../../debug/project-root.js';
 import { currentScope, type RequestScope, type SpanRecord } from '../../http/request-scope.js';
 import { ownCopy } from '../../utils/own-copy.js';
 import { cutString } from '../model/report-bounds.js';
+import type { CallExchange } from './call-exchange.js';
 import { spansNotSeenByChannels } from './seen-twice.js';
 import { noteEntrySpan } from './span-requests.js';
 
@@ -42,6 +43,8 @@ export interface OutgoingCall {
   site: string | null;
   /** True when `site` is the line found on earlier requests to the route, not looked up in this one. */
   siteRecalled?: true;
+  /** Its headers and the start of its response body, raw until the report is made. */
+  exchange?: CallExchange;
 }
 
 export interface StatementRecord {

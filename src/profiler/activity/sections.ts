@@ -7,8 +7,17 @@ import { RECALLS_BETWEEN_CHECKS, TRUST_AFTER, type OutgoingCall, type StatementR
 
 export { RUN_BEFORE_SKIP } from './request-activity.js';
 
+/** A call as its section keeps it: its headers redacted, the start of its response body described or shown. */
+export type CallEntry = Omit<OutgoingCall, 'exchange'> & {
+  /** By lower-case name, secrets redacted; absent in reports written before they were kept. */
+  requestHeaders?: Record<string, string | string[]>;
+  responseHeaders?: Record<string, string | string[]>;
+  /** The response body: the start of a textual one (redacted), or what it was; absent while none was seen. */
+  responseBody?: { kind: 'text'; text: string; size: number } | { kind: string; size: number | null };
+};
+
 export interface HttpClientSection {
-  calls: OutgoingCall[];
+  calls: CallEntry[];
   /** Calls beyond the per-request bound. */
   omitted: number;
 }

@@ -117,7 +117,7 @@ class RequestSpans implements LateRecords {
 
 /** A statement's text on one line, as a span's name is bounded. */
 function statementName(text: string): string {
-  return spanName(text.slice(0, MAX_STATEMENT_NAME * 2).replace(/\s+/g, ' ').trim());
+  return spanName(text.slice(0, MAX_STATEMENT_NAME).replace(/\s+/g, ' ').trim());
 }
 
 function statementOf(entry: Started, text: string): StatementRecord {

@@ -1,9 +1,40 @@
-/** The HTTP client panel: each call the application made, in order, with its answer or its error. */
-import { html } from '../../utils/html.js';
-import { describeCalls, RECALLED_WHY, totalDuration, type HttpClientSection } from '../activity/sections.js';
+/**
+ * The HTTP client panel: each call the application made, in order, with its answer or its
+ * error; then each call's headers, sent and received, and the start of its response body.
+ */
+import { html, type SafeHtml } from '../../utils/html.js';
+import {
+  describeCalls,
+  RECALLED_WHY,
+  totalDuration,
+  type CallEntry,
+  type HttpClientSection,
+} from '../activity/sections.js';
 import { formatBytes, formatMs } from '../views/layout.js';
 import { siteCell } from '../views/call-site.js';
+import { headerTable } from '../views/headers.js';
 import { definePanel } from '../model/panel.js';
+
+/** What a call sent and received, folded; open for a call that failed or was answered with an error. */
+function exchangeDetails(call: CallEntry, index: number): SafeHtml | string {
+  if (call.requestHeaders === undefined && call.responseHeaders === undefined) return '';
+  const failed = call.error !== null || (call.status ?? 0) >= 400;
+  return html`<details class="call" id="call-${index + 1}"${failed ? html` open` : ''}><summary><b>#${index + 1}</b> ${call.method} <code>${call.url}</code> ${call.error ?? call.status ?? ''}</summary>
+<h3>Request headers</h3>
+${call.requestHeaders === undefined ? html`<p class="muted">Not seen.</p>` : headerTable(call.requestHeaders)}
+${call.responseHeaders === undefined ? '' : html`<h3>Response headers</h3>${headerTable(call.responseHeaders)}`}
+${responseBody(call)}</details>`;
+}
+
+function responseBody({ responseBody: body, responseHeaders }: CallEntry): SafeHtml | string {
+  if (body === undefined) return '';
+  const size = body.size === null ? '' : ` (${formatBytes(body.size)})`;
+  if (body.kind === 'text' && 'text' in body)
+    return html`<h3>Response body${size}</h3><pre class="block response-body">${body.text}</pre>`;
+  const type = [responseHeaders?.['content-type']].flat()[0] ?? 'no Content-Type';
+  const what = body.kind === 'empty' ? 'No body.' : `A ${body.kind} body (${type})${size}: not shown.`;
+  return html`<h3>Response body</h3><p class="muted">${what}</p>`;
+}
 
 export const httpClientPanel = definePanel<HttpClientSection>({
   title: 'HTTP client',
@@ -33,6 +64,7 @@ export const httpClientPanel = definePanel<HttpClientSection>({
           call,
         )}</td></tr>`,
     )}</tbody></table>
+${section.calls.map(exchangeDetails)}
 ${section.calls.some((call) => call.siteRecalled) ? html`<p class="muted">${RECALLED_WHY}</p>` : ''}
 ${section.omitted > 0 ? html`<p class="warn">${section.omitted} more calls were not kept (a report keeps 1000).</p>` : ''}`;
   },

@@ -5,7 +5,12 @@
  */
 import { holdHttpClientTap } from '../activity/http-client-tap.js';
 import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
-import { httpClientText, type HttpClientSection } from '../activity/sections.js';
+import { headerRecord, type CallExchange } from '../activity/call-exchange.js';
+import type { OutgoingCall } from '../activity/request-activity.js';
+import { httpClientText, type CallEntry, type HttpClientSection } from '../activity/sections.js';
+import { cutMarker } from '../model/report-bounds.js';
+import type { Redactor } from '../redaction/redact.js';
+import { responsePreview } from './response-preview.js';
 import { httpCallEntries } from '../activity/toolbar-facts.js';
 import { httpClientPanel } from './http-client-panel.js';
 import { type CollectorRuntime, defineCollector } from '../model/collector-unit.js';
@@ -26,16 +31,47 @@ function httpClientRuntime(sites: SiteMemory): CollectorRuntime<HttpClientSectio
     start({ profile, request }) {
       watchActivity(profile.scope, sites, request);
     },
-    collect({ profile }) {
+    collect({ profile, redactor }) {
       const activity = activityOf(profile.scope);
       // No section for a request that made no call: a report without one costs nothing more.
       if (activity === undefined || activity.calls.length + activity.callsOmitted === 0) return undefined;
       // Copies: a call still running may end after its report was made.
-      return { calls: activity.calls.map((call) => ({ ...call })), omitted: activity.callsOmitted };
+      return { calls: activity.calls.map((call) => callEntry(call, redactor)), omitted: activity.callsOmitted };
     },
     close() {
       release?.();
       release = undefined;
     },
   };
+}
+
+/** A call as its report keeps it: headers redacted by name, the body's start as the response preview reads one. */
+function callEntry({ exchange, ...call }: OutgoingCall, redactor: Redactor): CallEntry {
+  if (exchange === undefined) return call;
+  const entry: CallEntry = call;
+  const sent = exchange.requestHeaders;
+  const received = exchange.responseHeaders;
+  if (sent !== undefined) entry.requestHeaders = redactor.headers(headerRecord(sent));
+  if (received === undefined) return entry;
+  const headers = headerRecord(received);
+  entry.responseHeaders = redactor.headers(headers);
+  const body = bodyPreview(exchange, headers, redactor);
+  if (body !== undefined) entry.responseBody = body;
+  return entry;
+}
+
+function bodyPreview(
+  exchange: CallExchange,
+  headers: Record<string, string | string[]>,
+  redactor: Redactor,
+): CallEntry['responseBody'] {
+  const { received, complete, headBytes } = exchange;
+  if (received === 0) return complete ? { kind: 'empty', size: 0 } : undefined;
+  const preview = responsePreview(Buffer.concat(exchange.head), headers, redactor);
+  const size = complete ? received : null;
+  if (preview.kind !== 'text') return { kind: preview.kind, size };
+  if (received === headBytes) return { kind: 'text', text: preview.text, size: received };
+  // Cut inside a character: its first bytes decode as U+FFFD.
+  const text = preview.text.replace(/\uFFFD$/, '');
+  return { kind: 'text', text: text + cutMarker(received - headBytes, 'bytes'), size: received };
 }
