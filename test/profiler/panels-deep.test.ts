@@ -192,6 +192,7 @@ describe('the database panel is deep enough to fix the bug', () => {
         const selection = getSelection()!;
         selection.selectAllChildren(pre);
         const copied = selection.toString();
+        selection.removeAllRanges();
         lines = new Set([...lines]);
         return { broken, copied, lines: lines.size };
       });
@@ -200,6 +201,16 @@ describe('the database panel is deep enough to fix the bug', () => {
       assert.ok(seen.lines >= 4, `a line per main clause at least: ${seen.lines}`);
       await page.screenshot({ path: screenshotPath('profiler-database-formatted.png'), fullPage: true });
       t.diagnostic(`screenshot: ${screenshotPath('profiler-database-formatted.png')}`);
+      // The waterfall's rows named by statements keep the bars in view.
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${appUrl}/_profiler/${report.token}?panel=performance`);
+      const timeline = (await page.locator('#timeline').boundingBox())!;
+      const card = (await page.locator('#panel-performance').boundingBox())!;
+      assert.ok(
+        timeline.x + timeline.width <= card.x + card.width,
+        `the waterfall stays in its card: ${JSON.stringify({ timeline, card })}`,
+      );
+      await page.screenshot({ path: screenshotPath('profiler-waterfall-statements.png'), fullPage: true });
     } finally {
       await browser.close();
     }
