@@ -22,6 +22,7 @@ import type { Report } from '../../src/profiler/model/report.js';
 import { escapeHtml } from '../../src/utils/html.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
+import { runVigil } from '../support/command-line.js';
 import { ask } from '../support/service.js';
 import { tokenOf } from '../support/answers.js';
 
@@ -49,6 +50,7 @@ let upstream: Server;
 let upstreamUrl: string;
 let app: FastifyInstance;
 let appUrl: string;
+let varDir: string;
 
 function routes(instance: FastifyInstance): void {
   instance.get('/products', async () => {
@@ -103,7 +105,8 @@ before(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
-  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-panels-')) });
+  varDir = mkdtempSync(join(tmpdir(), 'vigil-panels-'));
+  const config = loadConfig({ TLS: '0', LOG_LEVEL: 'silent', VAR_DIR: varDir });
   app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
   await app.register(vigil, { config, profilerWriter: { flushDelayMs: 1 } });
   routes(app);
@@ -211,6 +214,15 @@ describe('the database panel is deep enough to fix the bug', () => {
         `the waterfall stays in its card: ${JSON.stringify({ timeline, card })}`,
       );
       await page.screenshot({ path: screenshotPath('profiler-waterfall-statements.png'), fullPage: true });
+      // A call answered 503: its headers and body open on the HTTP client panel, light and dark.
+      const down = await reportOf('/fetch?to=/down');
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.goto(`${appUrl}/_profiler/${down.report.token}?panel=httpClient`);
+        assert.equal(await page.locator('#call-1 .response-body').textContent(), DOWN_BODY);
+        assert.ok(await page.locator('#call-1 .response-body').isVisible(), 'a failed call is shown open');
+        await page.screenshot({ path: screenshotPath(`profiler-http-client-exchange-${scheme}.png`), fullPage: true });
+      }
     } finally {
       await browser.close();
     }
@@ -236,6 +248,10 @@ describe('the HTTP client panel keeps what the call sent and what it received', 
       assert.ok(page.includes(DOWN_BODY), 'the body is on the panel');
       assert.ok(page.includes('ledger-7'), 'the response headers are on the panel');
       assert.doesNotMatch(JSON.stringify(report) + page, /secret-44/);
+      if (client === 'fetch') {
+        const shown = await runVigil(['profiler:show', report.token], { VAR_DIR: varDir });
+        assert.ok(shown.stdout.includes(`    body: ${DOWN_BODY}`), shown.stdout);
+      }
     });
 
   for (const client of ['fetch', 'http'] as const)

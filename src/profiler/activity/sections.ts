@@ -89,15 +89,27 @@ export function databaseText(section: DatabaseSection): string[] {
   return lines;
 }
 
-/** The HTTP client section as the command line prints it. */
+/** Characters of an answered error's body the command line prints, on one line. */
+const ERROR_BODY_LINE = 300;
+
+/** The HTTP client section as the command line prints it: a call answered with an error says why, from its body. */
 export function httpClientText(section: HttpClientSection): string[] {
-  return [
-    describeCalls(section.calls.length + section.omitted, totalDuration(section.calls)),
-    ...section.calls.map(
-      (call) =>
-        `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call)}`,
-    ),
-  ];
+  const lines = [describeCalls(section.calls.length + section.omitted, totalDuration(section.calls))];
+  for (const call of section.calls) {
+    lines.push(
+      `  ${call.method} ${call.url} ${call.error ?? call.status ?? 'no answer yet'} ${formatMs(call.duration)}${siteSuffix(call)}`,
+    );
+    const body = call.responseBody;
+    if ((call.status ?? 0) >= 400 && body !== undefined && 'text' in body && body.text.trim() !== '')
+      lines.push(
+        `    body: ${body.text
+          .slice(0, ERROR_BODY_LINE * 2)
+          .replace(/\s+/g, ' ')
+          .trim()
+          .slice(0, ERROR_BODY_LINE)}`,
+      );
+  }
+  return lines;
 }
 
 /** Said of a statement whose stack was not looked at, after the line of those before it. */

@@ -43,6 +43,7 @@ section.related{margin:24px 0 0;padding:0 0 0 14px;border-left:3px solid var(--b
 section.related h3,section.related h4{font-size:15px;margin:0 0 6px;color:var(--fg);text-transform:none;letter-spacing:0}
 pre{margin:0;padding:8px 0;overflow-x:auto;background:var(--code)}pre span{display:block;padding:0 10px}pre span.hl{background:var(--hl)}pre i{color:var(--muted);font-style:normal;display:inline-block;width:4em}
 pre.block{padding:10px;white-space:pre-wrap;word-break:break-all}
+details.call{margin:10px 0 0;padding:8px 0 0;border-top:1px solid var(--line)}details.call summary{cursor:pointer}
 pre.sql{padding:10px;white-space:pre-wrap;word-break:normal;overflow-wrap:break-word}pre.sql b{font-weight:600;color:var(--accent)}pre.sql b.clause::before{content:"\\A";white-space:pre}
 #timeline th.track,#timeline td.track{width:55%}#timeline tbody th{font-weight:400;color:var(--fg);white-space:normal;overflow-wrap:break-word}#timeline tr.stage th{color:var(--muted)}
 .bar{display:block;height:12px;margin-top:4px;background:var(--accent);border-radius:3px;min-width:2px}.bar.stage{background:var(--muted)}.bar.error{background:var(--bad)}
