@@ -78,7 +78,11 @@ const SHARED_PROCESS_SECONDS = 10;
  * (`support/tracing.ts`, `support/tracing-with-http.ts`) instruments pg only if no file before
  * them in the process loaded it.
  */
-const OWN_PROCESS = new Set(['test/profiler/app-activity.test.ts', 'test/profiler/busy-pool.test.ts']);
+const OWN_PROCESS = new Set([
+  'test/profiler/app-activity.test.ts',
+  'test/profiler/busy-pool.test.ts',
+  'test/profiler/panels-deep.test.ts',
+]);
 type Load = { name: string; files: string[]; seconds: number };
 const secondsOf = (file: string) => SECONDS[file] ?? UNLISTED_SECONDS;
 const units = chosen.filter((file) => file.startsWith('src/'));

@@ -31,6 +31,7 @@ export const SECONDS: Readonly<Record<string, number>> = {
   'test/server/terminal-logs.test.ts': 5.5,
   'test/server/connections.test.ts': 5.3,
   'test/profiler/app-activity.test.ts': 6.0,
+  'test/profiler/panels-deep.test.ts': 6.0,
   'test/profiler/browser.test.ts': 4.0,
   'test/cli/route-commands.test.ts': 3.9,
   'test/limits/heap-guard.test.ts': 3.9,
