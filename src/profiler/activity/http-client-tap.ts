@@ -3,7 +3,7 @@
  * and of the undici inside `fetch` (`undici:request:*`). A call is filed under the request whose code
  * made it; calls made outside a profiled request are not looked at. Its headers are kept as the
  * client holds them, and its response body is seen chunk by chunk as the client hands it on
- * (see `call-exchange.ts`): undici's `bodyChunkReceived` channel where it has one (undici 7),
+ * (see `call-exchange.ts`): undici's `bodyChunkReceived` channel where it has one,
  * its request's `onData` otherwise; node:http's response `push`. No listener is added that would
  * change how the application reads the body.
  */
@@ -141,9 +141,10 @@ function failed(key: object, error: unknown, sent: RawHeaders | undefined): void
 }
 
 /**
- * undici before 7 publishes no chunk of a response body: its request's `onData`, which the
- * client calls with each chunk, is wrapped on that one request, the chunk taken after
- * undici had it (then undici 7's channel has already given it, if it has the channel).
+ * An undici without the `bodyChunkReceived` channel (Node 20's) publishes no chunk of a
+ * response body: its request's `onData`, which the client calls with each chunk, is wrapped
+ * on that one request, the chunk taken after undici had it (by then a channel that exists
+ * has given it, and the wrapper leaves it).
  */
 function watchUndiciBody(request: UndiciRequest): void {
   const entry = pending.get(request);
