@@ -200,7 +200,13 @@ describe('the database panel is deep enough to fix the bug', () => {
         return { broken, copied, lines: lines.size };
       });
       assert.deepEqual(seen.broken, [], 'no word is broken across lines');
-      assert.equal(seen.copied, PRODUCTS_KEPT, 'what is copied is the statement itself');
+      assert.equal(seen.copied, PRODUCTS_KEPT, 'what is selected is the statement itself');
+      // And what the clipboard gets from Ctrl+C.
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: appUrl });
+      await statement.evaluate((pre) => getSelection()!.selectAllChildren(pre));
+      await page.keyboard.press('Control+C');
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), PRODUCTS_KEPT);
+      await page.evaluate(() => getSelection()!.removeAllRanges());
       assert.ok(seen.lines >= 4, `a line per main clause at least: ${seen.lines}`);
       await page.screenshot({ path: screenshotPath('profiler-database-formatted.png'), fullPage: true });
       t.diagnostic(`screenshot: ${screenshotPath('profiler-database-formatted.png')}`);
