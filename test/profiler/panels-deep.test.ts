@@ -65,6 +65,10 @@ function routes(instance: FastifyInstance): void {
     });
     return { status: answer.status, body: await answer.text() };
   });
+  instance.get('/fetch-many', async () => {
+    for (let i = 0; i < 15; i++) await (await fetch(`${upstreamUrl}/large`)).text();
+    return { status: (await fetch(`${upstreamUrl}/down`)).status };
+  });
   instance.get('/http', async (request) => {
     const { to } = request.query as { to: string };
     return new Promise((resolve, reject) => {
@@ -271,4 +275,23 @@ describe('the HTTP client panel keeps what the call sent and what it received', 
       assert.ok(text.length < 4200, `bounded: ${text.length}`);
       assert.match(text, /…\[cut [\d,]+ bytes\]$/);
     });
+
+  it("keeps the headers and body of 8 calls at most, those answered with an error first, within the report's bound", async () => {
+    const { report } = await reportOf('/fetch-many');
+    const section = report.collectors.httpClient as { calls: Call[]; detailsOmitted?: number; collectorError?: string };
+    assert.equal(section.collectorError, undefined);
+    assert.equal(section.calls[0]!.responseBody?.text?.length, 4096 + '…[cut 116,003 bytes]'.length, 'kept whole');
+    assert.equal(section.calls.length, 16);
+    const down = section.calls[15]!;
+    assert.equal(down.responseBody?.text, DOWN_BODY);
+    assert.equal(down.responseHeaders?.['x-upstream'], 'ledger-7');
+    assert.deepEqual(
+      section.calls.map((call) => call.responseBody !== undefined),
+      [...Array<boolean>(7).fill(true), ...Array<boolean>(8).fill(false), true],
+    );
+    assert.equal(section.detailsOmitted, 8);
+    // Every call still has its status and size.
+    for (const call of section.calls.slice(0, 15)) assert.equal(call.responseSize, Buffer.byteLength(LARGE_BODY));
+    assert.match(await panel(report.token, 'httpClient'), /The headers and body of 8 more calls were not kept/);
+  });
 });

@@ -18,6 +18,8 @@ export type CallEntry = Omit<OutgoingCall, 'exchange'> & {
 
 export interface HttpClientSection {
   calls: CallEntry[];
+  /** Calls whose headers and body were seen but not kept, past the report's share for them. */
+  detailsOmitted?: number;
   /** Calls beyond the per-request bound. */
   omitted: number;
 }

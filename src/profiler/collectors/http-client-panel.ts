@@ -65,6 +65,7 @@ export const httpClientPanel = definePanel<HttpClientSection>({
         )}</td></tr>`,
     )}</tbody></table>
 ${section.calls.map(exchangeDetails)}
+${section.detailsOmitted ? html`<p class="muted">The headers and body of ${section.detailsOmitted} more calls were not kept: a report keeps them for a few calls, those that failed or were answered with an error first.</p>` : ''}
 ${section.calls.some((call) => call.siteRecalled) ? html`<p class="muted">${RECALLED_WHY}</p>` : ''}
 ${section.omitted > 0 ? html`<p class="warn">${section.omitted} more calls were not kept (a report keeps 1000).</p>` : ''}`;
   },

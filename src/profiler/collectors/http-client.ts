@@ -36,7 +36,12 @@ function httpClientRuntime(sites: SiteMemory): CollectorRuntime<HttpClientSectio
       // No section for a request that made no call: a report without one costs nothing more.
       if (activity === undefined || activity.calls.length + activity.callsOmitted === 0) return undefined;
       // Copies: a call still running may end after its report was made.
-      return { calls: activity.calls.map((call) => callEntry(call, redactor)), omitted: activity.callsOmitted };
+      const detailed = detailedCalls(activity.calls);
+      const calls = activity.calls.map((call) => callEntry(call, detailed.has(call) ? redactor : undefined));
+      const section: HttpClientSection = { calls, omitted: activity.callsOmitted };
+      const detailsOmitted = activity.calls.filter((call) => call.exchange !== undefined).length - detailed.size;
+      if (detailsOmitted > 0) section.detailsOmitted = detailsOmitted;
+      return section;
     },
     close() {
       release?.();
@@ -45,9 +50,32 @@ function httpClientRuntime(sites: SiteMemory): CollectorRuntime<HttpClientSectio
   };
 }
 
-/** A call as its report keeps it: headers redacted by name, the body's start as the response preview reads one. */
-function callEntry({ exchange, ...call }: OutgoingCall, redactor: Redactor): CallEntry {
-  if (exchange === undefined) return call;
+/**
+ * Calls whose headers and body start a report keeps: a few bodies of BODY_HEAD_BYTES already
+ * take much of the bound of a report's sections (MAX_SECTIONS_BYTES), past which every
+ * string of the largest section is cut short. Those that failed or were answered with an
+ * error come first, then the others in order.
+ */
+const DETAILED_CALLS = 8;
+
+function detailedCalls(calls: readonly OutgoingCall[]): Set<OutgoingCall> {
+  const seen = calls.filter((call) => call.exchange !== undefined);
+  if (seen.length <= DETAILED_CALLS) return new Set(seen);
+  const failed = (call: OutgoingCall) => call.error !== null || (call.status ?? 0) >= 400;
+  const chosen = seen.filter(failed).slice(0, DETAILED_CALLS);
+  for (const call of seen) {
+    if (chosen.length >= DETAILED_CALLS) break;
+    if (!failed(call)) chosen.push(call);
+  }
+  return new Set(chosen);
+}
+
+/**
+ * A call as its report keeps it: headers redacted by name, the body's start as the response
+ * preview reads one; without a redactor, neither (a call past {@link DETAILED_CALLS}).
+ */
+function callEntry({ exchange, ...call }: OutgoingCall, redactor: Redactor | undefined): CallEntry {
+  if (exchange === undefined || redactor === undefined) return call;
   const entry: CallEntry = call;
   const sent = exchange.requestHeaders;
   const received = exchange.responseHeaders;
