@@ -51,6 +51,11 @@ describe("the outer query's main clauses start a line; keywords are marked", () 
     assert.match(markup, /<b class="kw">IN<\/b>/);
   });
 
+  it('reads LEFT OUTER JOIN as one clause', () => {
+    const markup = sqlMarkup('SELECT a FROM t LEFT OUTER JOIN u ON u.id = t.id FULL OUTER JOIN v ON true').value;
+    assert.deepEqual(clauses(markup), ['FROM', 'LEFT OUTER JOIN', 'FULL OUTER JOIN']);
+  });
+
   it('reads keywords in any case, and a function named as one (LEFT(name, 1)) as a function', () => {
     const markup = sqlMarkup('select left(name, 1) from t group by 1').value;
     assert.deepEqual(clauses(markup), ['from', 'group by']);

@@ -113,6 +113,9 @@ export function sqlMarkup(text: string, system?: string): SafeHtml {
         const next = nextWord(text, at);
         clause = follows.has(next.word);
         if (clause) at = next.end;
+        // `LEFT OUTER JOIN` is one clause.
+        const join = next.word === 'OUTER' ? nextWord(text, at) : undefined;
+        if (clause && join?.word === 'JOIN') at = join.end;
       }
       // The outer query's clauses and each statement after a `;` start a line, unless the text already breaks one there.
       const opens = first === 1 || (first === 2 && clause && depth === 0);
