@@ -480,7 +480,7 @@ describe('the application, seen from a debug report', () => {
       );
       assert.match(
         text,
-        /\n    [\d.]+ ms SELECT id FROM generate_series\(\?, \?\) AS id WHERE id = \$1 {2}test\/profiler\/app-activity\.test\.ts:\d+\n/,
+        /\n    [\d.]+ ms, [01] rows? SELECT id FROM generate_series\(\?, \?\) AS id WHERE id = \$1 {2}test\/profiler\/app-activity\.test\.ts:\d+\n/,
       );
       assert.doesNotMatch(text, /"texts"/);
     });

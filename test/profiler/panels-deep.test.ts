@@ -152,6 +152,9 @@ describe('the database panel is deep enough to fix the bug', () => {
       [3, 4],
     );
     assert.match(await panel(report.token, 'database'), /<td>3<\/td>/);
+    const shown = await runVigil(['profiler:show', report.token], { VAR_DIR: varDir });
+    assert.match(shown.stdout, /ms, 3 rows SELECT id, name, price FROM products/);
+    assert.match(shown.stdout, /ms, 4 rows UPDATE products/);
   });
 
   it('names a statement on the waterfall by its text, not by its span', async () => {

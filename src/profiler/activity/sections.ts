@@ -86,7 +86,10 @@ export function databaseText(section: DatabaseSection): string[] {
   for (const group of repeatedGroups(section)) lines.push(`  ${group.count} identical: ${section.texts[group.text]}`);
   for (const statement of section.statements) {
     const slow = (statement.duration ?? 0) > section.slowMs ? ' (slow)' : '';
-    lines.push(`  ${formatMs(statement.duration)}${slow} ${section.texts[statement.text]}${statementSite(statement)}`);
+    const rows = statement.rows === null ? '' : `, ${statement.rows} ${statement.rows === 1 ? 'row' : 'rows'}`;
+    lines.push(
+      `  ${formatMs(statement.duration)}${slow}${rows} ${section.texts[statement.text]}${statementSite(statement)}`,
+    );
   }
   return lines;
 }
