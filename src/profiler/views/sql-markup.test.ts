@@ -72,6 +72,12 @@ describe("the outer query's main clauses start a line; keywords are marked", () 
     ]);
   });
 
+  it('reads a qualified name as a name, keyword or not (o.values, t.order)', () => {
+    const markup = sqlMarkup('SELECT o.values, t.order FROM o').value;
+    assert.deepEqual(clauses(markup), ['FROM']);
+    assert.doesNotMatch(markup, /<b class="kw">(values|order)<\/b>/);
+  });
+
   it('adds no break where the text already has one', () => {
     assert.deepEqual(clauses(sqlMarkup('SELECT a\n       FROM t\n WHERE b').value), []);
   });

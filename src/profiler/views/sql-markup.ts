@@ -106,7 +106,8 @@ export function sqlMarkup(text: string, system?: string): SafeHtml {
       const word = text.slice(start, at).toUpperCase();
       const first = statement;
       statement = 2;
-      if (!KEYWORDS.has(word)) continue;
+      // `o.values`: a column named as a keyword.
+      if (!KEYWORDS.has(word) || text.charCodeAt(start - 1) === 0x2e) continue;
       const follows = JOINED.get(word);
       let clause = CLAUSES.has(word);
       if (follows !== undefined) {
