@@ -62,7 +62,7 @@ export function renderDebugHtml(view: ErrorView, { editor }: DebugHtmlOptions = 
       ? html`<dt>Raised at</dt><dd>${fileLine(view.site.file, view.site.line, siteLink(view.site, editor))}</dd>`
       : '';
   return html`<!DOCTYPE html>
-<html lang="en"><head><meta charset="UTF-8"><meta name="robots" content="noindex,nofollow"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${heading}</title>${STYLE}</head>
+<html lang="en"><head><meta charset="UTF-8"><meta name="robots" content="noindex,nofollow"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>${heading}</title>${STYLE}</head>
 <body><header><h1>${heading}</h1><p class="message">${view.message}</p>
 <dl><dt>Request</dt><dd><code>${view.method} ${view.url}</code></dd>
 <dt>Exception</dt><dd><code>${view.className}</code> (${view.code})</dd>
