@@ -49,7 +49,8 @@ export const logsCollector = defineCollector<LogsSection, CollectorSetup>({
     tap && {
       toolbar: ({ request }) => {
         const lines = tap.count(request.id);
-        return [{ label: 'Log lines', value: `${lines} log${lines === 1 ? '' : 's'}` }];
+        const value = `${lines} log${lines === 1 ? '' : 's'}`;
+        return [{ label: 'Log lines', value, detail: [['Lines while the page was made', String(lines)]] }];
       },
       start({ request, profile, redactor }) {
         profile.scope.lines = tap.watch(request.id, (value) => redactor.fields(value));

@@ -169,9 +169,17 @@ ${keyValueTable([
       );
     return lines;
   },
-  toolbar: ({ profile }) => [
-    { label: 'Time until the response was sent', value: formatMs(performance.now() - profile.marks.start) },
-  ],
+  toolbar: ({ profile }) => {
+    const now = performance.now();
+    const stages = Object.entries(stageDurations({ ...profile.marks, end: now }));
+    return [
+      {
+        label: 'Time until the response was sent',
+        value: formatMs(now - profile.marks.start),
+        detail: stages.map(([stage, ms]) => [stage, formatMs(ms)] as const),
+      },
+    ];
+  },
   create: () => performanceRuntime(),
 });
 

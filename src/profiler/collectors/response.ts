@@ -12,7 +12,14 @@ export const responseCollector = defineCollector<ResponseSection, CollectorSetup
   textTitle: (section) => `Response (${section.status}${section.aborted ? ', client left before it was written' : ''})`,
   text: responseText,
   textLast: true,
-  toolbar: ({ reply }) => [{ label: 'Status', value: String(reply.statusCode), tone: statusTone(reply.statusCode) }],
+  toolbar: ({ reply }) => [
+    {
+      label: 'Status',
+      value: String(reply.statusCode),
+      tone: statusTone(reply.statusCode),
+      detail: [['Content-Type', String(reply.getHeader('content-type') ?? 'none')]],
+    },
+  ],
   create: () => ({
     collect({ reply, redactor, profile }): ResponseSection {
       const sent = reply.getHeaders();

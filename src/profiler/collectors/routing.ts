@@ -18,7 +18,14 @@ export const routingCollector = defineCollector<RoutingSection, CollectorSetup>(
   name: 'routing',
   panel: routingPanel,
   text: routingText,
-  toolbar: ({ request }) => [{ label: 'Route', value: routeOf(request)?.name ?? 'no route' }],
+  toolbar: ({ request }) => {
+    const route = routeOf(request);
+    const params = Object.entries((request.params ?? {}) as Record<string, unknown>);
+    const detail: Array<readonly [string, string]> = [['Path', requestTarget(request).path]];
+    if (route !== undefined) detail.push(['Pattern', route.path]);
+    for (const [name, value] of params) detail.push([`:${name}`, String(value)]);
+    return [{ label: 'Route', value: route?.name ?? 'no route', detail }];
+  },
   // `matcher` is asked lazily: the kernel builds it once every route is declared.
   create: ({ matcher }) => ({
     collect({ request, reply }): RoutingSection {

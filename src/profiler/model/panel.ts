@@ -49,6 +49,8 @@ export interface ToolbarEntry {
   value: string;
   /** `warn` draws it as a warning; `ok`, `redirect` and `error` colour a status. */
   tone?: 'ok' | 'warn' | 'redirect' | 'error';
+  /** Rows of the entry's panel, opened on hover or click: a label and its value each. */
+  detail?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** Keeps a collector's panel typed by its section. */
