@@ -9,9 +9,15 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import '../errors/error-handler.js';
 import { admitInlineStyleIn } from '../http/content-security-policy.js';
 import { routeOf } from '../routing/route-table.js';
-import type { ToolbarEntry } from './model/panel.js';
 import type { Collector, ToolbarContext } from './model/request-profile.js';
-import { hasPolicyInMarkup, insertBeforeBodyEnd, renderToolbar } from './pages/toolbar.js';
+import {
+  hasPolicyInMarkup,
+  insertBeforeBodyEnd,
+  insertBeforeHeadEnd,
+  renderRecorder,
+  renderToolbar,
+  type ToolbarItem,
+} from './pages/toolbar.js';
 
 /** Larger pages are left as they are: the toolbar is not worth a copy of megabytes. */
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
@@ -38,9 +44,12 @@ export function toolbarHook(
     );
     const withBar = insertBeforeBodyEnd(page, bar);
     if (withBar === undefined) return done(null, payload);
+    // The recorder goes in the head too, to see the calls of the page's inline scripts in <body>.
+    const withRecorder = insertBeforeHeadEnd(withBar, renderRecorder(nonce));
     admitInlineStyleIn(reply, `'nonce-${nonce}'`);
-    if (reply.hasHeader('content-length')) reply.header('content-length', Buffer.byteLength(withBar));
-    done(null, withBar);
+    admitInlineStyleIn(reply, `'nonce-${nonce}'`, 'script');
+    if (reply.hasHeader('content-length')) reply.header('content-length', Buffer.byteLength(withRecorder));
+    done(null, withRecorder);
   };
 }
 
@@ -66,10 +75,11 @@ function pageOf(
   return undefined;
 }
 
-/** A collector's entries; a broken one costs its own entries, never the page. */
-function entriesOf(collector: Collector, context: ToolbarContext): readonly ToolbarEntry[] {
+/** A collector's entries, each linked to its panel; a broken one costs its own entries, never the page. */
+function entriesOf(collector: Collector, context: ToolbarContext): readonly ToolbarItem[] {
   try {
-    return collector.toolbar?.(context) ?? [];
+    const panel = { name: collector.name, title: collector.panel?.title ?? collector.name };
+    return (collector.toolbar?.(context) ?? []).map((entry) => ({ ...entry, panel }));
   } catch {
     return [];
   }

@@ -40,15 +40,24 @@ after(async () => {
 });
 
 describe("in debug mode the application's HTML page carries the toolbar", () => {
-  it("puts it before </body>, with its style admitted by a nonce in style-src-elem of the page's own CSP", async () => {
+  it("puts it before </body>, with its style and script admitted by a nonce in style-src-elem and script-src-elem of the page's own CSP", async () => {
     const answer = await ask(debug, { path: '/page' });
     assert.equal(answer.status, 200);
     const at = answer.body.indexOf(BAR);
     assert.ok(at > 0 && at < answer.body.lastIndexOf('</body>'), answer.body);
-    assert.ok(answer.body.includes(`<a href="${answer.headers['x-debug-token-link']}">report ${tokenOf(answer)}</a>`));
+    assert.ok(
+      answer.body.includes(
+        `<a class="vt-report" href="${answer.headers['x-debug-token-link']}">report ${tokenOf(answer)}</a>`,
+      ),
+    );
     const nonce = /<style nonce="([^"]+)">/.exec(answer.body)?.[1];
     assert.ok(nonce);
-    assert.equal(answer.headers['content-security-policy'], `default-src 'none'; style-src-elem 'nonce-${nonce}'`);
+    assert.equal(
+      answer.headers['content-security-policy'],
+      `default-src 'none'; style-src-elem 'nonce-${nonce}'; script-src-elem 'nonce-${nonce}'`,
+    );
+    // The recorder, in the head, sees the calls of the page's own scripts.
+    assert.ok(answer.body.indexOf(`<script nonce="${nonce}">`) < answer.body.indexOf('</head>'), answer.body);
   });
 
   it('admits it in each of two comma-joined policies, and Chromium applies its style under both', async () => {
@@ -57,7 +66,7 @@ describe("in debug mode the application's HTML page carries the toolbar", () => 
     assert.ok(nonce, answer.body);
     assert.equal(
       answer.headers['content-security-policy'],
-      `default-src 'self'; style-src-elem 'self' 'nonce-${nonce}', style-src 'none'; img-src data:; style-src-elem 'nonce-${nonce}'`,
+      `default-src 'self'; style-src-elem 'self' 'nonce-${nonce}'; script-src-elem 'self' 'nonce-${nonce}', style-src 'none'; img-src data:; style-src-elem 'nonce-${nonce}'`,
     );
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     const complaints: string[] = [];

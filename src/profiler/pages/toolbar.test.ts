@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  admitScriptNonce,
   admitStyleNonce,
   hasPolicyInMarkup,
   insertBeforeBodyEnd,
+  insertBeforeHeadEnd,
+  renderRecorder,
   renderToolbar,
   type ToolbarFacts,
 } from './toolbar.js';
@@ -19,17 +22,21 @@ const facts: ToolbarFacts = {
 };
 
 describe('renderToolbar', () => {
-  it("shows the collectors' entries in order and the report link, escaped, with no script", () => {
+  it("shows the collectors' entries in order and the report link, escaped", () => {
     const bar = renderToolbar(
       { ...facts, entries: [...facts.entries, { label: '<i>', value: '<b>"x"</b>' }] },
       'n0nce',
     );
-    assert.match(bar, /<span title="Status" class="vt-ok">200<\/span><span title="Route">GET \/page<\/span>/);
-    assert.match(bar, /<span title="&lt;i&gt;">&lt;b&gt;&quot;x&quot;&lt;\/b&gt;<\/span>/);
-    assert.match(bar, /<span title="Log lines">1 log<\/span>/);
-    assert.match(bar, /<a href="https:\/\/localhost:8443\/_profiler\/a1b2c3">report a1b2c3<\/a>/);
-    assert.match(bar, /<style nonce="n0nce">#vigil-toolbar\{/);
-    assert.doesNotMatch(bar, /<script|\bon[a-z]+=|style="/i);
+    assert.match(bar, /title="Status" aria-expanded="false" aria-controls="vt-panel-0">200<\/button>/);
+    assert.match(bar, /title="Route" aria-expanded="false" aria-controls="vt-panel-1">GET \/page<\/button>/);
+    assert.match(bar, /title="&lt;i&gt;" [^>]*>&lt;b&gt;&quot;x&quot;&lt;\/b&gt;<\/button>/);
+    assert.ok(bar.indexOf('>200<') < bar.indexOf('>GET /page<') && bar.indexOf('>GET /page<') < bar.indexOf('>1 log<'));
+    assert.match(bar, /<a class="vt-report" href="https:\/\/localhost:8443\/_profiler\/a1b2c3">report a1b2c3<\/a>/);
+    assert.doesNotMatch(
+      bar,
+      /\bon[a-z]+=|style="/i,
+      'no inline handler or style attribute, which a nonce cannot admit',
+    );
   });
   it('colours an entry by its tone', () => {
     const entries = [
@@ -38,9 +45,58 @@ describe('renderToolbar', () => {
       { label: 'Queries', value: '6 queries', tone: 'warn' },
     ] as const;
     const bar = renderToolbar({ ...facts, entries }, 'n');
-    assert.match(bar, /class="vt-error">404/);
-    assert.match(bar, /class="vt-redirect">302/);
-    assert.match(bar, /class="vt-warn">6 queries/);
+    assert.match(bar, /class="vt-tab vt-error"[^>]*>404/);
+    assert.match(bar, /class="vt-tab vt-redirect"[^>]*>302/);
+    assert.match(bar, /class="vt-tab vt-warn"[^>]*>6 queries/);
+  });
+  it('gives each entry a panel with its detail rows and the link to its panel of the report', () => {
+    const bar = renderToolbar(
+      {
+        ...facts,
+        entries: [
+          {
+            label: 'Database queries',
+            value: '3 queries in 2 ms',
+            detail: [['Ran 3 times', 'SELECT * FROM "t" WHERE a < 1']],
+            panel: { name: 'database', title: 'Database' },
+          },
+        ],
+      },
+      'n',
+    );
+    assert.match(
+      bar,
+      /<div class="vt-panel" id="vt-panel-0" role="group" aria-label="Database queries"><b>Database queries<\/b><table><tr><th>Ran 3 times<\/th><td>SELECT \* FROM &quot;t&quot; WHERE a &lt; 1<\/td><\/tr><\/table>/,
+    );
+    assert.match(
+      bar,
+      /<a href="https:\/\/localhost:8443\/_profiler\/a1b2c3\?panel=database">Database panel of the report<\/a>/,
+    );
+  });
+  it('carries its style and its script with the nonce, and the requests item empty and hidden', () => {
+    const bar = renderToolbar(facts, 'n0nce');
+    assert.match(bar, /<style nonce="n0nce">#vigil-toolbar\{/);
+    assert.match(bar, /<script nonce="n0nce">\(function\(\)\{"use strict";/);
+    assert.equal(bar.match(/<script/g)?.length, 1);
+    assert.match(bar, /<div class="vt-item vt-requests" hidden>/);
+    assert.equal(bar.match(/<\/script/gi)?.length, 1, 'nothing in the script closes it early');
+  });
+});
+
+describe('renderRecorder and insertBeforeHeadEnd', () => {
+  it('puts the recorder with the nonce before the first </head>, in any case', () => {
+    const recorder = renderRecorder('n0nce');
+    assert.match(
+      recorder,
+      /^<script nonce="n0nce">\(function\(\)\{"use strict";[\s\S]*installRecorder\(\);\}\)\(\);<\/script>$/,
+    );
+    assert.equal(
+      insertBeforeHeadEnd('<HEAD><title>a</title></HEAD><body></body>', 'R'),
+      '<HEAD><title>a</title>R</HEAD><body></body>',
+    );
+  });
+  it('leaves a page without </head> as it is (the script after the bar records then)', () => {
+    assert.equal(insertBeforeHeadEnd('<p>no head</p></body>', 'R'), '<p>no head</p></body>');
   });
 });
 
@@ -106,6 +162,31 @@ describe("admitStyleNonce admits the bar's <style> element through style-src-ele
       admitStyleNonce("img-src 'self', style-src-elem 'self'", 'N'),
       "img-src 'self', style-src-elem 'self' 'nonce-N'",
     );
+  });
+});
+
+describe("admitScriptNonce admits the bar's <script> elements through script-src-elem only", () => {
+  it('adds script-src-elem with the sources of script-src, else default-src', () => {
+    assert.equal(admitScriptNonce("default-src 'none'", 'N'), "default-src 'none'; script-src-elem 'nonce-N'");
+    assert.equal(
+      admitScriptNonce("default-src 'self'; script-src 'nonce-page' 'strict-dynamic'", 'N'),
+      "default-src 'self'; script-src 'nonce-page' 'strict-dynamic'; script-src-elem 'nonce-page' 'strict-dynamic' 'nonce-N'",
+    );
+    assert.equal(admitScriptNonce("script-src-elem 'self'", 'N'), "script-src-elem 'self' 'nonce-N'");
+  });
+  it("leaves alone a policy that admits inline scripts by 'unsafe-inline' alone, or governs no script", () => {
+    assert.equal(admitScriptNonce("script-src 'unsafe-inline'", 'N'), "script-src 'unsafe-inline'");
+    assert.equal(admitScriptNonce("style-src 'self'", 'N'), "style-src 'self'");
+  });
+  it("adds where 'strict-dynamic' already turns 'unsafe-inline' off", () => {
+    assert.equal(
+      admitScriptNonce("script-src 'strict-dynamic' 'unsafe-inline'", 'N'),
+      "script-src 'strict-dynamic' 'unsafe-inline'; script-src-elem 'strict-dynamic' 'unsafe-inline' 'nonce-N'",
+    );
+  });
+  it('never touches style-src or default-src', () => {
+    const admitted = admitScriptNonce("default-src 'self'; style-src 'none'", 'N');
+    assert.equal(admitted, "default-src 'self'; style-src 'none'; script-src-elem 'self' 'nonce-N'");
   });
 });
 
