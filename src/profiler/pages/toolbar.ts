@@ -74,7 +74,7 @@ export function renderToolbar(facts: ToolbarFacts, nonce: string): string {
     facts.entries.map((entry, index) => renderItem(entry, index, facts.link)).join('') +
     renderRequestsItem() +
     `<a class="vt-report" href="${escapeHtml(facts.link)}">report ${escapeHtml(facts.token)}</a>` +
-    `<button type="button" class="vt-min" title="Minimise the toolbar" aria-label="Minimise the toolbar">&#x2715;</button>` +
+    `<button type="button" class="vt-min" title="Minimise the toolbar" aria-label="Minimise the toolbar">&#x25BE;</button>` +
     `<button type="button" class="vt-restore" title="Show the vigil toolbar" aria-label="Show the vigil toolbar" aria-expanded="true">vigil</button>` +
     `</div><style nonce="${attribute}">${BAR_STYLE}${PANEL_STYLE}</style>` +
     `<script nonce="${attribute}">${barScript()}</script>`
