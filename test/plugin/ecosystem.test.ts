@@ -418,6 +418,7 @@ describe('the rest of the matrix: each plugin beside vigil', () => {
     });
     const page = await get(app, { path: '/page' });
     assert.match(String(page.headers['content-security-policy']), /style-src-elem 'self' 'nonce-/);
+    assert.match(String(page.headers['content-security-policy']), /script-src-elem 'self' 'nonce-/);
     assert.equal(page.headers['x-content-type-options'], 'nosniff');
     assert.equal((await get(app, { path: '/missing' })).status, 404);
   });

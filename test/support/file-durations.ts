@@ -17,6 +17,7 @@ export const SECONDS: Readonly<Record<string, number>> = {
   'test/structure/test-runner.test.ts': 12.5,
   'test/limits/body-rate.test.ts': 12.5,
   'test/limits/body-timeout.test.ts': 10.4,
+  'test/profiler/toolbar-browser.test.ts': 9,
   'test/profiler/secret-corpus.test.ts': 8.7,
   'test/profiler/cli.test.ts': 7.7,
   'test/profiler/store-faults.test.ts': 6.2,
