@@ -146,6 +146,7 @@ describe('the toolbar is nowhere else', () => {
     for (const path of ['/hello', '/items', '/nope', '/demo/cause']) {
       const answer = await ask(debug, { path, headers: { accept: 'text/html' } });
       assert.ok(!answer.body.includes(BAR), `${path}: ${answer.body.slice(0, 200)}`);
+      assert.ok(!answer.body.includes('<script'), `${path}: no script`);
     }
     const list = await ask(debug, { path: '/_profiler' });
     assert.equal(list.status, 200);
@@ -157,6 +158,7 @@ describe('the toolbar is nowhere else', () => {
       const answer = await ask(service, { path: '/page' });
       assert.equal(answer.status, 200);
       assert.ok(answer.body.endsWith('</body></html>') && !answer.body.includes(BAR));
+      assert.ok(!answer.body.includes('<script'), 'a page without the bar stays script-free');
       assert.equal(answer.headers['content-security-policy'], "default-src 'none'", "the page's policy as it set it");
     }
   });
