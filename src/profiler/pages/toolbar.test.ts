@@ -98,6 +98,19 @@ describe('renderRecorder and insertBeforeHeadEnd', () => {
   it('leaves a page without </head> as it is (the script after the bar records then)', () => {
     assert.equal(insertBeforeHeadEnd('<p>no head</p></body>', 'R'), '<p>no head</p></body>');
   });
+  it("never puts it in the page's own text: a </head> inside a script, a comment, a title", () => {
+    for (const page of [
+      '<head><script>const doc = "<head></head>";</script></head><body></body>',
+      '<head><!-- the </head> is below --></head>',
+      '<head><title>About </head></title></head>',
+      '<head><STYLE>/* </head> */</STYLE></head>',
+    ])
+      assert.equal(insertBeforeHeadEnd(page, 'R'), page);
+    assert.equal(
+      insertBeforeHeadEnd('<head><script src="/a.js"></script><!-- x --><title>t</title></head>', 'R'),
+      '<head><script src="/a.js"></script><!-- x --><title>t</title>R</head>',
+    );
+  });
 });
 
 describe('insertBeforeBodyEnd', () => {

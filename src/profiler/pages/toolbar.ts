@@ -112,10 +112,27 @@ function renderRequestsItem(): string {
   );
 }
 
-/** The page with `recorder` before its first `</head>` (any case), or as it is without one. */
+/** Elements whose text the parser reads as text, where a `</head>` is no end of the head. */
+const TEXT_ELEMENTS: ReadonlyArray<readonly [string, string]> = [
+  ['<script', '</script'],
+  ['<style', '</style'],
+  ['<title', '</title'],
+  ['<textarea', '</textarea'],
+  ['<!--', '-->'],
+];
+
+/**
+ * The page with `recorder` before its first `</head>` (any case), or as it is without one,
+ * or when that `</head>` is inside a script, a comment or another text element: there the
+ * recorder would change the page's own text (the script after the bar records then).
+ */
 export function insertBeforeHeadEnd(page: string, recorder: string): string {
-  const at = page.toLowerCase().indexOf('</head>');
-  return at === -1 ? page : page.slice(0, at) + recorder + page.slice(at);
+  const lower = page.toLowerCase();
+  const at = lower.indexOf('</head>');
+  if (at === -1) return page;
+  const head = lower.slice(0, at);
+  if (TEXT_ELEMENTS.some(([open, close]) => head.lastIndexOf(open) > head.lastIndexOf(close))) return page;
+  return page.slice(0, at) + recorder + page.slice(at);
 }
 
 /** The page with `bar` before its last `</body>` (any case), or undefined when it has none. */
