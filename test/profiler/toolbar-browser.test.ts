@@ -184,6 +184,22 @@ describe("the toolbar lists the page's fetch and XHR calls live", () => {
     }
   });
 
+  it('adds one global, window.__vigil, to the page', async () => {
+    const { context, page } = await tab();
+    try {
+      await page.goto(`${url}/api/products`); // a page of the same origin without the bar
+      const blank = await page.evaluate(() => Object.getOwnPropertyNames(window));
+      await openShop(page);
+      const added = await page.evaluate((before) => {
+        const known = new Set(before);
+        return Object.getOwnPropertyNames(window).filter((name) => !known.has(name));
+      }, blank);
+      assert.deepEqual(added, ['__vigil']);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("shows no link for another origin's answer that does not expose it, and a call that failed as failed", async () => {
     const { context, page, complaints } = await tab();
     try {
