@@ -273,6 +273,24 @@ describe('each item opens a panel with its detail and the link to its panel of t
   });
 });
 
+describe('a panel stays within the window', () => {
+  it('opens leftwards from an item near the right edge of a narrow window', async () => {
+    const { context, page } = await tab();
+    try {
+      await page.setViewportSize({ width: 640, height: 560 });
+      await openShop(page);
+      const queries = bar(page).getByTitle('Database queries');
+      const item = (await queries.boundingBox())!;
+      await queries.hover();
+      const panel = (await page.getByRole('group', { name: 'Database queries' }).boundingBox())!;
+      assert.ok(item.x + panel.width > 640, 'opened rightwards, it would run past the edge');
+      assert.ok(panel.x >= 0 && panel.x + panel.width <= 640, JSON.stringify(panel));
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('minimised, the bar stays so across pages', () => {
   it('keeps the choice over a reload until it is shown again', async () => {
     const { context, page } = await tab();

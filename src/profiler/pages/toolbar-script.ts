@@ -174,6 +174,17 @@ function wireBar(bar, api) {
     tab.setAttribute('aria-expanded', open ? 'true' : 'false');
   });
   document.addEventListener('keydown', function (event) { if (event.key === 'Escape') closeAll(null); });
+  // A panel that would run past the window's right edge opens leftwards from its item.
+  function place(event) {
+    var item = event.target instanceof Element ? event.target.closest('.vt-item') : null;
+    if (!item || !bar.contains(item)) return;
+    item.classList.remove('vt-flip');
+    var panel = item.querySelector('.vt-panel');
+    if (panel.getBoundingClientRect().right > document.documentElement.clientWidth) item.classList.add('vt-flip');
+  }
+  bar.addEventListener('mouseover', place);
+  bar.addEventListener('focusin', place);
+  bar.addEventListener('click', place);
   var item = bar.querySelector('.vt-requests');
   var tab = item.querySelector('.vt-tab');
   var rows = item.querySelector('tbody');

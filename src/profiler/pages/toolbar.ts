@@ -49,7 +49,7 @@ const PANEL_STYLE = [
   '#vigil-toolbar .vt-panel{display:none;position:absolute;bottom:100%;left:0;min-width:240px;max-width:min(640px,94vw);max-height:60vh;overflow:auto;',
   'padding:8px 10px;background:#fff;color:#1b1d23;border:1px solid #c9ccd4;border-bottom:3px solid #8c5cf5;box-shadow:0 -4px 14px rgba(0,0,0,.2)}',
   '#vigil-toolbar .vt-item:hover>.vt-panel,#vigil-toolbar .vt-item:focus-within>.vt-panel,#vigil-toolbar .vt-open>.vt-panel{display:block}',
-  '#vigil-toolbar .vt-requests .vt-panel{left:auto;right:0}',
+  '#vigil-toolbar .vt-requests .vt-panel,#vigil-toolbar .vt-flip>.vt-panel{left:auto;right:0}',
   '#vigil-toolbar table{border-collapse:collapse;width:100%}',
   '#vigil-toolbar th,#vigil-toolbar td{text-align:left;vertical-align:top;padding:1px 10px 1px 0;white-space:nowrap}',
   '#vigil-toolbar th{color:#5b6170;font-weight:400}#vigil-toolbar td.vt-url{white-space:normal;word-break:break-all;min-width:16em}',
