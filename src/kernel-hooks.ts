@@ -49,6 +49,7 @@ import type { TrustedHosts } from './guards/trusted-hosts.js';
 import { requestStateHook } from './http/request-state.js';
 import type { Limits } from './limits/limits.js';
 import { profilerAccessHook } from './profiler/access/access-hook.js';
+import { debugHeadersHook } from './profiler/debug-headers-hook.js';
 import type { Profiler } from './profiler/profiler.js';
 import {
   abortHook,
@@ -151,6 +152,8 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
     onSend: [
       // profiler/: the body as the application answered it, before the toolbar goes in.
       profiler && { concern: 'profiler/', hook: keepResponse },
+      // profiler/: Server-Timing, and the debug headers exposed to an allowed origin, for the clients the profiler admits.
+      profiler && { concern: 'profiler/', hook: debugHeadersHook((request) => profiler.admits(request)) },
       // profiler/: the toolbar, in the application's HTML pages, for the clients the profiler admits.
       profiler &&
         parts.toolbar && {
