@@ -7,7 +7,7 @@ import { html } from '../../utils/html.js';
 import type { SchemaViolation } from '../../errors/error-hints.js';
 import { hintLines, renderHints } from '../../errors/render-hints.js';
 import { fileLine, renderRelated, renderTrace } from '../../errors/render-trace.js';
-import type { RelatedErrorsView, TraceLine } from '../../errors/trace-lines.js';
+import type { RelatedErrorView, RelatedErrorsView, TraceLine } from '../../errors/trace-lines.js';
 import { keyValueTable } from '../views/layout.js';
 import { definePanel } from '../model/panel.js';
 
@@ -54,7 +54,7 @@ ${renderTrace(section.trace, 3)}${renderRelated(section, 3)}`;
   },
 });
 
-/** The command line's lines: what was raised, where, and the project's own frames. */
+/** The command line's lines: what was raised, where, the project's own frames, then its members and causes. */
 export function exceptionText(section: ExceptionSection): string[] {
   const lines = [`${section.class} (${section.code}, status ${section.status}): ${section.message}`];
   if (section.raisedBy) lines.push(`raised by ${section.raisedBy}`);
@@ -63,5 +63,31 @@ export function exceptionText(section: ExceptionSection): string[] {
   const own = section.trace.filter((frame) => frame.own);
   if (own.length > 0)
     lines.push('project frames:', ...own.map((frame) => `  ${frame.function} ${frame.file}:${frame.line}`));
+  return lines.concat(relatedText(section, ''));
+}
+
+/** Members first (numbered, their own one step deeper), then the chain of causes, as the text error page lists them. */
+function relatedText(related: RelatedErrorsView, indent: string): string[] {
+  const lines: string[] = [];
+  const members = Array.isArray(related.errors) ? related.errors : [];
+  const total = members.length + (related.errorsOmitted ?? 0);
+  for (const [index, member] of members.entries())
+    lines.push(...relatedErrorText(member, `Error ${index + 1} of ${total}`, indent));
+  if (related.errorsOmitted) lines.push(`${indent}${related.errorsOmitted} more errors not shown`);
+  if (related.cause) lines.push(...relatedErrorText(related.cause, 'Caused by', indent));
+  if (related.truncated) lines.push(`${indent}(deeper causes not shown)`);
+  return lines;
+}
+
+function relatedErrorText(error: RelatedErrorView, heading: string, indent: string): string[] {
+  const lines = [
+    `${indent}${heading} ${error.class}: ${error.message}${error.repeated ? ' (shown above already)' : ''}`,
+  ];
+  if (error.file) lines.push(`${indent}  raised at ${error.file}:${error.line}`);
+  if (error.repeated) return lines;
+  const deeper = { errors: error.errors, errorsOmitted: error.errorsOmitted, truncated: error.truncated };
+  lines.push(...relatedText(deeper, `${indent}  `));
+  // A cause follows its error at the same depth: a long chain reads down, not ever deeper.
+  if (error.cause) lines.push(...relatedErrorText(error.cause, 'Caused by', indent));
   return lines;
 }
