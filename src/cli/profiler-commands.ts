@@ -20,6 +20,14 @@ import { declaredRoutes } from './route-commands.js';
 import { BUILT_IN_SECTIONS, reportAsText } from './report-text.js';
 import { terminalSafe } from './terminal-safe.js';
 
+/** The word that names the newest report wherever a token is asked for. */
+const LATEST = 'latest';
+
+/** The newest report's token, found as `/_profiler/latest` finds it. */
+async function newestToken(store: ReportStore): Promise<string | undefined> {
+  return (await store.search({ limit: 1 })).reports[0]?.token;
+}
+
 /**
  * Runs `use` with the store, or with undefined when the service never wrote one (reading must
  * not create it), and closes the store whatever happens: its write thread or its connections
@@ -86,7 +94,7 @@ Filters (each optional):
   --method <method>     this HTTP method
   --status-code <code>  this response status (499: the client left before the response)
   --url <part>          the URL contains this
-  --token <prefix>      the token starts with this
+  --token <prefix>      the token starts with this (latest: the newest report only)
   --start <time>        at or after this time
   --end <time>          at or before this time (a bare date: the end of that day)
   --limit <n>           at most n reports, 1 to 1000 (default 100)
@@ -102,21 +110,22 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
       allowPositionals: false,
     });
     const { json, 'status-code': statusCode, ...rest } = values;
+    const latest = rest.token?.toLowerCase() === LATEST;
     let filters: ReturnType<typeof parseSearchFilters>;
     try {
       filters = parseSearchFilters(
-        { ...rest, status_code: statusCode } as SearchInput,
+        { ...rest, token: latest ? undefined : rest.token, status_code: statusCode } as SearchInput,
         (field) => `--${field.replace('_', '-')}`,
       );
     } catch (error) {
       if (error instanceof HttpError) throw new UsageError(error.message);
       throw error;
     }
-    const { reports, exists, location } = await withStore(config, async (store, location) => ({
-      reports: store ? (await store.search(filters)).reports : [],
-      exists: store !== undefined,
-      location,
-    }));
+    const { reports, exists, location } = await withStore(config, async (store, location) => {
+      const token = store && latest ? await newestToken(store) : filters.token;
+      const found = store && !(latest && token === undefined) ? await store.search({ ...filters, token }) : undefined;
+      return { reports: found?.reports ?? [], exists: store !== undefined, location };
+    });
     if (json)
       output.out(
         `${JSON.stringify(reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip })))}\n`,
@@ -173,10 +182,11 @@ export const showCommand: Command = {
   name: 'profiler:show',
   summary: 'print one stored report',
   options: ['--json'],
-  help: `Usage: vigil profiler:show <token> [--json]
+  help: `Usage: vigil profiler:show <token | latest> [--json]
 
-Prints the report stored under <token>: request, response, exception with the project's
-frames, routing, performance with the application's spans, memory and log lines. The
+Prints the report stored under <token>, or the newest one (latest, as /_profiler/latest
+opens it): request, response, exception with the project's frames and its causes,
+routing, performance with the application's spans, memory and log lines. The
 sections of the ROUTES module's collectors print their own text (JSON without one).
 --json prints it whole, as /_profiler/<token> does with Accept: application/json.
 `,
@@ -187,14 +197,18 @@ sections of the ROUTES module's collectors print their own text (JSON without on
       strict: true,
       allowPositionals: true,
     });
-    if (positionals.length !== 1) throw new UsageError('profiler:show needs exactly one token');
-    const token = positionals[0]!.toLowerCase();
-    const { report: stored, location } = await withStore(config, async (store, location) => ({
-      report: await store?.read(token),
-      location,
-    }));
+    if (positionals.length !== 1) throw new UsageError('profiler:show needs exactly one token, or latest');
+    const asked = positionals[0]!.toLowerCase();
+    const { report: stored, location } = await withStore(config, async (store, location) => {
+      const token = store && (asked === LATEST ? await newestToken(store) : asked);
+      return { report: token === undefined ? undefined : await store?.read(token), location };
+    });
     if (!stored) {
-      output.err(`vigil: token "${terminalSafe(token)}" was not found in ${location}\n`);
+      output.err(
+        asked === LATEST
+          ? `vigil: no report is stored yet in ${location}\n`
+          : `vigil: token "${terminalSafe(asked)}" was not found in ${location}\n`,
+      );
       return 1;
     }
     const report = await withRoutingExplained(config, stored, (text) => output.err(text));
