@@ -7,6 +7,8 @@ import { ask, serviceForTests } from '../support/service.js';
 const service = serviceForTests(() => startInProcess({ ROUTES: 'examples/demo-routes.ts' }));
 
 const allowed = 'http://localhost:3000';
+/** The policy's `link`, and in debug mode the debug headers (issue 44). */
+const DEBUG_EXPOSED = 'link, x-debug-token, x-debug-token-link, Server-Timing';
 const preflight = (path: string, origin: string, method: string, headers?: string) =>
   ask(service(), {
     method: 'OPTIONS',
@@ -66,7 +68,7 @@ describe('actual requests from an allowed origin get Access-Control-Allow-Origin
     const answer = await ask(service(), { path: '/hello', headers: { origin: 'https://127.0.0.1:8443' } });
     assert.equal(answer.body, 'hello');
     assert.equal(answer.headers['access-control-allow-origin'], 'https://127.0.0.1:8443');
-    assert.equal(answer.headers['access-control-expose-headers'], 'link');
+    assert.equal(answer.headers['access-control-expose-headers'], DEBUG_EXPOSED);
     assert.equal(answer.headers.vary, 'Origin');
   });
 
@@ -74,7 +76,7 @@ describe('actual requests from an allowed origin get Access-Control-Allow-Origin
     const answer = await ask(service(), { path: '/robots.txt', headers: { origin: allowed } });
     assert.equal(answer.status, 404);
     assert.equal(answer.headers['access-control-allow-origin'], allowed);
-    assert.equal(answer.headers['access-control-expose-headers'], 'link');
+    assert.equal(answer.headers['access-control-expose-headers'], DEBUG_EXPOSED);
     assert.equal(answer.headers.vary, 'Origin, Accept');
   });
 
@@ -129,7 +131,11 @@ describe('the policy is configurable', () => {
       });
       assert.equal(refused.status, 405);
       const actual = await ask(custom, { path: '/x', headers: { origin: 'https://app.example.com' } });
-      assert.equal(actual.headers['access-control-expose-headers'], 'link, x-debug-token');
+      assert.equal(
+        actual.headers['access-control-expose-headers'],
+        'link, x-debug-token, x-debug-token-link, Server-Timing',
+        'the debug headers already listed are not repeated',
+      );
       const localhost = await ask(custom, { path: '/x', headers: { origin: 'http://localhost' } });
       assert.equal(localhost.headers['access-control-allow-origin'], undefined);
     } finally {
