@@ -1,50 +1,60 @@
 /**
  * The `Server-Timing` header of a profiled answer, which browsers' DevTools show for every
  * request: the stages so far, the database and HTTP client totals, and the total. Names and
- * descriptions are the kernel's own words and counts, never anything of the request.
+ * descriptions are the kernel's own words and counts, never anything of the request. Made
+ * for every answer in debug mode, so it is built in one pass from constant parts.
  */
 import type { RequestActivity } from './activity/request-activity.js';
-import { stageDurations } from './collectors/performance.js';
 import type { StageMarks } from './model/request-profile.js';
 
-const STAGE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  routing: 'Routing and hooks',
-  body: 'Reading the body',
-  handler: 'Handler',
-  rendering: 'Error page',
-};
+/** The marks that begin a stage, in the order a request reaches them, each with its metric up to `dur=`. */
+const STAGES: ReadonlyArray<readonly [keyof StageMarks, string]> = [
+  ['start', 'routing;desc="Routing and hooks";dur='],
+  ['parsing', 'body;desc="Reading the body";dur='],
+  ['handler', 'handler;desc="Handler";dur='],
+  ['error', 'rendering;desc="Error page";dur='],
+];
 
-/** `name;desc="...";dur=1.234`: `desc` is quoted, from the fixed words above and numbers only. */
-function metric(name: string, ms: number, desc: string): string {
-  return `${name};desc="${desc}";dur=${Math.round(ms * 1000) / 1000}`;
+function ms(duration: number): number {
+  return Math.round(duration * 1000) / 1000;
 }
 
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
-/** The header's value at `now` (`performance.now()`), as the answer is about to be sent. */
+/**
+ * The header's value at `now` (`performance.now()`), as the answer is about to be sent:
+ * the stage the request is in runs until now (the performance panel's stages, but sending).
+ */
 export function serverTiming(marks: StageMarks, now: number, activity: RequestActivity | undefined): string {
-  const metrics: string[] = [];
-  // Sending has not begun: the last stage reached runs until now.
-  const stages = stageDurations({ ...marks, send: undefined, end: now });
-  for (const stage in stages) {
-    const description = STAGE_DESCRIPTIONS[stage];
-    if (description !== undefined) metrics.push(metric(stage, stages[stage]!, description));
+  let value = '';
+  let stage = STAGES[0]![1];
+  let from = marks.start;
+  for (let i = 1; i < STAGES.length; i++) {
+    const [mark, metric] = STAGES[i]!;
+    const at = marks[mark];
+    if (at === undefined) continue;
+    value += `${stage}${ms(at - from)}, `;
+    stage = metric;
+    from = at;
   }
-  if (activity !== undefined) {
-    const statements = activity.statements();
-    const queries = statements.length + activity.statementsOmitted;
-    if (queries > 0) {
-      const ms = statements.reduce((sum, statement) => sum + (statement.duration ?? 0), 0);
-      metrics.push(metric('db', ms, plural(queries, 'query', 'queries')));
-    }
-    const calls = activity.calls.length + activity.callsOmitted;
-    if (calls > 0) {
-      const ms = activity.calls.reduce((sum, call) => sum + (call.duration ?? 0), 0);
-      metrics.push(metric('http', ms, plural(calls, 'HTTP call', 'HTTP calls')));
-    }
+  value += `${stage}${ms(now - from)}, `;
+  if (activity !== undefined) value += activityMetrics(activity);
+  return `${value}total;desc="Total";dur=${ms(now - marks.start)}`;
+}
+
+/** `db` and `http`, each when the request made any, with the count in `desc`. */
+function activityMetrics(activity: RequestActivity): string {
+  let value = '';
+  const statements = activity.statements();
+  const queries = statements.length + activity.statementsOmitted;
+  if (queries > 0) {
+    let total = 0;
+    for (const statement of statements) total += statement.duration ?? 0;
+    value += `db;desc="${queries} ${queries === 1 ? 'query' : 'queries'}";dur=${ms(total)}, `;
   }
-  metrics.push(metric('total', now - marks.start, 'Total'));
-  return metrics.join(', ');
+  const calls = activity.calls.length + activity.callsOmitted;
+  if (calls > 0) {
+    let total = 0;
+    for (const call of activity.calls) total += call.duration ?? 0;
+    value += `http;desc="${calls} HTTP ${calls === 1 ? 'call' : 'calls'}";dur=${ms(total)}, `;
+  }
+  return value;
 }

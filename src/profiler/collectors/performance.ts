@@ -40,7 +40,7 @@ interface DelayWindow {
  * and parsing it), handler (including serializing what it returned), rendering (the error
  * pipeline building an error page) and sending.
  */
-export function stageDurations(marks: StageMarks): Record<string, number> {
+function stageDurations(marks: StageMarks): Record<string, number> {
   const reached = STAGE_OF.filter(([mark]) => marks[mark] !== undefined);
   const stages: Record<string, number> = {};
   reached.forEach(([mark, stage], i) => {
