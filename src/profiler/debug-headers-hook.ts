@@ -20,7 +20,7 @@ export function debugHeadersHook(admits: (request: FastifyRequest) => boolean): 
     const timing = serverTiming(profile.marks, performance.now(), activityOf(profile.scope));
     // The application's own metrics come first.
     const own = reply.getHeader('server-timing');
-    const before = Array.isArray(own) ? own.join(', ') : own === undefined || own === '' ? '' : `${String(own)}`;
+    const before = Array.isArray(own) ? own.join(', ') : own === undefined ? '' : String(own);
     reply.header('server-timing', before === '' ? timing : `${before}, ${timing}`);
     exposeHeaders(reply, EXPOSED);
     done(null, payload);

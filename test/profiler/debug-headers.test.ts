@@ -61,6 +61,9 @@ async function startApp(
       await mysqlQuery.tracePromise(async () => [[{ id }]], { query: `SELECT * FROM t WHERE id = ${id}`, values: [] });
     return { upstream: await (await fetch(upstreamUrl)).text() };
   });
+  app.get('/own-timing', async (_request, reply) =>
+    reply.header('server-timing', 'cache;desc="Cache hit";dur=1.5').send('ok'),
+  );
   app.get('/fail', async () => {
     throw new Error('broken');
   });
@@ -127,6 +130,15 @@ describe('Server-Timing in debug mode, for the clients the profiler admits', () 
     assert.deepEqual(
       metricsOf(failed).map(({ name }) => name),
       ['routing', 'body', 'handler', 'rendering', 'total'],
+    );
+  });
+
+  it("keeps the application's own metrics, vigil's after them", async () => {
+    const metrics = metricsOf(await ask(app, { path: '/own-timing' }));
+    assert.deepEqual(metrics[0], { name: 'cache', desc: 'Cache hit', dur: 1.5 });
+    assert.deepEqual(
+      metrics.slice(1).map(({ name }) => name),
+      ['routing', 'body', 'handler', 'total'],
     );
   });
 
