@@ -11,6 +11,8 @@ import { activityOf } from './activity/request-activity.js';
 import { serverTiming } from './server-timing.js';
 
 const EXPOSED = ['x-debug-token', 'x-debug-token-link', 'Server-Timing'];
+/** The profile's note of the application's own Server-Timing, as it was before vigil's. */
+const APPLICATION_TIMING = 'applicationServerTiming';
 
 /** `admits`: whether the request's client may open the profiler; no one else gets these headers. */
 export function debugHeadersHook(admits: (request: FastifyRequest) => boolean): onSendHookHandler {
@@ -18,10 +20,15 @@ export function debugHeadersHook(admits: (request: FastifyRequest) => boolean): 
     const profile = request.vigil?.profile;
     if (!profile || !admits(request)) return done(null, payload);
     const timing = serverTiming(profile.marks, performance.now(), activityOf(profile.scope));
-    // The application's own metrics come first.
-    const own = reply.getHeader('server-timing');
-    const before = Array.isArray(own) ? own.join(', ') : own === undefined ? '' : String(own);
-    reply.header('server-timing', before === '' ? timing : `${before}, ${timing}`);
+    // The application's own metrics come first; an answer sent again (an error in a later
+    // onSend) finds vigil's of the first attempt in the header, and replaces them.
+    let own = profile.data[APPLICATION_TIMING] as string | undefined;
+    if (own === undefined) {
+      const set = reply.getHeader('server-timing');
+      own = Array.isArray(set) ? set.join(', ') : set === undefined ? '' : String(set);
+      profile.data[APPLICATION_TIMING] = own;
+    }
+    reply.header('server-timing', own === '' ? timing : `${own}, ${timing}`);
     exposeHeaders(reply, EXPOSED);
     done(null, payload);
   };

@@ -64,6 +64,14 @@ async function startApp(
   app.get('/own-timing', async (_request, reply) =>
     reply.header('server-timing', 'cache;desc="Cache hit";dur=1.5').send('ok'),
   );
+  // An onSend of the application's that fails once: the error's answer is sent again.
+  const failedOnce = new WeakSet<object>();
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.url !== '/send-twice' || failedOnce.has(request)) return payload;
+    failedOnce.add(request);
+    throw new Error('onSend failed');
+  });
+  app.get('/send-twice', async (_request, reply) => reply.header('server-timing', 'app;dur=2').send('ok'));
   app.get('/fail', async () => {
     throw new Error('broken');
   });
@@ -139,6 +147,15 @@ describe('Server-Timing in debug mode, for the clients the profiler admits', () 
     assert.deepEqual(
       metrics.slice(1).map(({ name }) => name),
       ['routing', 'body', 'handler', 'total'],
+    );
+  });
+
+  it('writes its metrics once on an answer sent again', async () => {
+    const answer = await ask(app, { path: '/send-twice' });
+    assert.equal(answer.status, 500);
+    assert.deepEqual(
+      metricsOf(answer).map(({ name }) => name),
+      ['app', 'routing', 'body', 'handler', 'rendering', 'total'],
     );
   });
 
