@@ -50,6 +50,8 @@ describe('every setting has a documented default', () => {
       profilerMaxAgeMs: 172_800_000,
       profilerAllow: [],
       profilerRedact: [],
+      profilerSecret: undefined,
+      profilerSessionMaxAgeMs: 12 * 3600 * 1000,
       profilerToolbar: true,
       profilerCaptureApp: true,
       profilerSlowQueryMs: 100,
@@ -597,5 +599,19 @@ describe("a test runner's process keeps its reports apart", () => {
       'sqlite',
     );
     assert.deepEqual(load({}).profilerStore, { scheme: 'sqlite', file: '/srv/app/var/profiler.sqlite' });
+  });
+});
+
+describe('PROFILER_SECRET', () => {
+  it('is unset by default, and kept as given from 32 characters', () => {
+    assert.equal(load({}).profilerSecret, undefined);
+    const secret = 's'.repeat(32);
+    assert.equal(load({ PROFILER_SECRET: secret }).profilerSecret, secret);
+  });
+
+  it('refuses a shorter one, without repeating it', () => {
+    const message = refusal({ PROFILER_SECRET: 'short-and-guessable' }, 'PROFILER_SECRET');
+    assert.match(message, /at least 32/);
+    assert.doesNotMatch(message, /guessable/);
   });
 });

@@ -18,6 +18,9 @@ export const STANDALONE_PARSED_BODY_MAX_SIZE: read.ByteSize = { bytes: 512 * 102
 
 const DEFAULT_CORS_ALLOW_ORIGIN = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+)?$';
 
+/** A secret shorter than this is refused at start: guessing it online must stay hopeless. */
+const PROFILER_SECRET_MIN_LENGTH = 32;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Every setting, in the order `--help` and the docs list them (and `loadConfig` reads them). */
@@ -153,6 +156,20 @@ export const SETTINGS = {
     field: 'profilerAllow',
     description: 'comma-separated IPs or CIDRs besides loopback that may open the profiler',
     parse: (env, name) => read.ipList(env, name),
+  }),
+  PROFILER_SECRET: setting({
+    group: 'profiler',
+    field: 'profilerSecret',
+    description:
+      'at least 32 characters: in production, opens the profiler to a request bearing it (Authorization: Bearer) or to a browser logged in with it',
+    parse: (env, name) => read.secret(env, name, PROFILER_SECRET_MIN_LENGTH),
+  }),
+  PROFILER_SESSION_MAX_AGE: setting({
+    group: 'profiler',
+    field: 'profilerSessionMaxAgeMs',
+    default: '12h',
+    description: "how long the production profiler's login lasts: seconds, or 90s, 30m, 12h",
+    parse: (env, name) => read.duration(env, name),
   }),
   PROFILER_REDACT: setting({
     group: 'profiler',

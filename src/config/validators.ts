@@ -182,3 +182,13 @@ export function ipList(env: Env, name: string): string[] {
     return item;
   });
 }
+
+/** A secret of `minLength` characters or more; the message never repeats the value. */
+export function secret(env: Env, name: string, minLength: number): string | undefined {
+  const value = raw(env, name);
+  if (value === undefined) return undefined;
+  if (value.length < minLength) {
+    throw new ConfigError(name, `is ${value.length} characters long; it must have at least ${minLength}`);
+  }
+  return value;
+}
