@@ -6,6 +6,7 @@
  */
 export { vigil } from './plugin.js';
 export type { VigilKernel, VigilOptions } from './plugin.js';
+export type { ProfilerAccessCheck } from './profiler/access/production-access.js';
 export type { ReportTarget, TestReport } from './profiler/test-report.js';
 export { vigilFastifyOptions } from './fastify-options.js';
 export type { VigilFastifyExtras } from './fastify-options.js';

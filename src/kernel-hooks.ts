@@ -49,6 +49,7 @@ import type { TrustedHosts } from './guards/trusted-hosts.js';
 import { requestStateHook } from './http/request-state.js';
 import type { Limits } from './limits/limits.js';
 import { profilerAccessHook } from './profiler/access/access-hook.js';
+import { productionAccessHook } from './profiler/access/production-access.js';
 import { debugHeadersHook } from './profiler/debug-headers-hook.js';
 import type { Profiler } from './profiler/profiler.js';
 import {
@@ -112,6 +113,8 @@ interface KernelHookParts {
   corsEnabled?: boolean;
   /** Debug mode only. */
   profiler: Profiler | undefined;
+  /** Production only: the profiler's pages, opened by PROFILER_SECRET or `profilerAccess`; it profiles no request. */
+  productionPages?: Profiler | undefined;
   /** Without TRUSTED_PROXIES: warns of a proxy on loopback (profiler/access.ts). */
   watchForwarded?: ((request: FastifyRequest) => void) | undefined;
   /** Every route the application has, native or declared; whether a plugin answers every OPTIONS (`@fastify/cors`). */
@@ -190,6 +193,7 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
     onClose: [
       releaseTaps && { concern: 'plugin.ts', hook: async () => releaseTaps() },
       profiler && { concern: 'profiler/', hook: () => profiler.close() },
+      parts.productionPages && { concern: 'profiler/', hook: () => parts.productionPages!.close() },
       { concern: 'limits/', hook: () => limits.close() },
     ],
   };
@@ -206,6 +210,7 @@ function requestHooks({
   cors,
   corsEnabled = true,
   profiler,
+  productionPages,
   watchForwarded,
   routes,
   limits,
@@ -231,6 +236,8 @@ function requestHooks({
     corsEnabled && { concern: 'cors/', hook: corsHook(cors, { exempt }) },
     // profiler/: its pages for the clients it admits; others get the ordinary 404.
     profiler && { concern: 'profiler/', hook: profilerAccessHook(profiler, watchForwarded) },
+    // profiler/: production's pages for PROFILER_SECRET or the application's check; others get the ordinary 404.
+    productionPages && { concern: 'profiler/', hook: productionAccessHook(productionPages) },
     // routing/: 404, 405 or 301 for what the router did not match, before the body is read;
     // the errors go to the pipeline from here, not through Fastify's error handling.
     { concern: 'routing/', hook: unmatchedHook(routes, answer, profiler !== undefined) },

@@ -16,7 +16,8 @@ import { REQUEST_STATE, stateOf } from './http/request-state.js';
 import { urlHost } from './http/request-url.js';
 import { installBodyScopeHooks, installKernelHooks, kernelHooks, type KernelHooks } from './kernel-hooks.js';
 import { Limits } from './limits/limits.js';
-import { forwardedLoopbackWarning } from './profiler/access/access.js';
+import { forwardedLoopbackWarning, ProfilerAccess } from './profiler/access/access.js';
+import { ProductionAccess, type ProfilerAccessCheck } from './profiler/access/production-access.js';
 import { defaultCollectors } from './profiler/collectors/index.js';
 import { tapConsole } from './profiler/activity/console-tap.js';
 import { logTapOf } from './profiler/activity/log-tap.js';
@@ -69,6 +70,11 @@ export interface VigilOptions {
   announceProfiler?: boolean;
   /** The report counters of the processes serving beside this one (WORKERS above 1), for the profiler's pages. */
   peerCounters?: ProfilerOptions['peers'];
+  /**
+   * Production: opens the profiler's pages to the requests it returns true for (the
+   * application's own authentication), instead of PROFILER_SECRET; debug mode ignores it.
+   */
+  profilerAccess?: ProfilerAccessCheck;
 }
 
 /** What the plugin leaves on the instance, as `app.vigil`. */
@@ -114,10 +120,12 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   handOffToKernel(app.server);
   const declared = new Routes();
   let limits: Limits | undefined;
+  let productionPages: Profiler | undefined;
   try {
     const profiler = config.debug ? await createProfiler(app, config, options, kernel.routes) : undefined;
     kernel.profiler = profiler;
-    if (profiler) declareProfilerRoutes(declared, profiler);
+    productionPages = await openProductionPages(app, config, options, kernel.routes);
+    if (profiler ?? productionPages) declareProfilerRoutes(declared, (profiler ?? productionPages)!);
     for (const declare of options.routes ?? []) await declare(declared);
     limits = await Limits.create({
       settings: config,
@@ -134,6 +142,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       cors: new CorsPolicy(config.cors),
       corsEnabled: options.cors === true,
       profiler,
+      productionPages,
       watchForwarded: profiler && forwardedWatch(app, config),
       routes: kernel.routes,
       limits,
@@ -154,7 +163,7 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
     await registerDeclaredRoutes(app, declared.definitions, limits, hooks);
   } catch (error) {
     // A kernel that cannot start leaves no worker process or open store behind.
-    await Promise.allSettled([limits?.close(), kernel.profiler?.close()]);
+    await Promise.allSettled([limits?.close(), kernel.profiler?.close(), productionPages?.close()]);
     release();
     throw error;
   }
@@ -209,12 +218,37 @@ function decorateKernel(app: FastifyInstance, config: Config, options: VigilOpti
   return parts;
 }
 
-/** The profiler of debug mode: the default collectors and the application's, on the store given or the one PROFILER_DSN names. */
+/**
+ * Production: the profiler's pages, on the store given or the one PROFILER_DSN names, when
+ * PROFILER_SECRET or `profilerAccess` opens them; without either, none (the command line reads the store).
+ */
+function openProductionPages(
+  app: FastifyInstance,
+  config: Config,
+  options: VigilOptions,
+  table: RouteTable,
+): Promise<Profiler | undefined> {
+  if (config.debug || (config.profilerSecret === undefined && options.profilerAccess === undefined))
+    return Promise.resolve(undefined);
+  // The client whose failures are counted: the socket's peer, walked back through TRUSTED_PROXIES only.
+  const clients = new ProfilerAccess([], { trustedProxies: config.trustedProxies });
+  const production = new ProductionAccess({
+    secret: config.profilerSecret,
+    sessionMaxAgeMs: config.profilerSessionMaxAgeMs,
+    check: options.profilerAccess,
+    clientOf: (request) => clients.clientOf(request),
+    warn: (message) => app.log.warn(message),
+  });
+  return createProfiler(app, config, options, table, production);
+}
+
+/** The profiler of debug mode, or production's pages: the default collectors and the application's, on the store given or the one PROFILER_DSN names. */
 function createProfiler(
   app: FastifyInstance,
   config: Config,
   options: VigilOptions,
   table: RouteTable,
+  production?: ProductionAccess,
 ): Promise<Profiler | undefined> {
   // The default store needs a driver Node 20 lacks: the application still starts, and says why there are no reports.
   const missing = options.reportStore ? undefined : missingStoreDriver(config.profilerStore);
@@ -245,6 +279,7 @@ function createProfiler(
     retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
     ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
     ...(options.peerCounters ? { peers: options.peerCounters } : {}),
+    ...(production ? { production } : {}),
   };
   return Profiler.create(store, settings, app.log);
 }

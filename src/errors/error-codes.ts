@@ -94,6 +94,11 @@ export const ERROR_CODES = {
     meaning:
       'A profiler page asked for by a page of another site (`Sec-Fetch-Site: cross-site`): an `<img>` or a form elsewhere cannot make the profiler work.',
   },
+  VIGIL_ERR_PROFILER_LOGIN_THROTTLED: {
+    status: 429,
+    meaning:
+      "The production profiler's login page, asked for from an address with too many failed attempts at `PROFILER_SECRET` (`Retry-After`); every other profiler page answers such an address with the ordinary 404.",
+  },
   VIGIL_ERR_REPORT_STORE_UNAVAILABLE: {
     status: 503,
     meaning:

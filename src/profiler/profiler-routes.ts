@@ -9,7 +9,9 @@ import { PROFILER_PATH } from '../debug/request-debug.js';
 import { BadRequestHttpError, NotFoundHttpError, ServiceUnavailableHttpError } from '../errors/http-errors.js';
 import { negotiateErrorFormat } from '../errors/negotiate.js';
 import type { Routes } from '../routing/routes.js';
+import { LOGIN_PATH } from './access/production-access.js';
 import { renderListPage } from './pages/list-page.js';
+import { renderLoginPage } from './pages/login-page.js';
 import { panelNames, renderReportPage } from './pages/report-page.js';
 import type { Profiler } from './profiler.js';
 import type { Report, ReportSearch, ReportSummary } from './model/report.js';
@@ -129,6 +131,7 @@ function show(
 }
 
 export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void {
+  if (profiler.production?.hasLogin) declareLoginRoutes(routes, profiler);
   routes.get(
     PROFILER_PATH,
     storePage(({ request, reply }) =>
@@ -170,5 +173,29 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
       return show(profiler, report, query, request.headers.accept, reply);
     }),
     { name: '_profiler' },
+  );
+}
+
+/**
+ * Production's login page, behind its access hook (which answers it only to whom gives its
+ * key): the form, and its post, which opens a session and goes on to the newest reports.
+ */
+function declareLoginRoutes(routes: Routes, profiler: Profiler): void {
+  const page = (reply: FastifyReply, action: string, refused: boolean) =>
+    reply
+      .code(refused ? 403 : 200)
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=UTF-8')
+      .send(renderLoginPage({ action, refused }));
+  routes.get(LOGIN_PATH, ({ request, reply }) => page(reply, request.url, false), { name: '_profiler_login' });
+  routes.post(
+    LOGIN_PATH,
+    ({ request, reply, body }) => {
+      const given = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).secret : undefined;
+      const cookie = profiler.production!.login(request, given);
+      if (cookie === undefined) return page(reply, request.url, true);
+      return reply.code(303).header('set-cookie', cookie).header('location', PROFILER_PATH).send();
+    },
+    { name: '_profiler_login_post' },
   );
 }

@@ -16,6 +16,7 @@ import { describeFailure } from '../utils/describe-failure.js';
 import { safeDecodeUri } from '../utils/safe-decode.js';
 import { ProfilerAccess, type AccessSettings, type ProfilerRefusal } from './access/access.js';
 import { settlePageHeaders } from './access/page-headers.js';
+import type { ProductionAccess } from './access/production-access.js';
 import { isCollectorError, type Report } from './model/report.js';
 import { PacedFailureLog } from '../utils/failure-log.js';
 import { ReadTimeStore } from './storage/read-time-store.js';
@@ -55,6 +56,8 @@ export interface ProfilerOptions {
   allow?: readonly string[];
   /** vigil's TRUSTED_PROXIES (the only peers whose X-Forwarded-For is believed), HOST and TRUSTED_HOSTS. */
   access?: AccessSettings;
+  /** Production: who may open the pages, instead of loopback and PROFILER_ALLOW; no one sees debug output. */
+  production?: ProductionAccess;
   retention?: Retention;
   /**
    * The counters of the other processes serving beside this one (WORKERS above 1), summed:
@@ -71,6 +74,7 @@ export class Profiler {
   readonly collectors: Collector[];
   readonly redactor: Redactor;
   readonly access: ProfilerAccess;
+  readonly production: ProductionAccess | undefined;
   writer!: ReportWriter;
   private tokens!: TokenSource;
   private leaseFailures: PacedFailureLog | undefined;
@@ -89,6 +93,7 @@ export class Profiler {
     this.collectors = [...options.collectors];
     this.redactor = new Redactor(options.redact);
     this.access = new ProfilerAccess(options.allow, options.access);
+    this.production = options.production;
   }
 
   get retention(): Retention | undefined {
@@ -217,6 +222,7 @@ export class Profiler {
    * for clients it admits: anyone else is an ordinary request, answered with the ordinary 404.
    */
   serves(request: FastifyRequest): boolean {
+    if (this.production) return this.opensInProduction(request);
     return (
       this.isProfilerRequest(request) &&
       this.admits(request) &&
@@ -230,11 +236,18 @@ export class Profiler {
    * answer is the profiler's, with the pages' headers and no one else's cross-origin grant.
    */
   speaksFor(request: FastifyRequest): boolean {
+    if (this.production) return this.opensInProduction(request);
     return this.isProfilerRequest(request) && this.admits(request);
   }
 
-  /** True when the request's client may open the profiler (see `access.ts`): worked out once per request. */
+  /** Production: a request to a page its access hook opened (false until it decided). */
+  private opensInProduction(request: FastifyRequest): boolean {
+    return request.vigil?.profilerOpen === true && this.isProfilerRequest(request);
+  }
+
+  /** True when the request's client may open the profiler and see debug output (never in production): worked out once. */
   admits(request: FastifyRequest): boolean {
+    if (this.production) return false;
     const state = request.vigil;
     if (state?.admitted != null) return state.admitted;
     const admitted = this.access.admits(request);
@@ -323,7 +336,7 @@ export class Profiler {
    * in any target form (`POST https://host/_profiler` is unrouted for POST, and its path is
    * the profiler's).
    */
-  private isProfilerRequest(request: FastifyRequest): boolean {
+  isProfilerRequest(request: FastifyRequest): boolean {
     if (!request.is404) {
       const route = routeOf(request)?.path ?? '';
       // A pattern may also cover the profiler's paths (`@fastify/cors`'s `OPTIONS *`): then the target decides.

@@ -13,7 +13,7 @@ export const SESSION_COOKIE = 'vigil_profiler_session';
 const SESSION_VALUE = /^v1\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/;
 
 /** What a session cookie's value turns out to be. */
-export type SessionState = 'valid' | 'expired' | 'forged';
+type SessionState = 'valid' | 'expired' | 'forged';
 
 /** SHA-256 of a text: fixed-length digests that `timingSafeEqual` can compare whatever the lengths given. */
 function digestOf(text: string): Buffer {
@@ -70,10 +70,10 @@ export class SecretCredentials {
   }
 }
 
-/** The token of an `Authorization: Bearer <token>` header (the scheme in any case); undefined for any other. */
+/** The token of an `Authorization: Bearer <token>` header (the scheme in any case; a secret may hold spaces); undefined for any other. */
 export function bearerOf(authorization: string | undefined): string | undefined {
   if (authorization === undefined) return undefined;
-  const match = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+  const match = /^bearer[ \t]+(\S(?:.*\S)?)[ \t]*$/i.exec(authorization);
   return match?.[1];
 }
 
