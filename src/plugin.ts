@@ -152,7 +152,9 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       earlierRoutes,
       rootErrorHandler,
       announce:
-        options.announceProfiler === false ? undefined : announcementOf(config, !!profiler, options.reportStore),
+        options.announceProfiler === false
+          ? undefined
+          : announcementOf(config, !!profiler, options.reportStore, productionPages && openerOf(options)),
       // The taps go with this instance: the last debug instance's close gives the globals back.
       releaseTaps: config.debug ? release : undefined,
     });
@@ -240,6 +242,11 @@ function openProductionPages(
     warn: (message) => app.log.warn(message),
   });
   return createProfiler(app, config, options, table, production);
+}
+
+/** What opens production's pages, for the start line. */
+function openerOf(options: VigilOptions): string {
+  return options.profilerAccess ? "whom the application's profilerAccess admits" : 'a bearer of PROFILER_SECRET or its login page';
 }
 
 /** The profiler of debug mode, or production's pages: the default collectors and the application's, on the store given or the one PROFILER_DSN names. */

@@ -10,6 +10,7 @@ describe('the startup banner says where, in which mode, which routes, and where 
         debug: true,
         modeReason: 'APP_ENV not set, NODE_ENV not production',
         routes: '/srv/app/routes.ts',
+        profilerSecret: undefined,
       },
       { url: 'https://localhost:8443', routeCount: 8, store: '/srv/var/profiler.sqlite' },
     );
@@ -22,7 +23,13 @@ describe('the startup banner says where, in which mode, which routes, and where 
   });
   it('in production, without a routes module', () => {
     const banner = startupBanner(
-      { appEnv: 'prod', debug: false, modeReason: 'NODE_ENV=production, APP_ENV not set', routes: undefined },
+      {
+        appEnv: 'prod',
+        debug: false,
+        modeReason: 'NODE_ENV=production, APP_ENV not set',
+        routes: undefined,
+        profilerSecret: undefined,
+      },
       { url: 'http://0.0.0.0:8080', routeCount: 0, store: undefined },
     );
     assert.equal(
@@ -30,10 +37,22 @@ describe('the startup banner says where, in which mode, which routes, and where 
       'vigil listening on http://0.0.0.0:8080 (prod, debug off: NODE_ENV=production, APP_ENV not set)\n  routes:   none (ROUTES names no module)\n  profiler: off (debug is off)\n',
     );
   });
+  it('in production, with PROFILER_SECRET, without showing it', () => {
+    const secret = 's'.repeat(32);
+    const banner = startupBanner(
+      { appEnv: 'prod', debug: false, modeReason: 'APP_ENV=prod', routes: undefined, profilerSecret: secret },
+      { url: 'https://example.com', routeCount: 0, store: undefined },
+    );
+    assert.match(
+      banner,
+      /profiler: https:\/\/example\.com\/_profiler, to a bearer of PROFILER_SECRET or its login page\n$/,
+    );
+    assert.ok(!banner.includes(secret));
+  });
   it('counts one route in the singular', () => {
     assert.match(
       startupBanner(
-        { appEnv: 'dev', debug: true, modeReason: 'APP_ENV=dev', routes: 'r.ts' },
+        { appEnv: 'dev', debug: true, modeReason: 'APP_ENV=dev', routes: 'r.ts', profilerSecret: undefined },
         { url: 'u', routeCount: 1, store: 's' },
       ),
       /\(1 route\)/,

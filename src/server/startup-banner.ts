@@ -10,14 +10,24 @@ export interface BannerFacts {
 }
 
 export function startupBanner(
-  config: Pick<Config, 'appEnv' | 'debug' | 'modeReason' | 'routes'>,
+  config: Pick<Config, 'appEnv' | 'debug' | 'modeReason' | 'routes' | 'profilerSecret'>,
   { url, routeCount, store }: BannerFacts,
 ): string {
   const lines = [`vigil listening on ${url} (${describeMode(config)})`];
   const routes = `${routeCount} route${routeCount === 1 ? '' : 's'}`;
   lines.push(config.routes ? `  routes:   ${config.routes} (${routes})` : '  routes:   none (ROUTES names no module)');
-  lines.push(
-    store === undefined ? '  profiler: off (debug is off)' : `  profiler: ${url}/_profiler (reports in ${store})`,
-  );
+  lines.push(`  profiler: ${profilerLine(config, url, store)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Debug mode's profiler, production's opened by PROFILER_SECRET, or none. */
+function profilerLine(
+  config: Pick<Config, 'debug' | 'profilerSecret'>,
+  url: string,
+  store: string | undefined,
+): string {
+  if (store !== undefined) return `${url}/_profiler (reports in ${store})`;
+  if (!config.debug && config.profilerSecret !== undefined)
+    return `${url}/_profiler, to a bearer of PROFILER_SECRET or its login page`;
+  return 'off (debug is off)';
 }

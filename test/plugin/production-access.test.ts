@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig, vigil, vigilFastifyOptions, type VigilOptions } from '../../src/index.js';
+import { SecretCredentials } from '../../src/profiler/access/credentials.js';
 import { ask, type Answer, type Ask } from '../support/service.js';
 
 const SECRET = 'a plugin secret of thirty-two characters at least';
@@ -90,12 +91,13 @@ describe("the application's profilerAccess check decides, instead of the secret"
   });
 
   it('gives anyone else the ordinary 404: no role, another role, the secret itself, another site’s page', async () => {
-    for (const headers of [
+    const strangers: Array<Record<string, string>> = [
       {},
       { 'x-role': 'user' },
       { authorization: `Bearer ${SECRET}` },
       { 'x-role': 'admin', 'sec-fetch-site': 'cross-site' },
-    ]) {
+    ];
+    for (const headers of strangers) {
       const request = { path: '/_profiler', headers };
       await assertOrdinary404(production, await production.ask(request), request);
     }
@@ -111,6 +113,17 @@ describe("the application's profilerAccess check decides, instead of the secret"
       production.logs.some(
         (line) => line.level === 40 && /profilerAccess check failed.*session store down/.test(line.msg),
       ),
+    );
+  });
+
+  it('says at start what opens the profiler', () => {
+    assert.ok(
+      production.logs.some((line) =>
+        /; the profiler at http:\/\/127\.0\.0\.1:\d+\/_profiler, to whom the application's profilerAccess admits$/.test(
+          line.msg,
+        ),
+      ),
+      JSON.stringify(production.logs),
     );
   });
 
@@ -137,6 +150,23 @@ describe('as a plugin, PROFILER_SECRET alone opens the profiler too', () => {
     const request = { path: `/_profiler/${token}`, headers: { authorization: 'Bearer not-it' } };
     await assertOrdinary404(production, await production.ask(request), request);
     assert.ok(production.logs.some((line) => line.level === 40 && /a wrong bearer secret/.test(line.msg)));
+  });
+
+  it('opens a session through its login page, with the kernel parsing the form', async () => {
+    const key = new SecretCredentials(SECRET).loginKey;
+    const login = await production.ask({
+      method: 'POST',
+      path: `/_profiler/login?key=${key}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ secret: SECRET }).toString(),
+    });
+    assert.equal(login.status, 303);
+    const [cookie = ''] = login.headers['set-cookie'] as string[];
+    const home = await production.ask({ path: '/_profiler/latest', headers: { cookie: cookie.split(';')[0]! } });
+    assert.equal(home.status, 200);
+    assert.ok(
+      production.logs.some((line) => /_profiler, to a bearer of PROFILER_SECRET or its login page$/.test(line.msg)),
+    );
   });
 });
 
