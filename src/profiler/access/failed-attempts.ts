@@ -12,7 +12,7 @@ export interface FailedAttemptsRule {
   maxAddresses: number;
 }
 
-/** Ten wrong guesses in a quarter of an hour, per address; ten thousand addresses, a few hundred KiB at most. */
+/** Ten wrong guesses in a quarter of an hour, per address; at most ten thousand addresses remembered. */
 const DEFAULT_RULE: FailedAttemptsRule = { maxFailures: 10, windowMs: 15 * 60_000, maxAddresses: 10_000 };
 
 interface Failures {
