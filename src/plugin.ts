@@ -246,7 +246,9 @@ function openProductionPages(
 
 /** What opens production's pages, for the start line. */
 function openerOf(options: VigilOptions): string {
-  return options.profilerAccess ? "whom the application's profilerAccess admits" : 'a bearer of PROFILER_SECRET or its login page';
+  return options.profilerAccess
+    ? "whom the application's profilerAccess admits"
+    : 'a bearer of PROFILER_SECRET or its login page';
 }
 
 /** The profiler of debug mode, or production's pages: the default collectors and the application's, on the store given or the one PROFILER_DSN names. */
