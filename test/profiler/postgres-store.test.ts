@@ -47,7 +47,7 @@ describe('the PostgreSQL store keeps its database', () => {
   afterEach(() => store.close());
 
   describe('its layout is created at open, versioned, once however many instances start together', () => {
-    it('names the store without its password, touches nothing before open, then creates version 1', async () => {
+    it('names the store without its password, touches nothing before open, then creates version 2', async () => {
       const fresh = await server.database('fresh');
       const unopened = postgresStore(fresh);
       assert.match(unopened.location, /^postgres:\/\/vigil@127\.0\.0\.1:\d+\/fresh_\w+$/);
@@ -63,7 +63,10 @@ describe('the PostgreSQL store keeps its database', () => {
       await unopened.open();
       try {
         assert.equal(await unopened.exists(), true);
-        assert.deepEqual(await server.query(fresh, 'SELECT version FROM vigil_schema_version'), [{ version: 1 }]);
+        assert.deepEqual(await server.query(fresh, 'SELECT version FROM vigil_schema_version ORDER BY version'), [
+          { version: 1 },
+          { version: 2 },
+        ]);
         assert.equal(await unopened.count(), 0);
       } finally {
         await unopened.close();
@@ -77,7 +80,10 @@ describe('the PostgreSQL store keeps its database', () => {
         await Promise.all(handles.map((handle) => handle.open()));
         const leased = await Promise.all(handles.map((handle) => handle.leaseTokens(100)));
         assert.equal(new Set(leased.flat()).size, 800);
-        assert.deepEqual(await server.query(fresh, 'SELECT version FROM vigil_schema_version'), [{ version: 1 }]);
+        assert.deepEqual(await server.query(fresh, 'SELECT version FROM vigil_schema_version ORDER BY version'), [
+          { version: 1 },
+          { version: 2 },
+        ]);
         assert.deepEqual(await server.query(fresh, 'SELECT count(*)::int AS n FROM vigil_token_counter'), [{ n: 1 }]);
       } finally {
         await Promise.all(handles.map((handle) => handle.close()));
@@ -92,7 +98,10 @@ describe('the PostgreSQL store keeps its database', () => {
       try {
         assert.deepEqual(await storedTokens(again), ['abcdef']);
         assert.ok((await rows<{ key: Buffer }>('SELECT key FROM vigil_token_counter'))[0]!.key.equals(key));
-        assert.deepEqual(await rows('SELECT version FROM vigil_schema_version'), [{ version: 1 }]);
+        assert.deepEqual(await rows('SELECT version FROM vigil_schema_version ORDER BY version'), [
+          { version: 1 },
+          { version: 2 },
+        ]);
       } finally {
         await again.close();
       }
@@ -367,6 +376,10 @@ describe('the PostgreSQL store keeps its database', () => {
       'vigil_reports_by_method',
       'vigil_reports_by_url_part',
       'vigil_reports_by_ip_part',
+      'vigil_reports_by_route',
+      'vigil_reports_by_exception',
+      'vigil_reports_by_fingerprint',
+      'vigil_reports_by_id_with_exception',
     ];
     const presentIndexes = async (target: string) =>
       (
@@ -377,7 +390,7 @@ describe('the PostgreSQL store keeps its database', () => {
       )
         .map((row) => row.name)
         .sort();
-    /** A store as the version before made it: the same tables, only the first indexes, `count` reports. */
+    /** A store as version 1 made it: the same tables without the facts, only the first indexes, `count` reports. */
     const previousStore = async (count: number) => {
       const target = await server.database('previous');
       const made = postgresStore(target);
@@ -385,6 +398,11 @@ describe('the PostgreSQL store keeps its database', () => {
       await made.close();
       for (const index of SEARCH_INDEXES) await server.query(target, `DROP INDEX ${index}`);
       await server.query(target, 'CREATE UNIQUE INDEX vigil_reports_by_token ON vigil_reports (token)');
+      await server.query(
+        target,
+        `ALTER TABLE vigil_reports ${['route', 'exception', 'fingerprint', 'statements', 'calls', 'asset'].map((c) => `DROP COLUMN ${c}`).join(', ')}`,
+      );
+      await server.query(target, 'DELETE FROM vigil_schema_version WHERE version = 2');
       await server.query(
         target,
         `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data)
@@ -411,6 +429,10 @@ describe('the PostgreSQL store keeps its database', () => {
           'the token index with the id stands in for the one without',
         );
         assert.equal(await opened.count(), 500);
+        // Moved to version 2: its reports have no facts, and are no browser assets.
+        assert.deepEqual(await server.query(target, 'SELECT max(version) AS v FROM vigil_schema_version'), [{ v: 2 }]);
+        const [listed] = (await opened.search({ limit: 1, hideAssets: true, exception: undefined })).reports;
+        assert.deepEqual([listed!.route, listed!.exception, listed!.statements], [null, null, null]);
         const found = (await opened.search({ url: '/items/49' })).reports.map((report) => report.token);
         assert.deepEqual(
           found,
@@ -587,7 +609,10 @@ describe('a PostgreSQL server that is down, slow or refuses the login', () => {
     }
     try {
       assert.equal((await store.leaseTokens(4)).length, 4);
-      assert.deepEqual(await server.query(dsn, 'SELECT version FROM vigil_schema_version'), [{ version: 1 }]);
+      assert.deepEqual(await server.query(dsn, 'SELECT version FROM vigil_schema_version ORDER BY version'), [
+        { version: 1 },
+        { version: 2 },
+      ]);
     } finally {
       await store.close();
     }

@@ -202,10 +202,38 @@ describe('the SQLite store keeps its file', () => {
       assert.deepEqual(await storedTokens(store), ['123456', 'abcdef']);
       assert.equal(
         inFile(file, (db) => db.pragma('user_version', { simple: true })),
-        5,
+        6,
       );
       const tokens = await store.leaseTokens(1000);
       assert.ok(tokens.length > 0 && !tokens.includes('abcdef') && !tokens.includes('123456'));
+    });
+  });
+
+  describe('a store written by version 5 (no facts beside the summary) gets their columns on open', () => {
+    it('keeps every report, its facts null, and keeps the facts of the reports written since', async () => {
+      await store.write(encoded([report('abcdef')]));
+      await store.close();
+      const facts = ['route', 'exception', 'fingerprint', 'statements', 'calls', 'asset'];
+      inFile(file, (db) =>
+        db.exec(
+          `${['route', 'exception', 'fingerprint', 'id_with_exception'].map((name) => `DROP INDEX IF EXISTS reports_by_${name};`).join('')}
+          ${facts.map((column) => `ALTER TABLE reports DROP COLUMN ${column};`).join('')} PRAGMA user_version = 5;`,
+        ),
+      );
+      store = sqliteStore(file);
+      await store.open();
+      await store.write(encoded([report('123456', { time: T0 + 1, url: 'https://localhost/favicon.ico' })]));
+      assert.equal(
+        inFile(file, (db) => db.pragma('user_version', { simple: true })),
+        6,
+      );
+      const [favicon, old] = (await store.search({})).reports;
+      assert.deepEqual([old!.token, old!.route, old!.exception, old!.statements], ['abcdef', null, null, null]);
+      assert.equal(favicon!.token, '123456');
+      assert.deepEqual(
+        (await store.search({ hideAssets: true })).reports.map((r) => r.token),
+        ['abcdef'],
+      );
     });
   });
 

@@ -15,6 +15,7 @@ import type { ReportSearch } from '../../src/profiler/model/report.js';
 import type { ReportStore } from '../../src/profiler/storage/report-store.js';
 import { encoded, report, T0 } from '../support/reports.js';
 import { storedTokens } from '../support/stores.js';
+import { reportFactsContract } from './store-facts-contract.js';
 
 /** One fresh, empty store, which any number of handles (unopened) may be made on, as processes would. */
 export interface StoreFixture {
@@ -85,6 +86,7 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         assert.deepEqual(Object.keys((await store.readOverview(0)).routes), []);
       });
     });
+    reportFactsContract(() => store);
 
     describe('a written report reads back whole', () => {
       it('keeps the summary and every section, and counts it', async () => {
@@ -171,7 +173,10 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
           found.map((r) => r.token),
           ['bbbb04', 'bbbb03', 'aaaa02', 'aaaa01'],
         );
-        assert.deepEqual(Object.keys(found[0]!).sort(), ['duration', 'ip', 'method', 'status', 'time', 'token', 'url']);
+        assert.deepEqual(Object.keys(found[0]!).sort(), [
+          ...['calls', 'duration', 'exception', 'fingerprint', 'ip', 'method', 'route'],
+          ...['statements', 'status', 'time', 'token', 'url'],
+        ]);
       });
       it('matches part of the IP', async () =>
         assert.deepEqual(await tokens({ ip: '192.168.1.' }), ['bbbb04', 'aaaa02']));

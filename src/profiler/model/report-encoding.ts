@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { Redactor } from '../redaction/redact.js';
 import type { Report, ReportSummary } from './report.js';
 import { boundedSections, boundedTraceJson, cutString } from './report-bounds.js';
+import { reportFacts, type StoredFacts } from './report-facts.js';
 import { ThrowView } from '../../debug/throw-views.js';
 
 export interface EncodedTrace {
@@ -16,7 +17,7 @@ export interface EncodedTrace {
   json: string;
 }
 
-export interface EncodedReport extends ReportSummary {
+export interface EncodedReport extends ReportSummary, StoredFacts {
   /** The collectors' sections as JSON, the exception's trace left out. */
   data: string;
   trace: EncodedTrace | undefined;
@@ -41,22 +42,13 @@ export function encodeReport(report: Report, redactor: Redactor = CREDENTIALS_ON
   const url = cutString(redactor.url(report.url));
   const exception = collectors.exception as { trace?: unknown } | undefined;
   const trace = exception?.trace;
-  if (typeof trace !== 'object' || trace === null) {
-    return {
-      token,
-      time,
-      method,
-      url,
-      status,
-      ip,
-      duration,
-      data: boundedSections(collectors, redactor),
-      trace: undefined,
-    };
-  }
+  // From the sections as collected: the fingerprint's message is masked, not redacted.
+  const summary = { token, time, method, url, status, ip, duration, ...reportFacts(report.url, collectors) };
+  if (typeof trace !== 'object' || trace === null)
+    return { ...summary, data: boundedSections(collectors, redactor), trace: undefined };
   const encoded = encodedTraces.of(trace, encodeTrace);
   const data = boundedSections({ ...collectors, exception: { ...exception, trace: undefined } }, redactor);
-  return { token, time, method, url, status, ip, duration, data, trace: encoded };
+  return { ...summary, data, trace: encoded };
 }
 
 /** The report again, from what a store kept: its summary, its data and its trace's JSON. */

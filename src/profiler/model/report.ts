@@ -1,3 +1,5 @@
+import type { ReportFacts } from './report-facts.js';
+
 /**
  * The debug report of one request: a summary that is searched on, and one section per
  * collector (request, response, exception, ...) that the pages show as panels.
@@ -45,6 +47,16 @@ export interface ReportSearch {
   start?: number | undefined;
   end?: number | undefined;
   limit?: number | undefined;
+  /** The exception's class, exactly (`TypeError`). */
+  exception?: string | undefined;
+  /** The exception's fingerprint: one group of the exceptions page. */
+  fingerprint?: string | undefined;
+  /** The pattern of the route that answered, exactly (`/api/products/:id`). */
+  route?: string | undefined;
+  /** Milliseconds, inclusive. */
+  minDuration?: number | undefined;
+  /** Leaves out a browser's own requests (`favicon.ico`, `apple-touch-icon*`, `.well-known/*`). */
+  hideAssets?: boolean | undefined;
   /** Only reports stored before this position: where a {@link SearchResult} left off. */
   before?: number | undefined;
   /**
@@ -55,12 +67,38 @@ export interface ReportSearch {
   budgetMs?: number | undefined;
 }
 
+/** A report as a search lists it: its summary and the facts kept beside it (null in reports stored before them). */
+export type ListedReport = ReportSummary & ReportFacts;
+
 /** A search's reports, newest first. */
 export interface SearchResult {
-  reports: ReportSummary[];
+  reports: ListedReport[];
   /**
    * Set when the search stopped at its budget before reading the oldest reports: they are
    * searched by the same filters with `before` set to this.
    */
   continueBelow?: number | undefined;
+}
+
+/** The reports that raised one exception (one fingerprint), among the newest reports with an exception. */
+export interface ExceptionGroupSummary {
+  fingerprint: string;
+  /** The exception's class. */
+  exception: string;
+  count: number;
+  /** When the oldest and the newest of them arrived, epoch milliseconds. */
+  firstSeen: number;
+  lastSeen: number;
+  /** Their statuses, ascending. */
+  statuses: number[];
+  /** Their routes as `METHOD pattern`, or `METHOD` alone when no route answered; sorted. */
+  routes: string[];
+  /** The newest one's token. */
+  newest: string;
+}
+
+/** Which groups: those among the `window` newest reports with an exception, the `limit` most recently seen. */
+export interface ExceptionGroupQuery {
+  window: number;
+  limit: number;
 }

@@ -2,7 +2,13 @@
  * A report store that passes every call to another: the base of stores that change one
  * call and leave the rest to the real store (the profiler's read-time view; tests' faults).
  */
-import type { Report, ReportSearch, SearchResult } from '../model/report.js';
+import type {
+  ExceptionGroupQuery,
+  ExceptionGroupSummary,
+  Report,
+  ReportSearch,
+  SearchResult,
+} from '../model/report.js';
 import type { EncodedReport } from '../model/report-encoding.js';
 import type { MinuteCounts } from '../overview/minute-counts.js';
 import type { CountedMinute } from '../overview/overview-recorder.js';
@@ -30,6 +36,9 @@ export class DelegatingStore implements ReportStore {
   }
   search(filters: ReportSearch): Promise<SearchResult> {
     return this.inner.search(filters);
+  }
+  exceptionGroups(query: ExceptionGroupQuery): Promise<ExceptionGroupSummary[]> {
+    return this.inner.exceptionGroups(query);
   }
   count(): Promise<number> {
     return this.inner.count();

@@ -5,7 +5,13 @@
  * `test/profiler/store-contract.ts` is what any store must pass. Several processes may
  * write one store: its token counter and its retention lease are shared by them all.
  */
-import type { Report, ReportSearch, SearchResult } from '../model/report.js';
+import type {
+  ExceptionGroupQuery,
+  ExceptionGroupSummary,
+  Report,
+  ReportSearch,
+  SearchResult,
+} from '../model/report.js';
 import type { EncodedReport } from '../model/report-encoding.js';
 import type { MinuteCounts } from '../overview/minute-counts.js';
 import type { CountedMinute } from '../overview/overview-recorder.js';
@@ -67,6 +73,11 @@ export interface ReportStore {
    * A store may stop at `budgetMs` and say where it did (`continueBelow`).
    */
   search(filters: ReportSearch): Promise<SearchResult>;
+  /**
+   * The reports with an exception grouped by fingerprint, the group seen last first: only the
+   * newest `window` of them are read, so the answer costs the same in a store of millions.
+   */
+  exceptionGroups(query: ExceptionGroupQuery): Promise<ExceptionGroupSummary[]>;
   count(): Promise<number>;
   /**
    * Leases `count` tokens of the store's counter, in one transaction: no other lease, from

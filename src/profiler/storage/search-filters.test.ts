@@ -13,6 +13,11 @@ const NO_FILTER = {
   end: undefined,
   limit: 100,
   before: undefined,
+  exception: undefined,
+  fingerprint: undefined,
+  route: undefined,
+  minDuration: undefined,
+  hideAssets: true,
 };
 
 // Epoch milliseconds, from `date -u -d <time> +%s`.
@@ -65,6 +70,7 @@ describe("the filters are Symfony's fields; an empty or absent field is no filte
       before: '4097',
     });
     assert.deepEqual(filters, {
+      ...NO_FILTER,
       ip: 'fe80::1',
       method: 'GET',
       statusCode: 404,
@@ -79,7 +85,7 @@ describe("the filters are Symfony's fields; an empty or absent field is no filte
   it('refuses a field it does not know, listing the ones it does', () => {
     assert.equal(
       refusal({ status: '404' }),
-      'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit, before.',
+      'Unknown search filter "status"; the filters are ip, method, status_code, url, token, start, end, limit, before, exception, fingerprint, route, min_duration, assets.',
     );
   });
   it('refuses a position that a search page cannot have given', () => {
@@ -276,5 +282,46 @@ describe('messages name a filter the way the caller does', () => {
       '--status-code must be a status code from 100 to 599; got "abc".',
     );
     assert.equal(refusal({ start: '5', end: '4' }, option), '--start (5) is after --end (4).');
+  });
+});
+
+describe("vigil's filters: the exception, its group, the route, a minimum duration, the browser's own requests", () => {
+  it('reads the exception class, the fingerprint, the route and the minimum duration', () => {
+    assert.deepEqual(
+      parseSearchFilters({
+        exception: 'TypeError',
+        fingerprint: 'Ab-_0123456789xy',
+        route: '/api/products/:id',
+        min_duration: '250.5',
+      }),
+      {
+        ...NO_FILTER,
+        exception: 'TypeError',
+        fingerprint: 'Ab-_0123456789xy',
+        route: '/api/products/:id',
+        minDuration: 250.5,
+      },
+    );
+  });
+  it('takes the method from a route given with it', () => {
+    assert.deepEqual(parseSearchFilters({ route: 'post /cart' }), { ...NO_FILTER, method: 'POST', route: '/cart' });
+    assert.deepEqual(parseSearchFilters({ route: 'GET /cart', method: 'get' }), {
+      ...NO_FILTER,
+      method: 'GET',
+      route: '/cart',
+    });
+    assert.match(refusal({ route: 'GET /cart', method: 'POST' }), /a route of the method searched \(POST\)/);
+  });
+  it("hides the browser's own requests unless assets=show", () => {
+    assert.equal(parseSearchFilters({ assets: 'show' }).hideAssets, false);
+    assert.equal(parseSearchFilters({ assets: 'hide' }).hideAssets, true);
+    assert.match(refusal({ assets: 'all' }), /"assets" must be "show" or "hide"/);
+  });
+  it('refuses what none of them can be', () => {
+    assert.match(refusal({ exception: "x' OR 1" }), /"exception" must be the class of an exception/);
+    assert.match(refusal({ fingerprint: 'abc' }), /"fingerprint" must be the fingerprint/);
+    assert.match(refusal({ route: 'products' }), /"route" must be a route pattern/);
+    assert.match(refusal({ min_duration: '-1' }), /"min_duration" must be a number of milliseconds/);
+    assert.match(refusal({ min_duration: '1e9' }), /"min_duration"/);
   });
 });

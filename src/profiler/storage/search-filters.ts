@@ -1,13 +1,17 @@
 /**
  * Reads the profiler's search filters (Symfony's field names: `ip`, `method`,
  * `status_code`, `url`, `token`, `start`, `end`, `limit`, and `before` to go on where a
- * budgeted search stopped) from a query string or the command line, and rejects what
- * cannot be a filter with a 400 that says why.
+ * budgeted search stopped; then vigil's `exception`, `fingerprint`, `route`, `min_duration`
+ * and `assets`) from a query string or the command line, and rejects what cannot be a
+ * filter with a 400 that says why.
  */
 import { BadRequestHttpError } from '../../errors/http-errors.js';
 import type { ReportSearch } from '../model/report.js';
 
-const SEARCH_FIELDS = ['ip', 'method', 'status_code', 'url', 'token', 'start', 'end', 'limit', 'before'] as const;
+const SEARCH_FIELDS = [
+  ...['ip', 'method', 'status_code', 'url', 'token', 'start', 'end', 'limit', 'before'],
+  ...['exception', 'fingerprint', 'route', 'min_duration', 'assets'],
+] as const;
 type SearchField = (typeof SEARCH_FIELDS)[number];
 export type SearchInput = Partial<Record<string, string | string[] | undefined>>;
 
@@ -39,6 +43,7 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
     if (value.trim() !== '') values[name as SearchField] = value.trim();
   }
   const { ip, method, status_code: status, url, token, start, end, limit, before } = values;
+  const facts = parseFacts(values, method, invalid);
   if (ip !== undefined && !/^[0-9a-f:.]{1,45}$/i.test(ip)) throw invalid('ip', ip, 'an IP address or part of one');
   if (method !== undefined && !/^[a-z]{1,20}$/i.test(method))
     throw invalid('method', method, 'an HTTP method such as GET');
@@ -67,7 +72,7 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
   }
   return {
     ip: ip?.toLowerCase(),
-    method: method?.toUpperCase(),
+    method: (facts.method ?? method)?.toUpperCase(),
     statusCode: status === undefined ? undefined : Number(status),
     url,
     token: token?.toLowerCase(),
@@ -75,6 +80,42 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
     end: to,
     limit: limit === undefined ? DEFAULT_LIMIT : Number(limit),
     before: before === undefined ? undefined : Number(before),
+    exception: facts.exception,
+    fingerprint: facts.fingerprint,
+    route: facts.route,
+    minDuration: facts.minDuration,
+    hideAssets: facts.hideAssets,
+  };
+}
+
+type Invalid = (field: SearchField, value: string, expected: string) => BadRequestHttpError;
+
+/** A route as `/api/products/:id`, or with its method first (`GET /api/products/:id`). */
+const ROUTE = /^(?:([a-z]{1,20})\s+)?(\/\S{0,2047})$/i;
+
+/** vigil's own filters: on the facts kept beside the summary, and the browser's own requests (hidden unless `assets=show`). */
+function parseFacts(values: Partial<Record<SearchField, string>>, method: string | undefined, invalid: Invalid) {
+  const { exception, fingerprint, route, min_duration: minDuration, assets } = values;
+  if (exception !== undefined && !/^[\p{L}\p{N}_$.]{1,200}$/u.test(exception))
+    throw invalid('exception', exception, 'the class of an exception, such as TypeError');
+  if (fingerprint !== undefined && !/^[\w-]{16}$/.test(fingerprint))
+    throw invalid('fingerprint', fingerprint, 'the fingerprint of an exceptions group (16 characters)');
+  const routed = route === undefined ? undefined : ROUTE.exec(route);
+  if (route !== undefined && !routed) throw invalid('route', route, 'a route pattern such as GET /api/products/:id');
+  const routeMethod = routed?.[1]?.toUpperCase();
+  if (routeMethod !== undefined && method !== undefined && routeMethod !== method.toUpperCase())
+    throw invalid('route', route!, `a route of the method searched (${method.toUpperCase()})`);
+  if (minDuration !== undefined && !/^\d{1,9}(?:\.\d{1,3})?$/.test(minDuration))
+    throw invalid('min_duration', minDuration, 'a number of milliseconds such as 250');
+  if (assets !== undefined && assets !== 'show' && assets !== 'hide')
+    throw invalid('assets', assets, '"show" or "hide"');
+  return {
+    exception,
+    fingerprint,
+    route: routed?.[2],
+    method: routeMethod,
+    minDuration: minDuration === undefined ? undefined : Number(minDuration),
+    hideAssets: assets !== 'show',
   };
 }
 

@@ -38,6 +38,11 @@ describe('a search reading newest first', () => {
     status: 200,
     ip: '',
     duration: 0,
+    route: null,
+    exception: null,
+    fingerprint: null,
+    statements: null,
+    calls: null,
   });
   const tokens = (reading: NewestFirstReading) => reading.result().reports.map((report) => report.token);
 

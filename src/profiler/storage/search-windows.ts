@@ -7,7 +7,7 @@
  * otherwise make one step of the whole store).
  */
 import { performance } from 'node:perf_hooks';
-import type { ReportSummary, SearchResult } from '../model/report.js';
+import type { ListedReport, SearchResult } from '../model/report.js';
 
 export const WINDOW = 4096;
 
@@ -48,7 +48,7 @@ export class IdWindows {
 export type ReadRow = { id: number; hit?: unknown };
 
 /** The rows a search has kept, newest first, and where it stopped when its budget ran out first. */
-export class NewestFirstReading<Row extends ReadRow = ReportSummary & { id: number }> {
+export class NewestFirstReading<Row extends ReadRow = ListedReport & { id: number }> {
   private readonly rows: Row[] = [];
   private readonly started: number;
   private stoppedAt: number | undefined;
@@ -100,7 +100,7 @@ export class NewestFirstReading<Row extends ReadRow = ReportSummary & { id: numb
   }
 
   /** The rows kept as summaries, without their ids. */
-  result(this: NewestFirstReading<ReportSummary & { id: number }>): SearchResult {
+  result(this: NewestFirstReading<ListedReport & { id: number }>): SearchResult {
     const reports = this.rows.map(({ id: _, ...summary }) => summary);
     return this.stoppedAt === undefined ? { reports } : { reports, continueBelow: this.stoppedAt };
   }

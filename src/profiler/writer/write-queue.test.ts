@@ -12,6 +12,12 @@ const sized = (token: string, bytes = 100): EncodedReport => ({
   status: 404,
   ip: '::1',
   duration: 1,
+  route: null,
+  exception: null,
+  fingerprint: null,
+  statements: null,
+  calls: null,
+  asset: false,
   data: 'x'.repeat(bytes - 1),
   trace: undefined,
 });

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 
 /** The version this code writes; a store at a later version (a newer vigil) is used as it is. */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /** Advisory locks of the store: (LOCK_CLASS, SCHEMA_LOCK) while moving the layout forward, (LOCK_CLASS, WRITE_LOCK) for writes. */
 export const LOCK_CLASS = 0x76696769; // "vigi"
@@ -60,6 +60,15 @@ const MIGRATIONS: readonly string[] = [
     reports bigint NOT NULL
   );
   INSERT INTO vigil_report_count (id, reports) VALUES (1, 0);`,
+  // The facts kept beside the summary (`report-facts.ts`): null in the reports stored before, which are
+  // no browser asset. Adding a column with a constant default rewrites no row; their indexes are search indexes.
+  `ALTER TABLE vigil_reports
+    ADD COLUMN route text,
+    ADD COLUMN exception text,
+    ADD COLUMN fingerprint text,
+    ADD COLUMN statements integer,
+    ADD COLUMN calls integer,
+    ADD COLUMN asset boolean NOT NULL DEFAULT false;`,
 ];
 
 /** The counter's row, with a new key, unless the store has one. */

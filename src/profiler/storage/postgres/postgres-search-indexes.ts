@@ -37,6 +37,11 @@ const SEARCH_INDEXES: readonly SearchIndex[] = [
   },
   { name: 'vigil_reports_by_status', on: '(status, id)', trigram: false },
   { name: 'vigil_reports_by_method', on: '(method, id)', trigram: false },
+  { name: 'vigil_reports_by_route', on: '(route, id)', trigram: false },
+  // Only the reports with an exception; the last gives them newest first, for the exceptions page.
+  { name: 'vigil_reports_by_exception', on: '(exception, id) WHERE exception IS NOT NULL', trigram: false },
+  { name: 'vigil_reports_by_fingerprint', on: '(fingerprint, id) WHERE fingerprint IS NOT NULL', trigram: false },
+  { name: 'vigil_reports_by_id_with_exception', on: '(id) WHERE fingerprint IS NOT NULL', trigram: false },
   { name: 'vigil_reports_by_url_part', on: 'USING gin (url gin_trgm_ops)', trigram: true },
   { name: 'vigil_reports_by_ip_part', on: 'USING gin (ip gin_trgm_ops)', trigram: true },
 ];

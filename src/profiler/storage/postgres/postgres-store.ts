@@ -8,7 +8,15 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresDsn } from '../../../config/index.js';
 import { TOKEN_KEY_BYTES } from '../../tokens/token-permutation.js';
-import type { Report, ReportSearch, ReportSummary, SearchResult } from '../../model/report.js';
+import type {
+  ExceptionGroupQuery,
+  ExceptionGroupSummary,
+  ListedReport,
+  Report,
+  ReportSearch,
+  ReportSummary,
+  SearchResult,
+} from '../../model/report.js';
 import { loadPg } from './postgres-driver.js';
 import { OVERVIEW_TABLE, readOverview, writeOverview } from './postgres-overview.js';
 import type { MinuteCounts } from '../../overview/minute-counts.js';
@@ -60,6 +68,8 @@ const IDLE_IN_TRANSACTION_MS = 10_000;
 const IDLE_CONNECTION_MS = 30_000;
 
 const SUMMARY_COLUMNS = 'r.token, r.time, r.method, r.url, r.status, r.ip, r.duration';
+/** The summary and the facts kept beside it, as a search lists a report. */
+const LISTED_COLUMNS = `${SUMMARY_COLUMNS}, r.route, r.exception, r.fingerprint, r.statements, r.calls`;
 const INT8_OID = 20;
 /** bigint columns (times, counts, counter values) as numbers: they stay far below 2^53. */
 function numericBigints(driver: typeof pg): pg.CustomTypesConfig {
@@ -73,6 +83,19 @@ function numericBigints(driver: typeof pg): pg.CustomTypesConfig {
 function literal(value: string): string {
   return value.replace(/[\\%_]/g, '\\$&');
 }
+
+/** The exception groups among the newest reports with one (`vigil_reports_by_id_with_exception`): the window's size, then the number of groups. */
+const EXCEPTION_GROUPS = `SELECT g.fingerprint, g.exception, g.count, g.first_seen AS "firstSeen", g.last_seen AS "lastSeen",
+  g.statuses, g.routes, r.token AS newest
+FROM (
+  SELECT fingerprint, min(exception) AS exception, count(*)::integer AS count, min(time) AS first_seen, max(time) AS last_seen,
+    array_agg(DISTINCT status ORDER BY status) AS statuses,
+    array_agg(DISTINCT method || coalesce(' ' || route, '')) AS routes, max(id) AS newest_id
+  FROM (SELECT id, fingerprint, exception, time, status, method, route FROM vigil_reports
+    WHERE fingerprint IS NOT NULL ORDER BY id DESC LIMIT $1) w
+  GROUP BY fingerprint
+) g JOIN vigil_reports r ON r.id = g.newest_id
+ORDER BY g.newest_id DESC LIMIT $2`;
 
 function newTokenKey(): Buffer {
   return randomBytes(TOKEN_KEY_BYTES);
@@ -154,7 +177,7 @@ export class PostgresReportStore implements ReportStore {
     const where: string[] = [];
     const values: unknown[] = [];
     const param = (value: unknown) => `$${values.push(value)}`;
-    const texts = [filters.ip, filters.method, filters.url, filters.token];
+    const texts = [filters.ip, filters.method, filters.url, filters.token, filters.route, filters.exception];
     if (texts.some((text) => text?.includes('\0'))) return { reports: [] };
     // With a budget, the windows are read from the primary key: a part the trigram index cannot
     // take (strpos) keeps the planner off the index, whose lists it would read whole per window.
@@ -166,6 +189,11 @@ export class PostgresReportStore implements ReportStore {
     if (filters.method) where.push(`r.method = ${param(filters.method.toUpperCase())}`);
     if (filters.statusCode !== undefined) where.push(`r.status = ${param(filters.statusCode)}`);
     if (filters.url) where.push(part('url', filters.url));
+    if (filters.fingerprint) where.push(`r.fingerprint = ${param(filters.fingerprint)}`);
+    if (filters.exception) where.push(`r.exception = ${param(filters.exception)}`);
+    if (filters.route) where.push(`r.route = ${param(filters.route)}`);
+    if (filters.minDuration !== undefined) where.push(`r.duration >= ${param(filters.minDuration)}`);
+    if (filters.hideAssets) where.push('NOT r.asset');
     if (filters.token) where.push(`r.token LIKE ${param(`${literal(filters.token.toLowerCase())}%`)}`);
     if (filters.start !== undefined) where.push(`r.time >= ${param(filters.start)}`);
     if (filters.end !== undefined) where.push(`r.time <= ${param(filters.end)}`);
@@ -173,15 +201,15 @@ export class PostgresReportStore implements ReportStore {
     const limit = filters.limit ?? 100;
     // Newest in arrival order: the report written last comes first, even after the clock was stepped back.
     const newestFirst = (conditions: string[]) =>
-      `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT $${values.length + 1}`;
+      `SELECT ${LISTED_COLUMNS} FROM vigil_reports r ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY r.id DESC LIMIT $${values.length + 1}`;
     if (filters.token && !filters.url && !filters.ip) {
       // The ids first, from the token index alone (it carries them): a short prefix holds thousands.
       const ids = `SELECT r.id FROM vigil_reports r WHERE ${where.join(' AND ')} ORDER BY r.id DESC LIMIT $${values.length + 1}`;
-      const sql = `SELECT ${SUMMARY_COLUMNS} FROM vigil_reports r WHERE r.id IN (${ids}) ORDER BY r.id DESC`;
-      return { reports: await this.query<ReportSummary>(sql, [...values, limit]) };
+      const sql = `SELECT ${LISTED_COLUMNS} FROM vigil_reports r WHERE r.id IN (${ids}) ORDER BY r.id DESC`;
+      return { reports: await this.query<ListedReport>(sql, [...values, limit]) };
     }
     if (!filters.url && !filters.ip)
-      return { reports: await this.query<ReportSummary>(newestFirst(where), [...values, limit]) };
+      return { reports: await this.query<ListedReport>(newestFirst(where), [...values, limit]) };
     // A part: read in windows of ids (search-windows.ts).
     const sql = newestFirst([...where, `r.id <= $${values.length + 2}`, `r.id > $${values.length + 3}`]).replace(
       'SELECT ',
@@ -194,7 +222,7 @@ export class PostgresReportStore implements ReportStore {
       filters.budgetMs,
     );
     for (let ids = windows.next(); ids; ids = windows.next()) {
-      const rows = await this.query<ReportSummary & { id: number }>(sql, [
+      const rows = await this.query<ListedReport & { id: number }>(sql, [
         ...values,
         reading.wanted(),
         ids.high,
@@ -203,6 +231,12 @@ export class PostgresReportStore implements ReportStore {
       if (!reading.take(rows, ids.low + 1)) break;
     }
     return reading.result();
+  }
+
+  async exceptionGroups({ window, limit }: ExceptionGroupQuery): Promise<ExceptionGroupSummary[]> {
+    const groups = await this.query<ExceptionGroupSummary>(EXCEPTION_GROUPS, [window, limit]);
+    for (const group of groups) group.routes.sort();
+    return groups;
   }
 
   async count(): Promise<number> {

@@ -25,8 +25,9 @@ interface LeaseRequest {
   ms: number;
 }
 
-const INSERT_REPORTS = `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data, trace)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::double precision[], $8::text[], $9::text[])
+const INSERT_REPORTS = `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data, trace, route, exception, fingerprint, statements, calls, asset)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::double precision[], $8::text[], $9::text[],
+    $10::text[], $11::text[], $12::text[], $13::integer[], $14::integer[], $15::boolean[])
   ON CONFLICT (token) DO NOTHING RETURNING token`;
 const INSERT_TRACES =
   'INSERT INTO vigil_traces (hash, json) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (hash) DO NOTHING';
@@ -65,11 +66,15 @@ async function deleteOldest(client: Client, count: number): Promise<number> {
   return (await client.query(DELETE_OLDEST, [count])).rowCount ?? 0;
 }
 
+/** The batch as the arrays INSERT_REPORTS unnests, one per column. */
 function columns(reports: readonly EncodedReport[]): unknown[][] {
-  const cols: unknown[][] = Array.from({ length: 9 }, () => []);
-  for (const { token, time, method, url, status, ip, duration, data, trace } of reports) {
-    const row = [token, time, method, url, status, ip, duration, data, trace?.hash ?? null];
-    for (let i = 0; i < 9; i++) cols[i]!.push(row[i]);
+  const cols: unknown[][] = Array.from({ length: 15 }, () => []);
+  for (const report of reports) {
+    const { token, time, method, url, status, ip, duration, data, trace } = report;
+    const { route, exception, fingerprint, statements, calls, asset } = report;
+    const row: unknown[] = [token, time, method, url, status, ip, duration, data, trace?.hash ?? null];
+    row.push(route, exception, fingerprint, statements, calls, asset);
+    for (let i = 0; i < row.length; i++) cols[i]!.push(row[i]);
   }
   return cols;
 }

@@ -6,12 +6,25 @@
  */
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ReportSearch, ReportSummary, SearchResult } from '../../model/report.js';
+import type {
+  ExceptionGroupQuery,
+  ExceptionGroupSummary,
+  ListedReport,
+  ReportSearch,
+  ReportSummary,
+  SearchResult,
+} from '../../model/report.js';
 import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-faults.js';
 import { openReadConnection } from './sqlite-open.js';
 import { readOverview } from './sqlite-overview.js';
 import { IdWindows, NewestFirstReading, type ReadRow, WINDOW } from '../search-windows.js';
-import { searchStatement, SUMMARIES_OF_IDS, SUMMARY_COLUMNS, TrigramSample } from './sqlite-search.js';
+import {
+  EXCEPTION_GROUPS,
+  searchStatement,
+  SUMMARIES_OF_IDS,
+  SUMMARY_COLUMNS,
+  TrigramSample,
+} from './sqlite-search.js';
 import type { WriteReply } from './sqlite-write-thread.js';
 
 export interface ReadThreadData {
@@ -22,6 +35,7 @@ export type ReadCommand =
   | { id: number; kind: 'read'; token: string }
   | { id: number; kind: 'search'; filters: ReportSearch }
   | { id: number; kind: 'overview'; from: number }
+  | { id: number; kind: 'exception-groups'; query: ExceptionGroupQuery }
   | { id: number; kind: 'close' };
 
 /** A stored report as read: its summary, its sections as JSON, its trace's JSON. */
@@ -91,7 +105,7 @@ function search(c: Connection, filters: ReportSearch): SearchResult {
     c.indexed.get() === 1,
     (field) => (trigram) => sampleOf(c, field)(trigram),
   );
-  if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ReportSummary[] };
+  if (scan !== undefined) return { reports: statement(c, scan).all(...values, limit) as ListedReport[] };
   const reading = new NewestFirstReading<ReadRow>(limit, filters.budgetMs);
   const high = Math.min((c.newestId.get() as number | null) ?? 0, (filters.before ?? Number.MAX_SAFE_INTEGER) - 1);
   if (walk !== undefined) {
@@ -102,7 +116,7 @@ function search(c: Connection, filters: ReportSearch): SearchResult {
         .pluck()
         .get(...narrow.values) as number) < WINDOW
     )
-      return { reports: statement(c, narrow.scan).all(...values, limit) as ReportSummary[] };
+      return { reports: statement(c, narrow.scan).all(...values, limit) as ListedReport[] };
     reading.take(statement(c, walk.sql).iterate(...values, ...walk.driving, high) as Iterable<ReadRow>, 1);
     return summaries(c, reading);
   }
@@ -121,10 +135,20 @@ function search(c: Connection, filters: ReportSearch): SearchResult {
   return summaries(c, reading);
 }
 
+function exceptionGroups(c: Connection, { window, limit }: ExceptionGroupQuery): ExceptionGroupSummary[] {
+  type Row = Omit<ExceptionGroupSummary, 'statuses' | 'routes'> & { statuses: string; routes: string };
+  const rows = statement(c, EXCEPTION_GROUPS).all(window, limit) as Row[];
+  return rows.map((row) => ({
+    ...row,
+    statuses: (JSON.parse(row.statuses) as number[]).sort((a, b) => a - b),
+    routes: (JSON.parse(row.routes) as string[]).sort(),
+  }));
+}
+
 /** The summaries of the reports a reading kept, and where it stopped. */
 function summaries(c: Connection, reading: NewestFirstReading<ReadRow>): SearchResult {
   const ids = reading.kept().map((row) => row.id);
-  const reports = ids.length === 0 ? [] : (statement(c, SUMMARIES_OF_IDS).all(JSON.stringify(ids)) as ReportSummary[]);
+  const reports = ids.length === 0 ? [] : (statement(c, SUMMARIES_OF_IDS).all(JSON.stringify(ids)) as ListedReport[]);
   const continueBelow = reading.continueBelow();
   return continueBelow === undefined ? { reports } : { reports, continueBelow };
 }
@@ -157,6 +181,7 @@ function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
   try {
     if (command.kind === 'read') return c.readRow.get(command.token);
     if (command.kind === 'overview') return readOverview(c.db, command.from);
+    if (command.kind === 'exception-groups') return exceptionGroups(c, command.query);
     // One read transaction: the tail and the lookup see the same mark.
     return c.searching(command.filters);
   } catch (error) {

@@ -14,8 +14,20 @@ import { SEARCH_BTREES, SEARCH_PROBES, SEARCH_TABLES, startIndexing, startTail }
  * 2 had no token counter: its tokens were drawn at random, and a lease skips those still stored.
  * 3 had no search indexes: it gets them empty, filled in the background (`sqlite-search-index.ts`).
  * 4 indexed each batch as it was written: it gets the search tail's mark, its reports taken as indexed.
+ * 5 had no facts beside the summary (route, exception, fingerprint, statements, calls, browser asset):
+ *   it gets the columns, null in its reports (not a browser asset), and their B-trees in the background.
  */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
+
+/** The facts kept beside the summary (`report-facts.ts`), as version 6 added them. */
+const FACT_COLUMNS: ReadonlyArray<readonly [name: string, type: string]> = [
+  ['route', 'TEXT'],
+  ['exception', 'TEXT'],
+  ['fingerprint', 'TEXT'],
+  ['statements', 'INTEGER'],
+  ['calls', 'INTEGER'],
+  ['asset', 'INTEGER NOT NULL DEFAULT 0'],
+];
 
 // `token_counter`: the one row every process leases tokens from (the next value and the key of the
 // store's token permutation, drawn when the file is created); `retention_lease`: who runs the retention, until when.
@@ -30,7 +42,8 @@ CREATE TABLE IF NOT EXISTS reports (
   ip TEXT NOT NULL,
   duration REAL NOT NULL,
   data TEXT NOT NULL,
-  trace TEXT
+  trace TEXT,
+  ${FACT_COLUMNS.map(([name, type]) => `${name} ${type}`).join(',\n  ')}
 );
 CREATE UNIQUE INDEX IF NOT EXISTS reports_by_token ON reports (token);
 CREATE INDEX IF NOT EXISTS reports_by_time ON reports (time);
@@ -56,7 +69,7 @@ const V1_COLUMNS = 'token, time, method, url, status, ip, duration, data';
 
 /** Statements that read every column the store uses; preparing them fails on a file that lacks one. */
 const PROBES = [
-  'SELECT id, token, time, method, url, status, ip, duration, data, trace FROM reports LIMIT 0',
+  `SELECT id, token, time, method, url, status, ip, duration, data, trace, ${FACT_COLUMNS.map(([name]) => name).join(', ')} FROM reports LIMIT 0`,
   'SELECT hash, json FROM traces LIMIT 0',
   'SELECT id, next, key FROM token_counter LIMIT 0',
   'SELECT id, holder, expires FROM retention_lease LIMIT 0',
@@ -106,6 +119,7 @@ export function prepareSchema(db: SqliteDatabase): void {
     const version1 = existing !== undefined && /WITHOUT\s+ROWID/i.test(existing);
     if (version1) db.exec('ALTER TABLE reports RENAME TO reports_v1; DROP INDEX IF EXISTS reports_by_time;');
     db.exec(CREATE);
+    if (existing !== undefined && !version1) addFactColumns(db);
     // Version 1 reports keep their trace inline, in `data`; reading them needs nothing more.
     if (version1)
       db.exec(
@@ -118,4 +132,11 @@ export function prepareSchema(db: SqliteDatabase): void {
     db.prepare(CREATE_COUNTER).run(newTokenKey());
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** The fact columns a file of version 2 to 5 lacks: each added at once, its reports reading null (0 for `asset`). */
+function addFactColumns(db: SqliteDatabase): void {
+  const present = new Set(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('reports') as string[]);
+  for (const [name, type] of FACT_COLUMNS)
+    if (!present.has(name)) db.exec(`ALTER TABLE reports ADD COLUMN ${name} ${type}`);
 }

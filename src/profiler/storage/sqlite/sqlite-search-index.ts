@@ -33,9 +33,18 @@ CREATE TABLE IF NOT EXISTS search_deleted (
 );
 `;
 
+/**
+ * A B-tree per exact filter, with the id, so that newest first is a walk of it. Those of the
+ * exception and its fingerprint hold only the reports that have one; `reports_by_id_with_exception`
+ * gives those reports newest first, for the exceptions page's groups.
+ */
 const BTREES: ReadonlyArray<readonly [name: string, on: string]> = [
   ['reports_by_status', '(status, id)'],
   ['reports_by_method', '(method, id)'],
+  ['reports_by_route', '(route, id)'],
+  ['reports_by_exception', '(exception, id) WHERE exception IS NOT NULL'],
+  ['reports_by_fingerprint', '(fingerprint, id) WHERE fingerprint IS NOT NULL'],
+  ['reports_by_id_with_exception', '(id) WHERE fingerprint IS NOT NULL'],
 ];
 
 export const SEARCH_BTREES = BTREES.map(([name, on]) => `CREATE INDEX IF NOT EXISTS ${name} ON reports ${on};`).join(

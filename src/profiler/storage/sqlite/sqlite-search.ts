@@ -6,7 +6,8 @@
 import type { ReportSearch } from '../../model/report.js';
 import { WINDOW } from '../search-windows.js';
 
-export const SUMMARY_COLUMNS = 'token, time, method, url, status, ip, duration';
+export const SUMMARY_COLUMNS =
+  'token, time, method, url, status, ip, duration, route, exception, fingerprint, statements, calls';
 
 /** A lookup's trigrams are expected together in at most this share of the reports (500 of 5 M). */
 export const LOOKUP_SHARE = 1e-4;
@@ -127,6 +128,9 @@ export function searchStatement(
   }
   if (filters.method) where.push('r.method = ?'), values.push(filters.method.toUpperCase());
   if (filters.statusCode !== undefined) where.push('r.status = ?'), values.push(filters.statusCode);
+  for (const [column, value] of exactFacts(filters)) where.push(`r.${column} = ?`), values.push(value);
+  if (filters.minDuration !== undefined) where.push('r.duration >= ?'), values.push(filters.minDuration);
+  if (filters.hideAssets) where.push('r.asset = 0');
   if (filters.token) {
     const prefix = filters.token.toLowerCase();
     // A range on the token index, and the prefix itself.
@@ -159,17 +163,31 @@ export function searchStatement(
   return { window, lookup: { sql, match: driver.query }, values, limit };
 }
 
+/** The filters on a fact with a B-tree of its own, the most selective first: column and value. */
+function exactFacts(filters: ReportSearch): Array<[column: string, value: string]> {
+  const facts: Array<[string, string | undefined]> = [
+    ['fingerprint', filters.fingerprint],
+    ['exception', filters.exception],
+    ['route', filters.route],
+  ];
+  return facts.filter((fact): fact is [string, string] => fact[1] !== undefined && fact[1] !== '');
+}
+
 /**
- * The walk of a search by exact filters and time (no part, no token); undefined when one
- * index answers it, every report it gives meeting the filters (a status, a method, or none).
+ * The walk of a search by exact filters, time, duration and browser assets (no part, no
+ * token); undefined when one index answers it, every report it gives meeting the filters
+ * (a fact, a status, a method, or none).
  */
 function filterWalk(filters: ReportSearch, columns: string, where: string[]): FilterWalk | undefined {
   const timed = filters.start !== undefined || filters.end !== undefined;
-  const exact = Number(filters.statusCode !== undefined) + Number(Boolean(filters.method));
-  if (!timed && exact <= 1) return undefined;
+  const unindexed = filters.minDuration !== undefined || Boolean(filters.hideAssets);
+  const facts = exactFacts(filters);
+  const exact = facts.length + Number(filters.statusCode !== undefined) + Number(Boolean(filters.method));
+  if (!timed && !unindexed && exact <= 1) return undefined;
   // Only the driving index's condition is a condition of the statement: the others, in `hit`, leave the planner no other choice.
-  const driver =
-    filters.statusCode !== undefined
+  const driver = facts[0]
+    ? { condition: `r.${facts[0][0]} = ? AND `, values: [facts[0][1]] }
+    : filters.statusCode !== undefined
       ? { condition: 'r.status = ? AND ', values: [filters.statusCode] }
       : filters.method
         ? { condition: 'r.method = ? AND ', values: [filters.method.toUpperCase()] }
@@ -187,3 +205,17 @@ function filterWalk(filters: ReportSearch, columns: string, where: string[]): Fi
     },
   };
 }
+
+/**
+ * The exception groups among the newest reports with one (`reports_by_id_with_exception`): the
+ * window's size, then the number of groups. Statuses and routes come as JSON arrays.
+ */
+export const EXCEPTION_GROUPS = `SELECT g.fingerprint, g.exception, g.count, g.firstSeen, g.lastSeen, g.statuses, g.routes, r.token AS newest
+FROM (
+  SELECT fingerprint, min(exception) AS exception, count(*) AS count, min(time) AS firstSeen, max(time) AS lastSeen,
+    json_group_array(DISTINCT status) AS statuses,
+    json_group_array(DISTINCT method || coalesce(' ' || route, '')) AS routes, max(id) AS newestId
+  FROM (SELECT id, fingerprint, exception, time, status, method, route FROM reports WHERE fingerprint IS NOT NULL ORDER BY id DESC LIMIT ?)
+  GROUP BY fingerprint
+) g JOIN reports r ON r.id = g.newestId
+ORDER BY g.newestId DESC LIMIT ?`;

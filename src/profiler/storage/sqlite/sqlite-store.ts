@@ -7,7 +7,13 @@
 import type { MinuteCounts } from '../../overview/minute-counts.js';
 import type { CountedMinute } from '../../overview/overview-recorder.js';
 import { existsSync, statSync } from 'node:fs';
-import type { Report, ReportSearch, SearchResult } from '../../model/report.js';
+import type {
+  ExceptionGroupQuery,
+  ExceptionGroupSummary,
+  Report,
+  ReportSearch,
+  SearchResult,
+} from '../../model/report.js';
 import { decodeReport, type EncodedReport } from '../../model/report-encoding.js';
 import { Backoff } from '../../../utils/backoff.js';
 import {
@@ -223,9 +229,14 @@ export class SqliteReportStore implements ReportStore {
   async write(reports: readonly EncodedReport[], keep?: number): Promise<WriteOutcome> {
     const rows: ReportRow[] = [];
     const traces = new Map<string, TraceRow>();
-    for (const { token, time, method, url, status, ip, duration, data, trace } of reports) {
+    for (const report of reports) {
+      const { token, time, method, url, status, ip, duration, data, trace } = report;
       if (trace) traces.set(trace.hash, trace);
-      rows.push([token, time, method, url, status, ip, duration, data, trace?.hash ?? null]);
+      const { route, exception, fingerprint, statements, calls, asset } = report;
+      rows.push([
+        ...([token, time, method, url, status, ip, duration, data, trace?.hash ?? null] as const),
+        ...([route, exception, fingerprint, statements, calls, asset ? 1 : 0] as const),
+      ]);
     }
     const outcome = await this.command<RowsOutcome>({ kind: 'insert', rows, traces: [...traces.values()], keep });
     const failed = outcome.failed.map(({ token, message }) => ({ token, error: new Error(message) }));
@@ -241,6 +252,10 @@ export class SqliteReportStore implements ReportStore {
 
   async search(filters: ReportSearch): Promise<SearchResult> {
     return this.reading<SearchResult>({ kind: 'search', filters });
+  }
+
+  async exceptionGroups(query: ExceptionGroupQuery): Promise<ExceptionGroupSummary[]> {
+    return this.reading<ExceptionGroupSummary[]>({ kind: 'exception-groups', query });
   }
 
   /** From the write thread, which follows the count as it writes: a count of millions of rows is not read again per page. */

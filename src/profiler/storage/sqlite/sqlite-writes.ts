@@ -10,7 +10,7 @@ import type { EncodedTrace } from '../../model/report-encoding.js';
 import { CREATE_COUNTER, newTokenKey } from './sqlite-schema.js';
 import { prepareSearchIndex, type SearchIndexWrites } from './sqlite-search-index.js';
 
-/** A report as stored: its summary columns, its sections as JSON, and its trace's hash. */
+/** A report as stored: its summary columns, its sections as JSON, its trace's hash, and its facts. */
 export type ReportRow = [
   token: string,
   time: number,
@@ -21,6 +21,12 @@ export type ReportRow = [
   duration: number,
   data: string,
   trace: string | null,
+  route: string | null,
+  exception: string | null,
+  fingerprint: string | null,
+  statements: number | null,
+  calls: number | null,
+  asset: 0 | 1,
 ];
 
 /** A stack trace as stored: its JSON under its hash, once for every report that shares it. */
@@ -110,8 +116,8 @@ interface Deleting {
 
 function prepareInsert(db: SqliteDatabase, { search, reports, orphanTraces }: Deleting) {
   const insertReport = db.prepare(
-    `INSERT INTO reports (token, time, method, url, status, ip, duration, data, trace)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING`,
+    `INSERT INTO reports (token, time, method, url, status, ip, duration, data, trace, route, exception, fingerprint, statements, calls, asset)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (token) DO NOTHING`,
   );
   const insertTrace = db.prepare('INSERT INTO traces (hash, json) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING');
   // The oldest in arrival order (rowid), not by time: a clock stepped back must not make the new ones look old.
