@@ -6,11 +6,19 @@ import { ConfigError, environment, loadConfig, type Env } from '../config/index.
 import { ReportStoreError } from '../profiler/storage/report-store.js';
 import { AppModuleError } from './app-module.js';
 import { UsageError, type Command, type Output } from './command.js';
+import { exceptionsCommand } from './exceptions-command.js';
 import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
 import { debugRouterCommand, routerMatchCommand } from './route-commands.js';
 import { didYouMean } from './suggest.js';
 
-const COMMANDS: readonly Command[] = [listCommand, showCommand, purgeCommand, debugRouterCommand, routerMatchCommand];
+const COMMANDS: readonly Command[] = [
+  listCommand,
+  showCommand,
+  exceptionsCommand,
+  purgeCommand,
+  debugRouterCommand,
+  routerMatchCommand,
+];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));

@@ -9,7 +9,7 @@ import { HttpError } from '../errors/http-errors.js';
 import { explainUnmatched, type RoutingSection } from '../profiler/collectors/routing.js';
 import { formatMs, formatTime } from '../profiler/model/format.js';
 import type { Collector } from '../profiler/model/request-profile.js';
-import type { Report, ReportSummary } from '../profiler/model/report.js';
+import type { ListedReport, Report } from '../profiler/model/report.js';
 import { parseSearchFilters, type SearchInput } from '../profiler/storage/search-filters.js';
 import { ReportStoreError, type ReportStore } from '../profiler/storage/report-store.js';
 import { createReportStore } from '../profiler/storage/store-factory.js';
@@ -34,7 +34,7 @@ async function newestToken(store: ReportStore): Promise<string | undefined> {
  * would otherwise keep the process alive. A store that fails is named in a `ReportStoreError`
  * (the PostgreSQL store names its own failures: a server that cannot be reached, a refused login).
  */
-async function withStore<T>(
+export async function withStore<T>(
   config: Config,
   use: (store: ReportStore | undefined, location: string) => Promise<T>,
 ): Promise<T> {
@@ -57,12 +57,15 @@ async function withStore<T>(
   }
 }
 
-function summaryTable(reports: readonly ReportSummary[]): string {
+function summaryTable(reports: readonly ListedReport[]): string {
   // Cells escaped before they are measured: an escape is wider than the character it shows.
   const rows = reports.map((r) =>
-    [r.token, formatTime(r.time), r.method, String(r.status), r.ip, formatMs(r.duration), r.url].map(terminalSafe),
+    [
+      ...[r.token, formatTime(r.time), r.method, String(r.status), r.ip, formatMs(r.duration)],
+      ...[r.route ?? '-', r.exception ?? '-', String(r.statements ?? '-'), String(r.calls ?? '-'), r.url],
+    ].map(terminalSafe),
   );
-  const header = ['TOKEN', 'TIME', 'METHOD', 'STATUS', 'IP', 'DURATION', 'URL'];
+  const header = ['TOKEN', 'TIME', 'METHOD', 'STATUS', 'IP', 'DURATION', 'ROUTE', 'EXCEPTION', 'SQL', 'CALLS', 'URL'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   // The URL is last and left unpadded: long ones wrap instead of widening every line.
   const line = (cells: string[]) =>
@@ -79,13 +82,17 @@ const FILTER_OPTIONS = {
   start: { type: 'string' },
   end: { type: 'string' },
   limit: { type: 'string' },
+  exception: { type: 'string' },
+  fingerprint: { type: 'string' },
+  route: { type: 'string' },
+  'min-duration': { type: 'string' },
 } as const;
 
 export const listCommand: Command = {
   name: 'profiler:list',
   summary: 'list stored debug reports, newest first',
-  options: [...Object.keys(FILTER_OPTIONS).map((name) => `--${name}`), '--json'],
-  help: `Usage: vigil profiler:list [filters] [--json]
+  options: [...Object.keys(FILTER_OPTIONS).map((name) => `--${name}`), '--assets', '--json'],
+  help: `Usage: vigil profiler:list [filters] [--assets] [--json]
 
 Lists stored debug reports, newest first: the search of /_profiler/search.
 
@@ -98,23 +105,36 @@ Filters (each optional):
   --start <time>        at or after this time
   --end <time>          at or before this time (a bare date: the end of that day)
   --limit <n>           at most n reports, 1 to 1000 (default 100)
-  --json                print a JSON array of {token, method, url, status, time, ip}
+  --exception <class>   an exception of this class was raised (TypeError)
+  --fingerprint <key>   the exception is of this group (profiler:exceptions names them)
+  --route <pattern>     this route answered (/api/products/{id}, or GET /api/products/{id})
+  --min-duration <ms>   took at least this many milliseconds
+  --assets              list a browser's own requests too (favicon.ico, apple-touch-icon*,
+                        .well-known/*), left out otherwise
+  --json                print a JSON array of {token, method, url, status, time, ip,
+                        duration, route, exception, fingerprint, statements, calls}
 
 Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unless a zone is given.
 `,
   async run(args, config, output) {
     const { values } = parseArgs({
       args,
-      options: { ...FILTER_OPTIONS, json: { type: 'boolean' } },
+      options: { ...FILTER_OPTIONS, assets: { type: 'boolean' }, json: { type: 'boolean' } },
       strict: true,
       allowPositionals: false,
     });
-    const { json, 'status-code': statusCode, ...rest } = values;
+    const { json, assets, 'status-code': statusCode, 'min-duration': minDuration, ...rest } = values;
     const latest = rest.token?.toLowerCase() === LATEST;
     let filters: ReturnType<typeof parseSearchFilters>;
     try {
       filters = parseSearchFilters(
-        { ...rest, token: latest ? undefined : rest.token, status_code: statusCode } as SearchInput,
+        {
+          ...rest,
+          token: latest ? undefined : rest.token,
+          status_code: statusCode,
+          min_duration: minDuration,
+          assets: assets ? 'show' : undefined,
+        } as SearchInput,
         (field) => `--${field.replace('_', '-')}`,
       );
     } catch (error) {
@@ -126,10 +146,7 @@ Times are epoch milliseconds or ISO 8601 (2026-01-02, 2026-01-02T10:30), UTC unl
       const found = store && !(latest && token === undefined) ? await store.search({ ...filters, token }) : undefined;
       return { reports: found?.reports ?? [], exists: store !== undefined, location };
     });
-    if (json)
-      output.out(
-        `${JSON.stringify(reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip })))}\n`,
-      );
+    if (json) output.out(`${JSON.stringify(reports)}\n`);
     else if (reports.length === 0)
       output.out(exists ? 'No report matches.\n' : `No reports stored yet (no store at ${location}).\n`);
     else output.out(summaryTable(reports));

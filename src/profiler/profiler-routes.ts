@@ -4,18 +4,22 @@
  * answers HTML, or JSON when `Accept` prefers it. Access and security headers are the
  * profiler's hook's job.
  */
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { PROFILER_PATH } from '../debug/request-debug.js';
 import { BadRequestHttpError, NotFoundHttpError, ServiceUnavailableHttpError } from '../errors/http-errors.js';
 import { negotiateErrorFormat } from '../errors/negotiate.js';
 import type { Routes } from '../routing/routes.js';
 import { LOGIN_PATH } from './access/production-access.js';
+import { admitPageScript } from './access/page-headers.js';
+import { occurrencesOf, renderExceptionsPage } from './pages/exceptions-page.js';
 import { renderListPage } from './pages/list-page.js';
 import { renderLoginPage } from './pages/login-page.js';
 import { panelNames, renderReportPage } from './pages/report-page.js';
 import type { Profiler } from './profiler.js';
-import type { Report, ReportSearch, ReportSummary } from './model/report.js';
-import { parseSearchFilters } from './storage/search-filters.js';
+import type { ListedReport, Report, ReportSearch } from './model/report.js';
+import { EXCEPTION_WINDOW, readExceptionGroups } from './storage/exception-groups.js';
+import { LATEST_SEARCH, parseSearchFilters } from './storage/search-filters.js';
 import { ReportStoreUnavailableError } from './storage/report-store.js';
 
 /** Reports on the profiler's home page. */
@@ -74,9 +78,40 @@ function olderResults(query: Query, before: number): string {
   return `${PROFILER_PATH}/search?${params}`;
 }
 
-/** The search answer in JSON, as Symfony's fields name it. */
-function summaries(reports: readonly ReportSummary[]): unknown[] {
-  return reports.map(({ token, method, url, status, time, ip }) => ({ token, method, url, status, time, ip }));
+/** The search answer in JSON: Symfony's fields, then the duration and vigil's facts. */
+function summaries(reports: readonly ListedReport[]): unknown[] {
+  return reports.map(({ token, method, url, status, time, ip, duration, ...facts }) => ({
+    token,
+    method,
+    url,
+    status,
+    time,
+    ip,
+    duration,
+    route: facts.route,
+    exception: facts.exception,
+    fingerprint: facts.fingerprint,
+    statements: facts.statements,
+    calls: facts.calls,
+  }));
+}
+
+/** The same list with the browser's own requests switched (shown, or hidden again). */
+function assetsSwitch(path: string, query: Query, showing: boolean) {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query))
+    if (typeof value === 'string' && name !== 'assets' && name !== 'before') params.set(name, value);
+  if (!showing) params.set('assets', 'show');
+  const search = params.toString();
+  return { href: search ? `${path}?${search}` : path, showing };
+}
+
+/** The query of the live list's JSON search: the page's filters, from the newest report on. */
+function liveQuery(query: Query): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query))
+    if (typeof value === 'string' && name !== 'before') params.set(name, value);
+  return params.toString();
 }
 
 type Query = Record<string, string | string[] | undefined>;
@@ -88,7 +123,8 @@ async function list(
   accept: string | undefined,
   heading: string,
   filters: ReportSearch,
-  query: Query = {},
+  query: Query,
+  path: string,
 ): Promise<FastifyReply> {
   // What was answered before this request is searchable: nothing waits in the queue.
   await profiler.writer.flush();
@@ -96,11 +132,43 @@ async function list(
   const stats = await profiler.stats();
   const older = continueBelow === undefined ? undefined : olderResults(query, continueBelow);
   if (older !== undefined) reply.header('link', `<${older}>; rel="next"`);
+  const json = wantsJson(accept);
+  // A page of older reports stays as it is; the others follow new reports.
+  const nonce = json || filters.before !== undefined ? undefined : randomBytes(16).toString('base64');
+  if (nonce !== undefined) admitPageScript(reply.raw, nonce);
+  return send(
+    reply,
+    json,
+    () => summaries(reports),
+    () =>
+      renderListPage({
+        heading,
+        reports,
+        filters,
+        stats,
+        older,
+        live: nonce === undefined ? undefined : { query: liveQuery(query), nonce },
+        assetsSwitch: assetsSwitch(path, query, filters.hideAssets === false),
+      }),
+  );
+}
+
+/** Groups on the exceptions page. */
+const EXCEPTION_GROUPS_SHOWN = 100;
+
+async function exceptions(profiler: Profiler, reply: FastifyReply, accept: string | undefined) {
+  await profiler.writer.flush();
+  const groups = await readExceptionGroups(profiler.store, EXCEPTION_GROUPS_SHOWN);
   return send(
     reply,
     wantsJson(accept),
-    () => summaries(reports),
-    () => renderListPage({ heading, reports, filters, stats, older }),
+    () =>
+      groups.map(({ exception, ...group }) => ({
+        ...group,
+        class: exception,
+        links: { newest: `${PROFILER_PATH}/${group.newest}`, occurrences: occurrencesOf(group.fingerprint) },
+      })),
+    () => renderExceptionsPage(groups, EXCEPTION_WINDOW),
   );
 }
 
@@ -134,27 +202,34 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
   if (profiler.production?.hasLogin) declareLoginRoutes(routes, profiler);
   routes.get(
     PROFILER_PATH,
-    storePage(({ request, reply }) =>
-      list(profiler, reply, request.headers.accept, 'Latest requests', { limit: LATEST_COUNT }),
-    ),
+    storePage(({ request, reply, query }) => {
+      const filters = parseSearchFilters({ limit: String(LATEST_COUNT), ...query });
+      return list(profiler, reply, request.headers.accept, 'Latest requests', filters, query, PROFILER_PATH);
+    }),
     { name: '_profiler_home' },
+  );
+
+  routes.get(
+    `${PROFILER_PATH}/exceptions`,
+    storePage(({ request, reply }) => exceptions(profiler, reply, request.headers.accept)),
+    { name: '_profiler_exceptions' },
   );
 
   routes.get(
     `${PROFILER_PATH}/search`,
     storePage(({ request, reply, query }) => {
       const filters = parseSearchFilters(query);
-      return list(profiler, reply, request.headers.accept, 'Search results', filters, query);
+      return list(profiler, reply, request.headers.accept, 'Search results', filters, query, `${PROFILER_PATH}/search`);
     }),
     { name: '_profiler_search' },
   );
 
-  // Symfony's /_profiler/latest: the newest report, whichever process or instance wrote it.
+  // Symfony's /_profiler/latest: the newest report, whichever process or instance wrote it, a browser's own requests left out.
   routes.get(
     `${PROFILER_PATH}/latest`,
     storePage(async ({ query, request, reply }) => {
       await profiler.writer.flush();
-      const [newest] = (await profiler.store.search({ limit: 1 })).reports;
+      const [newest] = (await profiler.store.search(LATEST_SEARCH)).reports;
       const report = newest && (await profiler.read(newest.token));
       if (!report)
         throw new NotFoundHttpError(

@@ -16,8 +16,8 @@ let production: Service;
 before(async () => {
   [debug, production] = await startTogether<[Service, Service]>(
     [
-      startInProcess({ ROUTES: 'test/fixtures/shop-routes.ts' }),
-      startInProcess({ ROUTES: 'test/fixtures/shop-routes.ts', APP_ENV: 'prod' }),
+      startInProcess({ ROUTES: 'test/fixtures/near-routes-shop.ts' }),
+      startInProcess({ ROUTES: 'test/fixtures/near-routes-shop.ts', APP_ENV: 'prod' }),
     ],
     (started) => started.stop(),
   );

@@ -71,7 +71,7 @@ describe('profiler:list searches with the web search’s filters', () => {
     const run = await vigil(varDir, ['profiler:list', '--status-code', '404']);
     assert.equal(run.code, 0);
     const lines = run.stdout.trimEnd().split('\n');
-    assert.match(lines[0]!, /^TOKEN\s+TIME\s+METHOD\s+STATUS\s+IP\s+DURATION\s+URL$/);
+    assert.match(lines[0]!, /^TOKEN\s+TIME\s+METHOD\s+STATUS\s+IP\s+DURATION\s+ROUTE\s+EXCEPTION\s+SQL\s+CALLS\s+URL$/);
     assert.deepEqual(
       lines.slice(1).map((line) => line.split(/\s+/)[0]),
       [tokens.other, tokens.missing],

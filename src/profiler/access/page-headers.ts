@@ -19,6 +19,24 @@ const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
+/**
+ * The pages that run a script of their own (the live list): its nonce, by response. Their policy
+ * admits that one script, and requests to the profiler's own origin (`connect-src 'self'`).
+ */
+const scriptNonces = new WeakMap<ServerResponse, string>();
+
+/** Admits, on this response only, the one `<script nonce>` its page carries. */
+export function admitPageScript(response: ServerResponse, nonce: string): void {
+  scriptNonces.set(response, nonce);
+}
+
+function securityHeaders(response: ServerResponse): Readonly<Record<string, string>> {
+  const nonce = scriptNonces.get(response);
+  if (nonce === undefined) return PAGE_SECURITY_HEADERS;
+  const policy = `${PAGE_SECURITY_HEADERS['content-security-policy']}; script-src 'nonce-${nonce}'; connect-src 'self'`;
+  return { ...PAGE_SECURITY_HEADERS, 'content-security-policy': policy };
+}
+
 /** Every `Access-Control-*` header: the profiler grants no origin anything, whatever a plugin decided. */
 const CROSS_ORIGIN_GRANT = /^access-control-/i;
 
@@ -31,11 +49,12 @@ export function settlePageHeaders(response: ServerResponse): void {
   for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) response.setHeader(name, value);
   const writeHead = response.writeHead;
   response.writeHead = function writePageHead(this: ServerResponse, status: number, ...rest: unknown[]) {
+    const headers = securityHeaders(this);
     for (const name of this.getHeaderNames()) if (CROSS_ORIGIN_GRANT.test(name)) this.removeHeader(name);
-    for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) this.setHeader(name, value);
+    for (const [name, value] of Object.entries(headers)) this.setHeader(name, value);
     // writeHead(status, [message], [headers]): headers given here win over those set before.
     const last = rest.length - 1;
-    if (last >= 0 && typeof rest[last] === 'object' && rest[last] !== null) rest[last] = settled(rest[last]);
+    if (last >= 0 && typeof rest[last] === 'object' && rest[last] !== null) rest[last] = settled(rest[last], headers);
     return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
   } as ServerResponse['writeHead'];
 }
@@ -46,14 +65,14 @@ function overruled(name: string): boolean {
 }
 
 /** Headers given to writeHead, as an object or as a flat `[name, value, ...]` list, settled. */
-function settled(headers: unknown): unknown {
+function settled(headers: unknown, security: Readonly<Record<string, string>>): unknown {
   if (Array.isArray(headers)) {
     const kept: unknown[] = [];
     for (let index = 0; index + 1 < headers.length; index += 2)
       if (!overruled(String(headers[index]))) kept.push(headers[index], headers[index + 1]);
-    return [...kept, ...Object.entries(PAGE_SECURITY_HEADERS).flat()];
+    return [...kept, ...Object.entries(security).flat()];
   }
   const kept: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders)) if (!overruled(name)) kept[name] = value;
-  return { ...kept, ...PAGE_SECURITY_HEADERS };
+  return { ...kept, ...security };
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export interface RaisedException {
+interface RaisedException {
   class: string;
   message: string;
   /** The raise site: the first frame of the application's own code. */

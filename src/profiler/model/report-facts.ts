@@ -5,7 +5,7 @@
  * an icon or a `.well-known` file. Read from the sections by their shape: this floor does not
  * know the collectors.
  */
-import { fingerprintException } from './exception-fingerprint.js';
+import { type ExceptionFingerprint, fingerprintException } from './exception-fingerprint.js';
 
 export interface ReportFacts {
   /** The pattern of the route that answered (`/api/products/:id`); null when none did. */
@@ -14,7 +14,7 @@ export interface ReportFacts {
   exception: string | null;
   /** The exception's fingerprint (`exception-fingerprint.ts`); null when none was raised. */
   fingerprint: string | null;
-  /** Database statements recorded, those beyond the per-request bound included; null when not collected. */
+  /** Database statements recorded, those beyond the per-request bound included (0 without a section); null in reports stored before the count. */
   statements: number | null;
   /** Outgoing HTTP calls recorded, likewise. */
   calls: number | null;
@@ -30,7 +30,7 @@ type Sections = Record<string, unknown>;
 const BROWSER_ASSET = /^\/(?:favicon\.ico|apple-touch-icon[^/]*|\.well-known\/.*)$/i;
 
 /** True for the path of a request a browser makes on its own, whatever the page. */
-export function isBrowserAsset(url: string): boolean {
+function isBrowserAsset(url: string): boolean {
   let path = url;
   try {
     path = new URL(url, 'http://localhost').pathname;
@@ -44,25 +44,32 @@ const record = (value: unknown): Sections | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Sections) : undefined;
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-function counted(section: unknown, list: string): number | null {
+function counted(section: unknown, list: string): number {
   const entries = record(section)?.[list];
-  if (!Array.isArray(entries)) return null;
+  if (!Array.isArray(entries)) return 0;
   const omitted = record(section)?.omitted;
   return entries.length + (typeof omitted === 'number' && Number.isSafeInteger(omitted) ? omitted : 0);
 }
 
-function exceptionFacts(section: unknown): Pick<ReportFacts, 'exception' | 'fingerprint'> {
+/** The fingerprint of a report's exception section; undefined when it holds none. */
+export function fingerprintOfSection(section: unknown): ExceptionFingerprint | undefined {
   const exception = record(section);
   const className = text(exception?.class);
-  if (!exception || className === null) return { exception: null, fingerprint: null };
+  if (!exception || className === null) return undefined;
   const line = exception.line;
-  const fingerprint = fingerprintException({
+  return fingerprintException({
     class: className,
     message: text(exception.message) ?? '',
     file: text(exception.file),
     line: typeof line === 'number' ? line : null,
   });
-  return { exception: className, fingerprint: fingerprint.key };
+}
+
+function exceptionFacts(section: unknown): Pick<ReportFacts, 'exception' | 'fingerprint'> {
+  const fingerprint = fingerprintOfSection(section);
+  return fingerprint
+    ? { exception: fingerprint.class, fingerprint: fingerprint.key }
+    : { exception: null, fingerprint: null };
 }
 
 /** The facts of a report, from its URL and its sections. */

@@ -97,7 +97,7 @@ export interface ExceptionGroupSummary {
   newest: string;
 }
 
-/** Which groups: those among the `window` newest reports with an exception, the `limit` most recently seen. */
+/** Which groups: those among the `window` newest reports with an exception (a browser's own requests left out), the `limit` most recently seen. */
 export interface ExceptionGroupQuery {
   window: number;
   limit: number;

@@ -16,6 +16,9 @@ type SearchField = (typeof SEARCH_FIELDS)[number];
 export type SearchInput = Partial<Record<string, string | string[] | undefined>>;
 
 const DEFAULT_LIMIT = 100;
+
+/** The search for "latest" (the page `/_profiler/latest`, the command line): the newest report, a browser's own requests left out. */
+export const LATEST_SEARCH: ReportSearch = { limit: 1, hideAssets: true };
 const MAX_LIMIT = 1000;
 const CODE = 'VIGIL_ERR_PROFILER_SEARCH';
 
@@ -90,7 +93,7 @@ export function parseSearchFilters(input: SearchInput, nameOf: FilterNaming = qu
 
 type Invalid = (field: SearchField, value: string, expected: string) => BadRequestHttpError;
 
-/** A route as `/api/products/:id`, or with its method first (`GET /api/products/:id`). */
+/** A route as `/api/products/{id}`, or with its method first (`GET /api/products/{id}`). */
 const ROUTE = /^(?:([a-z]{1,20})\s+)?(\/\S{0,2047})$/i;
 
 /** vigil's own filters: on the facts kept beside the summary, and the browser's own requests (hidden unless `assets=show`). */
@@ -101,7 +104,7 @@ function parseFacts(values: Partial<Record<SearchField, string>>, method: string
   if (fingerprint !== undefined && !/^[\w-]{16}$/.test(fingerprint))
     throw invalid('fingerprint', fingerprint, 'the fingerprint of an exceptions group (16 characters)');
   const routed = route === undefined ? undefined : ROUTE.exec(route);
-  if (route !== undefined && !routed) throw invalid('route', route, 'a route pattern such as GET /api/products/:id');
+  if (route !== undefined && !routed) throw invalid('route', route, 'a route pattern such as GET /api/products/{id}');
   const routeMethod = routed?.[1]?.toUpperCase();
   if (routeMethod !== undefined && method !== undefined && routeMethod !== method.toUpperCase())
     throw invalid('route', route!, `a route of the method searched (${method.toUpperCase()})`);

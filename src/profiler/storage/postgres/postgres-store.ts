@@ -92,7 +92,7 @@ FROM (
     array_agg(DISTINCT status ORDER BY status) AS statuses,
     array_agg(DISTINCT method || coalesce(' ' || route, '')) AS routes, max(id) AS newest_id
   FROM (SELECT id, fingerprint, exception, time, status, method, route FROM vigil_reports
-    WHERE fingerprint IS NOT NULL ORDER BY id DESC LIMIT $1) w
+    WHERE fingerprint IS NOT NULL AND NOT asset ORDER BY id DESC LIMIT $1) w
   GROUP BY fingerprint
 ) g JOIN vigil_reports r ON r.id = g.newest_id
 ORDER BY g.newest_id DESC LIMIT $2`;

@@ -215,7 +215,7 @@ FROM (
   SELECT fingerprint, min(exception) AS exception, count(*) AS count, min(time) AS firstSeen, max(time) AS lastSeen,
     json_group_array(DISTINCT status) AS statuses,
     json_group_array(DISTINCT method || coalesce(' ' || route, '')) AS routes, max(id) AS newestId
-  FROM (SELECT id, fingerprint, exception, time, status, method, route FROM reports WHERE fingerprint IS NOT NULL ORDER BY id DESC LIMIT ?)
+  FROM (SELECT id, fingerprint, exception, time, status, method, route FROM reports WHERE fingerprint IS NOT NULL AND asset = 0 ORDER BY id DESC LIMIT ?)
   GROUP BY fingerprint
 ) g JOIN reports r ON r.id = g.newestId
 ORDER BY g.newestId DESC LIMIT ?`;
