@@ -9,9 +9,13 @@ import { before, describe, it } from 'node:test';
 import { tokenOf } from '../support/answers.js';
 import { runVigil } from '../support/command-line.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, serviceForTests } from '../support/service.js';
+import { ask, type Service, serviceForTests } from '../support/service.js';
 
-const service = serviceForTests(() => startInProcess({ ROUTES: 'test/fixtures/shop-routes.ts' }));
+const service = serviceForTests(async () => {
+  const started = await startInProcess({ ROUTES: 'test/fixtures/shop-routes.ts' });
+  await seed(started);
+  return started;
+});
 const JSON_ACCEPT = { accept: 'application/json' };
 
 async function json<T>(path: string): Promise<T> {
@@ -48,12 +52,13 @@ const failures: string[] = [];
 let cart = '';
 let favicon = '';
 let slow = '';
-before(async () => {
-  for (const id of [7, 19, 2023]) failures.push(tokenOf(await ask(service(), { path: `/api/products/${id}` })));
-  cart = tokenOf(await ask(service(), { path: '/api/cart/abc' }));
-  slow = tokenOf(await ask(service(), { path: '/slow?ms=120' }));
-  favicon = tokenOf(await ask(service(), { path: '/favicon.ico' }));
-});
+/** Three TypeErrors differing by an id, a RangeError, a slow request and the browser's icon. */
+async function seed(started: Service): Promise<void> {
+  for (const id of [7, 19, 2023]) failures.push(tokenOf(await ask(started, { path: `/api/products/${id}` })));
+  cart = tokenOf(await ask(started, { path: '/api/cart/abc' }));
+  slow = tokenOf(await ask(started, { path: '/slow?ms=120' }));
+  favicon = tokenOf(await ask(started, { path: '/favicon.ico' }));
+}
 
 describe('three TypeErrors differing only by an id make one group of 3', () => {
   it('groups them on /_profiler/exceptions in JSON, with their place, masked message, statuses and routes', async () => {
@@ -64,7 +69,7 @@ describe('three TypeErrors differing only by an id make one group of 3', () => {
     assert.equal(type!.class, 'TypeError');
     assert.equal(type!.count, 3);
     assert.equal(type!.message, 'product {n} has no price (undefined)');
-    assert.match(type!.site, /test\/fixtures\/shop-routes\.ts:\d+$/);
+    assert.match(type!.site, /^test\/fixtures\/shop-routes\.ts:\d+$/, 'from the project root');
     assert.deepEqual(type!.statuses, [500]);
     assert.deepEqual(type!.routes, ['GET /api/products/{id}']);
     assert.ok(type!.firstSeen <= type!.lastSeen);
@@ -139,10 +144,12 @@ describe("a browser's own requests are hidden by default", () => {
     );
   });
   it('is skipped by /_profiler/latest', async () => {
-    await ask(service(), { path: '/favicon.ico' });
-    await ask(service(), { path: '/apple-touch-icon-precomposed.png' });
+    const icon = tokenOf(await ask(service(), { path: '/apple-touch-icon-precomposed.png' }));
+    const [newest] = await json<Listed[]>('/_profiler?assets=show');
+    assert.equal(newest!.token, icon, 'the newest report is the icon');
     const latest = await json<{ token: string; url: string }>('/_profiler/latest');
-    assert.equal(latest.token, favicon === latest.token ? '' : latest.token);
+    assert.notEqual(latest.token, icon);
+    assert.notEqual(latest.token, favicon);
     assert.doesNotMatch(latest.url, /favicon|apple-touch-icon/);
   });
 });

@@ -5,6 +5,8 @@
  * an icon or a `.well-known` file. Read from the sections by their shape: this floor does not
  * know the collectors.
  */
+import { relative } from 'node:path';
+import { isUnder, projectRoot } from '../../debug/project-root.js';
 import { type ExceptionFingerprint, fingerprintException } from './exception-fingerprint.js';
 
 export interface ReportFacts {
@@ -51,6 +53,11 @@ function counted(section: unknown, list: string): number {
   return entries.length + (typeof omitted === 'number' && Number.isSafeInteger(omitted) ? omitted : 0);
 }
 
+/** A file of the project as a path from its root: one failure has one fingerprint wherever the project is deployed. */
+function projectFile(file: string | null): string | null {
+  return file !== null && isUnder(file, projectRoot()) ? relative(projectRoot(), file) : file;
+}
+
 /** The fingerprint of a report's exception section; undefined when it holds none. */
 export function fingerprintOfSection(section: unknown): ExceptionFingerprint | undefined {
   const exception = record(section);
@@ -60,7 +67,7 @@ export function fingerprintOfSection(section: unknown): ExceptionFingerprint | u
   return fingerprintException({
     class: className,
     message: text(exception.message) ?? '',
-    file: text(exception.file),
+    file: projectFile(text(exception.file)),
     line: typeof line === 'number' ? line : null,
   });
 }
