@@ -129,8 +129,8 @@ describe('the exceptions page groups the failures', () => {
         await page.waitForURL(/\/_profiler\/exceptions#group-/);
         const group = page.locator('#groups tbody tr', { hasText: 'TypeError' });
         assert.equal(await group.count(), 1);
-        assert.match(await group.innerText(), /product \{n\} has no price/);
-        assert.equal((await group.locator('td').nth(1).innerText()).trim(), String(await typeErrors()));
+        assert.match((await group.textContent()) ?? '', /product \{n\} has no price/);
+        assert.equal((await group.locator('td').nth(1).textContent())?.trim(), String(await typeErrors()));
         assert.deepEqual(complaints, []);
         t.diagnostic(`screenshot: ${await screenshot(page, `profiler-exceptions-${scheme}.png`)}`);
         await group.getByRole('link', { name: 'Occurrences' }).click();

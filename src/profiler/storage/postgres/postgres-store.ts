@@ -208,9 +208,10 @@ export class PostgresReportStore implements ReportStore {
       const sql = `SELECT ${LISTED_COLUMNS} FROM vigil_reports r WHERE r.id IN (${ids}) ORDER BY r.id DESC`;
       return { reports: await this.query<ListedReport>(sql, [...values, limit]) };
     }
-    if (!filters.url && !filters.ip)
-      return { reports: await this.query<ListedReport>(newestFirst(where), [...values, limit]) };
-    // A part: read in windows of ids (search-windows.ts).
+    // A minimum duration has no index: with a budget it is read in windows too, or it would scan the table in one statement.
+    const windowed = filters.url || filters.ip || (filters.minDuration !== undefined && filters.budgetMs !== undefined);
+    if (!windowed) return { reports: await this.query<ListedReport>(newestFirst(where), [...values, limit]) };
+    // A part, or a duration: read in windows of ids (search-windows.ts).
     const sql = newestFirst([...where, `r.id <= $${values.length + 2}`, `r.id > $${values.length + 3}`]).replace(
       'SELECT ',
       'SELECT r.id::float8 AS id, ',
