@@ -102,6 +102,32 @@ const METHODS = [
   ['PATCH', 3],
 ] as const;
 
+/** The route pattern of each kind of path above, by its first segment. */
+const ROUTES: Record<string, string> = {
+  users: '/api/users/{id}',
+  orders: '/api/orders/{id}/items',
+  products: '/products/{slug}',
+  search: '/search',
+  static: '/static/{file}',
+  'robots.txt': '/robots.txt',
+  hello: '/hello',
+};
+/** The failures of a 5xx: a few groups, as an application's bugs are few. */
+const EXCEPTIONS = [
+  ['TypeError', 'aTypeErrorGroup1'],
+  ['TypeError', 'aTypeErrorGroup2'],
+  ['RangeError', 'aRangeErrorGroup'],
+  ['DatabaseError', 'aDatabaseErrGrp1'],
+] as const;
+
+/** The facts beside a report of this URL and status (`report-facts.ts`): a route, statements, and an exception for a 5xx. */
+function factsOf(path: string, status: number, next: () => number) {
+  const segments = path.split('?')[0]!.split('/');
+  const route = ROUTES[segments[1] === 'api' ? segments[2]! : segments[1]!] ?? null;
+  const [exception, fingerprint] = status >= 500 ? EXCEPTIONS[Math.floor(next() * EXCEPTIONS.length)]! : [null, null];
+  return { route, exception, fingerprint, statements: Math.floor(next() * 8), calls: Math.floor(next() * 2) };
+}
+
 /** Token n: an odd multiplier is a bijection of 24 bits, so tokens are unique and spread over every prefix. */
 const tokenOf = (n: number) => (Math.imul(n, 0x9e3779b1) & 0xffffff).toString(16).padStart(6, '0');
 
@@ -127,15 +153,19 @@ function reportsFrom(from: number, count: number, seed: number): EncodedReport[]
       next() < 0.1
         ? `2001:db8::${Math.floor(next() * 0xffff).toString(16)}`
         : `10.${Math.floor(next() * 16)}.${Math.floor(next() * 256)}.${1 + Math.floor(next() * 254)}`;
+    const path = pick(next, PATHS)(next);
+    const status = pick(next, STATUSES);
     return {
       ...sample,
       token: tokenOf(n),
       time: T_FIRST + n * STEP_MS,
       method: pick(next, METHODS),
-      url: `https://shop.example:8443${pick(next, PATHS)(next)}`,
-      status: pick(next, STATUSES),
+      url: `https://shop.example:8443${path}`,
+      status,
       ip,
       duration: 1 + next() * 50,
+      ...factsOf(path, status, next),
+      asset: false,
     };
   });
 }
@@ -206,6 +236,28 @@ function searches(): Record<string, (i: number) => string> {
     },
     'status + method + url': () =>
       `/_profiler/search?status_code=404&method=POST&url=${encodeURIComponent(`/api/orders/${Math.floor(next() * 100)}`)}`,
+    'exception class': () =>
+      `/_profiler/search?exception=${pick(
+        next,
+        EXCEPTIONS.map(([name]) => [name, 1] as const),
+      )}`,
+    'exception group (fingerprint)': () =>
+      `/_profiler/search?fingerprint=${pick(
+        next,
+        EXCEPTIONS.map(([, key]) => [key, 1] as const),
+      )}`,
+    route: () =>
+      `/_profiler/search?route=${encodeURIComponent(
+        pick(
+          next,
+          Object.values(ROUTES).map((r) => [r, 1] as const),
+        ),
+      )}`,
+    'min_duration (1 in 50, then none)': () =>
+      `/_profiler/search?min_duration=${pick(next, [
+        ['50', 1],
+        ['51', 1],
+      ] as const)}`,
     'url every report holds + a filter none meets': () => noneMeets(next),
     'status + method, or a time, none meets': () =>
       `/_profiler/search?${pick(next, [
@@ -259,6 +311,9 @@ async function measure(service: Service): Promise<Array<[string, Timing]>> {
     const list: number[] = [];
     for (let i = 0; i < SAMPLES; i++) list.push(await timed(service, agent, '/_profiler'));
     rows.push(['list page /_profiler', timing(list)]);
+    const exceptions: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) exceptions.push(await timed(service, agent, '/_profiler/exceptions'));
+    rows.push(['exceptions page /_profiler/exceptions', timing(exceptions)]);
     const next = random(7);
     const open: number[] = [];
     for (let i = 0; i < SAMPLES; i++)
