@@ -21,7 +21,7 @@ function groupText(group: ExceptionGroup): string {
     `  statuses    ${group.statuses.join(', ')}`,
     `  routes      ${group.routes.join(', ')}`,
     `  newest      vigil profiler:show ${group.newest}`,
-    `  all         vigil profiler:list --fingerprint ${group.fingerprint} --assets`,
+    `  all         vigil profiler:list --fingerprint ${group.fingerprint}`,
   ];
   return lines.map(terminalSafe).join('\n');
 }

@@ -106,11 +106,12 @@ function assetsSwitch(path: string, query: Query, showing: boolean) {
   return { href: search ? `${path}?${search}` : path, showing };
 }
 
-/** The query of the live list's JSON search: the page's filters, from the newest report on. */
-function liveQuery(query: Query): string {
+/** The query of the live list's JSON search: the page's filters and its limit. */
+function liveQuery(query: Query, limit: number | undefined): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query))
     if (typeof value === 'string' && name !== 'before') params.set(name, value);
+  if (limit !== undefined) params.set('limit', String(limit));
   return params.toString();
 }
 
@@ -147,7 +148,7 @@ async function list(
         filters,
         stats,
         older,
-        live: nonce === undefined ? undefined : { query: liveQuery(query), nonce },
+        live: nonce === undefined ? undefined : { query: liveQuery(query, filters.limit), nonce },
         assetsSwitch: assetsSwitch(path, query, filters.hideAssets === false),
       }),
   );

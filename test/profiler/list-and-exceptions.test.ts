@@ -191,6 +191,6 @@ describe('profiler:list and profiler:exceptions read the same', () => {
     const text = await vigil(['profiler:exceptions']);
     assert.match(text.stdout, /^TypeError: product \{n\} has no price \(undefined\)$/m);
     assert.match(text.stdout, /count\s+3 \(first /);
-    assert.match(text.stdout, new RegExp(`profiler:list --fingerprint ${groups[1]!.fingerprint} --assets`));
+    assert.match(text.stdout, new RegExp(`profiler:list --fingerprint ${groups[1]!.fingerprint}$`, 'm'));
   });
 });

@@ -21,7 +21,9 @@ let browser: Browser;
 before(async () => {
   service = await startInProcess({ ROUTES: 'test/fixtures/shop-routes.ts' });
   browser = await launchChromium();
-  for (const path of ['/hello', '/api/products/1', '/api/products/7', '/api/products/19', '/api/cart/abc'])
+  // More than the 50 the list shows: the page must not take the older ones it does not show for new ones.
+  for (let i = 0; i < 50; i++) await ask(service, { path: `/hello?n=${i}` });
+  for (const path of ['/api/products/1', '/api/products/7', '/api/products/19', '/api/cart/abc'])
     await ask(service, { path });
   await ask(service, { path: '/api/products/2023' });
   await ask(service, { path: '/favicon.ico' });
@@ -51,7 +53,8 @@ async function tab(colorScheme: 'light' | 'dark') {
 /** The screenshot in test-artifacts/, copied to docs/images/ (test-artifacts/ is not kept in git). */
 async function screenshot(page: Page, name: string): Promise<string> {
   const file = screenshotPath(name);
-  await page.screenshot({ path: file, fullPage: true });
+  // The window, not the whole page: the list runs to 50 rows.
+  await page.screenshot({ path: file });
   const images = join(ROOT, 'docs', 'images');
   mkdirSync(images, { recursive: true });
   copyFileSync(file, join(images, name));
@@ -74,7 +77,22 @@ describe('the list follows new requests without a reload', () => {
       await page.waitForSelector(`#results-body tr[data-token="${fresh}"]`, { timeout: 5000 });
       assert.equal(navigations, 1, 'the page was not reloaded');
       assert.equal(await page.locator('#results-body tr').first().getAttribute('data-token'), fresh);
-      assert.equal(await page.locator('#results-body tr').count(), rowsBefore + 1);
+      await page.waitForSelector('#live[data-state="on"]');
+      const tokens = await page
+        .locator('#results-body tr')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-token')));
+      assert.equal(rowsBefore, 50);
+      assert.equal(tokens.length, 50, 'the oldest row left as the new one came');
+      assert.equal(new Set(tokens).size, 50, 'no report is shown twice');
+      const newest = await ask(service, {
+        path: '/_profiler/search?limit=50',
+        headers: { accept: 'application/json' },
+      });
+      assert.deepEqual(
+        tokens,
+        (JSON.parse(newest.body) as Array<{ token: string }>).map((r) => r.token),
+        'the 50 newest, newest first',
+      );
       const row = page.locator(`#results-body tr[data-token="${fresh}"]`);
       assert.deepEqual(
         (await row.locator('td').allInnerTexts()).slice(1, 5).map((text) => text.trim()),

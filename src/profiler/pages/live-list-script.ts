@@ -1,6 +1,6 @@
 /**
  * The live list's script: every two seconds it asks the same search in JSON and puts the
- * reports it has not shown on top, built with `textContent` (nothing from a report becomes
+ * reports newer than the newest it shows on top, the oldest rows leaving past the page's limit, built with `textContent` (nothing from a report becomes
  * markup). It runs under the page's policy by its nonce, and reaches only the profiler.
  */
 import { PROFILER_PATH } from '../../debug/request-debug.js';
@@ -57,12 +57,17 @@ export const LIVE_LIST_SCRIPT = `(() => {
       const answer = await fetch(base + '/search?' + live.dataset.query, { headers: { accept: 'application/json' }, cache: 'no-store' });
       if (!answer.ok) throw new Error(String(answer.status));
       const reports = await answer.json();
-      const fresh = reports.filter((r) => !seen.has(r.token)).reverse();
-      for (const r of fresh) {
+      // Newest first: what comes before the newest row shown is new.
+      const fresh = [];
+      for (const r of reports) {
+        if (seen.has(r.token)) break;
+        fresh.push(r);
+      }
+      for (const r of fresh.reverse()) {
         seen.add(r.token);
         body.prepend(rowOf(r));
       }
-      while (body.rows.length > limit) body.deleteRow(-1);
+      while (body.rows.length > limit) seen.delete(body.rows[body.rows.length - 1].dataset.token), body.deleteRow(-1);
       if (body.rows.length > 0) document.getElementById('no-results')?.remove();
       live.dataset.state = 'on';
       live.textContent = 'Live: new requests appear as they come (checked ' + new Date().toLocaleTimeString() + ')';
