@@ -10,7 +10,7 @@ import { explainUnmatched, type RoutingSection } from '../profiler/collectors/ro
 import { formatMs, formatTime } from '../profiler/model/format.js';
 import type { Collector } from '../profiler/model/request-profile.js';
 import type { ListedReport, Report } from '../profiler/model/report.js';
-import { parseSearchFilters, type SearchInput } from '../profiler/storage/search-filters.js';
+import { LATEST_SEARCH, parseSearchFilters, type SearchInput } from '../profiler/storage/search-filters.js';
 import { ReportStoreError, type ReportStore } from '../profiler/storage/report-store.js';
 import { createReportStore } from '../profiler/storage/store-factory.js';
 import { RouteMatcher } from '../routing/route-matcher.js';
@@ -23,9 +23,9 @@ import { terminalSafe } from './terminal-safe.js';
 /** The word that names the newest report wherever a token is asked for. */
 const LATEST = 'latest';
 
-/** The newest report's token, found as `/_profiler/latest` finds it. */
+/** The newest report's token, found as `/_profiler/latest` finds it: a browser's own requests (its icon) skipped. */
 async function newestToken(store: ReportStore): Promise<string | undefined> {
-  return (await store.search({ limit: 1 })).reports[0]?.token;
+  return (await store.search(LATEST_SEARCH)).reports[0]?.token;
 }
 
 /**
