@@ -2,17 +2,14 @@
  * Issue 44 in a real browser (Chromium through playwright-core): /_profiler shows a request
  * made after it loaded, without a reload, under its own Content-Security-Policy; a whole row
  * opens its report; the exceptions page. Screenshots of both, light and dark, go to
- * test-artifacts/ and, for the documentation, to docs/images/.
+ * test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { tokenOf } from '../support/answers.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { ROOT } from '../support/root.js';
 import { ask, type Service } from '../support/service.js';
 
 let service: Service;
@@ -50,14 +47,11 @@ async function tab(colorScheme: 'light' | 'dark') {
   return { context, page, complaints };
 }
 
-/** The screenshot in test-artifacts/, copied to docs/images/ (test-artifacts/ is not kept in git). */
+/** The screenshot, in test-artifacts/ (docs/images/ holds copies made by hand: a test run leaves the repository as it was). */
 async function screenshot(page: Page, name: string): Promise<string> {
   const file = screenshotPath(name);
   // The window, not the whole page: the list runs to 50 rows.
   await page.screenshot({ path: file });
-  const images = join(ROOT, 'docs', 'images');
-  mkdirSync(images, { recursive: true });
-  copyFileSync(file, join(images, name));
   return file;
 }
 
