@@ -47,7 +47,7 @@ describe('the PostgreSQL store keeps its database', () => {
   afterEach(() => store.close());
 
   describe('its layout is created at open, versioned, once however many instances start together', () => {
-    it('names the store without its password, touches nothing before open, then creates version 2', async () => {
+    it('names the store without its password, touches nothing before open, then creates version 3', async () => {
       const fresh = await server.database('fresh');
       const unopened = postgresStore(fresh);
       assert.match(unopened.location, /^postgres:\/\/vigil@127\.0\.0\.1:\d+\/fresh_\w+$/);
@@ -66,6 +66,7 @@ describe('the PostgreSQL store keeps its database', () => {
         assert.deepEqual(await server.query(fresh, 'SELECT version FROM vigil_schema_version ORDER BY version'), [
           { version: 1 },
           { version: 2 },
+          { version: 3 },
         ]);
         assert.equal(await unopened.count(), 0);
       } finally {
@@ -83,6 +84,7 @@ describe('the PostgreSQL store keeps its database', () => {
         assert.deepEqual(await server.query(fresh, 'SELECT version FROM vigil_schema_version ORDER BY version'), [
           { version: 1 },
           { version: 2 },
+          { version: 3 },
         ]);
         assert.deepEqual(await server.query(fresh, 'SELECT count(*)::int AS n FROM vigil_token_counter'), [{ n: 1 }]);
       } finally {
@@ -101,6 +103,7 @@ describe('the PostgreSQL store keeps its database', () => {
         assert.deepEqual(await rows('SELECT version FROM vigil_schema_version ORDER BY version'), [
           { version: 1 },
           { version: 2 },
+          { version: 3 },
         ]);
       } finally {
         await again.close();
@@ -402,7 +405,8 @@ describe('the PostgreSQL store keeps its database', () => {
         target,
         `ALTER TABLE vigil_reports ${['route', 'exception', 'fingerprint', 'statements', 'calls', 'asset'].map((c) => `DROP COLUMN ${c}`).join(', ')}`,
       );
-      await server.query(target, 'DELETE FROM vigil_schema_version WHERE version = 2');
+      await server.query(target, 'DROP TABLE vigil_overview_minutes');
+      await server.query(target, 'DELETE FROM vigil_schema_version WHERE version >= 2');
       await server.query(
         target,
         `INSERT INTO vigil_reports (token, time, method, url, status, ip, duration, data)
@@ -429,8 +433,8 @@ describe('the PostgreSQL store keeps its database', () => {
           'the token index with the id stands in for the one without',
         );
         assert.equal(await opened.count(), 500);
-        // Moved to version 2: its reports have no facts, and are no browser assets.
-        assert.deepEqual(await server.query(target, 'SELECT max(version) AS v FROM vigil_schema_version'), [{ v: 2 }]);
+        // Moved to version 3: its reports have no facts, and are no browser assets.
+        assert.deepEqual(await server.query(target, 'SELECT max(version) AS v FROM vigil_schema_version'), [{ v: 3 }]);
         const [listed] = (await opened.search({ limit: 1, hideAssets: true, exception: undefined })).reports;
         assert.deepEqual([listed!.route, listed!.exception, listed!.statements], [null, null, null]);
         const found = (await opened.search({ url: '/items/49' })).reports.map((report) => report.token);
@@ -612,6 +616,7 @@ describe('a PostgreSQL server that is down, slow or refuses the login', () => {
       assert.deepEqual(await server.query(dsn, 'SELECT version FROM vigil_schema_version ORDER BY version'), [
         { version: 1 },
         { version: 2 },
+        { version: 3 },
       ]);
     } finally {
       await store.close();

@@ -1,13 +1,12 @@
 /**
  * The overview's minutes in PostgreSQL: one row per minute and process (`holder`), its counts
- * as JSON, added up when read. The table stands beside the reports' layout, created when
- * absent, so a store of any version takes it.
+ * as JSON, added up when read. The table is created by the layout's third migration.
  */
 import type pg from 'pg';
 import { addMinute, emptyMinute, type MinuteCounts } from '../../overview/minute-counts.js';
 import type { CountedMinute } from '../../overview/overview-recorder.js';
 
-export const OVERVIEW_TABLE = `CREATE TABLE IF NOT EXISTS vigil_overview_minutes (
+export const OVERVIEW_TABLE = `CREATE TABLE vigil_overview_minutes (
   minute bigint NOT NULL,
   holder text NOT NULL,
   counts text NOT NULL,

@@ -4,9 +4,10 @@
  * store is created once, with one token key.
  */
 import type pg from 'pg';
+import { OVERVIEW_TABLE } from './postgres-overview.js';
 
 /** The version this code writes; a store at a later version (a newer vigil) is used as it is. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /** Advisory locks of the store: (LOCK_CLASS, SCHEMA_LOCK) while moving the layout forward, (LOCK_CLASS, WRITE_LOCK) for writes. */
 export const LOCK_CLASS = 0x76696769; // "vigi"
@@ -69,6 +70,8 @@ const MIGRATIONS: readonly string[] = [
     ADD COLUMN statements integer,
     ADD COLUMN calls integer,
     ADD COLUMN asset boolean NOT NULL DEFAULT false;`,
+  // The overview's minutes (`postgres-overview.ts`): one row per minute and process.
+  OVERVIEW_TABLE,
 ];
 
 /** The counter's row, with a new key, unless the store has one. */

@@ -18,7 +18,7 @@ import type {
   SearchResult,
 } from '../../model/report.js';
 import { loadPg } from './postgres-driver.js';
-import { OVERVIEW_TABLE, readOverview, writeOverview } from './postgres-overview.js';
+import { readOverview, writeOverview } from './postgres-overview.js';
 import type { MinuteCounts } from '../../overview/minute-counts.js';
 import type { CountedMinute } from '../../overview/overview-recorder.js';
 import { describePgError, isUnavailable } from './postgres-errors.js';
@@ -319,7 +319,6 @@ export class PostgresReportStore implements ReportStore {
   private prepared(): Promise<void> {
     this.schema ??= this.withClient(async (client) => {
       await prepareSchema(client, newTokenKey);
-      await client.query(OVERVIEW_TABLE);
       await this.prepareIndexes(client);
     }).catch((error: unknown) => {
       this.schema = undefined;
