@@ -286,6 +286,7 @@ function createProfiler(
     allow: config.profilerAllow,
     access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
     retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
+    overview: { retentionMs: config.profilerOverviewRetentionMs },
     ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
     ...(options.peerCounters ? { peers: options.peerCounters } : {}),
     ...(production ? { production } : {}),

@@ -7,6 +7,7 @@ import { ReportStoreError } from '../profiler/storage/report-store.js';
 import { AppModuleError } from './app-module.js';
 import { UsageError, type Command, type Output } from './command.js';
 import { exceptionsCommand } from './exceptions-command.js';
+import { overviewCommand } from './overview-command.js';
 import { listCommand, purgeCommand, showCommand } from './profiler-commands.js';
 import { debugRouterCommand, routerMatchCommand } from './route-commands.js';
 import { didYouMean } from './suggest.js';
@@ -15,6 +16,7 @@ const COMMANDS: readonly Command[] = [
   listCommand,
   showCommand,
   exceptionsCommand,
+  overviewCommand,
   purgeCommand,
   debugRouterCommand,
   routerMatchCommand,

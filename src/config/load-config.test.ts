@@ -48,6 +48,7 @@ describe('every setting has a documented default', () => {
       profilerStore: { scheme: 'sqlite', file: '/srv/app/var/profiler.sqlite' },
       profilerMaxReports: 10000,
       profilerMaxAgeMs: 172_800_000,
+      profilerOverviewRetentionMs: 7 * 86_400_000,
       profilerAllow: [],
       profilerRedact: [],
       profilerSecret: undefined,

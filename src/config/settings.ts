@@ -151,6 +151,13 @@ export const SETTINGS = {
     description: 'how long reports are kept: seconds, or 90s, 30m, 48h, 2d',
     parse: (env, name) => read.duration(env, name),
   }),
+  PROFILER_OVERVIEW_RETENTION: setting({
+    group: 'profiler',
+    field: 'profilerOverviewRetentionMs',
+    default: '7d',
+    description: "how long the overview's per-minute counts are kept: seconds, or 30m, 48h, 7d",
+    parse: (env, name) => read.duration(env, name),
+  }),
   PROFILER_ALLOW: setting({
     group: 'profiler',
     field: 'profilerAllow',

@@ -14,6 +14,7 @@ import { LOGIN_PATH } from './access/production-access.js';
 import { admitPageScript } from './access/page-headers.js';
 import { occurrencesOf, renderExceptionsPage } from './pages/exceptions-page.js';
 import { renderListPage } from './pages/list-page.js';
+import { overviewWindow, renderOverviewPage } from './pages/overview-page.js';
 import { renderLoginPage } from './pages/login-page.js';
 import { panelNames, renderReportPage } from './pages/report-page.js';
 import type { Profiler } from './profiler.js';
@@ -214,6 +215,20 @@ export function declareProfilerRoutes(routes: Routes, profiler: Profiler): void 
     `${PROFILER_PATH}/exceptions`,
     storePage(({ request, reply }) => exceptions(profiler, reply, request.headers.accept)),
     { name: '_profiler_exceptions' },
+  );
+
+  routes.get(
+    `${PROFILER_PATH}/overview`,
+    storePage(async ({ request, reply, query }) => {
+      const summary = await profiler.overview.summary(overviewWindow(query));
+      return send(
+        reply,
+        wantsJson(request.headers.accept),
+        () => summary,
+        () => renderOverviewPage(summary),
+      );
+    }),
+    { name: '_profiler_overview' },
   );
 
   routes.get(

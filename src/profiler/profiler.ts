@@ -4,6 +4,7 @@
  * sent (Symfony's "terminate" stage). Tokens come from the store in leased blocks (`token.ts`), so
  * every process writing one store hands out different ones.
  */
+import { ProfilerOverview } from './profiler-overview.js';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
@@ -66,7 +67,12 @@ export interface ProfilerOptions {
   peers?: () => WriterCounters;
   /** Tuning of the batched writer (tests use a small queue). */
   writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs' | 'retentionLeaseMs'>;
+  /** How long the overview's minutes are kept (PROFILER_OVERVIEW_RETENTION); how often they are flushed (tests flush often). */
+  overview?: { retentionMs: number; flushMs?: number };
 }
+
+/** The overview's minutes are kept a week unless said otherwise. */
+const OVERVIEW_RETENTION_MS = 7 * 86_400_000;
 
 export class Profiler {
   /** The store the reports are written to; what is read from it comes out derived (see {@link derive}). */
@@ -76,6 +82,8 @@ export class Profiler {
   readonly access: ProfilerAccess;
   readonly production: ProductionAccess | undefined;
   writer!: ReportWriter;
+  /** Every finished request counted, across requests: `/_profiler/overview`. */
+  overview!: ProfilerOverview;
   private tokens!: TokenSource;
   private leaseFailures: PacedFailureLog | undefined;
   /** The onRequestAbort hook gets no reply; each profile's is kept here until its report is made. */
@@ -172,6 +180,13 @@ export class Profiler {
     });
     await this.writer.open();
     await this.tokens.fill();
+    this.overview = new ProfilerOverview({
+      store: this.store,
+      retentionMs: this.options.overview?.retentionMs ?? OVERVIEW_RETENTION_MS,
+      ...(this.options.overview?.flushMs === undefined ? {} : { flushMs: this.options.overview.flushMs }),
+      warn: (message) => log.warn(message),
+    });
+    this.overview.start();
   }
 
   /**
@@ -262,6 +277,7 @@ export class Profiler {
       const { written, dropped } = this.writer;
       this.log?.[dropped > 0 ? 'warn' : 'info'](`Debug reports: ${written} written, ${dropped} dropped`);
     }
+    await this.overview?.close();
     this.tokens?.close();
     this.leaseFailures?.flush();
     for (const collector of this.collectors) collector.close?.();
@@ -409,7 +425,9 @@ export class Profiler {
     this.replies.delete(profile);
     if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();
-    this.writer.enqueue(this.report(this.contextFor(request, reply, profile)));
+    const report = this.report(this.contextFor(request, reply, profile));
+    this.overview.record(report, true);
+    this.writer.enqueue(report);
     profile.scope.close();
   }
 

@@ -50,9 +50,10 @@ const FLOORS: readonly (readonly string[])[] = [
 const PROFILER_FLOORS: readonly (readonly string[])[] = [
   // what is secret in a request, and its redaction
   ['redaction'],
-  // the report and the request's profile, the panel types, how a report is encoded and bounded;
-  // the overview's counts of requests, minute by minute
-  ['model', 'overview'],
+  // the report and the request's profile, the panel types, how a report is encoded and bounded
+  ['model'],
+  // the overview's counts of requests, minute by minute, and the request each report stands for
+  ['overview'],
   // the report tokens: blocks of a shared counter, and the permutation that hides it
   ['tokens'],
   // the store's contract, its search, SQLite and PostgreSQL

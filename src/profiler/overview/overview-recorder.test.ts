@@ -20,32 +20,39 @@ function sample(time: number, overrides: Partial<OverviewSample> = {}): Overview
 }
 
 describe('overview recorder', () => {
-  it('hands ended minutes to the store, and the minute under way once it is past', () => {
+  it('hands what it counted to the store, the minute under way included, and counts on afresh', () => {
     const recorder = new OverviewRecorder();
     recorder.record(sample(0));
     recorder.record(sample(10));
     recorder.record(sample(MINUTE_MS + 5));
-    const first = recorder.take(MINUTE_MS + 6);
+    assert.deepEqual(
+      recorder.unwritten().map((minute) => minute.minute),
+      [0, 1],
+    );
+    const first = recorder.take();
     assert.deepEqual(
       first.map((minute) => [minute.minute, minute.counts.routes['GET /a']!.requests]),
-      [[0, 2]],
+      [
+        [0, 2],
+        [1, 1],
+      ],
     );
-    assert.equal(recorder.currentMinute()?.minute, 1);
-    const second = recorder.take(2 * MINUTE_MS);
+    assert.deepEqual(recorder.unwritten(), []);
+    recorder.record(sample(MINUTE_MS + 9));
     assert.deepEqual(
-      second.map((minute) => minute.minute),
-      [1],
+      recorder.take().map((minute) => [minute.minute, minute.counts.routes['GET /a']!.requests]),
+      [[1, 1]],
     );
-    assert.deepEqual(recorder.take(3 * MINUTE_MS), []);
+    assert.deepEqual(recorder.take(), []);
   });
 
   it('holds an hour of minutes for a store that is away, dropping and counting older ones', () => {
     const recorder = new OverviewRecorder();
     for (let minute = 0; minute < 90; minute++) {
       recorder.record(sample(minute * MINUTE_MS));
-      recorder.giveBack(recorder.take((minute + 1) * MINUTE_MS));
+      recorder.giveBack(recorder.take());
     }
-    const held = recorder.take(91 * MINUTE_MS);
+    const held = recorder.take();
     assert.equal(held.length, 60);
     assert.equal(held[0]!.minute, 30);
     assert.equal(recorder.droppedMinutes, 30);
@@ -57,7 +64,7 @@ describe('overview summary', () => {
     const recorder = new OverviewRecorder();
     for (let i = 1; i <= 100; i++) recorder.record(sample(i * 1000, { durationMs: i, status: i > 98 ? 500 : 200 }));
     for (let i = 0; i < 3; i++) recorder.record(sample(70_000, { route: '/b' }));
-    const minutes = recorder.take(10 * MINUTE_MS).map((minute) => minute.counts);
+    const minutes = recorder.take().map((minute) => minute.counts);
     const summary = summarize('1h', minutes);
     assert.equal(summary.requests, 103);
     assert.deepEqual(

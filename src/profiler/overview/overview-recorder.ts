@@ -1,8 +1,10 @@
 /**
- * The overview's counts in a process: the minute under way, and the minutes ended that wait
- * for the store. Every request is counted, kept as a report or not; a store that is away
- * leaves ended minutes waiting, at most {@link WAITING_MINUTES} of them, and the older ones
- * are dropped and counted.
+ * The overview's counts in a process since its last flush: the minute under way, and the
+ * minutes that wait for the store. Every request is counted, kept as a report or not. A flush
+ * takes the minute under way too, and counting goes on in a fresh one: the store adds up a
+ * process's parts of one minute, so a crash loses one flush interval at most. A store that is
+ * away leaves minutes waiting, at most {@link WAITING_MINUTES} of them, and the older ones are
+ * dropped and counted.
  */
 import { countSample, emptyMinute, type MinuteCounts, type OverviewSample } from './minute-counts.js';
 
@@ -31,9 +33,9 @@ export class OverviewRecorder {
     countSample(this.current.counts, sample);
   }
 
-  /** The ended minutes, for the store; the minute under way ends when `now` is past it. */
-  take(now: number): CountedMinute[] {
-    if (this.current !== undefined && Math.floor(now / MINUTE_MS) !== this.current.minute) this.end();
+  /** Everything counted since the last flush, for the store, the minute under way included. */
+  take(): CountedMinute[] {
+    this.end();
     const taken = this.waiting;
     this.waiting = [];
     return taken;
@@ -45,9 +47,9 @@ export class OverviewRecorder {
     this.bound();
   }
 
-  /** The minute under way, as counted so far: the newest part of a window read in this process. */
-  currentMinute(): CountedMinute | undefined {
-    return this.current;
+  /** What this process counted and the store does not hold yet: the newest part of a window read here. */
+  unwritten(): CountedMinute[] {
+    return this.current === undefined ? [...this.waiting] : [...this.waiting, this.current];
   }
 
   private end(): void {

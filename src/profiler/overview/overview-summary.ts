@@ -5,13 +5,13 @@
 import { quantile } from './latency-histogram.js';
 import { addMinute, emptyMinute, type MinuteCounts } from './minute-counts.js';
 
-const WINDOWS = { '1h': 60, '24h': 24 * 60, '7d': 7 * 24 * 60 } as const;
-type OverviewWindow = keyof typeof WINDOWS;
+export const OVERVIEW_WINDOWS = { '1h': 60, '24h': 24 * 60, '7d': 7 * 24 * 60 } as const;
+export type OverviewWindow = keyof typeof OVERVIEW_WINDOWS;
 
 /** Rows shown per kind. */
 const ROWS = 50;
 
-interface OverviewSummary {
+export interface OverviewSummary {
   window: OverviewWindow;
   requests: number;
   routes: Array<{

@@ -61,7 +61,7 @@ interface PageOptions {
 export function renderPage({ title, body }: PageOptions): string {
   return html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8"><meta name="robots" content="noindex,nofollow"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>${title}</title>${STYLE}</head>
-<body><header class="top"><b>vigil profiler</b><nav><a href="${PROFILER_PATH}">Latest</a><a href="${PROFILER_PATH}/search">Search</a><a href="${PROFILER_PATH}/exceptions">Exceptions</a></nav></header>
+<body><header class="top"><b>vigil profiler</b><nav><a href="${PROFILER_PATH}">Latest</a><a href="${PROFILER_PATH}/search">Search</a><a href="${PROFILER_PATH}/exceptions">Exceptions</a><a href="${PROFILER_PATH}/overview">Overview</a></nav></header>
 <div class="wrap">${body}</div></body></html>
 `.value;
 }
