@@ -9,7 +9,7 @@ import type { Report } from './model/report.js';
 import { MINUTE_MS, OverviewRecorder } from './overview/overview-recorder.js';
 import { OVERVIEW_WINDOWS, type OverviewSummary, type OverviewWindow, summarize } from './overview/overview-summary.js';
 import { sampleOfReport } from './overview/report-sample.js';
-import type { ReportStore } from './storage/report-store.js';
+import { HOUR_SPAN, hourOf, type ReportStore } from './storage/report-store.js';
 
 /** How often counts go to the store: what a crash loses at most. */
 const FLUSH_MS = 10_000;
@@ -49,9 +49,14 @@ export class ProfilerOverview {
     if (this.flushing !== undefined) return this.flushing;
     const minutes = this.recorder.take();
     if (minutes.length === 0) return Promise.resolve();
-    const before = Math.floor((now - this.options.retentionMs) / MINUTE_MS);
+    const minute = Math.floor(now / MINUTE_MS);
+    const upkeep = {
+      // Whole hours past the last one: minutes of the last hour or two stay minutes, for the hour's window.
+      hourlyBefore: hourOf(minute - HOUR_SPAN),
+      deleteBefore: Math.floor((now - this.options.retentionMs) / MINUTE_MS),
+    };
     this.flushing = this.options.store
-      .writeOverview(this.holder, minutes, before)
+      .writeOverview(this.holder, minutes, upkeep)
       .catch(() => {
         this.recorder.giveBack(minutes);
         this.sayDropped();

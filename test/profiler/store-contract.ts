@@ -63,12 +63,14 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         return counts;
       };
 
+      const keepAll = { hourlyBefore: 0, deleteBefore: 0 };
+
       it("adds up every holder's minutes, and a holder's own minute written twice", async () => {
         const other = await another();
-        await store.writeOverview('worker-1', [{ minute: 100, counts: minuteOf(3) }], 0);
-        await other.writeOverview('worker-2', [{ minute: 100, counts: minuteOf(4, 500) }], 0);
-        await store.writeOverview('worker-1', [{ minute: 101, counts: minuteOf(2) }], 0);
-        await store.writeOverview('worker-1', [{ minute: 101, counts: minuteOf(1) }], 0);
+        await store.writeOverview('worker-1', [{ minute: 100, counts: minuteOf(3) }], keepAll);
+        await other.writeOverview('worker-2', [{ minute: 100, counts: minuteOf(4, 500) }], keepAll);
+        await store.writeOverview('worker-1', [{ minute: 101, counts: minuteOf(2) }], keepAll);
+        await store.writeOverview('worker-1', [{ minute: 101, counts: minuteOf(1) }], keepAll);
         const total = await other.readOverview(100);
         const route = total.routes['GET /orders/:id']!;
         assert.deepEqual([route.requests, route.serverErrors], [10, 4]);
@@ -76,9 +78,38 @@ export function reportStoreContract(name: string, freshStore: () => StoreFixture
         assert.equal((await store.readOverview(101)).routes['GET /orders/:id']!.requests, 3);
       });
 
-      it('deletes the minutes before the one a write names', async () => {
-        await store.writeOverview('worker-1', [{ minute: 10, counts: minuteOf(1) }], 0);
-        await store.writeOverview('worker-1', [{ minute: 20, counts: minuteOf(2) }], 15);
+      it("rolls a holder's minutes before an hour up into that hour, whose window reads them all", async () => {
+        const other = await another();
+        // Minutes 120 to 179 are the hour starting at 120; 185 stays a minute.
+        for (const minute of [120, 150, 179, 185])
+          await store.writeOverview('worker-1', [{ minute, counts: minuteOf(1) }], keepAll);
+        await other.writeOverview('worker-2', [{ minute: 130, counts: minuteOf(5) }], keepAll);
+        await store.writeOverview('worker-1', [], { hourlyBefore: 180, deleteBefore: 0 });
+        assert.equal(
+          (await store.readOverview(0)).routes['GET /orders/:id']!.requests,
+          9,
+          'nothing lost in the roll-up',
+        );
+        // A window from minute 170 reads the whole hour that reaches it, and another holder's minutes as they were.
+        assert.equal((await store.readOverview(170)).routes['GET /orders/:id']!.requests, 4);
+        assert.equal((await store.readOverview(181)).routes['GET /orders/:id']!.requests, 1);
+        await store.writeOverview('worker-1', [{ minute: 160, counts: minuteOf(2) }], {
+          hourlyBefore: 180,
+          deleteBefore: 0,
+        });
+        assert.equal(
+          (await store.readOverview(0)).routes['GET /orders/:id']!.requests,
+          11,
+          'a late minute joins its hour',
+        );
+      });
+
+      it('deletes the rows that end before the minute a write names', async () => {
+        await store.writeOverview('worker-1', [{ minute: 10, counts: minuteOf(1) }], keepAll);
+        await store.writeOverview('worker-1', [{ minute: 20, counts: minuteOf(2) }], {
+          hourlyBefore: 0,
+          deleteBefore: 15,
+        });
         assert.equal((await store.readOverview(0)).routes['GET /orders/:id']!.requests, 2);
       });
 

@@ -12,7 +12,7 @@ import type {
 import type { EncodedReport } from '../model/report-encoding.js';
 import type { MinuteCounts } from '../overview/minute-counts.js';
 import type { CountedMinute } from '../overview/overview-recorder.js';
-import type { PurgeOptions, ReportStore, Retention, WriteOutcome } from './report-store.js';
+import type { OverviewUpkeep, PurgeOptions, ReportStore, Retention, WriteOutcome } from './report-store.js';
 
 export class DelegatingStore implements ReportStore {
   constructor(protected readonly inner: ReportStore) {}
@@ -52,8 +52,8 @@ export class DelegatingStore implements ReportStore {
   releaseRetention(holder: string): Promise<void> {
     return this.inner.releaseRetention(holder);
   }
-  writeOverview(holder: string, minutes: readonly CountedMinute[], before: number): Promise<void> {
-    return this.inner.writeOverview(holder, minutes, before);
+  writeOverview(holder: string, minutes: readonly CountedMinute[], upkeep: OverviewUpkeep): Promise<void> {
+    return this.inner.writeOverview(holder, minutes, upkeep);
   }
   readOverview(from: number): Promise<MinuteCounts> {
     return this.inner.readOverview(from);

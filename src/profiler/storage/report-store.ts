@@ -38,6 +38,22 @@ export interface PurgeOptions {
   lease?: { holder: string; ms: number };
 }
 
+/** What a write of the overview's minutes does besides, in minutes since the epoch. */
+export interface OverviewUpkeep {
+  /** The holder's minutes before this one are rolled up into a row per hour. */
+  hourlyBefore: number;
+  /** Every holder's rows that end before this minute are deleted (the overview's retention). */
+  deleteBefore: number;
+}
+
+/** The minutes an hour's row spans. */
+export const HOUR_SPAN = 60;
+
+/** The first minute of the hour of `minute`. */
+export function hourOf(minute: number): number {
+  return minute - (minute % HOUR_SPAN);
+}
+
 export interface ReportStore {
   /** Where the store is, for messages (a file path, a URL without its password). */
   readonly location: string;
@@ -96,10 +112,10 @@ export interface ReportStore {
   releaseRetention(holder: string): Promise<void>;
   /**
    * Adds the overview's minutes that the process `holder` counted to those it wrote before,
-   * and deletes every holder's minutes before minute `before`.
+   * and keeps the store's overview within bounds (see {@link OverviewUpkeep}).
    */
-  writeOverview(holder: string, minutes: readonly CountedMinute[], before: number): Promise<void>;
-  /** The overview's counts of every holder from minute `from` on, added up. */
+  writeOverview(holder: string, minutes: readonly CountedMinute[], upkeep: OverviewUpkeep): Promise<void>;
+  /** The overview's counts of every holder, added up, of the minutes (or hours) that reach minute `from` or later. */
   readOverview(from: number): Promise<MinuteCounts>;
   /** Deletes everything; resolves with how many reports were deleted. */
   clear(): Promise<number>;

@@ -43,6 +43,7 @@ import { decodeReport, type EncodedReport } from '../../model/report-encoding.js
 import {
   ReportStoreError,
   ReportStoreUnavailableError,
+  type OverviewUpkeep,
   type PurgeOptions,
   type ReportStore,
   type Retention,
@@ -245,8 +246,8 @@ export class PostgresReportStore implements ReportStore {
     return rows[0]?.reports ?? 0;
   }
 
-  async writeOverview(holder: string, minutes: readonly CountedMinute[], before: number): Promise<void> {
-    await this.transaction((client) => writeOverview(client, holder, minutes, before));
+  async writeOverview(holder: string, minutes: readonly CountedMinute[], upkeep: OverviewUpkeep): Promise<void> {
+    await this.transaction((client) => writeOverview(client, holder, minutes, upkeep));
   }
 
   async readOverview(from: number): Promise<MinuteCounts> {

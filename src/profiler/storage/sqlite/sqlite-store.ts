@@ -19,6 +19,7 @@ import { Backoff } from '../../../utils/backoff.js';
 import {
   ReportStoreError,
   ReportStoreUnavailableError,
+  type OverviewUpkeep,
   type PurgeOptions,
   type ReportStore,
   type Retention,
@@ -263,8 +264,8 @@ export class SqliteReportStore implements ReportStore {
     return this.command<number>({ kind: 'count' });
   }
 
-  async writeOverview(holder: string, minutes: readonly CountedMinute[], before: number): Promise<void> {
-    await this.command<null>({ kind: 'overview', holder, minutes: [...minutes], before });
+  async writeOverview(holder: string, minutes: readonly CountedMinute[], upkeep: OverviewUpkeep): Promise<void> {
+    await this.command<null>({ kind: 'overview', holder, minutes: [...minutes], upkeep });
   }
 
   /** Added up on the read thread: a week of minutes is parsed there, not on the serving one. */

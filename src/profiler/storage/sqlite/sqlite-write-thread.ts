@@ -11,6 +11,7 @@ import { FILE_DAMAGED, FILE_LOST, FileWatch, ThreadConnection } from './sqlite-f
 import { openDatabase } from './sqlite-open.js';
 import { OVERVIEW_TABLE, writeOverview } from './sqlite-overview.js';
 import type { CountedMinute } from '../../overview/overview-recorder.js';
+import type { OverviewUpkeep } from '../report-store.js';
 import { prepareWrites, type LeaseRequest, type ReportRow, type SqliteWrites, type TraceRow } from './sqlite-writes.js';
 
 export interface WriteThreadData {
@@ -28,7 +29,7 @@ export type WriteCommand =
   | { id: number; kind: 'purge'; before: number; keep: number; lease: LeaseRequest | undefined }
   | { id: number; kind: 'release-retention'; holder: string }
   | { id: number; kind: 'clear' }
-  | { id: number; kind: 'overview'; holder: string; minutes: CountedMinute[]; before: number }
+  | { id: number; kind: 'overview'; holder: string; minutes: CountedMinute[]; upkeep: OverviewUpkeep }
   | { id: number; kind: 'close' };
 
 /** A failure carries SQLite's code (`SQLITE_FULL`) when it has one, so that it can be told apart. */
@@ -279,7 +280,7 @@ function applyTo(
     case 'clear':
       return settled(db, writes.clear());
     case 'overview':
-      return writeOverview(db, command.holder, command.minutes, command.before) ?? null;
+      return writeOverview(db, command.holder, command.minutes, command.upkeep) ?? null;
   }
 }
 
