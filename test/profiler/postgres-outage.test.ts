@@ -165,6 +165,7 @@ describe('PostgreSQL down at start: the service starts and answers, and stores r
       assert.deepEqual(await server.query(dsn, 'SELECT version FROM vigil_schema_version ORDER BY version'), [
         { version: 1 },
         { version: 2 },
+        { version: 3 },
       ]);
       const counts = await settledCounts(service);
       assert.equal(answered(all) - counts.stored, counts.dropped);
