@@ -13,6 +13,8 @@ import { describe, it } from 'node:test';
 import { installedVersion, projectWith } from '../support/package-build.js';
 
 const SPANS = ['load orders', 'pg.query:SELECT', 'render'];
+/** The same spans on a report's waterfall, where a statement's span is named by its text. */
+const DRAWN = ['load orders', 'SELECT * FROM orders WHERE id = ?', 'render'];
 const REQUESTS = 3;
 
 interface Sdk {
@@ -69,6 +71,7 @@ import { loadConfig, vigil, vigilFastifyOptions, vigilSpanProcessor } from 'fast
 const exporter = new InMemorySpanExporter();
 ${tracing}
 const SPANS = ${JSON.stringify(SPANS)};
+const DRAWN = ${JSON.stringify(DRAWN)};
 const config = loadConfig();
 const app = Fastify(vigilFastifyOptions(config));
 await app.register(vigil, { config, announceProfiler: false });
@@ -89,7 +92,7 @@ for (let n = 0; n < ${REQUESTS}; n++) {
   const answer = await fetch(url + '/orders/' + n);
   await answer.text();
   const report = await app.vigil.report(answer);
-  reports.push(report.performance.spans.map((span) => span.name).filter((name) => SPANS.includes(name)));
+  reports.push(report.performance.spans.map((span) => span.name).filter((name) => DRAWN.includes(name)));
 }
 await app.close();
 await flush();
@@ -141,7 +144,7 @@ for (const sdk of [SDK_2, SDK_3]) {
         );
         assert.deepEqual(
           seen.reports,
-          Array.from({ length: REQUESTS }, () => SPANS),
+          Array.from({ length: REQUESTS }, () => DRAWN),
           'each report draws every span of its request',
         );
       });
