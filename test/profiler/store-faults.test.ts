@@ -29,6 +29,7 @@ import { startInProcess } from '../support/in-process-service.js';
 import { ask, runMain, startService, type Service } from '../support/service.js';
 import { encoded, report } from '../support/reports.js';
 import { storeOf } from '../support/stores.js';
+import { openSqlite } from '../../src/profiler/storage/sqlite/sqlite-driver.js';
 
 const MiB = 1024 * 1024;
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -233,6 +234,27 @@ describe('a damaged store is moved aside at start, and a new one is created', ()
   it('moves a real store whose middle pages were overwritten aside', async () => {
     const { varDir, bytes } = await overwrittenStore();
     await expectMovedAside(varDir, bytes);
+  });
+
+  it("moves aside a store one of whose reports' text is no longer JSON, when that report is read", async () => {
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-garbled-'));
+    const first = storeOf(varDir);
+    await first.open();
+    await first.write(encoded([report('a1a1a1'), report('b2b2b2')]));
+    await first.close();
+    // Bytes overwritten inside a row's text: SQLite's own checks find nothing wrong.
+    const db = openSqlite(join(varDir, 'profiler.sqlite'));
+    db.prepare("UPDATE reports SET data = ? WHERE token = 'a1a1a1'").run('{"request\u0001"');
+    db.close();
+    const moved: string[] = [];
+    const store = storeOf(varDir, {}, { onDamaged: ({ movedTo }) => moved.push(movedTo) });
+    try {
+      await store.open();
+      assert.equal(await store.read('a1a1a1'), undefined, 'read from the new store');
+      assert.equal(moved.length, 1, 'the file was moved aside');
+    } finally {
+      await store.close();
+    }
   });
 
   it('checks only the header and schema of a file over the whole-file limit, and finds other damage when reached', async () => {

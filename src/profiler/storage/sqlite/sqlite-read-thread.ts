@@ -173,13 +173,29 @@ function statement(c: Connection, sql: string): SqliteStatement {
   return prepared;
 }
 
+/**
+ * A report's row, its JSON checked: bytes overwritten inside a row's text pass SQLite's own
+ * checks, and the file is as damaged as if they had hit its structure.
+ */
+function readReport(c: Connection, token: string): unknown {
+  const row = c.readRow.get(token) as { data: string; traceJson: string | null } | undefined;
+  if (row === undefined) return row;
+  try {
+    JSON.parse(row.data);
+    if (row.traceJson !== null) JSON.parse(row.traceJson);
+  } catch (error) {
+    connection.give(FILE_DAMAGED, `the report ${token} is not readable: ${(error as Error).message}`);
+  }
+  return row;
+}
+
 function apply(command: Exclude<ReadCommand, { kind: 'close' }>): unknown {
   const c = connection.use(open);
   // Reads of a file deleted or replaced would go on answering from it: the store opens the new one.
   const lost = c.watch.lost();
   if (lost !== undefined) connection.give(FILE_LOST, lost);
   try {
-    if (command.kind === 'read') return c.readRow.get(command.token);
+    if (command.kind === 'read') return readReport(c, command.token);
     if (command.kind === 'overview') return readOverview(c.db, command.from);
     if (command.kind === 'exception-groups') return exceptionGroups(c, command.query);
     // One read transaction: the tail and the lookup see the same mark.
