@@ -5,10 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Report } from './model/report.js';
+import type { OverviewSample } from './overview/minute-counts.js';
 import { MINUTE_MS, OverviewRecorder } from './overview/overview-recorder.js';
 import { OVERVIEW_WINDOWS, type OverviewSummary, type OverviewWindow, summarize } from './overview/overview-summary.js';
-import { sampleOfReport } from './overview/report-sample.js';
 import { HOUR_SPAN, hourOf, type ReportStore } from './storage/report-store.js';
 
 /** How often counts go to the store: what a crash loses at most. */
@@ -40,8 +39,8 @@ export class ProfilerOverview {
     this.timer.unref();
   }
 
-  record(report: Report, kept: boolean): void {
-    this.recorder.record(sampleOfReport(report, kept));
+  record(sample: OverviewSample): void {
+    this.recorder.record(sample);
   }
 
   /** Writes what was counted since the last flush; a flush under way is waited for, not doubled. */

@@ -5,6 +5,7 @@
  * every process writing one store hands out different ones.
  */
 import { ProfilerOverview } from './profiler-overview.js';
+import { sampleOfRequest } from './request-sample.js';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
@@ -425,8 +426,16 @@ export class Profiler {
     this.replies.delete(profile);
     if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();
-    const report = this.report(this.contextFor(request, reply, profile));
-    this.overview.record(report, true);
+    const context = this.contextFor(request, reply, profile);
+    const report = this.report(context);
+    this.overview.record(
+      sampleOfRequest(context, {
+        status: report.status,
+        durationMs: report.duration,
+        token: report.token,
+        exception: report.collectors.exception,
+      }),
+    );
     this.writer.enqueue(report);
     profile.scope.close();
   }
