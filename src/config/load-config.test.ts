@@ -6,6 +6,7 @@ import {
   ConfigError,
   describeMode,
   loadConfig,
+  profilerRuns,
   SETTINGS,
   STANDALONE_PARSED_BODY_MAX_SIZE,
   type Env,
@@ -56,6 +57,10 @@ describe('every setting has a documented default', () => {
       profilerToolbar: true,
       profilerCaptureApp: true,
       profilerSlowQueryMs: 100,
+      profilerKeep: ['all'],
+      profilerSample: 0,
+      profilerSlowRequestMs: 1000,
+      profilerKeepMaxPerSecond: 10,
       ide: undefined,
       postMaxSize: { bytes: 104_857_600, text: '100M' },
       parsedBodyMaxSize: undefined,
@@ -308,6 +313,49 @@ describe('PROFILER_MAX_AGE is seconds, or a number with s, m, h or d, from 1 s t
         `PROFILER_MAX_AGE: "${value}" is not a duration from 1s to 3650d (a number of seconds, or with a unit: 90s, 30m, 48h, 2d)`,
       );
     }
+  });
+});
+
+describe('PROFILER_KEEP lists what production keeps: all, errors, slow, or none; debug mode keeps all', () => {
+  it('is none in production and all in debug mode when not set', () => {
+    assert.deepEqual(load({ APP_ENV: 'prod' }).profilerKeep, []);
+    assert.deepEqual(load({ APP_ENV: 'dev' }).profilerKeep, ['all']);
+    assert.deepEqual(load({ APP_ENV: 'dev', PROFILER_KEEP: 'errors' }).profilerKeep, ['all']);
+  });
+  it('reads a comma list in any case, each outcome once, or none alone', () => {
+    assert.deepEqual(load({ APP_ENV: 'prod', PROFILER_KEEP: 'Errors, slow,errors' }).profilerKeep, ['errors', 'slow']);
+    assert.deepEqual(load({ APP_ENV: 'prod', PROFILER_KEEP: 'none' }).profilerKeep, []);
+    for (const value of ['errors,none', 'fast', 'errors,,slow', '5xx']) {
+      assert.match(
+        refusal({ PROFILER_KEEP: value }, 'PROFILER_KEEP'),
+        /is not one of all, errors, slow \(comma-separated\), or none alone/,
+      );
+    }
+  });
+  it('tells whether the profiler runs: debug mode, PROFILER_KEEP or a sample', () => {
+    assert.equal(profilerRuns(load({ APP_ENV: 'prod' })), false);
+    assert.equal(profilerRuns(load({ APP_ENV: 'prod', PROFILER_KEEP: 'slow' })), true);
+    assert.equal(profilerRuns(load({ APP_ENV: 'prod', PROFILER_SAMPLE: '0.01' })), true);
+    assert.equal(profilerRuns(load({ APP_ENV: 'dev' })), true);
+  });
+});
+
+describe('PROFILER_SAMPLE is a share from 0 to 1, PROFILER_SLOW_REQUEST a duration from 1ms', () => {
+  it('reads shares and durations', () => {
+    assert.equal(load({ PROFILER_SAMPLE: '0.25' }).profilerSample, 0.25);
+    assert.equal(load({ PROFILER_SAMPLE: '1' }).profilerSample, 1);
+    assert.equal(load({ PROFILER_SLOW_REQUEST: '50ms' }).profilerSlowRequestMs, 50);
+    assert.equal(load({ PROFILER_SLOW_REQUEST: '2' }).profilerSlowRequestMs, 2000);
+    assert.equal(load({ PROFILER_SLOW_REQUEST: '2m' }).profilerSlowRequestMs, 120_000);
+  });
+  it('refuses what is not one', () => {
+    for (const value of ['1.5', '-0.1', '10%', 'half', '.'])
+      assert.match(refusal({ PROFILER_SAMPLE: value }, 'PROFILER_SAMPLE'), /is not a share from 0 to 1/);
+    for (const value of ['0ms', '0', '25h', 'fast', '1.5s'])
+      assert.match(
+        refusal({ PROFILER_SLOW_REQUEST: value }, 'PROFILER_SLOW_REQUEST'),
+        /is not a duration from 1ms to 24h/,
+      );
   });
 });
 

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
 import { environment, isTestRun, nodeEnvIsProduction, raw, type Env } from './environment.js';
 import type { Setting, SettingGroup } from './setting.js';
-import { SETTINGS } from './settings.js';
+import { SETTINGS, type KEEP_OUTCOMES } from './settings.js';
 import type { SqliteDsn, StoreDsn } from './store-dsn.js';
 
 type Declared = typeof SETTINGS;
@@ -38,6 +38,11 @@ export interface Config extends SettingFields<Exclude<SettingGroup, 'cors'>> {
   modeReason: string;
   /** Where debug reports are stored (PROFILER_DSN, PROFILER_POOL_SIZE); `profiler/storage/store-factory.ts` opens it. */
   profilerStore: StoreDsn;
+  /**
+   * PROFILER_KEEP: the outcomes whose reports production keeps (`all`, `errors`, `slow`),
+   * empty for none; every report in debug mode.
+   */
+  profilerKeep: ReadonlyArray<(typeof KEEP_OUTCOMES)[number]>;
   /** ISOLATED_WORKERS: processes that run isolated routes side by side, in each of the WORKERS. */
   isolatedWorkers: number;
   cors: CorsSettings;
@@ -67,15 +72,26 @@ export function loadConfig(env: Env = environment(), cwd = process.cwd()): Confi
     throw new ConfigError(tlsCert ? 'TLS_KEY' : 'TLS_CERT', 'TLS_CERT and TLS_KEY must be set together');
   }
   const store = settings.PROFILER_DSN ?? defaultStore(env, settings.VAR_DIR);
+  const debug = settings.APP_DEBUG ?? settings.APP_ENV === 'dev';
   return {
     ...fieldsOf(settings, (group) => group !== 'cors'),
     cors: fieldsOf(settings, (group) => group === 'cors'),
-    debug: settings.APP_DEBUG ?? settings.APP_ENV === 'dev',
+    debug,
+    // Debug mode keeps every report; production none unless asked.
+    profilerKeep: debug ? ['all'] : (settings.PROFILER_KEEP ?? []),
     modeReason: modeReason(env),
     profilerStore: store.scheme === 'postgres' ? { ...store, poolSize: settings.PROFILER_POOL_SIZE } : store,
     // Each of the WORKERS has its own pool: by default they share the cores (at most 8) between them.
     isolatedWorkers: settings.ISOLATED_WORKERS ?? Math.ceil(Math.min(availableParallelism(), 8) / settings.WORKERS),
   };
+}
+
+/**
+ * True when the profiler runs: in debug mode, and in production when PROFILER_KEEP or
+ * PROFILER_SAMPLE asks for reports (then every request is followed, and few are kept).
+ */
+export function profilerRuns(config: Pick<Config, 'debug' | 'profilerKeep' | 'profilerSample'>): boolean {
+  return config.debug || config.profilerKeep.length > 0 || config.profilerSample > 0;
 }
 
 /** The fields that the settings of the groups `picked` name in the table, each holding its setting's value. */

@@ -20,6 +20,8 @@ const DEFAULT_CORS_ALLOW_ORIGIN = '^https?://(localhost|127\\.0\\.0\\.1)(:[0-9]+
 
 /** A secret shorter than this is refused at start: guessing it online must stay hopeless. */
 const PROFILER_SECRET_MIN_LENGTH = 32;
+/** What PROFILER_KEEP lists; `none` alone keeps nothing. */
+export const KEEP_OUTCOMES = ['all', 'errors', 'slow'] as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -205,6 +207,35 @@ export const SETTINGS = {
     default: '100',
     description: 'milliseconds (0 to 3600000) above which a database statement is flagged slow',
     parse: (env, name) => read.integer(env, name, 0, 3_600_000),
+  }),
+  PROFILER_KEEP: setting({
+    group: 'profiler',
+    defaultText: 'all in debug mode, none in production',
+    description:
+      'production: the reports kept, decided as each request ends: all, errors (5xx answers, unhandled exceptions) and slow (over PROFILER_SLOW_REQUEST), comma-separated, or none; debug mode keeps all',
+    parse: (env, name) => (raw(env, name) === undefined ? undefined : read.keepList(env, name, KEEP_OUTCOMES)),
+  }),
+  PROFILER_SAMPLE: setting({
+    group: 'profiler',
+    field: 'profilerSample',
+    default: '0',
+    description: 'production: the share, 0 to 1, of the reports PROFILER_KEEP leaves out that are kept all the same',
+    parse: (env, name) => read.fraction(env, name),
+  }),
+  PROFILER_SLOW_REQUEST: setting({
+    group: 'profiler',
+    field: 'profilerSlowRequestMs',
+    default: '1s',
+    description: 'how long a request must take to be slow for PROFILER_KEEP: 250ms, 1s, 2m',
+    parse: (env, name) => read.shortDuration(env, name),
+  }),
+  PROFILER_KEEP_MAX_PER_SECOND: setting({
+    group: 'profiler',
+    field: 'profilerKeepMaxPerSecond',
+    default: '10',
+    description:
+      'production: reports kept per second at most, 1 to 10000, so that a burst of errors costs a bounded share; the others are counted',
+    parse: (env, name) => read.integer(env, name, 1, 10_000),
   }),
   CORS_ALLOW_ORIGIN: setting({
     group: 'cors',

@@ -141,6 +141,39 @@ export function duration(env: Env, name: string): number {
   return ms;
 }
 
+/** A duration that may be short: `250ms`, or seconds as {@link duration} reads them, from 1ms to 24h. Returns milliseconds. */
+export function shortDuration(env: Env, name: string): number {
+  const value = given(env, name);
+  const match = /^(\d+)\s*ms$/i.exec(value);
+  const ms = match ? Number(match[1]) : durationMs(value);
+  if (!(ms >= 1 && ms <= DAY_MS)) {
+    throw new ConfigError(name, `"${value}" is not a duration from 1ms to 24h (250ms, 1s, 2m, 1h)`);
+  }
+  return ms;
+}
+
+/** A share from 0 to 1: `0`, `0.05`, `1`. */
+export function fraction(env: Env, name: string): number {
+  const value = given(env, name);
+  const share = /^(\d+(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+  if (!(share >= 0 && share <= 1)) throw new ConfigError(name, `"${value}" is not a share from 0 to 1, such as 0.05`);
+  return share;
+}
+
+/**
+ * A comma-separated list of `allowed` items, or `none` alone (an empty list). Repeats are
+ * kept once.
+ */
+export function keepList<T extends string>(env: Env, name: string, allowed: readonly T[]): T[] {
+  const value = given(env, name);
+  const items = value.split(',').map((entry) => entry.trim().toLowerCase());
+  if (items.length === 1 && items[0] === 'none') return [];
+  const bad = items.find((item) => !(allowed as readonly string[]).includes(item));
+  if (bad !== undefined)
+    throw new ConfigError(name, `"${bad}" is not one of ${allowed.join(', ')} (comma-separated), or none alone`);
+  return [...new Set(items as T[])];
+}
+
 /** A duration a timer waits, from 1s to 24d, in milliseconds; with `none`, `0` turns the timer off. */
 export function timeout(env: Env, name: string, rule: { none?: boolean } = {}): number {
   const value = given(env, name);
