@@ -23,7 +23,7 @@ export interface Kernel {
   app: FastifyInstance;
   /** Every route the kernel answers: the profiler's and the application's. */
   routes: RouteTable;
-  /** Present in debug mode only. */
+  /** Present in debug mode, and in production when it keeps reports (PROFILER_KEEP, PROFILER_SAMPLE). */
   profiler: Profiler | undefined;
 }
 

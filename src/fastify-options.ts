@@ -7,7 +7,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { FastifyBaseLogger, FastifyHttpOptions, FastifyHttpsOptions, FastifyServerOptions } from 'fastify';
 import { pino, type LoggerOptions } from 'pino';
-import { loadConfig, type Config } from './config/index.js';
+import { loadConfig, profilerRuns, type Config } from './config/index.js';
 import { createErrorResponder } from './errors/error-handler.js';
 import { fastifyBodyLimit } from './limits/body-limit.js';
 import { MAX_PARAM_LENGTH } from './routing/shape-match.js';
@@ -23,7 +23,8 @@ export interface VigilFastifyExtras {
   logOutput?: LineSink | undefined;
   /**
    * The application's logger: pino options (level, serializers, redact...; `stream` for where
-   * lines go), or a pino instance. Either way, in debug mode its lines reach the reports.
+   * lines go), or a pino instance. Either way, wherever reports are made (debug mode,
+   * production with PROFILER_KEEP) its lines reach them.
    * Give it here rather than spreading `logger` over the result, which Fastify refuses
    * beside the `loggerInstance` this returns.
    */
@@ -127,16 +128,18 @@ const isLoggerInstance = (logger: object): logger is FastifyBaseLogger =>
 
 /**
  * The logger Fastify gets: the application's instance, or one built from its options (or
- * from LOG_LEVEL); in debug mode its lines pass through a tap that keeps each request's
- * lines for its report.
+ * from LOG_LEVEL); wherever reports are made, its lines pass through a tap that keeps each
+ * request's lines for its report.
  */
 function applicationLogger(
   config: Config,
   given: VigilFastifyExtras['logger'],
   logOutput: LineSink | undefined,
 ): FastifyBaseLogger {
+  // Wherever the profiler runs (debug mode, production reports), a report has its request's lines.
+  const tapped = profilerRuns(config);
   if (given !== undefined && isLoggerInstance(given)) {
-    if (config.debug) {
+    if (tapped) {
       // The instance keeps its destination; its lines go there through the tap.
       const holder = given as unknown as Record<symbol, LineSink>;
       const tap = new LogTap(holder[pino.symbols.streamSym]);
@@ -151,7 +154,7 @@ function applicationLogger(
   const transported = transport === undefined || stream !== undefined ? undefined : pino.transport(transport);
   const pretty = (stream ?? logOutput ?? transported) ? undefined : prettyLogOutputSync(config);
   const output = stream ?? transported ?? logOutput ?? pretty;
-  const tap = config.debug ? new LogTap(output) : undefined;
+  const tap = tapped ? new LogTap(output) : undefined;
   const logger = pino({ level: config.logLevel, ...options }, tap ?? output);
   if (tap) linkLogTap(logger, tap);
   if (pretty) markPretty(logger);

@@ -111,9 +111,14 @@ interface KernelHookParts {
   cors: CorsPolicy;
   /** Off: no CORS hook (the plugin's default, the application's own policy decides). Default on. */
   corsEnabled?: boolean;
-  /** Debug mode only. */
+  /** Debug mode, and production when it keeps reports. */
   profiler: Profiler | undefined;
-  /** Production only: the profiler's pages, opened by PROFILER_SECRET or `profilerAccess`; it profiles no request. */
+  /** Debug mode: the profiler's pages, the toolbar, the debug headers. */
+  debug: boolean;
+  /**
+   * Production: the profiler whose pages PROFILER_SECRET or `profilerAccess` opens (the one that
+   * keeps reports, or one of their own that profiles nothing); others get the ordinary 404.
+   */
   productionPages?: Profiler | undefined;
   /** Without TRUSTED_PROXIES: warns of a proxy on loopback (profiler/access.ts). */
   watchForwarded?: ((request: FastifyRequest) => void) | undefined;
@@ -139,6 +144,8 @@ interface KernelHookParts {
 /** The table: every stage's hooks, first to last. */
 export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): KernelHooks {
   const { profiler, limits, releaseTaps } = parts;
+  // What debug mode adds for the clients the profiler admits; production's profiler only keeps reports.
+  const pages = parts.debug ? profiler : undefined;
   return {
     onRequest: requestHooks(parts),
     // Routed requests only from here on, to onSend.
@@ -158,10 +165,10 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
       // profiler/: Server-Timing, and the debug headers exposed to an allowed origin, for the clients the profiler admits.
       profiler && { concern: 'profiler/', hook: debugHeadersHook((request) => profiler.admits(request)) },
       // profiler/: the toolbar, in the application's HTML pages, for the clients the profiler admits.
-      profiler &&
+      pages &&
         parts.toolbar && {
           concern: 'profiler/',
-          hook: toolbarHook(profiler.collectors, (request) => profiler.admits(request)),
+          hook: toolbarHook(pages.collectors, (request) => pages.admits(request)),
         },
     ],
     onResponse: [
@@ -185,7 +192,7 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
     ],
     onListen: [
       // server/: debug mode on an address other machines reach.
-      profiler && { concern: 'server/', hook: publicDebugWarning },
+      pages && { concern: 'server/', hook: publicDebugWarning },
       // server/: the mode, and where the profiler and its reports are.
       parts.announce && { concern: 'server/', hook: announcementHook(app, parts.announce) },
     ],
@@ -193,7 +200,8 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
     onClose: [
       releaseTaps && { concern: 'plugin.ts', hook: async () => releaseTaps() },
       profiler && { concern: 'profiler/', hook: () => profiler.close() },
-      parts.productionPages && { concern: 'profiler/', hook: () => parts.productionPages!.close() },
+      parts.productionPages &&
+        parts.productionPages !== profiler && { concern: 'profiler/', hook: () => parts.productionPages!.close() },
       { concern: 'limits/', hook: () => limits.close() },
     ],
   };
@@ -210,14 +218,16 @@ function requestHooks({
   cors,
   corsEnabled = true,
   profiler,
+  debug,
   productionPages,
   watchForwarded,
   routes,
   limits,
   respond,
 }: KernelHookParts): Stage<onRequestHookHandler> {
+  const pages = debug ? profiler : undefined;
   // A plugin that owns `OPTIONS *` owns the cross-origin policy: the kernel neither answers nor adds.
-  const exempt = (request: FastifyRequest) => routes.ownsPreflights || (profiler?.speaksFor(request) ?? false);
+  const exempt = (request: FastifyRequest) => routes.ownsPreflights || (pages?.speaksFor(request) ?? false);
   const answer: ErrorResponder = (error, request, reply) => {
     // What the onError hook would note, for an error that skips Fastify's error handling.
     if (error instanceof Error) profiler?.noteError(request, error);
@@ -229,18 +239,18 @@ function requestHooks({
     // profiler/: a token and a report for every request, even one refused below.
     profiler && { concern: 'profiler/', hook: profiler.tokenHook },
     // guards/: a malformed head or a CONNECT refused, its connection closed; the date in debug mode.
-    { concern: 'guards/', hook: headHook(profiler !== undefined) },
+    { concern: 'guards/', hook: headHook(debug) },
     // guards/: a Host the kernel can print, among TRUSTED_HOSTS.
     { concern: 'guards/', hook: hostHook(trustedHosts) },
     // cors/: preflights answered on any path; CORS headers on the rest (not the profiler's pages).
     corsEnabled && { concern: 'cors/', hook: corsHook(cors, { exempt }) },
     // profiler/: its pages for the clients it admits; others get the ordinary 404.
-    profiler && { concern: 'profiler/', hook: profilerAccessHook(profiler, watchForwarded) },
+    pages && { concern: 'profiler/', hook: profilerAccessHook(pages, watchForwarded) },
     // profiler/: production's pages for PROFILER_SECRET or the application's check; others get the ordinary 404.
     productionPages && { concern: 'profiler/', hook: productionAccessHook(productionPages) },
     // routing/: 404, 405 or 301 for what the router did not match, before the body is read;
     // the errors go to the pipeline from here, not through Fastify's error handling.
-    { concern: 'routing/', hook: unmatchedHook(routes, answer, profiler !== undefined) },
+    { concern: 'routing/', hook: unmatchedHook(routes, answer, debug) },
     // limits/: routed requests only from here on: the heap guard, then the declared body size.
     ...limits.requestHooks.map((hook): KernelHook<onRequestHookHandler> => ({ concern: 'limits/', hook })),
   ];

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { loadConfig, type Config } from './config/index.js';
+import { loadConfig, profilerRuns, type Config } from './config/index.js';
 import { CorsPolicy } from './cors/cors-policy.js';
 import { installStackTraces } from './debug/stack-trace.js';
 import { createErrorResponder, type ErrorResponder } from './errors/error-handler.js';
@@ -82,7 +82,7 @@ export interface VigilKernel {
   readonly config: Config;
   /** Every route the application has, native or declared, as the 404/405/301 decisions see them. */
   readonly routes: RouteTable;
-  /** Present in debug mode only. */
+  /** Present in debug mode, and in production when PROFILER_KEEP or PROFILER_SAMPLE asks for reports. */
   readonly profiler: Profiler | undefined;
   /** Fastify's `frameworkErrors` (see `vigilFastifyOptions`): an error raised before routing, through the pipeline. */
   answerFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void;
@@ -110,9 +110,9 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   const config = { ...given, parsedBodyMaxSize: given.parsedBodyMaxSize ?? FASTIFY_BODY_LIMIT };
   // The routes added before vigil: it cannot know them (their wrong method is a 404).
   const earlierRoutes = routesAddedBefore(app);
-  // Debug mode's process-wide taps (stack frames, client-error traces, console lines in reports),
-  // held while this instance is open; production installs none.
-  const releases = config.debug ? [installStackTraces(), traceClientErrors(), tapConsole()] : [];
+  // The profiler's process-wide taps (stack frames, client-error traces, console lines in reports),
+  // held while this instance is open; production installs them only when it keeps reports.
+  const releases = profilerTaps(config);
   const release = () => {
     for (const release of releases) release();
   };
@@ -122,10 +122,14 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   let limits: Limits | undefined;
   let productionPages: Profiler | undefined;
   try {
-    const profiler = config.debug ? await createProfiler(app, config, options, kernel.routes) : undefined;
+    const profiler = profilerRuns(config) ? await createProfiler(app, config, options, kernel.routes) : undefined;
     kernel.profiler = profiler;
-    productionPages = await openProductionPages(app, config, options, kernel.routes);
-    if (profiler ?? productionPages) declareProfilerRoutes(declared, (profiler ?? productionPages)!);
+    // Production's pages: on the profiler that keeps reports, or on one of their own that profiles nothing.
+    const production = productionAccessOf(app, config, options);
+    productionPages =
+      production && (profiler ?? (await createProfiler(app, config, options, kernel.routes, production)));
+    const pages = config.debug ? profiler : productionPages;
+    if (pages) declareProfilerRoutes(declared, pages);
     for (const declare of options.routes ?? []) await declare(declared);
     limits = await Limits.create({
       settings: config,
@@ -142,8 +146,9 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       cors: new CorsPolicy(config.cors),
       corsEnabled: options.cors === true,
       profiler,
+      debug: config.debug,
       productionPages,
-      watchForwarded: profiler && forwardedWatch(app, config),
+      watchForwarded: config.debug && profiler ? forwardedWatch(app, config) : undefined,
       routes: kernel.routes,
       limits,
       respond: kernel.respond,
@@ -154,9 +159,14 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
       announce:
         options.announceProfiler === false
           ? undefined
-          : announcementOf(config, !!profiler, options.reportStore, productionPages && openerOf(options)),
-      // The taps go with this instance: the last debug instance's close gives the globals back.
-      releaseTaps: config.debug ? release : undefined,
+          : announcementOf(
+              config,
+              config.debug && !!profiler,
+              options.reportStore,
+              productionPages && openerOf(options),
+            ),
+      // The taps go with this instance: the last profiled instance's close gives the globals back.
+      releaseTaps: releases.length > 0 ? release : undefined,
     });
     installKernelHooks(app, hooks);
     // An application's own root handler (NestJS's) takes its place, for `reply.callNotFound()`.
@@ -193,6 +203,7 @@ function decorateKernel(app: FastifyInstance, config: Config, options: VigilOpti
       editor: config.ide,
       // Debug output goes only to the clients that may open the profiler.
       debugFor: (request) => parts.profiler?.admits(request) ?? false,
+      reportToken: (request) => parts.profiler?.reportToken(request),
       defaultFormat: options.errorFormat ?? 'json',
       jsonShape: options.errorShape ?? 'problem',
     }),
@@ -221,27 +232,20 @@ function decorateKernel(app: FastifyInstance, config: Config, options: VigilOpti
 }
 
 /**
- * Production: the profiler's pages, on the store given or the one PROFILER_DSN names, when
- * PROFILER_SECRET or `profilerAccess` opens them; without either, none (the command line reads the store).
+ * Production: who may open the profiler's pages, when PROFILER_SECRET or `profilerAccess`
+ * says; without either, none (the command line reads the store).
  */
-function openProductionPages(
-  app: FastifyInstance,
-  config: Config,
-  options: VigilOptions,
-  table: RouteTable,
-): Promise<Profiler | undefined> {
-  if (config.debug || (config.profilerSecret === undefined && options.profilerAccess === undefined))
-    return Promise.resolve(undefined);
+function productionAccessOf(app: FastifyInstance, config: Config, options: VigilOptions): ProductionAccess | undefined {
+  if (config.debug || (config.profilerSecret === undefined && options.profilerAccess === undefined)) return undefined;
   // The client whose failures are counted: the socket's peer, walked back through TRUSTED_PROXIES only.
   const clients = new ProfilerAccess([], { trustedProxies: config.trustedProxies });
-  const production = new ProductionAccess({
+  return new ProductionAccess({
     secret: config.profilerSecret,
     sessionMaxAgeMs: config.profilerSessionMaxAgeMs,
     check: options.profilerAccess,
     clientOf: (request) => clients.clientOf(request),
     warn: (message) => app.log.warn(message),
   });
-  return createProfiler(app, config, options, table, production);
 }
 
 /** What opens production's pages, for the start line. */
@@ -251,7 +255,20 @@ function openerOf(options: VigilOptions): string {
     : 'a bearer of PROFILER_SECRET or its login page';
 }
 
-/** The profiler of debug mode, or production's pages: the default collectors and the application's, on the store given or the one PROFILER_DSN names. */
+/**
+ * The taps the profiler needs, wherever it runs: stack frames and console lines, and the
+ * traces of 4xx errors when their reports may be kept (debug mode, PROFILER_KEEP=all, a sample).
+ */
+function profilerTaps(config: Config): Array<() => void> {
+  if (!profilerRuns(config)) return [];
+  const clientErrors = config.profilerKeep.includes('all') || config.profilerSample > 0;
+  return [installStackTraces(), tapConsole(), ...(clientErrors ? [traceClientErrors()] : [])];
+}
+
+/**
+ * The profiler of debug mode, of production's kept reports, or of production's pages alone: the
+ * default collectors and the application's, on the store given or the one PROFILER_DSN names.
+ */
 function createProfiler(
   app: FastifyInstance,
   config: Config,
@@ -290,6 +307,14 @@ function createProfiler(
     ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
     ...(options.peerCounters ? { peers: options.peerCounters } : {}),
     ...(production ? { production } : {}),
+    keep: config.debug
+      ? undefined
+      : {
+          outcomes: config.profilerKeep,
+          sample: config.profilerSample,
+          slowMs: config.profilerSlowRequestMs,
+          maxPerSecond: config.profilerKeepMaxPerSecond,
+        },
   };
   return Profiler.create(store, settings, app.log);
 }

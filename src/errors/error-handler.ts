@@ -34,6 +34,11 @@ interface ErrorPipelineOptions {
    * profiler); the others get the production rendering. Without it, every answer may.
    */
   debugFor?: ((request: FastifyRequest) => boolean) | undefined;
+  /**
+   * The token of the report kept for the request, which a 5xx's log line names (`report`), so
+   * that whoever reads the logs can open it; in production, asking may decide that it is kept.
+   */
+  reportToken?: ((request: FastifyRequest) => string | undefined) | undefined;
   /** VIGIL_IDE: debug pages link the project's files to this editor. */
   editor?: EditorLinkFormat | undefined;
   /** The format of a client that names none (no `Accept`, `*\/*`): HTML by default, JSON for an API. */
@@ -57,6 +62,7 @@ export function createErrorResponder({
   debug: debugMode,
   editor,
   debugFor,
+  reportToken,
   defaultFormat = 'html',
   jsonShape = 'problem',
 }: ErrorPipelineOptions): ErrorResponder {
@@ -65,7 +71,7 @@ export function createErrorResponder({
     const debug = debugMode && (debugFor === undefined || debugFor(request));
     const fastifyShape = !debug && jsonShape === 'fastify';
     const described = describeError(thrown);
-    if (described.status >= 500) logError(request, described.error, described.message);
+    if (described.status >= 500) logError(request, described.error, described.message, reportToken?.(request));
     if (reply.sent || reply.raw.headersSent) {
       // Too late for an error page: the client has a partial answer, so end it visibly.
       reply.raw.destroy(described.error);
@@ -132,11 +138,14 @@ export function createErrorResponder({
 }
 
 /** The logger reads the error's properties (its `cause` among them): one that throws must not take the answer down. */
-function logError(request: FastifyRequest, error: Error, message: string): void {
+function logError(request: FastifyRequest, error: Error, message: string, report: string | undefined): void {
   try {
-    request.log.error({ err: error }, message);
+    request.log.error(report === undefined ? { err: error } : { err: error, report }, message);
   } catch {
-    request.log.error(`${message} (the error's details could not be logged: reading them threw)`);
+    request.log.error(
+      report === undefined ? {} : { report },
+      `${message} (the error's details could not be logged: reading them threw)`,
+    );
   }
 }
 

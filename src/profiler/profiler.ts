@@ -1,15 +1,17 @@
 /**
- * The profiler, composed in debug mode only: gives each request a token, marks the stages it goes
- * through, lets collectors fill its report, and hands the report to the writer once the response is
- * sent (Symfony's "terminate" stage). Tokens come from the store in leased blocks (`token.ts`), so
- * every process writing one store hands out different ones.
+ * The profiler: marks the stages each request goes through, lets collectors fill its report, and
+ * hands the report to the writer once the response is sent (Symfony's "terminate" stage). In
+ * debug mode every request gets a token as it arrives; in production (PROFILER_KEEP) the report
+ * is decided as the request ends (`keep-policy.ts`), and only a kept one gets a token and is
+ * made. Tokens come from the store in leased blocks (`token.ts`), so every process writing one
+ * store hands out different ones.
  */
 import { ProfilerOverview } from './profiler-overview.js';
 import { sampleOfRequest } from './request-sample.js';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
-import { RequestScope, runInScope } from '../http/request-scope.js';
+import { RequestScope } from '../http/request-scope.js';
 import { TokenSource } from './tokens/token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
@@ -20,6 +22,9 @@ import { ProfilerAccess, type AccessSettings, type ProfilerRefusal } from './acc
 import { settlePageHeaders } from './access/page-headers.js';
 import type { ProductionAccess } from './access/production-access.js';
 import { isCollectorError, type Report } from './model/report.js';
+import type { KeepSettings } from './writer/keep-policy.js';
+import { KeptReports } from './writer/kept-reports.js';
+import { finishWhenHijacked, proceed } from './request-way.js';
 import { PacedFailureLog } from '../utils/failure-log.js';
 import { ReadTimeStore } from './storage/read-time-store.js';
 import { Redactor } from './redaction/redact.js';
@@ -66,6 +71,8 @@ export interface ProfilerOptions {
    * the pages show every process's reports waiting, dropped and deleted, not this one's alone.
    */
   peers?: () => WriterCounters;
+  /** Production: which reports are kept, decided as each request ends; absent in debug mode, which keeps every one. */
+  keep?: KeepSettings | undefined;
   /** Tuning of the batched writer (tests use a small queue). */
   writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs' | 'retentionLeaseMs'>;
   /** How long the overview's minutes are kept (PROFILER_OVERVIEW_RETENTION); how often they are flushed (tests flush often). */
@@ -93,6 +100,8 @@ export class Profiler {
   private unfinished = 0;
   private allFinished: (() => void) | undefined;
   private log: FastifyBaseLogger | undefined;
+  /** Production's reports, kept by their outcome; undefined in debug mode. */
+  private keep: KeptReports | undefined;
 
   private constructor(
     store: ReportStore,
@@ -120,6 +129,9 @@ export class Profiler {
    * profiler's own answers get their headers settled (`page-headers.ts`), and its pages no token.
    */
   readonly tokenHook: onRequestHookHandler = (request, reply, done) => {
+    // Production: every request is followed, without a token until its report is kept (see finish);
+    // the profiler's own pages are not (production-access.ts answers them).
+    if (this.keep) return this.speaksFor(request) ? done() : proceed(request, this.begin(request, reply, ''), done);
     if (this.speaksFor(request)) {
       settlePageHeaders(reply.raw);
       if (this.serves(request)) return done();
@@ -179,6 +191,8 @@ export class Profiler {
         ),
       onLeaseRecovered: () => failures.succeeded(TOKEN_LEASE_FAILED),
     });
+    if (this.options.keep)
+      this.keep = new KeptReports(this.options.keep, this.tokens, this.writer, (message) => log.warn(message));
     await this.writer.open();
     await this.tokens.fill();
     this.overview = new ProfilerOverview({
@@ -196,11 +210,8 @@ export class Profiler {
    */
   adopt(request: FastifyRequest, reply: FastifyReply, error: Error): void {
     if (request.vigil?.profile) return;
-    // No hook runs for these requests, so there is no waiting for a lease: without a token at hand the report is dropped.
-    const full = this.writer.refusal();
-    if (full) return void this.writer.discard(1, full);
-    const token = this.tokens.issue();
-    if (token === undefined) return void this.writer.discard(1, 'no token could be leased from the store');
+    const token = this.keep ? '' : this.tokenAtHand();
+    if (token === undefined) return;
     const profile = this.begin(request, reply, token);
     profile.error = error;
     profile.marks.error = performance.now();
@@ -208,6 +219,26 @@ export class Profiler {
       profile.aborted = !reply.raw.writableFinished;
       this.finish(request);
     });
+  }
+
+  /** No hook runs for these requests, so there is no waiting for a lease: without a token at hand the report is dropped. */
+  private tokenAtHand(): string | undefined {
+    const full = this.writer.refusal();
+    if (full) return void this.writer.discard(1, full);
+    const token = this.tokens.issue();
+    if (token === undefined) this.writer.discard(1, 'no token could be leased from the store');
+    return token;
+  }
+
+  /**
+   * The token of the request's report, for its error's log line. In production, when
+   * PROFILER_KEEP keeps errors, this error decides it: the report is kept (within the bound)
+   * and its token leased now. Undefined when no report is kept, or no token was at hand yet.
+   */
+  reportToken(request: FastifyRequest): string | undefined {
+    const profile = request.vigil?.profile;
+    if (!profile) return undefined;
+    return this.keep ? this.keep.tokenAtError(profile) : profile.token;
   }
 
   /** The error the request is answered with, and when it was raised (the onError stage). */
@@ -281,6 +312,7 @@ export class Profiler {
     await this.overview?.close();
     this.tokens?.close();
     this.leaseFailures?.flush();
+    this.keep?.flush();
     for (const collector of this.collectors) collector.close?.();
     await this.store.close();
   }
@@ -378,36 +410,21 @@ export class Profiler {
       data: {},
     };
     const state = stateOf(request);
-    state.token = token;
     state.profile = profile;
-    // Recorded for everyone, announced only to whom may open the profiler.
-    if (this.admits(request)) {
-      reply.header('x-debug-token', token);
-      reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
+    // Recorded for everyone, announced only to whom may open the profiler; production's comes later, unannounced.
+    if (token !== '') {
+      state.token = token;
+      if (this.admits(request)) {
+        reply.header('x-debug-token', token);
+        reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
+      }
     }
     this.replies.set(profile, reply);
     this.unfinished++;
-    if (request.headers.upgrade !== undefined) this.finishWhenHijacked(request, reply);
+    if (request.headers.upgrade !== undefined) finishWhenHijacked(reply, () => this.finish(request));
     const context = this.contextFor(request, reply, profile);
     for (const collector of this.collectors) collector.start?.(context);
     return profile;
-  }
-
-  /**
-   * An upgrade (a websocket's, through `@fastify/websocket`) is hijacked: Fastify runs no
-   * onResponse for it, and the handshake is written on the socket, not through the reply. Its
-   * report is the handshake's, made once the handler has taken the socket (101). The wrap is
-   * this reply's own, and only an upgrade's.
-   */
-  private finishWhenHijacked(request: FastifyRequest, reply: FastifyReply): void {
-    const hijack = reply.hijack;
-    reply.hijack = () => {
-      const hijacked = hijack.call(reply);
-      // The handshake's status, for the report: Fastify sends nothing of a hijacked reply.
-      reply.code(101);
-      setImmediate(() => this.finish(request));
-      return hijacked;
-    };
   }
 
   private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {
@@ -427,17 +444,40 @@ export class Profiler {
     if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();
     const context = this.contextFor(request, reply, profile);
-    const report = this.report(context);
-    this.overview.record(
-      sampleOfRequest(context, {
-        status: report.status,
-        durationMs: report.duration,
-        token: report.token,
-        exception: report.collectors.exception,
-      }),
-    );
-    this.writer.enqueue(report);
+    if (!this.keep || this.keep.keeps(profile, reply.statusCode)) {
+      const report = this.report(context);
+      this.overview.record(
+        sampleOfRequest(context, {
+          status: report.status,
+          durationMs: report.duration,
+          token: report.token || null,
+          exception: report.collectors.exception,
+        }),
+      );
+      if (this.keep) this.keep.queue(report);
+      else this.writer.enqueue(report);
+    } else {
+      // Not kept: counted in the overview, then what the collectors hold for the request is let go.
+      this.overview.record(
+        sampleOfRequest(context, {
+          status: profile.aborted ? CLIENT_CLOSED_REQUEST : reply.statusCode,
+          durationMs: profile.marks.end - profile.marks.start,
+          token: null,
+          exception: profile.error ? this.sectionOf('exception', context) : undefined,
+        }),
+      );
+      for (const collector of this.collectors) collector.discard?.(context);
+    }
     profile.scope.close();
+  }
+
+  /** One collector's section of a request not kept, when the overview needs it (its exception). */
+  private sectionOf(name: string, context: CollectorContext): unknown {
+    try {
+      return this.collectors.find((collector) => collector.name === name)?.collect(context);
+    } catch {
+      return undefined;
+    }
   }
 
   private report(context: CollectorContext): Report {
@@ -464,14 +504,4 @@ export class Profiler {
       collectors,
     };
   }
-}
-
-/**
- * Lets the request go on, inside its scope when a route matched: the rest of its hooks and
- * its handler then run there, and what its code logs or measures is filed under it. An
- * unrouted request runs no application code, and skips the cost of entering one.
- */
-function proceed(request: FastifyRequest, profile: RequestProfile, done: () => void): void {
-  if (request.is404) return done();
-  runInScope(profile.scope, done);
 }

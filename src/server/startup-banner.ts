@@ -20,14 +20,18 @@ export function startupBanner(
   return `${lines.join('\n')}\n`;
 }
 
-/** Debug mode's profiler, production's opened by PROFILER_SECRET, or none. */
+/** Debug mode's profiler; production's reports kept by PROFILER_KEEP, its pages opened by PROFILER_SECRET; or none. */
 function profilerLine(
   config: Pick<Config, 'debug' | 'profilerSecret'>,
   url: string,
   store: string | undefined,
 ): string {
-  if (store !== undefined) return `${url}/_profiler (reports in ${store})`;
-  if (!config.debug && config.profilerSecret !== undefined)
-    return `${url}/_profiler, to a bearer of PROFILER_SECRET or its login page`;
-  return 'off (debug is off)';
+  if (config.debug) return store === undefined ? 'off (no report store)' : `${url}/_profiler (reports in ${store})`;
+  const pages =
+    config.profilerSecret === undefined
+      ? undefined
+      : `${url}/_profiler, to a bearer of PROFILER_SECRET or its login page`;
+  if (store !== undefined)
+    return `reports kept by PROFILER_KEEP in ${store}; ${pages ?? 'read them with vigil profiler:list'}`;
+  return pages ?? 'off (debug is off)';
 }

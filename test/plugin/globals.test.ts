@@ -30,8 +30,12 @@ function globals(): Record<string, unknown> {
   };
 }
 
-async function startApp(debug: boolean): Promise<{ app: FastifyInstance; url: string; ca: undefined }> {
+async function startApp(
+  debug: boolean,
+  env: Record<string, string> = {},
+): Promise<{ app: FastifyInstance; url: string; ca: undefined }> {
   const config = loadConfig({
+    ...env,
     TLS: '0',
     APP_DEBUG: debug ? '1' : '0',
     LOG_LEVEL: 'info',
@@ -78,6 +82,18 @@ describe("a debug instance's taps are removed by its close", () => {
     assert.equal(exceptionFile(answer).file, THIS_FILE, 'the open instance still has its frames');
     assert.notEqual(console.log, before['console.log']);
     await second.app.close();
+    assert.deepEqual(globals(), before);
+  });
+});
+
+describe('a production instance that keeps reports (PROFILER_KEEP) gives its taps back on close', () => {
+  it('taps the console, the stack formatting and fetch while open, not after', async () => {
+    const before = globals();
+    const { app } = await startApp(false, { PROFILER_KEEP: 'errors' });
+    assert.notEqual(console.log, before['console.log'], 'the console is tapped while open');
+    assert.notEqual(Error.prepareStackTrace, before.prepareStackTrace, 'the stack formatting is tapped while open');
+    assert.notEqual(globalThis.fetch, before.fetch, 'fetch is wrapped while open');
+    await app.close();
     assert.deepEqual(globals(), before);
   });
 });

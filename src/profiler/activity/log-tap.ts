@@ -86,6 +86,11 @@ export class LogTap implements LineSink {
     return { lines: entry.lines, omitted: entry.omitted };
   }
 
+  /** Stops watching request `id`, keeping nothing of it. */
+  forget(id: string): void {
+    this.watched.delete(id);
+  }
+
   /** Lines request `id` has written so far (kept or beyond the limit). */
   count(id: string): number {
     const entry = this.watched.get(id);

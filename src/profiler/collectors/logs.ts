@@ -55,6 +55,9 @@ export const logsCollector = defineCollector<LogsSection, CollectorSetup>({
       start({ request, profile, redactor }) {
         profile.scope.lines = tap.watch(request.id, (value) => redactor.fields(value));
       },
+      discard({ request }) {
+        tap.forget(request.id);
+      },
       collect({ request, redactor }): LogsSection {
         const { lines, omitted } = tap.take(request.id);
         // A handler may log what it received (`log.info({ body })`): credential fields are redacted.

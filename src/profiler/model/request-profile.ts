@@ -26,7 +26,10 @@ export interface StageMarks {
 
 /** What the profiler keeps about a request while it runs, until its report is written. */
 export interface RequestProfile {
+  /** Empty in production until the report is kept and its token leased. */
   token: string;
+  /** Production: whether the report is kept, once decided (at the request's error or end). */
+  kept?: boolean;
   /** Epoch milliseconds at arrival. */
   time: number;
   /** Client address, read at arrival: the socket may be gone when the report is built. */
@@ -87,6 +90,8 @@ export interface Collector<Section = unknown> {
   name: string;
   start?(context: CollectorContext): void;
   collect(context: CollectorContext): Section | undefined;
+  /** In production, instead of `collect` for a request whose report is not kept: lets go of what `start` holds. */
+  discard?(context: CollectorContext): void;
   close?(): void;
   /**
    * What can wait until someone reads the report: given the stored section, the section as

@@ -1,0 +1,216 @@
+/**
+ * Issue 45, items 1, 2 and 5's burst bound, over real sockets: in production PROFILER_KEEP
+ * keeps the reports of errors and slow requests (PROFILER_SAMPLE a share of the rest), each
+ * with every panel of a debug report, the client sees nothing of it, the error's log line
+ * names the token, and a burst of errors keeps at most PROFILER_KEEP_MAX_PER_SECOND a second.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
+import type { Report, ReportSummary } from '../../src/profiler/model/report.js';
+import { runStatement } from '../fixtures/kept-routes.js';
+import { runVigil } from '../support/command-line.js';
+import { startInProcess } from '../support/in-process-service.js';
+import { ask, type Answer, type Service } from '../support/service.js';
+import { openStoreOf } from '../support/stores.js';
+
+const ROUTES = 'test/fixtures/kept-routes.ts';
+
+interface Stored {
+  summaries: ReportSummary[];
+  /** The paths (with their query) of the stored reports, sorted. */
+  paths: string[];
+  read(path: string): Report;
+}
+
+/** A report's URL without its origin. */
+const pathOf = (url: string) => {
+  const { pathname, search } = new URL(url, 'http://localhost');
+  return pathname + search;
+};
+
+/** Every report the stopped service's store holds, by URL. */
+async function storedReports(varDir: string): Promise<Stored> {
+  const store = await openStoreOf(varDir);
+  try {
+    const { reports: summaries } = await store.search({ limit: 10_000 });
+    const full = new Map<string, Report>();
+    for (const summary of summaries) full.set(pathOf(summary.url), (await store.read(summary.token))!);
+    const paths = [...full.keys()].sort();
+    return { summaries, paths, read: (path) => full.get(path) ?? assert.fail(`no report of ${path}: ${paths}`) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The JSON log lines of an output, parsed. */
+function logLines(output: string): Array<Record<string, unknown>> {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function debugHeaders(answer: Pick<Answer, 'headers'>): string[] {
+  return Object.keys(answer.headers).filter((name) => name.startsWith('x-debug') || name === 'server-timing');
+}
+
+describe('standalone, PROFILER_KEEP=errors,slow: the 500 and the slow request are kept, the fast 200 is not', () => {
+  let service: Service;
+  const answers: Record<string, Answer> = {};
+  let stored: Stored;
+  let output: string;
+
+  before(async () => {
+    service = await startInProcess({
+      APP_ENV: 'prod',
+      ROUTES,
+      LOG_LEVEL: 'warn',
+      PROFILER_KEEP: 'errors,slow',
+      PROFILER_SLOW_REQUEST: '50ms',
+    });
+    for (const path of ['/orders/fail', '/fast', '/slow']) answers[path] = await ask(service, { path });
+    await service.stop();
+    output = service.output();
+    stored = await storedReports(service.varDir);
+  });
+
+  it('answers as production always did: no debug header, no trace, no token', () => {
+    const failed = answers['/orders/fail']!;
+    assert.equal(failed.status, 500);
+    assert.ok(!failed.body.includes('order 7'), failed.body);
+    for (const answer of Object.values(answers)) assert.deepEqual(debugHeaders(answer), []);
+    assert.equal(answers['/fast']!.body, 'fast');
+  });
+
+  it('keeps the 500 with its exception and cause, its logs, its statement and every panel', () => {
+    const report = stored.read('/orders/fail');
+    assert.equal(report.status, 500);
+    const sections = report.collectors as Record<string, Record<string, unknown>>;
+    for (const name of ['request', 'response', 'exception', 'routing', 'performance', 'logs', 'database'])
+      assert.ok(sections[name], `no ${name} section: ${Object.keys(sections).join(', ')}`);
+    const exception = sections.exception as { class: string; message: string; cause?: { class: string } };
+    assert.equal(exception.message, 'order 7 has no total');
+    assert.equal(exception.cause?.class, 'RangeError');
+    const logs = sections.logs as { lines: Array<{ message: string }> };
+    assert.ok(
+      logs.lines.some((line) => line.message === 'looking order 7 up'),
+      JSON.stringify(logs.lines),
+    );
+    const database = sections.database as { texts: string[] };
+    assert.equal(database.texts.length, 1);
+    assert.match(database.texts[0]!, /FROM orders/);
+  });
+
+  it("names the report's token in the error's log line, and the command line opens it", async () => {
+    const line = logLines(output).find((entry) => entry.msg === 'order 7 has no total');
+    assert.ok(line, output);
+    const token = line.report;
+    assert.equal(token, stored.read('/orders/fail').token);
+    const shown = await runVigil(['profiler:show', String(token)], { VAR_DIR: service.varDir });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /order 7 has no total/);
+  });
+
+  it('keeps the request over PROFILER_SLOW_REQUEST, and not the fast 200', () => {
+    assert.equal(stored.read('/slow').status, 200);
+    assert.deepEqual(stored.paths, ['/orders/fail', '/slow']);
+  });
+});
+
+describe('standalone, PROFILER_SAMPLE=1 alone keeps every report', () => {
+  it('keeps the fast 200s', async () => {
+    const service = await startInProcess({ APP_ENV: 'prod', ROUTES, PROFILER_SAMPLE: '1' });
+    for (let i = 0; i < 3; i++) assert.deepEqual(debugHeaders(await ask(service, { path: `/fast?n=${i}` })), []);
+    await service.stop();
+    assert.deepEqual((await storedReports(service.varDir)).paths, ['/fast?n=0', '/fast?n=1', '/fast?n=2']);
+  });
+});
+
+describe('a burst of errors keeps at most PROFILER_KEEP_MAX_PER_SECOND reports a second', () => {
+  it('stores the bound, and counts the rest in a log line', async () => {
+    const bound = 5;
+    const service = await startInProcess({
+      APP_ENV: 'prod',
+      ROUTES,
+      PROFILER_KEEP: 'errors',
+      PROFILER_KEEP_MAX_PER_SECOND: String(bound),
+    });
+    const sent = 300;
+    const started = performance.now();
+    for (let batch = 0; batch < sent / 20; batch++) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => ask(service, { path: '/burst' })));
+      for (const answer of answers) assert.equal(answer.status, 500);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    await service.stop();
+    const { summaries } = await storedReports(service.varDir);
+    assert.ok(summaries.length >= bound, `${summaries.length} kept`);
+    assert.ok(summaries.length <= bound * (Math.ceil(seconds) + 1), `${summaries.length} kept in ${seconds} s`);
+    const counted = [...service.output().matchAll(/(\d+) reports? not kept: over PROFILER_KEEP_MAX_PER_SECOND/g)];
+    assert.equal(
+      counted.reduce((sum, match) => sum + Number(match[1]), 0),
+      sent - summaries.length,
+      service.output(),
+    );
+  });
+});
+
+describe('as a plugin, PROFILER_KEEP=errors keeps the 500 only, with its calls', () => {
+  let app: FastifyInstance;
+  let url: string;
+  const lines: string[] = [];
+
+  before(async () => {
+    const config = loadConfig({
+      APP_ENV: 'prod',
+      TLS: '0',
+      LOG_LEVEL: 'warn',
+      PROFILER_KEEP: 'errors',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-kept-')),
+    });
+    app = Fastify(vigilFastifyOptions(config, { logOutput: { write: (line: string) => lines.push(line) } }));
+    await app.register(vigil, { config });
+    app.get('/fail', async (request) => {
+      request.log.warn('charging card 4');
+      await runStatement('UPDATE cards SET charged = 1 WHERE id = 4');
+      await (await fetch(`${url}/fast`)).text();
+      throw new Error('card 4 declined');
+    });
+    app.get('/fast', async () => 'fast');
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(() => app.close());
+
+  it('keeps the report of the 500, which its log line names, and none of the 200', async () => {
+    const failed = await fetch(`${url}/fail`);
+    assert.equal(failed.status, 500);
+    const fast = await fetch(`${url}/fast`);
+    assert.equal(await fast.text(), 'fast');
+    for (const answer of [failed, fast])
+      assert.deepEqual(
+        [...answer.headers.keys()].filter((name) => name.startsWith('x-debug') || name === 'server-timing'),
+        [],
+      );
+    const line = logLines(lines.join('')).find((entry) => entry.msg === 'card 4 declined');
+    assert.ok(typeof line?.report === 'string', lines.join(''));
+    const report = await app.vigil.report(line.report);
+    assert.equal(report?.exception?.message, 'card 4 declined');
+    assert.ok(report?.logs?.lines.some((logged) => logged.message === 'charging card 4'));
+    assert.equal(report?.database?.statements.length, 1);
+    assert.deepEqual(
+      report?.httpClient?.calls.map((call) => [call.method, pathOf(call.url), call.status]),
+      [['GET', '/fast', 200]],
+    );
+    assert.ok(report?.request && report.response && report.routing && report.performance);
+    const { reports } = await app.vigil.profiler!.store.search({ limit: 100 });
+    assert.deepEqual(
+      reports.map((found) => pathOf(found.url)),
+      ['/fail'],
+    );
+  });
+});
