@@ -296,6 +296,7 @@ function createProfiler(
     logTap: logTapOf(app.log),
     editor: config.ide,
     appActivity: config.profilerCaptureApp ? { slowQueryMs: config.profilerSlowQueryMs } : undefined,
+    production: !config.debug,
   });
   const settings: ProfilerOptions = {
     collectors: [...collectors, ...(options.collectors ?? [])],

@@ -91,7 +91,7 @@ describe('standalone, PROFILER_KEEP=errors,slow: the 500 and the slow request ar
     const report = stored.read('/orders/fail');
     assert.equal(report.status, 500);
     const sections = report.collectors as Record<string, Record<string, unknown>>;
-    for (const name of ['request', 'response', 'exception', 'routing', 'performance', 'logs', 'database'])
+    for (const name of ['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs', 'database'])
       assert.ok(sections[name], `no ${name} section: ${Object.keys(sections).join(', ')}`);
     const exception = sections.exception as { class: string; message: string; cause?: { class: string } };
     assert.equal(exception.message, 'order 7 has no total');

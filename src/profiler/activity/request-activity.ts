@@ -225,12 +225,24 @@ export class RequestActivity {
   /** This route's remembered lines, once a call asked; undefined for an unrouted request. */
   private routeLines: RouteLines | undefined;
 
+  /** The route's pattern and method, read when a call first asks (null until then). */
+  private route: { pattern: string; method: string } | undefined | null = null;
+
   constructor(
     readonly scope: RequestScope,
     private readonly memory: SiteMemory = new SiteMemory(),
-    /** Without a pattern (an unrouted request), lines are never recalled. */
-    private readonly route?: { pattern: string; method: string },
+    /** Without a route's pattern (an unrouted request), lines are never recalled. */
+    private readonly request?: RoutedRequest,
   ) {}
+
+  /** Read once, and only by a request that makes calls: Fastify builds `routeOptions` anew at each read. */
+  private routeOf(): { pattern: string; method: string } | undefined {
+    if (this.route === null) {
+      const pattern = this.request?.routeOptions.url;
+      this.route = pattern === undefined ? undefined : { pattern, method: this.request!.method };
+    }
+    return this.route;
+  }
 
   /**
    * The line behind the request's next call of `kind`, whose `fingerprint` says what it is
@@ -241,8 +253,9 @@ export class RequestActivity {
    */
   siteFor(kind: SiteKind, fingerprint: string, lookUp: () => string | null): FoundSite {
     const place = this.siteCalls[kind]++;
-    if (this.route === undefined || place >= REMEMBERED_PER_REQUEST) return { site: lookUp(), recalled: false };
-    this.routeLines ??= this.memory.linesOf(this.route.pattern, this.route.method);
+    const route = this.routeOf();
+    if (route === undefined || place >= REMEMBERED_PER_REQUEST) return { site: lookUp(), recalled: false };
+    this.routeLines ??= this.memory.linesOf(route.pattern, route.method);
     const lines = this.routeLines[kind];
     const known = lines[place];
     const key = memoryKey(fingerprint);
@@ -354,13 +367,7 @@ export class RequestActivity {
 export function watchActivity(scope: RequestScope, memory?: SiteMemory, request?: RoutedRequest): RequestActivity {
   let activity = activityOf(scope);
   if (activity === undefined) {
-    // Read once: Fastify builds `routeOptions` anew at each read.
-    const pattern = request?.routeOptions.url;
-    activity = new RequestActivity(
-      scope,
-      memory,
-      pattern === undefined ? undefined : { pattern, method: request!.method },
-    );
+    activity = new RequestActivity(scope, memory, request);
     scope.activity = activity;
     noteEntrySpan(scope);
   }

@@ -13,6 +13,11 @@ export interface CollectorSetup {
   editor?: EditorLinkFormat | undefined;
   /** The application's HTTP calls and database statements (PROFILER_CAPTURE_APP), statements over `slowQueryMs` flagged. */
   appActivity?: { slowQueryMs: number } | undefined;
+  /**
+   * Production (PROFILER_KEEP): every request is followed and few are kept, so what `start`
+   * does costs every request; what it could only measure (the heap at arrival) is left out.
+   */
+  production?: boolean | undefined;
   /** The instance's memory of call sites, shared by the database and HTTP client collectors. */
   sites: SiteMemory;
 }

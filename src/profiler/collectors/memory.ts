@@ -81,10 +81,9 @@ export const memoryCollector = defineCollector<MemorySection, CollectorSetup>({
       },
     ];
   },
-  create: () => ({
-    start({ profile }) {
-      profile.data.memory = memorySample();
-    },
+  // In production the heap is read when a kept report is made, not at every request's arrival.
+  create: ({ production }) => ({
+    ...(production ? {} : { start: ({ profile }) => void (profile.data.memory = memorySample()) }),
     collect({ profile }) {
       const start = profile.data.memory as MemorySample | undefined;
       const end = memorySample();
