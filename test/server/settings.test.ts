@@ -84,8 +84,10 @@ describe('values an operator writes', () => {
 
 describe('--help lists them', () => {
   it('names each setting with its default', async () => {
-    const { code, stdout } = await runMain({}, ['--help']);
+    const { code, stdout: wrapped } = await runMain({}, ['--help']);
     assert.equal(code, 0);
+    // A long description goes on under its own column: read as one line.
+    const stdout = wrapped.replace(/\n {20,}/g, ' ');
     for (const line of [
       /PARSED_BODY_MAX_SIZE +.*\(512K; 0: /,
       /BODY_TIMEOUT +.*\(60s; 0: /,
@@ -93,6 +95,8 @@ describe('--help lists them', () => {
       /HANDSHAKE_TIMEOUT +.*\(10s\)/,
       /MAX_CONNECTIONS +.*\(10000; 0: /,
       /SHUTDOWN_TIMEOUT +.*\(30s\)/,
+      /PROFILER_KEEP +.*\(all in debug mode, none in production\)/,
+      /PROFILER_KEEP_MAX_PER_SECOND +.*\(10\)/,
     ]) {
       assert.match(stdout, line);
     }
