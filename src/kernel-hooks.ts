@@ -163,7 +163,7 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
       // profiler/: the body as the application answered it, before the toolbar goes in.
       profiler && { concern: 'profiler/', hook: keepResponse },
       // profiler/: Server-Timing, and the debug headers exposed to an allowed origin, for the clients the profiler admits.
-      profiler && { concern: 'profiler/', hook: debugHeadersHook((request) => profiler.admits(request)) },
+      pages && { concern: 'profiler/', hook: debugHeadersHook((request) => pages.admits(request)) },
       // profiler/: the toolbar, in the application's HTML pages, for the clients the profiler admits.
       pages &&
         parts.toolbar && {

@@ -167,7 +167,10 @@ describe('the error format follows Accept', () => {
     assert.ok(answer.body.includes('new NotFoundHttpError('), 'the source excerpt of the raising line');
     assert.ok(answer.body.includes(`href="${service().url}/_profiler/${token}"`));
     // Its own icon, empty and inline: the browser asks for no /favicon.ico.
-    assert.ok(!/<(script|img)\b|<link\b(?! rel="icon" href="data:,")/i.test(answer.body), 'self-contained, no external assets');
+    assert.ok(
+      !/<(script|img)\b|<link\b(?! rel="icon" href="data:,")/i.test(answer.body),
+      'self-contained, no external assets',
+    );
     assert.ok(answer.body.includes('prefers-color-scheme:dark'));
     assert.ok(Buffer.byteLength(answer.body) < 20_000, `compact page: ${Buffer.byteLength(answer.body)} bytes`);
   });
