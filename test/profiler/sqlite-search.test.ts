@@ -229,14 +229,19 @@ describe('a long retention run keeps indexing what is written meanwhile', () => 
       void purging.finally(() => (purged = true));
       let longest = 0;
       let written = 0;
-      for (let from = 100_000; !purged && written < 60_000; from += 1000, written += 1000) {
-        await store.write(batch(from, 1000));
+      for (; !purged && written < 60_000; written += 1000) {
+        await store.write(batch(100_000 + written, 1000));
         longest = Math.max(longest, tailOf(file));
       }
       await purging;
       assert.ok(written >= 20_000, `the writer wrote ${written} reports during the purge: too few to tell`);
       // Without the tail's turns it held every report written during the run.
       assert.ok(longest <= 12_000, `the tail reached ${longest} reports while ${written} were written`);
+      // The purge answers once the tail is down to less than a chunk: a batch written after its last turn,
+      // as the writer leaves one when the purge ends first, is indexed at the next pause. FTS5's check
+      // counts a report not indexed yet as damage, so it waits for that pause.
+      await store.write(batch(100_000 + written, 1000));
+      await until(() => tailOf(file) === 0, 'the tail indexed after the purge', 10_000);
       checkTrigramTables(file);
     } finally {
       await store.close();
