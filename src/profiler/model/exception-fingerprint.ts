@@ -45,12 +45,26 @@ export function maskMessage(message: string): string {
   return masked.replace(/\s+/g, ' ').trim().slice(0, MESSAGE_MAX);
 }
 
+/**
+ * Fingerprints by class, site and message as raised: one failure repeats, and masking and
+ * hashing it again each time is most of what a report's facts cost. Bounded: a flood of
+ * distinct messages empties it.
+ */
+const known = new Map<string, ExceptionFingerprint>();
+const KNOWN_MAX = 1000;
+
 export function fingerprintException(exception: RaisedException): ExceptionFingerprint {
   const site = exception.file ? `${exception.file}${exception.line === null ? '' : `:${exception.line}`}` : 'unknown';
+  const raised = `${exception.class}\u0000${site}\u0000${exception.message.slice(0, MESSAGE_MAX)}`;
+  const held = known.get(raised);
+  if (held !== undefined) return held;
   const message = maskMessage(exception.message);
   const key = createHash('sha256')
     .update(`${exception.class}\u0000${site}\u0000${message}`)
     .digest('base64url')
     .slice(0, 16);
-  return { key, class: exception.class, site, message };
+  const fingerprint = { key, class: exception.class, site, message };
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.set(raised, fingerprint);
+  return fingerprint;
 }
