@@ -122,10 +122,13 @@ async function vigilPlugin(app: FastifyInstance, options: VigilOptions): Promise
   let limits: Limits | undefined;
   let productionPages: Profiler | undefined;
   try {
-    const profiler = profilerRuns(config) ? await createProfiler(app, config, options, kernel.routes) : undefined;
-    kernel.profiler = profiler;
-    // Production's pages: on the profiler that keeps reports, or on one of their own that profiles nothing.
+    // Production's pages, when PROFILER_SECRET or `profilerAccess` opens them: on the profiler
+    // that keeps reports, or on one of their own that profiles nothing.
     const production = productionAccessOf(app, config, options);
+    const profiler = profilerRuns(config)
+      ? await createProfiler(app, config, options, kernel.routes, production)
+      : undefined;
+    kernel.profiler = profiler;
     productionPages =
       production && (profiler ?? (await createProfiler(app, config, options, kernel.routes, production)));
     const pages = config.debug ? profiler : productionPages;
