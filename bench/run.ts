@@ -171,6 +171,22 @@ const specs: TargetSpec[] = [
     env: { APP_ENV: 'prod', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', VAR_DIR: join(work, 'app-k') },
     paths: K_PATHS,
   },
+  // The same example keeping errors and slow requests (PROFILER_KEEP), with the overview counting every request.
+  {
+    id: 'kr',
+    freshEachRound: true,
+    label: 'examples/fastify-app with vigil, production, PROFILER_KEEP=errors,slow (HTTP)',
+    script: 'bench/targets/fastify-app.ts',
+    env: {
+      APP_ENV: 'prod',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      VAR_DIR: join(work, 'app-kr'),
+      PROFILER_KEEP: 'errors,slow',
+    },
+    paths: K_PATHS,
+  },
   {
     id: 'kb',
     freshEachRound: true,
@@ -453,6 +469,7 @@ function report(
     'h/c': ratio('h', 'c'),
     'j/bare': paired('j', 'jb'),
     'k/bare': paired('k', 'kb'),
+    'kr/bare': paired('kr', 'kb'),
     'j/bare, of the medians': ratio('j', 'jb'),
     'k/bare, of the medians': ratio('k', 'kb'),
     'k/kl': paired('k', 'kl'),
@@ -460,6 +477,7 @@ function report(
     'jd/h': ratio('jd', 'h'),
     'CPU j/bare': ratio('j', 'jb', (t) => t.cpuUs.main),
     'CPU k/bare': ratio('k', 'kb', (t) => t.cpuUs.main),
+    'CPU kr/bare': ratio('kr', 'kb', (t) => t.cpuUs.main),
     'CPU k/kl': ratio('k', 'kl', (t) => t.cpuUs.main),
   };
   const shown = (name: string) => (ratios[name] === undefined ? 'not run' : ratios[name]!.toFixed(2));
@@ -498,6 +516,7 @@ function report(
     { name: 'no report dropped (f)', ...noneDropped(reports.f) },
     { name: '(j)/bare >= 0.9', ...atLeast('j/bare', 0.9), measured: `${shown('j/bare')}${cpuBeside('j', 'jb')}` },
     { name: '(k)/bare >= 0.9', ...atLeast('k/bare', 0.9), measured: `${shown('k/bare')}${cpuBeside('k', 'kb')}` },
+    { name: '(kr)/bare >= 0.9', ...atLeast('kr/bare', 0.9), measured: `${shown('kr/bare')}${cpuBeside('kr', 'kb')}` },
     soak
       ? {
           name: 'RSS (d) < 200 MB after 1M requests',
