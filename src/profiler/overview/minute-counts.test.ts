@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { quantile } from './latency-histogram.js';
-import { addMinute, countSample, emptyMinute, KEYS_PER_KIND, OTHER, type OverviewSample } from './minute-counts.js';
+import {
+  addMinute,
+  countSample,
+  emptyMinute,
+  KEY_MAX,
+  KEYS_PER_KIND,
+  OTHER,
+  type OverviewSample,
+} from './minute-counts.js';
 
 function sample(overrides: Partial<OverviewSample> = {}): OverviewSample {
   return {
@@ -81,6 +89,17 @@ describe('minute counts', () => {
     for (let i = 0; i < KEYS_PER_KIND + 500; i++) countSample(minute, sample({ route: `/r${i}` }));
     assert.equal(Object.keys(minute.routes).length, KEYS_PER_KIND + 1);
     assert.equal(minute.routes[OTHER]!.requests, 500);
+  });
+
+  it(`cuts a key past ${KEY_MAX} characters, so a 10 KiB statement holds no more than a short one`, () => {
+    const minute = emptyMinute();
+    const long = `SELECT ${'x, '.repeat(5000)}y FROM t`;
+    countSample(minute, sample({ statements: [{ system: 'pg', text: long, durationMs: 1 }] }));
+    countSample(minute, sample({ statements: [{ system: 'pg', text: `${long} WHERE z = ?`, durationMs: 1 }] }));
+    const keys = Object.keys(minute.statements);
+    assert.equal(keys.length, 1, 'both cut to the same key');
+    assert.equal(keys[0]!.length, KEY_MAX + 1);
+    assert.equal(minute.statements[keys[0]!]!.worstRepeat, 1);
   });
 
   it('keeps keys a request names out of the prototype', () => {

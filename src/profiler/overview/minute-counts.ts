@@ -11,6 +11,8 @@ export const OTHER = '(other)';
 
 /** Keys per kind at most, in one minute and in a window's sum. */
 export const KEYS_PER_KIND = 2000;
+/** A key's characters at most (a statement's text may run to 10 KiB): what bounds a minute's memory with the count of keys. */
+export const KEY_MAX = 500;
 /** Routes remembered per statement. */
 const ROUTES_PER_STATEMENT = 8;
 
@@ -85,7 +87,8 @@ function table<T>(): Record<string, T> {
 const sizes = new WeakMap<object, number>();
 
 /** `key`, or {@link OTHER} once `table` holds its bound of keys. */
-function slot<T>(table: Record<string, T>, key: string, make: () => T): T {
+function slot<T>(table: Record<string, T>, given: string, make: () => T): T {
+  const key = given.length > KEY_MAX ? `${given.slice(0, KEY_MAX)}…` : given;
   const held = table[key];
   if (held !== undefined) return held;
   const size = sizes.get(table) ?? Object.keys(table).length;
@@ -123,19 +126,18 @@ export function countSample(minute: MinuteCounts, sample: OverviewSample): void 
   if (sample.token !== null && (counts.slowest === null || sample.durationMs > counts.slowest.ms))
     counts.slowest = { ms: sample.durationMs, token: sample.token };
 
-  const runs = new Map<string, number>();
+  // Runs by the counts they go to: a key cut to its bound, or `(other)`, is one statement here too.
+  const runs = new Map<StatementCounts, number>();
   for (const statement of sample.statements) {
-    const key = `${statement.system} ${statement.text}`;
-    const held = slot(minute.statements, key, newStatement);
+    const held = slot(minute.statements, `${statement.system} ${statement.text}`, newStatement);
     held.count++;
     held.totalMs += statement.durationMs;
     countDuration(held.latency, statement.durationMs);
     if (held.routes.length < ROUTES_PER_STATEMENT && !held.routes.includes(route)) held.routes.push(route);
-    runs.set(key, (runs.get(key) ?? 0) + 1);
+    runs.set(held, (runs.get(held) ?? 0) + 1);
   }
-  for (const [key, repeat] of runs) {
-    const held = minute.statements[key] ?? minute.statements[OTHER];
-    if (held !== undefined && repeat > held.worstRepeat) {
+  for (const [held, repeat] of runs) {
+    if (repeat > held.worstRepeat) {
       held.worstRepeat = repeat;
       held.worstRepeatToken = sample.token;
     }
