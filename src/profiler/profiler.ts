@@ -10,16 +10,15 @@ import { ProfilerOverview } from './profiler-overview.js';
 import { sampleOfRequest } from './request-sample.js';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
-import { isProfilerPath, reportUrl } from '../debug/request-debug.js';
+import { reportUrl } from '../debug/request-debug.js';
 import { RequestScope } from '../http/request-scope.js';
 import { TokenSource } from './tokens/token.js';
 import { stateOf } from '../http/request-state.js';
-import { requestOrigin, requestTarget, requestUrlWithQuery } from '../http/request-url.js';
-import { routeOf } from '../routing/route-table.js';
+import { requestOrigin, requestUrlWithQuery } from '../http/request-url.js';
 import { describeFailure } from '../utils/describe-failure.js';
-import { safeDecodeUri } from '../utils/safe-decode.js';
 import { ProfilerAccess, type AccessSettings, type ProfilerRefusal } from './access/access.js';
 import { settlePageHeaders } from './access/page-headers.js';
+import { ProfilerGate } from './access/profiler-gate.js';
 import type { ProductionAccess } from './access/production-access.js';
 import { isCollectorError, type Report } from './model/report.js';
 import type { KeepSettings } from './writer/keep-policy.js';
@@ -36,16 +35,6 @@ import {
 } from './writer/report-writer.js';
 import type { Collector, CollectorContext, RequestProfile } from './model/request-profile.js';
 import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
-
-/** The browser says another site's page made the request (Fetch Metadata); older clients send no such header. */
-function isCrossSite(request: FastifyRequest): boolean {
-  return request.headers['sec-fetch-site'] === 'cross-site';
-}
-
-/** A route path with parameters or a wildcard, in Fastify's spelling or the routes API's. */
-function isPattern(path: string): boolean {
-  return path.includes(':') || path.includes('*') || path.includes('{');
-}
 
 /** Status recorded for a request whose client left before its response was written (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -89,6 +78,7 @@ export class Profiler {
   readonly redactor: Redactor;
   readonly access: ProfilerAccess;
   readonly production: ProductionAccess | undefined;
+  private readonly gate: ProfilerGate;
   writer!: ReportWriter;
   /** Every finished request counted, across requests: `/_profiler/overview`. */
   overview!: ProfilerOverview;
@@ -112,6 +102,7 @@ export class Profiler {
     this.redactor = new Redactor(options.redact);
     this.access = new ProfilerAccess(options.allow, options.access);
     this.production = options.production;
+    this.gate = new ProfilerGate(this.access, this.production);
   }
 
   get retention(): Retention | undefined {
@@ -250,56 +241,29 @@ export class Profiler {
     }
   }
 
-  /**
-   * Why a request to a profiler page is refused: `client`, from a client the profiler does
-   * not admit (the kernel answers it as if no route existed); `host`, for a host name it
-   * does not answer (see `access.ts`); `cross-site`, for a request a page of another site
-   * made (an `<img>` or a form can fire one without reading it). Undefined for the others.
-   * A refused request was profiled like any other.
-   */
+  /** Why a request to a profiler page is refused (see {@link ProfilerGate.refuses}). */
   refuses(request: FastifyRequest): ProfilerRefusal | undefined {
-    if (!this.isProfilerRequest(request)) return undefined;
-    if (!this.admits(request)) return 'client';
-    if (!this.access.answersHost(request)) return 'host';
-    return isCrossSite(request) ? 'cross-site' : undefined;
+    return this.gate.refuses(request);
   }
 
-  /**
-   * True for a request to a profiler page that the profiler serves (it carries no profile), and only
-   * for clients it admits: anyone else is an ordinary request, answered with the ordinary 404.
-   */
+  /** True for a request to a page the profiler serves, to a client it opens to (see {@link ProfilerGate.serves}). */
   serves(request: FastifyRequest): boolean {
-    if (this.production) return this.opensInProduction(request);
-    return (
-      this.isProfilerRequest(request) &&
-      this.admits(request) &&
-      this.access.answersHost(request) &&
-      !isCrossSite(request)
-    );
+    return this.gate.serves(request);
   }
 
-  /**
-   * True for a request to a profiler page from a client it admits, served or refused: its
-   * answer is the profiler's, with the pages' headers and no one else's cross-origin grant.
-   */
+  /** True for a request to a profiler page from a client it admits, served or refused. */
   speaksFor(request: FastifyRequest): boolean {
-    if (this.production) return this.opensInProduction(request);
-    return this.isProfilerRequest(request) && this.admits(request);
+    return this.gate.speaksFor(request);
   }
 
-  /** Production: a request to a page its access hook opened (false until it decided). */
-  private opensInProduction(request: FastifyRequest): boolean {
-    return request.vigil?.profilerOpen === true && this.isProfilerRequest(request);
-  }
-
-  /** True when the request's client may open the profiler and see debug output (never in production): worked out once. */
+  /** True when the request's client may see debug output (never in production). */
   admits(request: FastifyRequest): boolean {
-    if (this.production) return false;
-    const state = request.vigil;
-    if (state?.admitted != null) return state.admitted;
-    const admitted = this.access.admits(request);
-    if (state) state.admitted = admitted;
-    return admitted;
+    return this.gate.admits(request);
+  }
+
+  /** A request for one of the profiler's pages, routed or not. */
+  isProfilerRequest(request: FastifyRequest): boolean {
+    return this.gate.isProfilerRequest(request);
   }
 
   async close(): Promise<void> {
@@ -378,22 +342,6 @@ export class Profiler {
       purged: own.purged + peers.purged,
       retention: this.options.retention,
     };
-  }
-
-  /**
-   * The profiler's routes, or (unrouted) a path under /_profiler, percent-encoded or not,
-   * in any target form (`POST https://host/_profiler` is unrouted for POST, and its path is
-   * the profiler's).
-   */
-  isProfilerRequest(request: FastifyRequest): boolean {
-    if (!request.is404) {
-      const route = routeOf(request)?.path ?? '';
-      // A pattern may also cover the profiler's paths (`@fastify/cors`'s `OPTIONS *`): then the target decides.
-      if (isProfilerPath(route) || !isPattern(route)) return isProfilerPath(route);
-    }
-    const url = request.url;
-    const target = url.charCodeAt(0) === 0x2f ? url : requestTarget(request).path;
-    return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
   }
 
   /** Gives the request its token and profile, announces the token and starts the collectors. */
