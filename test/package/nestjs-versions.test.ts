@@ -7,12 +7,8 @@
  * asks itself over a socket and prints what it got.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { installedVersion, projectWith } from '../support/package-build.js';
+import { installedVersion, projectWith, runInProject } from '../support/package-build.js';
 
 const NEST_12 = ['@nestjs/core@12.5.1', '@nestjs/common@12.5.1', '@nestjs/platform-fastify@12.2.0'];
 const NEST_11 = ['@nestjs/core@11.2.10', '@nestjs/common@11.2.10', '@nestjs/platform-fastify@11.2.8'];
@@ -76,26 +72,6 @@ interface Seen {
   allow: string | null;
 }
 
-function run(project: string, file: string, source: string): Promise<Record<string, Seen>> {
-  writeFileSync(join(project, file), source);
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [file],
-      {
-        cwd: project,
-        env: { PATH: process.env.PATH ?? '', TLS: '0', VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-nest-app-')) },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const line = stdout.split('\n').find((text) => text.startsWith('SEEN '));
-        if (error || !line) reject(new Error(`${error?.message ?? 'no SEEN line'}\n${stdout}${stderr}`));
-        else resolve(JSON.parse(line.slice('SEEN '.length)) as Record<string, Seen>);
-      },
-    );
-  });
-}
-
 function assertServed(seen: Record<string, Seen>): void {
   assert.deepEqual(seen.route, { status: 200, token: true, allow: null });
   assert.equal(seen.httpException!.status, 404, "Nest's NotFoundException keeps its status");
@@ -107,12 +83,12 @@ describe('NestJS 12 (ES modules only) with the packed package', () => {
   it('starts and serves as an ES module application', async () => {
     const project = projectWith('nest12', [...NEST_12, ...BESIDE]);
     assert.match(installedVersion(project, '@nestjs/core'), /^12\./);
-    assertServed(await run(project, 'main.mjs', ESM_IMPORTS + APP_BODY));
+    assertServed(await runInProject<Record<string, Seen>>(project, 'main.mjs', ESM_IMPORTS + APP_BODY));
   });
 
   it('starts and serves as a CommonJS application that requires Nest', async () => {
     const project = projectWith('nest12', [...NEST_12, ...BESIDE]);
-    assertServed(await run(project, 'main.cjs', CJS_REQUIRES + APP_BODY));
+    assertServed(await runInProject<Record<string, Seen>>(project, 'main.cjs', CJS_REQUIRES + APP_BODY));
   });
 });
 
@@ -120,6 +96,6 @@ describe('NestJS 11 (CommonJS) with the packed package', () => {
   it('starts and serves as a CommonJS application that requires vigil', async () => {
     const project = projectWith('nest11', [...NEST_11, ...BESIDE]);
     assert.match(installedVersion(project, '@nestjs/core'), /^11\./);
-    assertServed(await run(project, 'main.cjs', CJS_REQUIRES + APP_BODY));
+    assertServed(await runInProject<Record<string, Seen>>(project, 'main.cjs', CJS_REQUIRES + APP_BODY));
   });
 });

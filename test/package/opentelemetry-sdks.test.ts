@@ -5,12 +5,8 @@
  * stands for the team's collector: it and vigil's reports must both get every span.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { installedVersion, projectWith } from '../support/package-build.js';
+import { installedVersion, projectWith, runInProject } from '../support/package-build.js';
 
 const SPANS = ['load orders', 'pg.query:SELECT', 'render'];
 /** The same spans on a report's waterfall, where a statement's span is named by its text. */
@@ -103,38 +99,18 @@ console.log('SEEN ' + JSON.stringify({ exported, reports }));
 `;
 }
 
-function run(project: string, file: string, source: string): Promise<{ exported: string[]; reports: string[][] }> {
-  writeFileSync(join(project, file), source);
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [file],
-      {
-        cwd: project,
-        env: {
-          PATH: process.env.PATH ?? '',
-          TLS: '0',
-          LOG_LEVEL: 'silent',
-          VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-otel-app-')),
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const line = stdout.split('\n').find((text) => text.startsWith('SEEN '));
-        if (error || !line) reject(new Error(`${error?.message ?? 'no SEEN line'}\n${stdout}${stderr}`));
-        else resolve(JSON.parse(line.slice('SEEN '.length)) as { exported: string[]; reports: string[][] });
-      },
-    );
-  });
-}
-
 for (const sdk of [SDK_2, SDK_3]) {
   describe(`OpenTelemetry SDK ${sdk.major.source.slice(1, 2)}, installed from npm beside the packed package`, () => {
     for (const setUp of ['NodeSDK', 'provider'] as const) {
       it(`${setUp === 'NodeSDK' ? 'NodeSDK' : `a ${sdk.providerClass} the application builds`}: the team's exporter and vigil's reports get every span`, async () => {
         const project = projectWith(sdk.name, sdk.packages);
         assert.match(installedVersion(project, sdk.tracePackage), sdk.major);
-        const seen = await run(project, `${setUp}.mjs`, application(sdk, setUp));
+        const seen = await runInProject<{ exported: string[]; reports: string[][] }>(
+          project,
+          `${setUp}.mjs`,
+          application(sdk, setUp),
+          { LOG_LEVEL: 'silent' },
+        );
         assert.deepEqual(
           seen.exported,
           Array.from({ length: REQUESTS }, () => SPANS)

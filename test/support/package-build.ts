@@ -11,13 +11,14 @@
  * the native binding this checkout already built (the same version, the same Node):
  * compiling it again from source would take minutes, and it is not vigil's to test.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -111,6 +112,40 @@ export function projectWith(name: string, packages: readonly string[]): string {
     rmSync(scratch, { recursive: true, force: true }); // another process finished first
   }
   return directory;
+}
+
+/**
+ * Runs `source`, written to `file` in `project`, with Node and only PATH, TLS=0, a VAR_DIR of its
+ * own and `env`; resolves with the JSON the program printed on its `SEEN ` line.
+ */
+export function runInProject<T>(
+  project: string,
+  file: string,
+  source: string,
+  env: Record<string, string> = {},
+): Promise<T> {
+  writeFileSync(join(project, file), source);
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [file],
+      {
+        cwd: project,
+        env: {
+          PATH: process.env.PATH ?? '',
+          TLS: '0',
+          VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-project-app-')),
+          ...env,
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => {
+        const line = stdout.split('\n').find((text) => text.startsWith('SEEN '));
+        if (error || !line) reject(new Error(`${error?.message ?? 'no SEEN line'}\n${stdout}${stderr}`));
+        else resolve(JSON.parse(line.slice('SEEN '.length)) as T);
+      },
+    );
+  });
 }
 
 function npm(args: string[], cwd: string): void {
