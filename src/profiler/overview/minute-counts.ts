@@ -42,7 +42,7 @@ interface UpstreamCounts {
   latency: LatencyHistogram;
 }
 
-interface ExceptionCounts {
+export interface ExceptionCounts {
   className: string;
   place: string;
   message: string;

@@ -3,7 +3,7 @@
  * up, and each kind's rows with their quantiles, the busiest first.
  */
 import { quantile } from './latency-histogram.js';
-import { addMinute, emptyMinute, type MinuteCounts } from './minute-counts.js';
+import { addMinute, emptyMinute, type ExceptionCounts, type MinuteCounts } from './minute-counts.js';
 
 export const OVERVIEW_WINDOWS = { '1h': 60, '24h': 24 * 60, '7d': 7 * 24 * 60 } as const;
 export type OverviewWindow = keyof typeof OVERVIEW_WINDOWS;
@@ -34,16 +34,7 @@ export interface OverviewSummary {
     worstRepeatToken: string | null;
   }>;
   upstreams: Array<{ upstream: string; calls: number; errors: number; p95: number | null }>;
-  exceptions: Array<{
-    fingerprint: string;
-    className: string;
-    place: string;
-    message: string;
-    count: number;
-    first: number;
-    last: number;
-    newestToken: string | null;
-  }>;
+  exceptions: Array<{ fingerprint: string } & ExceptionCounts>;
 }
 
 export function summarize(window: OverviewWindow, minutes: readonly MinuteCounts[]): OverviewSummary {
