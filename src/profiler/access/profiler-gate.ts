@@ -16,6 +16,12 @@ function isCrossSite(request: FastifyRequest): boolean {
   return request.headers['sec-fetch-site'] === 'cross-site';
 }
 
+/**
+ * What every target of a profiler request holds: the profiler's name in any case (a router
+ * may ignore case), or a percent sign that may encode it.
+ */
+const MAYBE_PROFILER = /_profiler|%/i;
+
 /** A route path with parameters or a wildcard, in Fastify's spelling or the routes API's. */
 function isPattern(path: string): boolean {
   return path.includes(':') || path.includes('*') || path.includes('{');
@@ -85,6 +91,8 @@ export class ProfilerGate {
    * the profiler's).
    */
   isProfilerRequest(request: FastifyRequest): boolean {
+    // Most requests are told apart here, before their route is read (Fastify builds `routeOptions` at each read).
+    if (!MAYBE_PROFILER.test(request.url)) return false;
     if (!request.is404) {
       const route = routeOf(request)?.path ?? '';
       // A pattern may also cover the profiler's paths (`@fastify/cors`'s `OPTIONS *`): then the target decides.
