@@ -13,7 +13,7 @@ import { formatMs } from '../model/format.js';
 import { keyValueTable } from '../views/layout.js';
 import { renderWaterfall, type WaterfallCall } from '../views/waterfall.js';
 import { type CollectorRuntime, defineCollector } from '../model/collector-unit.js';
-import type { StageMarks } from '../model/request-profile.js';
+import type { CollectorContext, StageMarks } from '../model/request-profile.js';
 import type { CollectorSetup } from './collector-setup.js';
 
 const STAGE_OF: ReadonlyArray<[keyof StageMarks, string]> = [
@@ -180,7 +180,7 @@ ${keyValueTable([
       },
     ];
   },
-  create: () => performanceRuntime(),
+  create: ({ production }) => performanceRuntime(production === true),
 });
 
 function traceOf(scope: RequestScope): { traceId?: string } {
@@ -199,13 +199,18 @@ function spansOf(scope: RequestScope): SpanRecord[] {
   return [...own, ...libraries].sort((a, b) => a.start - b.start);
 }
 
-function performanceRuntime(): CollectorRuntime<PerformanceSection> {
+/** `production`: every request is followed and few are kept, so the loop's use is not read at each arrival. */
+function performanceRuntime(production: boolean): CollectorRuntime<PerformanceSection> {
   // Sampling starts with the kernel, so that early requests have figures too.
   let delays: DelayMonitor | undefined = new DelayMonitor();
   return {
-    start({ profile }) {
-      profile.data.performance = performance.eventLoopUtilization();
-    },
+    ...(production
+      ? {}
+      : {
+          start({ profile }: CollectorContext) {
+            profile.data.performance = performance.eventLoopUtilization();
+          },
+        }),
     collect({ profile }) {
       const { marks } = profile;
       const since = profile.data.performance as EventLoopUtilization | undefined;
