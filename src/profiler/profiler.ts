@@ -84,8 +84,6 @@ export class Profiler {
   overview!: ProfilerOverview;
   private tokens!: TokenSource;
   private leaseFailures: PacedFailureLog | undefined;
-  /** The onRequestAbort hook gets no reply; each profile's is kept here until its report is made. */
-  private readonly replies = new WeakMap<RequestProfile, FastifyReply>();
   /** Profiles begun and not yet finished: close() waits for them, within CLOSE_GRACE_MS. */
   private unfinished = 0;
   private allFinished: (() => void) | undefined;
@@ -122,7 +120,8 @@ export class Profiler {
   readonly tokenHook: onRequestHookHandler = (request, reply, done) => {
     // Production: every request is followed, without a token until its report is kept (see finish);
     // the profiler's own pages are not (production-access.ts answers them).
-    if (this.keep) return this.speaksFor(request) ? done() : proceed(request, this.begin(request, reply, ''), done);
+    if (this.keep)
+      return this.speaksFor(request) ? done() : proceed(request, this.begin(request, reply, ''), done, true);
     if (this.speaksFor(request)) {
       settlePageHeaders(reply.raw);
       if (this.serves(request)) return done();
@@ -356,6 +355,7 @@ export class Profiler {
       aborted: false,
       scope: new RequestScope(start),
       data: {},
+      reply,
     };
     const state = stateOf(request);
     state.profile = profile;
@@ -367,7 +367,6 @@ export class Profiler {
         reply.header('x-debug-token-link', reportUrl(requestOrigin(request), token));
       }
     }
-    this.replies.set(profile, reply);
     this.unfinished++;
     if (request.headers.upgrade !== undefined) finishWhenHijacked(reply, () => this.finish(request));
     const context = this.contextFor(request, reply, profile);
@@ -385,10 +384,10 @@ export class Profiler {
    */
   finish(request: FastifyRequest): void {
     const profile = request.vigil?.profile;
-    const reply = profile && this.replies.get(profile);
+    const reply = profile?.reply;
     if (!profile || !reply) return;
     request.vigil!.profile = null;
-    this.replies.delete(profile);
+    profile.reply = undefined;
     if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();
     const context = this.contextFor(request, reply, profile);

@@ -45,6 +45,8 @@ export interface RequestProfile {
   scope: RequestScope;
   /** Per-collector scratch space filled while the request runs. */
   data: Record<string, unknown>;
+  /** The reply, for the report made by the onRequestAbort hook, which gets none; let go once it is made. */
+  reply: FastifyReply | undefined;
 }
 
 declare module '../../http/request-state.js' {
