@@ -88,9 +88,28 @@ export interface ScopeFrame {
 
 const current = new AsyncLocalStorage<ScopeFrame>();
 
+/**
+ * Whether the process's code has asked for the request it runs in: a statement, a call or
+ * a span, inside a request or not (at boot, a pool's first connection). Until it has, a
+ * production request need not enter its scope: its own logger's lines are matched by its
+ * id, and nothing else would be filed there. Entering costs every request from then on
+ * (on Node 20 and 22, AsyncLocalStorage's hooks run for every promise).
+ */
+let asked = false;
+
+/** Notes that code asked for its request: requests enter their scope from now on (see {@link runInScopeOnceAsked}). */
+export function askForScopes(): void {
+  asked = true;
+}
+
 /** Runs `fn` (the rest of the request's hooks and its handler) inside `scope`. */
 export function runInScope<T>(scope: RequestScope, fn: () => T): T {
   return current.run({ scope, depth: 0 }, fn);
+}
+
+/** The same once code has asked for its request (see {@link askForScopes}); until then `fn` runs as it is. */
+export function runInScopeOnceAsked<T>(scope: RequestScope, fn: () => T): T {
+  return asked ? current.run({ scope, depth: 0 }, fn) : fn();
 }
 
 /**
@@ -133,6 +152,7 @@ export function currentFrame(): ScopeFrame | undefined {
  */
 export function span<T>(name: string, fn: () => T): T {
   const frame = current.getStore();
+  if (frame === undefined) askForScopes();
   if (frame === undefined || !frame.scope.open) return fn();
   const { scope, depth } = frame;
   const started = performance.now();

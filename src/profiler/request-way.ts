@@ -1,16 +1,18 @@
 /** Where a profiled request goes on after the profiler's first hook, and how an upgrade's report is finished. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { runInScope } from '../http/request-scope.js';
+import { runInScope, runInScopeOnceAsked } from '../http/request-scope.js';
 import type { RequestProfile } from './model/request-profile.js';
 
 /**
  * Lets the request go on, inside its scope when a route matched: the rest of its hooks and
  * its handler then run there, and what its code logs or measures is filed under it. An
- * unrouted request runs no application code, and skips the cost of entering one.
+ * unrouted request runs no application code, and skips the cost of entering one. Production
+ * (`onceAsked`) enters it once code has asked for its request (`askForScopes`).
  */
-export function proceed(request: FastifyRequest, profile: RequestProfile, done: () => void): void {
+export function proceed(request: FastifyRequest, profile: RequestProfile, done: () => void, onceAsked = false): void {
   if (request.is404) return done();
-  runInScope(profile.scope, done);
+  if (onceAsked) runInScopeOnceAsked(profile.scope, done);
+  else runInScope(profile.scope, done);
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Report, ReportSummary } from '../../src/profiler/model/report.js';
 import { runStatement } from '../fixtures/kept-routes.js';
 import { runVigil } from '../support/command-line.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, type Answer, type Service } from '../support/service.js';
+import { ask, startService, type Answer, type Service } from '../support/service.js';
 import { openStoreOf } from '../support/stores.js';
 
 const ROUTES = 'test/fixtures/kept-routes.ts';
@@ -119,6 +119,39 @@ describe('standalone, PROFILER_KEEP=errors,slow: the 500 and the slow request ar
   it('keeps the request over PROFILER_SLOW_REQUEST, and not the fast 200', () => {
     assert.equal(stored.read('/slow').status, 200);
     assert.deepEqual(stored.paths, ['/orders/fail', '/slow']);
+  });
+});
+
+// Its own process: in this one, the tests' own HTTP calls have long asked for scopes.
+describe('production follows a request through its async context from the first statement on', () => {
+  let stored: Stored;
+
+  before(async () => {
+    const service = await startService({ APP_ENV: 'prod', ROUTES, PROFILER_KEEP: 'errors', TLS: '0' });
+    try {
+      // The process's first statement: no request had entered its context, none holds it.
+      await ask(service, { path: '/orders/fail?first' });
+      await ask(service, { path: '/orders/fail?second' });
+    } finally {
+      await service.stop();
+    }
+    stored = await storedReports(service.varDir);
+  });
+
+  it("files the statements of the requests that begin after it, and not the first one's", () => {
+    assert.equal(stored.read('/orders/fail?first').collectors.database, undefined);
+    const database = stored.read('/orders/fail?second').collectors.database as { texts: string[] };
+    assert.match(database.texts[0]!, /FROM orders/);
+  });
+
+  it("files each request's own logger's lines from the first, by the request's id", () => {
+    for (const path of ['/orders/fail?first', '/orders/fail?second']) {
+      const logs = stored.read(path).collectors.logs as { lines: Array<{ message: string }> };
+      assert.ok(
+        logs.lines.some((line) => line.message === 'looking order 7 up'),
+        JSON.stringify(logs.lines),
+      );
+    }
   });
 });
 

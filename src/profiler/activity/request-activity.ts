@@ -10,7 +10,7 @@ import { relative } from 'node:path';
 import { applicationCallSite, DEEP_STACK } from '../../debug/call-site.js';
 import type { StackFrame } from '../../debug/stack-trace.js';
 import { projectRoot } from '../../debug/project-root.js';
-import { currentScope, type RequestScope, type SpanRecord } from '../../http/request-scope.js';
+import { askForScopes, currentScope, type RequestScope, type SpanRecord } from '../../http/request-scope.js';
 import { ownCopy } from '../../utils/own-copy.js';
 import { cutString } from '../model/report-bounds.js';
 import type { CallExchange } from './call-exchange.js';
@@ -381,7 +381,10 @@ export function activityOf(scope: RequestScope): RequestActivity | undefined {
 
 /** The record of the profiled request whose code is running, while it records. */
 export function currentActivity(): RequestActivity | undefined {
-  return currentScope()?.activity as RequestActivity | undefined;
+  const scope = currentScope();
+  // A statement or call outside any request: production's requests follow their context from now on.
+  if (scope === undefined) askForScopes();
+  return scope?.activity as RequestActivity | undefined;
 }
 
 /**

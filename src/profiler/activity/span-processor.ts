@@ -6,7 +6,7 @@
  * nothing, without OpenTelemetry.
  */
 import { performance } from 'node:perf_hooks';
-import { currentFrame, spanName, type SpanRecord } from '../../http/request-scope.js';
+import { askForScopes, currentFrame, spanName, type SpanRecord } from '../../http/request-scope.js';
 import { cutString } from '../model/report-bounds.js';
 import {
   activityOf,
@@ -273,6 +273,7 @@ function startSpan(
   onStart: VigilSpanProcessor['onStart'],
 ) {
   const frame = currentFrame();
+  if (frame === undefined) askForScopes();
   // Its parent's request when known: the code running may be another request's (a pool's callback).
   const scope = requestOfParent(parentContext) ?? frame?.scope;
   if (scope === undefined) return;
