@@ -5,7 +5,7 @@
  * few per cent in production costs. Needs valgrind (not an npm package: run it where it is
  * installed); `npm test` and `npm run bench` never need it.
  *
- *   npm run bench:instructions                        (k), its bare twins, (j) and its twin
+ *   npm run bench:instructions                        (k), (kr), their bare twins, (j) and its twin
  *   npm run bench:instructions -- --only k,kl         those targets
  *   npm run bench:instructions -- --functions k,kl    also the functions whose count differs most
  *   npm run bench:instructions -- --repeat 3          each target counted three times (default two)
@@ -64,6 +64,14 @@ const targets: Target[] = [
     label: 'examples/fastify-app with vigil, production (HTTP)',
     script: 'bench/targets/fastify-app.ts',
     env: { ...prod('k'), LOG_LEVEL: 'warn' },
+    paths: K_PATHS,
+    twin: 'kb',
+  },
+  {
+    id: 'kr',
+    label: 'examples/fastify-app with vigil, production, PROFILER_KEEP=errors,slow (HTTP)',
+    script: 'bench/targets/fastify-app.ts',
+    env: { ...prod('kr'), LOG_LEVEL: 'warn', PROFILER_KEEP: 'errors,slow' },
     paths: K_PATHS,
     twin: 'kb',
   },
