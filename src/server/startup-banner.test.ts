@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startupBanner } from './startup-banner.js';
 
+const NO_KEEP = { profilerKeep: [], profilerSample: 0, profilerSlowRequestMs: 1000 };
+
 describe('the startup banner says where, in which mode, which routes, and where the profiler is', () => {
   it('in debug mode', () => {
     const banner = startupBanner(
@@ -11,6 +13,9 @@ describe('the startup banner says where, in which mode, which routes, and where 
         modeReason: 'APP_ENV not set, NODE_ENV not production',
         routes: '/srv/app/routes.ts',
         profilerSecret: undefined,
+        profilerKeep: [],
+        profilerSample: 0,
+        profilerSlowRequestMs: 1000,
       },
       { url: 'https://localhost:8443', routeCount: 8, store: '/srv/var/profiler.sqlite' },
     );
@@ -29,6 +34,9 @@ describe('the startup banner says where, in which mode, which routes, and where 
         modeReason: 'NODE_ENV=production, APP_ENV not set',
         routes: undefined,
         profilerSecret: undefined,
+        profilerKeep: [],
+        profilerSample: 0,
+        profilerSlowRequestMs: 1000,
       },
       { url: 'http://0.0.0.0:8080', routeCount: 0, store: undefined },
     );
@@ -40,7 +48,14 @@ describe('the startup banner says where, in which mode, which routes, and where 
   it('in production, with PROFILER_SECRET, without showing it', () => {
     const secret = 's'.repeat(32);
     const banner = startupBanner(
-      { appEnv: 'prod', debug: false, modeReason: 'APP_ENV=prod', routes: undefined, profilerSecret: secret },
+      {
+        appEnv: 'prod',
+        debug: false,
+        modeReason: 'APP_ENV=prod',
+        routes: undefined,
+        profilerSecret: secret,
+        ...NO_KEEP,
+      },
       { url: 'https://example.com', routeCount: 0, store: undefined },
     );
     assert.match(
@@ -49,10 +64,36 @@ describe('the startup banner says where, in which mode, which routes, and where 
     );
     assert.ok(!banner.includes(secret));
   });
+  it('in production keeping errors and slow requests, read on the command line', () => {
+    const banner = startupBanner(
+      {
+        appEnv: 'prod',
+        debug: false,
+        modeReason: 'APP_ENV=prod',
+        routes: undefined,
+        profilerSecret: undefined,
+        profilerKeep: ['errors', 'slow'],
+        profilerSample: 0.05,
+        profilerSlowRequestMs: 250,
+      },
+      { url: 'https://example.com', routeCount: 0, store: '/srv/var/profiler.sqlite' },
+    );
+    assert.match(
+      banner,
+      /profiler: reports of errors, requests over 250 ms and 5 % of the rest kept in \/srv\/var\/profiler\.sqlite; read them with vigil profiler:list\n$/,
+    );
+  });
   it('counts one route in the singular', () => {
     assert.match(
       startupBanner(
-        { appEnv: 'dev', debug: true, modeReason: 'APP_ENV=dev', routes: 'r.ts', profilerSecret: undefined },
+        {
+          appEnv: 'dev',
+          debug: true,
+          modeReason: 'APP_ENV=dev',
+          routes: 'r.ts',
+          profilerSecret: undefined,
+          ...NO_KEEP,
+        },
         { url: 'u', routeCount: 1, store: 's' },
       ),
       /\(1 route\)/,

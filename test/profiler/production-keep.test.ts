@@ -247,3 +247,32 @@ describe('as a plugin, PROFILER_KEEP=errors keeps the 500 only, with its calls',
     );
   });
 });
+
+describe('as a plugin, the start line says which reports production keeps and where', () => {
+  it('names the outcomes kept, the store, and how to read them without a secret', async () => {
+    const lines: string[] = [];
+    const varDir = mkdtempSync(join(tmpdir(), 'vigil-kept-'));
+    const config = loadConfig({
+      APP_ENV: 'prod',
+      TLS: '0',
+      LOG_LEVEL: 'info',
+      PROFILER_KEEP: 'errors,slow',
+      PROFILER_SLOW_REQUEST: '300ms',
+      VAR_DIR: varDir,
+    });
+    const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: (line: string) => lines.push(line) } }));
+    await app.register(vigil, { config });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    await app.close();
+    const said = logLines(lines.join('')).map((entry) => String(entry.msg));
+    assert.ok(
+      said.some(
+        (message) =>
+          message.includes('reports of errors and requests over 300 ms kept in ') &&
+          message.includes(varDir) &&
+          message.endsWith('read with vigil profiler:list (PROFILER_SECRET opens the pages)'),
+      ),
+      said.join('\n'),
+    );
+  });
+});
