@@ -4,6 +4,7 @@
  */
 import { html, type SafeHtml } from '../../utils/html.js';
 import { PROFILER_PATH } from '../../debug/request-debug.js';
+import { KEYS_PER_KIND, OTHER } from '../overview/minute-counts.js';
 import { OVERVIEW_WINDOWS, type OverviewSummary, type OverviewWindow } from '../overview/overview-summary.js';
 import { formatMs, formatTime, renderPage } from '../views/layout.js';
 
@@ -14,10 +15,22 @@ export function renderOverviewPage(summary: OverviewSummary): string {
       ? html`<b aria-current="page">${window}</b> `
       : html`<a href="${PROFILER_PATH}/overview?window=${window}">${window}</a> `,
   )}<span class="muted">${summary.requests} requests</span></nav>
-<section class="card" id="routes"><h2>Routes</h2>${routes(summary)}</section>
-<section class="card" id="statements"><h2>Statements</h2>${statements(summary)}</section>
-<section class="card" id="upstreams"><h2>Upstreams</h2>${upstreams(summary)}</section>
-<section class="card" id="exceptions"><h2>Exceptions</h2>${exceptions(summary)}</section>`;
+<section class="card" id="routes"><h2>Routes</h2>${routes(summary)}${others(
+    summary.routes.map((row) => row.route),
+    'routes',
+  )}</section>
+<section class="card" id="statements"><h2>Statements</h2>${statements(summary)}${others(
+    summary.statements.map((row) => row.statement),
+    'statements',
+  )}</section>
+<section class="card" id="upstreams"><h2>Upstreams</h2>${upstreams(summary)}${others(
+    summary.upstreams.map((row) => row.upstream),
+    'upstreams',
+  )}</section>
+<section class="card" id="exceptions"><h2>Exceptions</h2>${exceptions(summary)}${others(
+    summary.exceptions.map((row) => row.fingerprint),
+    'exceptions',
+  )}</section>`;
   return renderPage({ title: `Overview (${summary.window}) - vigil profiler`, body });
 }
 
@@ -33,6 +46,12 @@ const report = (token: string | null, label: SafeHtml | string): SafeHtml | stri
 const ms = (value: number | null): string => (value === null ? 'n/a' : formatMs(value));
 
 const none = (what: string) => html`<p class="muted">No ${what} in this window.</p>`;
+
+/** What the `(other)` row holds, under a table that has one: the keys past a minute's bound, counted together. */
+const others = (keys: readonly string[], what: string): SafeHtml | string =>
+  keys.includes(OTHER)
+    ? html`<p class="muted other">${OTHER} counts together the ${what} seen in a minute after its first ${KEYS_PER_KIND}.</p>`
+    : '';
 
 function routes({ routes }: OverviewSummary): SafeHtml {
   if (routes.length === 0) return none('requests');
