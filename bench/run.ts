@@ -14,7 +14,8 @@
  *
  * Then (g): /hello alone and beside hostile JSON bodies (bench/body-stall.ts).
  * (j) and (k): application routes in production, standalone and as a plugin in
- * `examples/fastify-app`, each against the same routes in bare Fastify, and (j) in debug.
+ * `examples/fastify-app`, each against the same routes in bare Fastify, and (j) in debug;
+ * (kr) the example keeping errors and slow requests, and (ks) the same after a statement at boot.
  */
 import { request } from 'node:https';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -184,6 +185,23 @@ const specs: TargetSpec[] = [
       LOG_LEVEL: 'warn',
       VAR_DIR: join(work, 'app-kr'),
       PROFILER_KEEP: 'errors,slow',
+    },
+    paths: K_PATHS,
+  },
+  // The same, in a process whose code has made a statement (at boot): requests enter their async context.
+  {
+    id: 'ks',
+    freshEachRound: true,
+    label: 'examples/fastify-app with vigil, production, PROFILER_KEEP=errors,slow, a statement at boot (HTTP)',
+    script: 'bench/targets/fastify-app.ts',
+    env: {
+      APP_ENV: 'prod',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      VAR_DIR: join(work, 'app-ks'),
+      PROFILER_KEEP: 'errors,slow',
+      STATEMENT_AT_BOOT: '1',
     },
     paths: K_PATHS,
   },
@@ -470,6 +488,7 @@ function report(
     'j/bare': paired('j', 'jb'),
     'k/bare': paired('k', 'kb'),
     'kr/bare': paired('kr', 'kb'),
+    'ks/bare': paired('ks', 'kb'),
     'j/bare, of the medians': ratio('j', 'jb'),
     'k/bare, of the medians': ratio('k', 'kb'),
     'k/kl': paired('k', 'kl'),
@@ -478,6 +497,7 @@ function report(
     'CPU j/bare': ratio('j', 'jb', (t) => t.cpuUs.main),
     'CPU k/bare': ratio('k', 'kb', (t) => t.cpuUs.main),
     'CPU kr/bare': ratio('kr', 'kb', (t) => t.cpuUs.main),
+    'CPU ks/bare': ratio('ks', 'kb', (t) => t.cpuUs.main),
     'CPU k/kl': ratio('k', 'kl', (t) => t.cpuUs.main),
   };
   const shown = (name: string) => (ratios[name] === undefined ? 'not run' : ratios[name]!.toFixed(2));
