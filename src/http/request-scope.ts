@@ -49,10 +49,18 @@ export class RequestScope {
    * does: kept here, where every message of a call looks first, not in a map beside it.
    */
   activity: object | undefined;
+  /**
+   * What `profiler/activity` makes that record with, set as the request starts; the record
+   * itself is made when the request's first statement, call or span asks, since most make none.
+   */
+  activitySites: object | undefined;
   private closed = false;
 
-  /** `origin`: the request's arrival, in `performance.now()` milliseconds. */
-  constructor(readonly origin: number) {}
+  /** `origin`: the request's arrival, in `performance.now()` milliseconds; `request`: whose scope it is. */
+  constructor(
+    readonly origin: number,
+    readonly request?: object,
+  ) {}
 
   /**
    * Ends recording: what the request's code does later (a promise it left running) is
@@ -62,6 +70,7 @@ export class RequestScope {
     this.closed = true;
     this.lines = undefined;
     this.activity = undefined;
+    this.activitySites = undefined;
     this.spans = [];
   }
 

@@ -353,7 +353,7 @@ export class Profiler {
       marks: { start },
       error: undefined,
       aborted: false,
-      scope: new RequestScope(start),
+      scope: new RequestScope(start, request),
       data: {},
       reply,
     };

@@ -374,6 +374,30 @@ export function watchActivity(scope: RequestScope, memory?: SiteMemory, request?
   return activity;
 }
 
+/**
+ * Arms `scope` for its request's calls and statements: the record is made when the first one
+ * asks ({@link activityFor}). The OpenTelemetry span active as the request comes in is noted now.
+ */
+export function followActivity(scope: RequestScope, memory: SiteMemory): void {
+  // The database's and the HTTP client's collectors both arm it: the entry span is noted once.
+  if (scope.activitySites !== undefined || scope.activity !== undefined) return;
+  scope.activitySites = memory;
+  noteEntrySpan(scope);
+}
+
+/** The record of `scope`'s request, made now if it is armed and still recording; undefined otherwise. */
+export function activityFor(scope: RequestScope): RequestActivity | undefined {
+  const activity = activityOf(scope);
+  if (activity !== undefined || scope.activitySites === undefined || !scope.open) return activity;
+  const made = new RequestActivity(
+    scope,
+    scope.activitySites as SiteMemory,
+    scope.request as RoutedRequest | undefined,
+  );
+  scope.activity = made;
+  return made;
+}
+
 export function activityOf(scope: RequestScope): RequestActivity | undefined {
   // Only this module sets it.
   return scope.activity as RequestActivity | undefined;
@@ -384,7 +408,7 @@ export function currentActivity(): RequestActivity | undefined {
   const scope = currentScope();
   // A statement or call outside any request: production's requests follow their context from now on.
   if (scope === undefined) askForScopes();
-  return scope?.activity as RequestActivity | undefined;
+  return scope && activityFor(scope);
 }
 
 /**

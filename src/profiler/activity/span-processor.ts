@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { askForScopes, currentFrame, spanName, type SpanRecord } from '../../http/request-scope.js';
 import { cutString } from '../model/report-bounds.js';
 import {
-  activityOf,
+  activityFor,
   MAX_STATEMENT_LENGTH,
   round,
   spanCallSite,
@@ -278,7 +278,7 @@ function startSpan(
   const scope = requestOfParent(parentContext) ?? frame?.scope;
   if (scope === undefined) return;
   // Undefined once the request was reported: a span started later is no report's.
-  const activity = activityOf(scope);
+  const activity = activityFor(scope);
   if (activity === undefined) return;
   noteSpan(span, scope);
   const { traceId, spanId } = span.spanContext();

@@ -6,7 +6,7 @@
  * Creating the collector subscribes the query channels; closing it lets them go.
  */
 import { holdQueryChannels } from '../activity/query-channels.js';
-import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
+import { activityOf, followActivity, type SiteMemory } from '../activity/request-activity.js';
 import { databaseText, type DatabaseSection, type StatementEntry } from '../activity/sections.js';
 import { databaseEntries } from '../activity/toolbar-facts.js';
 import { databasePanel } from './database-panel.js';
@@ -25,8 +25,8 @@ export const databaseCollector = defineCollector<DatabaseSection, CollectorSetup
 function databaseRuntime(slowMs: number, sites: SiteMemory): CollectorRuntime<DatabaseSection> {
   let release: (() => void) | undefined = holdQueryChannels();
   return {
-    start({ profile, request }) {
-      watchActivity(profile.scope, sites, request);
+    start({ profile }) {
+      followActivity(profile.scope, sites);
     },
     collect({ profile }) {
       const activity = activityOf(profile.scope);

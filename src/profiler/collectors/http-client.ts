@@ -4,7 +4,7 @@
  * Creating the collector subscribes the channels; closing it lets them go.
  */
 import { holdHttpClientTap } from '../activity/http-client-tap.js';
-import { activityOf, type SiteMemory, watchActivity } from '../activity/request-activity.js';
+import { activityOf, followActivity, type SiteMemory } from '../activity/request-activity.js';
 import { headerRecord, type CallExchange } from '../activity/call-exchange.js';
 import type { OutgoingCall } from '../activity/request-activity.js';
 import { httpClientText, type CallEntry, type HttpClientSection } from '../activity/sections.js';
@@ -28,8 +28,8 @@ export const httpClientCollector = defineCollector<HttpClientSection, CollectorS
 function httpClientRuntime(sites: SiteMemory): CollectorRuntime<HttpClientSection> {
   let release: (() => void) | undefined = holdHttpClientTap();
   return {
-    start({ profile, request }) {
-      watchActivity(profile.scope, sites, request);
+    start({ profile }) {
+      followActivity(profile.scope, sites);
     },
     collect({ profile, redactor }) {
       const activity = activityOf(profile.scope);
