@@ -8,6 +8,7 @@
  */
 import { ProfilerOverview } from './profiler-overview.js';
 import { sampleOfRequest } from './request-sample.js';
+import { raisedError, type RaisedError } from './collectors/exception.js';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { reportUrl } from '../debug/request-debug.js';
@@ -70,6 +71,15 @@ export interface ProfilerOptions {
 
 /** The overview's minutes are kept a week unless said otherwise. */
 const OVERVIEW_RETENTION_MS = 7 * 86_400_000;
+
+/** The raise of an error not kept, for the overview; an error whose stack cannot be read is counted without. */
+function raisedOrNothing(error: Error): RaisedError | undefined {
+  try {
+    return raisedError(error);
+  } catch {
+    return undefined;
+  }
+}
 
 export class Profiler {
   /** The store the reports are written to; what is read from it comes out derived (see {@link derive}). */
@@ -410,21 +420,12 @@ export class Profiler {
           status: profile.aborted ? CLIENT_CLOSED_REQUEST : reply.statusCode,
           durationMs: profile.marks.end - profile.marks.start,
           token: null,
-          exception: profile.error ? this.sectionOf('exception', context) : undefined,
+          exception: profile.error ? raisedOrNothing(profile.error) : undefined,
         }),
       );
       for (const collector of this.collectors) collector.discard?.(context);
     }
     profile.scope.close();
-  }
-
-  /** One collector's section of a request not kept, when the overview needs it (its exception). */
-  private sectionOf(name: string, context: CollectorContext): unknown {
-    try {
-      return this.collectors.find((collector) => collector.name === name)?.collect(context);
-    } catch {
-      return undefined;
-    }
   }
 
   private report(context: CollectorContext): Report {

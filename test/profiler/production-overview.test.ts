@@ -70,6 +70,23 @@ describe('the overview in production counts every request, kept or not', () => {
     );
   });
 
+  it('counts the errors past the bound, not kept, in the same group as the kept ones', async () => {
+    // PROFILER_KEEP_MAX_PER_SECOND is 10: of twelve failures at once, some are not kept.
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => fetch(`${url}/orders/${100 + i}`)));
+    for (const answer of answers) await answer.text();
+    await app.vigil.profiler!.overview.flush();
+    const answer = await fetch(`${url}/_profiler/overview`, {
+      headers: { accept: 'application/json', authorization: `Bearer ${SECRET}` },
+    });
+    const summary = (await answer.json()) as Summary;
+    const { reports } = await app.vigil.profiler!.store.search({ limit: 100 });
+    assert.ok(reports.length < 13, `${reports.length} reports kept`);
+    assert.deepEqual(
+      summary.exceptions.map(({ className, count }) => ({ className, count })),
+      [{ className: 'TypeError', count: 13 }],
+    );
+  });
+
   it('answers the ordinary 404 to whoever has no secret', async () => {
     const answer = await fetch(`${url}/_profiler/overview`, { headers: { accept: 'application/json' } });
     assert.equal(answer.status, 404);

@@ -14,6 +14,19 @@ import { exceptionPanel, exceptionText, type ExceptionSection } from './exceptio
 
 export type { ExceptionSection } from './exception-panel.js';
 
+/** What names an error's group (its class, message and raise site), without its trace and causes. */
+export type RaisedError = Pick<ExceptionSection, 'class' | 'message' | 'file' | 'line'>;
+
+/**
+ * The class, message and raise site of `error`, as the exception section gives them: what the
+ * overview counts a failure not kept under, for a fraction of the section's cost (no excerpt is read).
+ */
+export function raisedError(error: Error): RaisedError {
+  const described = describeError(error);
+  const site = raiseSiteIn(framesOf(described.error));
+  return { class: described.className, message: described.message, file: site?.file ?? null, line: site?.line ?? null };
+}
+
 export const exceptionCollector = defineCollector<ExceptionSection, CollectorSetup>({
   name: 'exception',
   panel: exceptionPanel,
