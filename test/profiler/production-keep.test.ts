@@ -162,6 +162,17 @@ describe('standalone, PROFILER_SAMPLE=1 alone keeps every report', () => {
     await service.stop();
     assert.deepEqual((await storedReports(service.varDir)).paths, ['/fast?n=0', '/fast?n=1', '/fast?n=2']);
   });
+
+  it('keeps a request whose client left before its answer, as 499', async () => {
+    const service = await startInProcess({ APP_ENV: 'prod', ROUTES, PROFILER_SAMPLE: '1' });
+    await assert.rejects(ask(service, { path: '/slow?left', timeoutMs: 30 }));
+    // The handler goes on after the client left; its answer is written to no one.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await service.stop();
+    const stored = await storedReports(service.varDir);
+    assert.deepEqual(stored.paths, ['/slow?left']);
+    assert.equal(stored.read('/slow?left').status, 499);
+  });
 });
 
 describe('a burst of errors keeps at most PROFILER_KEEP_MAX_PER_SECOND reports a second', () => {
