@@ -95,6 +95,16 @@ const vigilEnv = (appEnv: 'dev' | 'prod', dir: string = appEnv) => ({
   VAR_DIR: join(work, dir),
 });
 
+/** `examples/fastify-app` in production, as its server starts it, with a VAR_DIR of its own. */
+const exampleEnv = (dir: string, settings: Record<string, string> = {}) => ({
+  APP_ENV: 'prod',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+  VAR_DIR: join(work, dir),
+  ...settings,
+});
+
 /** vigil as deployed: compiled by `npm run build` (tsx's loader thread would add its own heap). */
 const VIGIL = 'dist/src/main.js';
 /** (j)'s routes, as ROUTES for vigil standalone. */
@@ -169,7 +179,7 @@ const specs: TargetSpec[] = [
     freshEachRound: true,
     label: 'examples/fastify-app with vigil, production, /hello and /users/1 (HTTP)',
     script: 'bench/targets/fastify-app.ts',
-    env: { APP_ENV: 'prod', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', VAR_DIR: join(work, 'app-k') },
+    env: exampleEnv('app-k'),
     paths: K_PATHS,
   },
   // The same example keeping errors and slow requests (PROFILER_KEEP), with the overview counting every request.
@@ -178,14 +188,7 @@ const specs: TargetSpec[] = [
     freshEachRound: true,
     label: 'examples/fastify-app with vigil, production, PROFILER_KEEP=errors,slow (HTTP)',
     script: 'bench/targets/fastify-app.ts',
-    env: {
-      APP_ENV: 'prod',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      VAR_DIR: join(work, 'app-kr'),
-      PROFILER_KEEP: 'errors,slow',
-    },
+    env: exampleEnv('app-kr', { PROFILER_KEEP: 'errors,slow' }),
     paths: K_PATHS,
   },
   // The same, in a process whose code has made a statement (at boot): requests enter their async context.
@@ -194,15 +197,7 @@ const specs: TargetSpec[] = [
     freshEachRound: true,
     label: 'examples/fastify-app with vigil, production, PROFILER_KEEP=errors,slow, a statement at boot (HTTP)',
     script: 'bench/targets/fastify-app.ts',
-    env: {
-      APP_ENV: 'prod',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      VAR_DIR: join(work, 'app-ks'),
-      PROFILER_KEEP: 'errors,slow',
-      STATEMENT_AT_BOOT: '1',
-    },
+    env: exampleEnv('app-ks', { PROFILER_KEEP: 'errors,slow', STATEMENT_AT_BOOT: '1' }),
     paths: K_PATHS,
   },
   {
