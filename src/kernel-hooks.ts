@@ -56,7 +56,7 @@ import {
   abortHook,
   finishHook,
   keepResponse,
-  markHandler,
+  markHandlerOf,
   markParsing,
   noteErrorHook,
 } from './profiler/stage-hooks.js';
@@ -152,8 +152,6 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
     // profiler/: when the body begins to be read.
     preParsing: [profiler && { concern: 'profiler/', hook: markParsing }],
     preHandler: [
-      // profiler/: when the handler is called, the body read and validated.
-      profiler && { concern: 'profiler/', hook: markHandler },
       // limits/: multipart uploads, saved to temporary files before the handler runs.
       { concern: 'limits/', hook: limits.uploadsHook, scope: 'body routes' },
     ],
@@ -184,6 +182,8 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
       { concern: 'routing/', hook: parts.routes.collect },
       // limits/: a native route's handler runs under MAX_EXECUTION_TIME.
       { concern: 'limits/', hook: limits.adoptRoute },
+      // profiler/: each handler marks when it is called, and its route (outside the deadline's wrap).
+      profiler && { concern: 'profiler/', hook: markHandlerOf },
     ],
     onReady: [
       // routing/, errors/: the silent traps, said naming vigil.

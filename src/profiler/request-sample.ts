@@ -18,6 +18,8 @@ function hostOf(url: string): string {
   }
 }
 
+const NONE: readonly never[] = Object.freeze([]);
+
 interface SampleFacts {
   status: number;
   durationMs: number;
@@ -33,22 +35,29 @@ export function sampleOfRequest({ request, profile }: CollectorContext, facts: S
   return {
     time: profile.time,
     method: request.method,
-    // Read once: Fastify builds `routeOptions` anew at each read.
-    route: request.is404 ? null : (request.routeOptions.url ?? null),
+    // Noted by the handler; a request refused before it reads `routeOptions`, which Fastify builds anew at each read.
+    route: request.is404 ? null : (profile.routePattern ?? request.routeOptions.url ?? null),
     status: facts.status,
     durationMs: facts.durationMs,
     token: facts.token,
-    statements: (activity?.statements() ?? []).map((statement) => ({
-      system: statement.system,
-      text: statement.text,
-      durationMs: statement.duration ?? 0,
-    })),
-    calls: (activity?.calls ?? []).map((call) => ({
-      method: call.method,
-      host: hostOf(call.url),
-      durationMs: call.duration,
-      failed: call.error !== null || (call.status !== null && call.status >= 500),
-    })),
+    // Most requests make no statement and no call.
+    statements:
+      activity === undefined
+        ? NONE
+        : activity.statements().map((statement) => ({
+            system: statement.system,
+            text: statement.text,
+            durationMs: statement.duration ?? 0,
+          })),
+    calls:
+      activity === undefined
+        ? NONE
+        : activity.calls.map((call) => ({
+            method: call.method,
+            host: hostOf(call.url),
+            durationMs: call.duration,
+            failed: call.error !== null || (call.status !== null && call.status >= 500),
+          })),
     exception:
       fingerprint === undefined
         ? null

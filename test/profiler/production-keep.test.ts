@@ -55,6 +55,16 @@ function logLines(output: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** What `read` gives once it gives something, read again every 10 ms for up to 2 s. */
+async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
+  for (let tries = 0; tries < 200; tries++) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return assert.fail('nothing within 2 s');
+}
+
 function debugHeaders(answer: Pick<Answer, 'headers'>): string[] {
   return Object.keys(answer.headers).filter((name) => name.startsWith('x-debug') || name === 'server-timing');
 }
@@ -256,6 +266,62 @@ describe('as a plugin, PROFILER_KEEP=errors keeps the 500 only, with its calls',
       reports.map((found) => pathOf(found.url)),
       ['/fail'],
     );
+  });
+});
+
+describe("as a plugin, a kept report's stages and the overview's routes come from the handler's own mark", () => {
+  let app: FastifyInstance;
+  let url: string;
+
+  before(async () => {
+    const config = loadConfig({
+      APP_ENV: 'prod',
+      TLS: '0',
+      LOG_LEVEL: 'silent',
+      PROFILER_KEEP: 'errors',
+      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-kept-')),
+    });
+    app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
+    await app.register(vigil, { config });
+    await app.register(
+      async (api) => {
+        api.get<{ Params: { id: number } }>(
+          '/items/:id',
+          { schema: { params: { type: 'object', properties: { id: { type: 'integer' } } } } },
+          async (request) => ({ id: request.params.id }),
+        );
+        // A preHandler hook that takes 40 ms, before a handler that fails at once.
+        api.get('/guarded', { preHandler: async () => new Promise((resolve) => setTimeout(resolve, 40)) }, async () => {
+          throw new Error('guarded and failed');
+        });
+      },
+      { prefix: '/api' },
+    );
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(() => app.close());
+
+  it("counts the preHandler hooks' time in the body stage, not the handler's", async () => {
+    const failed = await fetch(`${url}/api/guarded`);
+    assert.equal(failed.status, 500);
+    await failed.text();
+    // The report is made once the response has been written, which may be after the client read it.
+    const found = await until(async () => (await app.vigil.profiler!.store.search({ limit: 10 })).reports[0]);
+    const report = await app.vigil.report(found.token);
+    const stages = report?.performance?.stages ?? {};
+    assert.deepEqual(Object.keys(stages), ['routing', 'body', 'handler', 'rendering', 'sending']);
+    assert.ok(stages.body! >= 35, `body ${stages.body} ms`);
+    assert.ok(stages.handler! < 35, `handler ${stages.handler} ms`);
+  });
+
+  it('counts a prefixed route under its pattern, a request its schema refused too', async () => {
+    for (const path of ['/api/items/1', '/api/items/2', '/api/items/x']) await (await fetch(`${url}${path}`)).text();
+    const items = await until(async () => {
+      const summary = await app.vigil.profiler!.overview.summary('1h');
+      const row = summary.routes.find((counted) => counted.route === 'GET /api/items/:id');
+      return row?.requests === 3 ? row : undefined;
+    });
+    assert.equal(items.clientErrors, 1);
   });
 });
 

@@ -37,7 +37,8 @@ interface DelayWindow {
  * Milliseconds spent in each stage the request went through, in order. A stage runs from
  * one mark to the next one the request reached (see {@link StageMarks}): routing (the
  * kernel's own hooks and, for unrouted requests, the 404/405/301 decision), body (reading
- * and parsing it), handler (including serializing what it returned), rendering (the error
+ * and parsing it, validation and the preHandler hooks), handler (including serializing what
+ * it returned), rendering (the error
  * pipeline building an error page) and sending.
  */
 function stageDurations(marks: StageMarks): Record<string, number> {

@@ -14,7 +14,7 @@ export interface StageMarks {
   start: number;
   /** Matched routes: the body is about to be read. */
   parsing?: number | undefined;
-  /** Matched routes: the handler is about to run. */
+  /** Matched routes: the handler is called (its preHandler hooks have run). */
   handler?: number | undefined;
   /** An error reached the pipeline. */
   error?: number | undefined;
@@ -43,6 +43,8 @@ export interface RequestProfile {
   responseBody?: unknown;
   /** What the request's own code records while it runs: its log lines and spans. */
   scope: RequestScope;
+  /** The matched route's pattern, noted by its handler when it is called (`markHandlerOf`). */
+  routePattern?: string;
   /** Per-collector scratch space filled while the request runs. */
   data: Record<string, unknown>;
   /** The reply, for the report made by the onRequestAbort hook, which gets none; let go once it is made. */

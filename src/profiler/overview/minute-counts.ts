@@ -111,8 +111,23 @@ const newStatement = (): StatementCounts => ({
 });
 const newUpstream = (): UpstreamCounts => ({ calls: 0, errors: 0, latency: {} });
 
+/** Route keys by pattern and method, made once: a new string at each request would be hashed at each. */
+const routeKeys = new Map<string | null, Map<string, string>>();
+/** Patterns are the application's routes, methods those they answer: a bound against the unexpected. */
+const ROUTE_KEYS_MAX = 10_000;
+let routeKeysHeld = 0;
+
 function routeKey(method: string, route: string | null): string {
-  return `${method} ${route ?? '(no route)'}`;
+  const held = routeKeys.get(route)?.get(method);
+  if (held !== undefined) return held;
+  const key = `${method} ${route ?? '(no route)'}`;
+  if (routeKeysHeld < ROUTE_KEYS_MAX) {
+    let byMethod = routeKeys.get(route);
+    if (byMethod === undefined) routeKeys.set(route, (byMethod = new Map()));
+    byMethod.set(method, key);
+    routeKeysHeld++;
+  }
+  return key;
 }
 
 /** Counts one request into `minute`. */
@@ -126,22 +141,7 @@ export function countSample(minute: MinuteCounts, sample: OverviewSample): void 
   if (sample.token !== null && (counts.slowest === null || sample.durationMs > counts.slowest.ms))
     counts.slowest = { ms: sample.durationMs, token: sample.token };
 
-  // Runs by the counts they go to: a key cut to its bound, or `(other)`, is one statement here too.
-  const runs = new Map<StatementCounts, number>();
-  for (const statement of sample.statements) {
-    const held = slot(minute.statements, `${statement.system} ${statement.text}`, newStatement);
-    held.count++;
-    held.totalMs += statement.durationMs;
-    countDuration(held.latency, statement.durationMs);
-    if (held.routes.length < ROUTES_PER_STATEMENT && !held.routes.includes(route)) held.routes.push(route);
-    runs.set(held, (runs.get(held) ?? 0) + 1);
-  }
-  for (const [held, repeat] of runs) {
-    if (repeat > held.worstRepeat) {
-      held.worstRepeat = repeat;
-      held.worstRepeatToken = sample.token;
-    }
-  }
+  if (sample.statements.length > 0) countStatements(minute, sample, route);
 
   for (const call of sample.calls) {
     const held = slot(minute.upstreams, `${call.method} ${call.host}`, newUpstream);
@@ -165,6 +165,25 @@ export function countSample(minute: MinuteCounts, sample: OverviewSample): void 
     held.first = Math.min(held.first, sample.time);
     held.last = Math.max(held.last, sample.time);
     if (sample.token !== null) held.newestToken = sample.token;
+  }
+}
+
+/** Counts a request's statements: runs by the counts they go to, so that a key cut to its bound, or `(other)`, is one statement here too. */
+function countStatements(minute: MinuteCounts, sample: OverviewSample, route: string): void {
+  const runs = new Map<StatementCounts, number>();
+  for (const statement of sample.statements) {
+    const held = slot(minute.statements, `${statement.system} ${statement.text}`, newStatement);
+    held.count++;
+    held.totalMs += statement.durationMs;
+    countDuration(held.latency, statement.durationMs);
+    if (held.routes.length < ROUTES_PER_STATEMENT && !held.routes.includes(route)) held.routes.push(route);
+    runs.set(held, (runs.get(held) ?? 0) + 1);
+  }
+  for (const [held, repeat] of runs) {
+    if (repeat > held.worstRepeat) {
+      held.worstRepeat = repeat;
+      held.worstRepeatToken = sample.token;
+    }
   }
 }
 
