@@ -36,9 +36,12 @@ export interface ScopeLines {
   redact?(value: unknown): unknown;
 }
 
+/** The spans of a request that has none, which most have: shared, never written. */
+const NO_SPANS: readonly SpanRecord[] = Object.freeze([]);
+
 export class RequestScope {
-  /** The application's own spans (`span()`); those of its libraries are kept by the profiler. */
-  spans: SpanRecord[] = [];
+  /** Made by the first span (see {@link spans}). */
+  private ownSpans: SpanRecord[] | undefined;
   spansOmitted = 0;
   /** Places taken on the waterfall, by either kind of span (see {@link takeSpanPlace}). */
   private spanPlaces = 0;
@@ -71,7 +74,16 @@ export class RequestScope {
     this.lines = undefined;
     this.activity = undefined;
     this.activitySites = undefined;
-    this.spans = [];
+    this.ownSpans = undefined;
+  }
+
+  /** The application's own spans (`span()`), in the order they began; those of its libraries are kept by the profiler. */
+  get spans(): readonly SpanRecord[] {
+    return this.ownSpans ?? NO_SPANS;
+  }
+
+  addSpan(record: SpanRecord): void {
+    (this.ownSpans ??= []).push(record);
   }
 
   /** Takes one of the request's {@link MAX_SPANS} places on the waterfall; false (and counted) past them. */
@@ -168,7 +180,7 @@ export function span<T>(name: string, fn: () => T): T {
   let record: SpanRecord | undefined;
   if (scope.takeSpanPlace()) {
     record = { name: spanName(name), start: round(started - scope.origin), duration: null, depth, error: false };
-    scope.spans.push(record);
+    scope.addSpan(record);
   }
   const end = (failed: boolean) => {
     if (record === undefined) return;
