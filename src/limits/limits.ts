@@ -126,6 +126,8 @@ export class Limits {
   readonly adoptRoute = (options: RouteOptions): void => {
     const seconds = this.settings.maxExecutionTime;
     if (seconds <= 0 || routesApiDefinitionOf(options.config as Record<symbol, unknown> | undefined)) return;
+    // What is not a function is left for Fastify to refuse, as it would without vigil.
+    if (typeof options.handler !== 'function') return;
     options.handler = withDeadline(options.handler, this.handlers);
   };
 

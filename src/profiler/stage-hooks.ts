@@ -32,6 +32,8 @@ export const markParsing: preParsingHookHandler = (request, _reply, payload, don
  * which it builds anew at each read.
  */
 export const markHandlerOf: onRouteHookHandler = (options) => {
+  // What is not a function is left for Fastify to refuse, as it would without vigil.
+  if (typeof options.handler !== 'function') return;
   const handler = options.handler as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown;
   const pattern = options.url;
   options.handler = function markedHandler(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {

@@ -333,3 +333,24 @@ describe('routes declared with the routes API, and isolated routes, in plugin mo
     await app.close();
   });
 });
+
+describe('a route Fastify refuses is refused as it would be without vigil', () => {
+  for (const settings of [{ APP_DEBUG: '1' }, { APP_ENV: 'prod', PROFILER_KEEP: 'errors' }]) {
+    it(`refuses a handler that is not a function (${Object.values(settings).join(', ')})`, async () => {
+      const config = loadConfig({
+        ...settings,
+        TLS: '0',
+        LOG_LEVEL: 'silent',
+        VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-plugin-')),
+      });
+      const app = Fastify(vigilFastifyOptions(config));
+      await app.register(vigil, { config });
+      try {
+        // Fastify's own refusal: no handler of vigil's may stand in for the missing function.
+        assert.throws(() => app.route({ method: 'GET', url: '/x', handler: 'not a function' as never }), TypeError);
+      } finally {
+        await app.close();
+      }
+    });
+  }
+});
