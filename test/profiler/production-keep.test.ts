@@ -55,6 +55,22 @@ function logLines(output: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** An application in production with vigil registered as a plugin, `settings` over the defaults; its log lines go to `write`. */
+async function productionPlugin(
+  settings: Record<string, string>,
+  write: (line: string) => unknown = () => true,
+): Promise<FastifyInstance> {
+  const config = loadConfig({
+    APP_ENV: 'prod',
+    TLS: '0',
+    VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-kept-')),
+    ...settings,
+  });
+  const app = Fastify(vigilFastifyOptions(config, { logOutput: { write } }));
+  await app.register(vigil, { config });
+  return app;
+}
+
 /** What `read` gives once it gives something, read again every 10 ms for up to 2 s. */
 async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
   for (let tries = 0; tries < 200; tries++) {
@@ -220,15 +236,7 @@ describe('as a plugin, PROFILER_KEEP=errors keeps the 500 only, with its calls',
   const lines: string[] = [];
 
   before(async () => {
-    const config = loadConfig({
-      APP_ENV: 'prod',
-      TLS: '0',
-      LOG_LEVEL: 'warn',
-      PROFILER_KEEP: 'errors',
-      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-kept-')),
-    });
-    app = Fastify(vigilFastifyOptions(config, { logOutput: { write: (line: string) => lines.push(line) } }));
-    await app.register(vigil, { config });
+    app = await productionPlugin({ LOG_LEVEL: 'warn', PROFILER_KEEP: 'errors' }, (line) => lines.push(line));
     app.get('/fail', async (request) => {
       request.log.warn('charging card 4');
       await runStatement('UPDATE cards SET charged = 1 WHERE id = 4');
@@ -274,15 +282,7 @@ describe("as a plugin, a kept report's stages and the overview's routes come fro
   let url: string;
 
   before(async () => {
-    const config = loadConfig({
-      APP_ENV: 'prod',
-      TLS: '0',
-      LOG_LEVEL: 'silent',
-      PROFILER_KEEP: 'errors',
-      VAR_DIR: mkdtempSync(join(tmpdir(), 'vigil-kept-')),
-    });
-    app = Fastify(vigilFastifyOptions(config, { logOutput: { write: () => true } }));
-    await app.register(vigil, { config });
+    app = await productionPlugin({ LOG_LEVEL: 'silent', PROFILER_KEEP: 'errors' });
     await app.register(
       async (api) => {
         api.get<{ Params: { id: number } }>(
@@ -329,16 +329,10 @@ describe('as a plugin, the start line says which reports production keeps and wh
   it('names the outcomes kept, the store, and how to read them without a secret', async () => {
     const lines: string[] = [];
     const varDir = mkdtempSync(join(tmpdir(), 'vigil-kept-'));
-    const config = loadConfig({
-      APP_ENV: 'prod',
-      TLS: '0',
-      LOG_LEVEL: 'info',
-      PROFILER_KEEP: 'errors,slow',
-      PROFILER_SLOW_REQUEST: '300ms',
-      VAR_DIR: varDir,
-    });
-    const app = Fastify(vigilFastifyOptions(config, { logOutput: { write: (line: string) => lines.push(line) } }));
-    await app.register(vigil, { config });
+    const app = await productionPlugin(
+      { LOG_LEVEL: 'info', PROFILER_KEEP: 'errors,slow', PROFILER_SLOW_REQUEST: '300ms', VAR_DIR: varDir },
+      (line) => lines.push(line),
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
     await app.close();
     const said = logLines(lines.join('')).map((entry) => String(entry.msg));
