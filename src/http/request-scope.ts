@@ -123,6 +123,11 @@ export function askForScopes(): void {
   asked = true;
 }
 
+/** True once code has asked for its request (see {@link askForScopes}). */
+export function scopesAsked(): boolean {
+  return asked;
+}
+
 /** Runs `fn` (the rest of the request's hooks and its handler) inside `scope`. */
 export function runInScope<T>(scope: RequestScope, fn: () => T): T {
   return current.run({ scope, depth: 0 }, fn);

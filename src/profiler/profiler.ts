@@ -12,7 +12,7 @@ import { raisedError, type RaisedError } from './collectors/exception.js';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { reportUrl } from '../debug/request-debug.js';
-import { RequestScope } from '../http/request-scope.js';
+import { RequestScope, scopesAsked } from '../http/request-scope.js';
 import { TokenSource } from './tokens/token.js';
 import { stateOf } from '../http/request-state.js';
 import { requestOrigin, requestUrlWithQuery } from '../http/request-url.js';
@@ -34,7 +34,7 @@ import {
   type ReportWriterOptions,
   type WriterCounters,
 } from './writer/report-writer.js';
-import type { Collector, CollectorContext, RequestProfile } from './model/request-profile.js';
+import type { Collector, CollectorContext, RequestProfile, StageMarks } from './model/request-profile.js';
 import { ReportStoreUnavailableError, type ReportStore, type Retention } from './storage/report-store.js';
 
 /** Status recorded for a request whose client left before its response was written (nginx's convention). */
@@ -72,6 +72,11 @@ export interface ProfilerOptions {
 /** The overview's minutes are kept a week unless said otherwise. */
 const OVERVIEW_RETENTION_MS = 7 * 86_400_000;
 
+/** The scope and data of a profile whose collectors have not started (see {@link RequestProfile.started}). */
+const UNSTARTED_SCOPE = new RequestScope(0);
+UNSTARTED_SCOPE.close();
+const UNSTARTED_DATA: Record<string, unknown> = Object.freeze({});
+
 /** The raise of an error not kept, for the overview; an error whose stack cannot be read is counted without. */
 function raisedOrNothing(error: Error): RaisedError | undefined {
   try {
@@ -107,6 +112,8 @@ export class Profiler {
    */
   private starts: Array<(context: CollectorContext) => void> = [];
   private discards: Array<(context: CollectorContext) => void> = [];
+  /** Every collector's `start` may wait for the request's end (see {@link Collector.startsLate}). */
+  private startsWait = false;
 
   private constructor(
     store: ReportStore,
@@ -136,6 +143,7 @@ export class Profiler {
     this.discards = this.collectors.flatMap((collector) =>
       collector.discard ? [collector.discard.bind(collector)] : [],
     );
+    this.startsWait = this.collectors.every((collector) => !collector.start || collector.startsLate === true);
   }
 
   /**
@@ -146,8 +154,12 @@ export class Profiler {
   readonly tokenHook: onRequestHookHandler = (request, reply, done) => {
     // Production: every request is followed, without a token until its report is kept (see finish);
     // the profiler's own pages are not (production-access.ts answers them).
-    if (this.keep)
-      return this.speaksFor(request) ? done() : proceed(request, this.begin(request, reply, ''), done, true);
+    if (this.keep) {
+      if (this.speaksFor(request)) return done();
+      // Collectors start as the request arrives only when they must: most requests are not kept.
+      const startNow = !this.startsWait || scopesAsked();
+      return proceed(request, this.begin(request, reply, '', startNow), done, true);
+    }
     if (this.speaksFor(request)) {
       settlePageHeaders(reply.raw);
       if (this.serves(request)) return done();
@@ -369,22 +381,35 @@ export class Profiler {
     };
   }
 
-  /** Gives the request its token and profile, announces the token and starts the collectors. */
-  private begin(request: FastifyRequest, reply: FastifyReply, token: string): RequestProfile {
+  /**
+   * Gives the request its token and profile, announces the token and starts the collectors
+   * (unless `startNow` is false: production's, see {@link RequestProfile.started}).
+   */
+  private begin(request: FastifyRequest, reply: FastifyReply, token: string, startNow = true): RequestProfile {
     const start = performance.now();
+    // Two flat literals: V8 copies a literal nested in another through a slower walk.
+    const marks: StageMarks = {
+      start,
+      parsing: undefined,
+      handler: undefined,
+      error: undefined,
+      send: undefined,
+      end: undefined,
+    };
     // Every field from the start, set later or not: one shape for every profile.
     const profile: RequestProfile = {
       token,
       kept: undefined,
       time: Date.now(),
       ip: request.ip ?? '',
-      marks: { start, parsing: undefined, handler: undefined, error: undefined, send: undefined, end: undefined },
+      marks,
       error: undefined,
       aborted: false,
       responseBody: undefined,
-      scope: new RequestScope(start, request),
+      scope: startNow ? new RequestScope(start, request) : UNSTARTED_SCOPE,
+      started: startNow,
       routePattern: undefined,
-      data: {},
+      data: startNow ? {} : UNSTARTED_DATA,
       reply,
     };
     const state = stateOf(request);
@@ -399,9 +424,22 @@ export class Profiler {
     }
     this.unfinished++;
     if (request.headers.upgrade !== undefined) finishWhenHijacked(reply, () => this.finish(request));
-    const context = this.contextFor(request, reply, profile);
-    for (const start of this.starts) start(context);
+    if (startNow) this.start(this.contextFor(request, reply, profile));
     return profile;
+  }
+
+  private start(context: CollectorContext): void {
+    const { starts } = this;
+    for (let i = 0; i < starts.length; i++) starts[i]!(context);
+  }
+
+  /** A kept report's collectors, started as its request ends (see {@link RequestProfile.started}). */
+  private startLate(context: CollectorContext): void {
+    const { profile } = context;
+    profile.scope = new RequestScope(profile.marks.start, context.request);
+    profile.data = {};
+    profile.started = true;
+    this.start(context);
   }
 
   private contextFor(request: FastifyRequest, reply: FastifyReply, profile: RequestProfile): CollectorContext {
@@ -422,6 +460,7 @@ export class Profiler {
     profile.marks.end = performance.now();
     const context = this.contextFor(request, reply, profile);
     if (!this.keep || this.keep.keeps(profile, reply.statusCode)) {
+      if (!profile.started) this.startLate(context);
       const report = this.report(context);
       this.overview.record(
         sampleOfRequest(context, {
@@ -443,9 +482,10 @@ export class Profiler {
           exception: profile.error ? raisedOrNothing(profile.error) : undefined,
         }),
       );
-      for (const discard of this.discards) discard(context);
+      const { discards } = this;
+      for (let i = 0; i < discards.length; i++) discards[i]!(context);
     }
-    profile.scope.close();
+    if (profile.started) profile.scope.close();
   }
 
   private report(context: CollectorContext): Report {

@@ -170,6 +170,16 @@ describe('production follows a request through its async context from the first 
     assert.match(database.texts[0]!, /FROM orders/);
   });
 
+  it('gives the first, whose collectors started only once it was kept, every panel and its stages', () => {
+    const report = stored.read('/orders/fail?first');
+    const sections = report.collectors as Record<string, Record<string, unknown>>;
+    for (const name of ['request', 'response', 'exception', 'routing', 'performance', 'memory', 'logs'])
+      assert.ok(sections[name], `no ${name} section: ${Object.keys(sections).join(', ')}`);
+    assert.equal((sections.request as { method: string }).method, 'GET');
+    const stages = Object.keys((sections.performance as { stages: Record<string, number> }).stages);
+    for (const stage of ['handler', 'sending']) assert.ok(stages.includes(stage), stages.join(', '));
+  });
+
   it("files each request's own logger's lines from the first, by the request's id", () => {
     for (const path of ['/orders/fail?first', '/orders/fail?second']) {
       const logs = stored.read(path).collectors.logs as { lines: Array<{ message: string }> };

@@ -34,8 +34,8 @@ class RequestLines implements ScopeLines, TappedLines {
   lines: TappedLine[] = [];
   omitted = 0;
   taken = false;
-
-  constructor(readonly redact?: (value: unknown) => unknown) {}
+  /** What the console's arguments are kept as (see {@link LogTap.watch}). */
+  redact: ((value: unknown) => unknown) | undefined = undefined;
 
   add(logger: string, text: string, level?: string): void {
     if (this.taken) return;
@@ -51,6 +51,13 @@ class RequestLines implements ScopeLines, TappedLines {
 }
 
 /**
+ * Lines kept for requests nobody said they watch (see {@link LogTap.keepEveryRequest}): past
+ * this, the oldest request's are let go. Most are the lines of requests still running; the
+ * rest, lines a request wrote after its report was decided, would otherwise stay for good.
+ */
+const MAX_UNANNOUNCED_REQUESTS = 1000;
+
+/**
  * Fastify binds each request's logger to its id (`"reqId":"req-1f"`), so its lines are
  * matched to the request by that field. Lines without it (the app logger, `app.log`) and
  * the console's (see `console-tap.ts`) are filed under the request whose code wrote them,
@@ -58,22 +65,36 @@ class RequestLines implements ScopeLines, TappedLines {
  */
 export class LogTap implements LineSink {
   private readonly watched = new Map<string, RequestLines>();
+  /** Production's profiler: lines are kept for every request id, from its first line. */
+  private everyRequest = false;
 
   constructor(private readonly output: LineSink = process.stdout) {}
 
   write(line: string): boolean {
     this.output.write(line);
-    if (this.watched.size > 0) this.keep(line);
+    if (this.everyRequest || this.watched.size > 0) this.keep(line);
     return true;
   }
 
   /**
-   * Starts keeping the lines of request `id`; the returned sink takes the lines its code
-   * writes. `redact`: what the console's arguments are kept as, before they are formatted.
+   * Keeps the lines of every request, without {@link watch}: production follows every
+   * request and keeps few reports, and a request's entry is made by its first line, not
+   * at its arrival, since most requests write none.
+   */
+  keepEveryRequest(on: boolean): void {
+    this.everyRequest = on;
+    if (!on) this.watched.clear();
+  }
+
+  /**
+   * Starts keeping the lines of request `id` (those it has written, if they were kept); the
+   * returned sink takes the lines its code writes. `redact`: what the console's arguments
+   * are kept as, before they are formatted.
    */
   watch(id: string, redact?: (value: unknown) => unknown): ScopeLines {
-    const entry = new RequestLines(redact);
-    this.watched.set(id, entry);
+    let entry = this.watched.get(id);
+    if (entry === undefined) this.watched.set(id, (entry = new RequestLines()));
+    entry.redact = redact;
     return entry;
   }
 
@@ -88,7 +109,7 @@ export class LogTap implements LineSink {
 
   /** Stops watching request `id`, keeping nothing of it. */
   forget(id: string): void {
-    this.watched.delete(id);
+    if (this.watched.size > 0) this.watched.delete(id);
   }
 
   /** Lines request `id` has written so far (kept or beyond the limit). */
@@ -108,7 +129,18 @@ export class LogTap implements LineSink {
       return;
     }
     const start = at + REQ_ID_FIELD.length;
-    this.watched.get(line.slice(start, line.indexOf('"', start)))?.add('request', line);
+    const id = line.slice(start, line.indexOf('"', start));
+    const entry = this.watched.get(id);
+    if (entry !== undefined) entry.add('request', line);
+    else if (this.everyRequest) this.unannounced(id).add('request', line);
+  }
+
+  /** The entry of a request whose first line this is (see {@link keepEveryRequest}). */
+  private unannounced(id: string): RequestLines {
+    if (this.watched.size >= MAX_UNANNOUNCED_REQUESTS) this.watched.delete(this.watched.keys().next().value!);
+    const entry = new RequestLines();
+    this.watched.set(id, entry);
+    return entry;
   }
 }
 

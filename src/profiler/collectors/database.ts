@@ -25,6 +25,8 @@ export const databaseCollector = defineCollector<DatabaseSection, CollectorSetup
 function databaseRuntime(slowMs: number, sites: SiteMemory): CollectorRuntime<DatabaseSection> {
   let release: (() => void) | undefined = holdQueryChannels();
   return {
+    // Statements are filed only under a request that entered its scope, which a request profiled without starting does not.
+    startsLate: true,
     start({ profile }) {
       followActivity(profile.scope, sites);
     },

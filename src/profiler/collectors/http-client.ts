@@ -28,6 +28,8 @@ export const httpClientCollector = defineCollector<HttpClientSection, CollectorS
 function httpClientRuntime(sites: SiteMemory): CollectorRuntime<HttpClientSection> {
   let release: (() => void) | undefined = holdHttpClientTap();
   return {
+    // Calls are filed only under a request that entered its scope, which a request profiled without starting does not.
+    startsLate: true,
     start({ profile }) {
       followActivity(profile.scope, sites);
     },

@@ -45,8 +45,13 @@ export const logsCollector = defineCollector<LogsSection, CollectorSetup>({
   text: logsText,
   textLast: true,
   // Without a tap (the application's own logger), reports have no logs section.
-  create: ({ logTap: tap }) =>
-    tap && {
+  create: ({ logTap: tap, production }) => {
+    if (!tap) return undefined;
+    // Production: lines are kept from a request's first one (see LogTap.keepEveryRequest),
+    // so `start` may wait until the report is kept.
+    if (production) tap.keepEveryRequest(true);
+    return {
+      startsLate: production === true,
       toolbar: ({ request }) => {
         const lines = tap.count(request.id);
         const value = `${lines} log${lines === 1 ? '' : 's'}`;
@@ -63,5 +68,9 @@ export const logsCollector = defineCollector<LogsSection, CollectorSetup>({
         // A handler may log what it received (`log.info({ body })`): credential fields are redacted.
         return { lines: lines.map((line) => redactor.fields(logLineOf(line))), omitted };
       },
-    },
+      close() {
+        tap.keepEveryRequest(false);
+      },
+    };
+  },
 });

@@ -22,6 +22,7 @@ interface ConnectionInfo {
 }
 
 // Read once per connection, at arrival: a closed socket no longer knows its peer or TLS session.
+// Production reads it when a report is kept: the TLS session of a client gone by then is not known.
 const connections = new WeakMap<object, ConnectionInfo>();
 
 function connectionOf(connection: Socket): ConnectionInfo {
@@ -51,6 +52,7 @@ export const requestCollector = defineCollector<RequestSection, CollectorSetup>(
   text: requestText,
   textLast: true,
   create: () => ({
+    startsLate: true,
     start({ request }) {
       connectionOf(request.raw.socket);
     },

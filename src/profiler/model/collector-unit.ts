@@ -17,7 +17,7 @@ export interface CollectorView<Section = unknown>
 /** What runs while requests are handled, and the toolbar's entries when they need what `create` was given. */
 export type CollectorRuntime<Section = unknown> = Pick<
   Collector<Section>,
-  'start' | 'collect' | 'discard' | 'derive' | 'close' | 'toolbar'
+  'start' | 'startsLate' | 'collect' | 'discard' | 'derive' | 'close' | 'toolbar'
 >;
 
 /** A collector's view with the way to make its runtime: what `defineCollector` is given. */

@@ -43,6 +43,12 @@ export interface RequestProfile {
   responseBody?: unknown;
   /** What the request's own code records while it runs: its log lines and spans. */
   scope: RequestScope;
+  /**
+   * Its collectors have started. Production starts them only once the report is kept, when
+   * they can all wait (`Collector.startsLate`) and no code has asked for its request yet:
+   * until then the scope is a closed one, shared, and `data` an empty one, frozen.
+   */
+  started: boolean;
   /** The matched route's pattern, noted by its handler when it is called (`markHandlerOf`). */
   routePattern?: string;
   /** Per-collector scratch space filled while the request runs. */
@@ -93,6 +99,12 @@ export type ToolbarContext = Pick<CollectorContext, 'request' | 'reply' | 'profi
 export interface Collector<Section = unknown> {
   name: string;
   start?(context: CollectorContext): void;
+  /**
+   * Production: `start` may run when the report is kept, as the request ends, instead of at
+   * its arrival, since what it reads does not change meanwhile. When every collector's may,
+   * a request that is not kept starts none of them.
+   */
+  startsLate?: boolean;
   collect(context: CollectorContext): Section | undefined;
   /** In production, instead of `collect` for a request whose report is not kept: lets go of what `start` holds. */
   discard?(context: CollectorContext): void;
