@@ -58,51 +58,43 @@ function round(ms: number): number {
 const DELAY_RESOLUTION_MS = 10;
 const FIRST_WINDOW_MS = 100;
 
-/** Event-loop delay in one-second windows (the first is 100 ms): each report shows the last full window before it. */
-class DelayMonitor {
+/**
+ * Event-loop delay in windows of a second at least (the first, 100 ms): each report shows the
+ * last window that had ended before it. A window ends when a report asks past its length,
+ * not on a timer: reading the histogram walks all its buckets, and production keeps few
+ * reports. A window that spans a quiet spell says how long it was.
+ */
+export class DelayMonitor {
   private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   private last: DelayWindow | null = null;
   private windowStart = performance.now();
-  private timer: NodeJS.Timeout;
+  private windowMs = FIRST_WINDOW_MS;
 
-  constructor(windowMs = 1000) {
+  constructor(private readonly fullWindowMs = 1000) {
     this.histogram.enable();
-    // The first window is short, so that reports have figures almost from the start.
-    this.timer = setTimeout(() => {
-      this.rotate();
-      this.timer = setInterval(() => this.rotate(), windowMs).unref();
-    }, FIRST_WINDOW_MS).unref();
   }
 
-  /** The last window's figures: reading the histogram for every report would cost more than the rest of it. */
   latest(): DelayWindow | null {
+    const now = performance.now();
+    if (now - this.windowStart >= this.windowMs) {
+      this.last = this.figures(Math.round(now - this.windowStart));
+      this.histogram.reset();
+      this.windowStart = now;
+      this.windowMs = this.fullWindowMs;
+    }
     return this.last;
   }
 
   close(): void {
-    clearTimeout(this.timer);
-    clearInterval(this.timer);
     this.histogram.disable();
   }
 
-  private rotate(): void {
-    this.last = this.snapshot();
-    this.histogram.reset();
-    this.windowStart = performance.now();
-  }
-
-  private snapshot(): DelayWindow | null {
+  private figures(windowMs: number): DelayWindow | null {
     const h = this.histogram;
     if (h.count === 0) return null;
     // The histogram counts nanoseconds between samples; the delay is what exceeds the sampling interval.
     const ms = (ns: number) => round(Math.max(0, ns / 1e6 - DELAY_RESOLUTION_MS));
-    return {
-      windowMs: Math.round(performance.now() - this.windowStart),
-      mean: ms(h.mean),
-      p50: ms(h.percentile(50)),
-      p99: ms(h.percentile(99)),
-      max: ms(h.max),
-    };
+    return { windowMs, mean: ms(h.mean), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
   }
 }
 
