@@ -5,9 +5,12 @@
  * names the token, and a burst of errors keeps at most PROFILER_KEEP_MAX_PER_SECOND a second.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig, vigil, vigilFastifyOptions } from '../../src/index.js';
@@ -15,7 +18,7 @@ import type { Report, ReportSummary } from '../../src/profiler/model/report.js';
 import { runStatement } from '../fixtures/kept-routes.js';
 import { runVigil } from '../support/command-line.js';
 import { startInProcess } from '../support/in-process-service.js';
-import { ask, startService, type Answer, type Service } from '../support/service.js';
+import { ask, ROOT, startService, type Answer, type Service } from '../support/service.js';
 import { openStoreOf } from '../support/stores.js';
 
 const ROUTES = 'test/fixtures/kept-routes.ts';
@@ -332,6 +335,24 @@ describe("as a plugin, a kept report's stages and the overview's routes come fro
       return row?.requests === 3 ? row : undefined;
     });
     assert.equal(items.clientErrors, 1);
+  });
+});
+
+// Its own process: in this one, the tests' own HTTP calls have long asked for scopes, and every collector starts at arrival.
+describe("as a plugin, an application's collector starts as each request arrives, kept or not", () => {
+  it('runs its start for the fast 200s no report is kept of', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/arrivals-app.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const [url] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      for (let i = 0; i < 3; i++) await (await fetch(`${url}/fast`)).text();
+      assert.equal(await (await fetch(`${url}/arrivals`)).text(), '4');
+    } finally {
+      child.kill();
+      await once(child, 'exit');
+    }
   });
 });
 
