@@ -168,8 +168,12 @@ async function count(target: Target, warm: number, requests: number, named = fal
       stdio: 'ignore',
     });
   } finally {
-    child.kill('SIGKILL');
-    await new Promise((resolveExit) => child.once('exit', resolveExit));
+    // A target that already exited (it failed to start) has had its exit event.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+      child.kill('SIGKILL');
+      await exited;
+    }
   }
   // The main thread's file is thread 1 of the dump.
   const file = join(
