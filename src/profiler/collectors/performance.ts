@@ -60,9 +60,9 @@ const FIRST_WINDOW_MS = 100;
 
 /**
  * Event-loop delay in windows of a second at least (the first, 100 ms): each report shows the
- * last window that had ended before it. A window ends when a report asks past its length,
- * not on a timer: reading the histogram walks all its buckets, and production keeps few
- * reports. A window that spans a quiet spell says how long it was.
+ * last window ended, by its own asking or an earlier report's. A window ends when a report
+ * asks past its length, not on a timer: reading the histogram walks all its buckets, and
+ * production keeps few reports. A window that spans a quiet spell says how long it was.
  */
 export class DelayMonitor {
   private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
