@@ -91,14 +91,15 @@ export class ProfilerGate {
    * the profiler's).
    */
   isProfilerRequest(request: FastifyRequest): boolean {
-    // Most requests are told apart here, before their route is read (Fastify builds `routeOptions` at each read).
-    if (!MAYBE_PROFILER.test(request.url)) return false;
+    const url = request.url;
+    // Most requests are told apart here, before their route is read (Fastify builds `routeOptions`
+    // at each read); most by two scans: without `_` or `%` a target cannot name the profiler.
+    if ((!url.includes('_') && !url.includes('%')) || !MAYBE_PROFILER.test(url)) return false;
     if (!request.is404) {
       const route = routeOf(request)?.path ?? '';
       // A pattern may also cover the profiler's paths (`@fastify/cors`'s `OPTIONS *`): then the target decides.
       if (isProfilerPath(route) || !isPattern(route)) return isProfilerPath(route);
     }
-    const url = request.url;
     const target = url.charCodeAt(0) === 0x2f ? url : requestTarget(request).path;
     return isProfilerPath(target) || (target.includes('%') && isProfilerPath(safeDecodeUri(target)));
   }
