@@ -67,15 +67,20 @@ const FIRST_WINDOW_MS = 100;
 export class DelayMonitor {
   private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   private last: DelayWindow | null = null;
-  private windowStart = performance.now();
+  private windowStart: number;
   private windowMs = FIRST_WINDOW_MS;
 
-  constructor(private readonly fullWindowMs = 1000) {
+  /** `now` is the clock windows are measured by; a test passes its own to end them at will. */
+  constructor(
+    private readonly fullWindowMs = 1000,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.windowStart = now();
     this.histogram.enable();
   }
 
   latest(): DelayWindow | null {
-    const now = performance.now();
+    const now = this.now();
     if (now - this.windowStart >= this.windowMs) {
       this.last = this.figures(Math.round(now - this.windowStart));
       this.histogram.reset();
