@@ -38,11 +38,14 @@ export function refusedHead(request: FastifyRequest): HttpError | undefined {
   const raw = request.raw.rawHeaders;
   let size = 0;
   let hosts = 0;
+  // HTTP/2 names the host in its `:authority` pseudo-header, and a Host header is then optional.
+  let authority = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     size += name.length + raw[i + 1]!.length + 4; // ": " and CRLF
     // Node keeps the first Host and drops the others: which one a proxy saw is anyone's guess.
     if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+    else if (name.length === 10 && name === ':authority') authority = true;
   }
   if (size > MAX_HEADERS_SIZE) {
     return new HttpError(
@@ -53,7 +56,7 @@ export function refusedHead(request: FastifyRequest): HttpError | undefined {
   if (hosts > 1)
     return new BadRequestHttpError(`The request has ${hosts} Host headers; it must have one`, 'VIGIL_ERR_INVALID_HOST');
   const http10 = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 0;
-  if (hosts === 0 && !http10)
+  if (hosts === 0 && !http10 && !authority)
     return new BadRequestHttpError(
       `The request has no Host header; HTTP/${request.raw.httpVersion} requires one`,
       'VIGIL_ERR_INVALID_HOST',
