@@ -175,8 +175,8 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
       // server/: the access line, with the report's link.
       parts.accessLog && { concern: 'server/', hook: accessLogHook },
     ],
-    // profiler/: the report of a request whose client went away.
-    onRequestAbort: [profiler && { concern: 'profiler/', hook: abortHook(profiler) }],
+    // profiler/: the report of a request whose client went away (HTTP/2: HTTP/1's are seen as their connections close).
+    onRequestAbort: [profiler && !profiler.watchesConnections && { concern: 'profiler/', hook: abortHook(profiler) }],
     onRoute: [
       // routing/: every route added from here on is known to the 404/405/301 decisions.
       { concern: 'routing/', hook: parts.routes.collect },

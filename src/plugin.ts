@@ -308,6 +308,7 @@ function createProfiler(
     access: { trustedProxies: config.trustedProxies, host: config.host, trustedHosts: config.trustedHosts },
     retention: { maxReports: config.profilerMaxReports, maxAgeMs: config.profilerMaxAgeMs },
     overview: { retentionMs: config.profilerOverviewRetentionMs },
+    http2: app.initialConfig.http2 === true,
     ...(options.profilerWriter ? { writer: options.profilerWriter } : {}),
     ...(options.peerCounters ? { peers: options.peerCounters } : {}),
     ...(production ? { production } : {}),

@@ -25,6 +25,7 @@ import { isCollectorError, type Report } from './model/report.js';
 import type { KeepSettings } from './writer/keep-policy.js';
 import { KeptReports } from './writer/kept-reports.js';
 import { finishWhenHijacked, proceed } from './request-way.js';
+import { ConnectionWatch } from './connection-watch.js';
 import { PacedFailureLog } from '../utils/failure-log.js';
 import { ReadTimeStore } from './storage/read-time-store.js';
 import { Redactor } from './redaction/redact.js';
@@ -67,6 +68,8 @@ export interface ProfilerOptions {
   writer?: Pick<ReportWriterOptions, 'maxQueue' | 'batchSize' | 'flushDelayMs' | 'idlePurgeMs' | 'retentionLeaseMs'>;
   /** How long the overview's minutes are kept (PROFILER_OVERVIEW_RETENTION); how often they are flushed (tests flush often). */
   overview?: { retentionMs: number; flushMs?: number };
+  /** The server speaks HTTP/2, whose clients leave a request without closing its connection. */
+  http2?: boolean;
 }
 
 /** The overview's minutes are kept a week unless said otherwise. */
@@ -114,6 +117,8 @@ export class Profiler {
   private discards: Array<(context: CollectorContext) => void> = [];
   /** Every collector's `start` may wait for the request's end (see {@link Collector.startsLate}). */
   private startsWait = false;
+  /** HTTP/1: clients gone are seen as their connections close; HTTP/2 needs the onRequestAbort hook. */
+  private readonly connections: ConnectionWatch | undefined;
 
   private constructor(
     store: ReportStore,
@@ -126,6 +131,19 @@ export class Profiler {
     this.access = new ProfilerAccess(options.allow, options.access);
     this.production = options.production;
     this.gate = new ProfilerGate(this.access, this.production);
+    this.connections = options.http2 ? undefined : new ConnectionWatch((request) => this.clientGone(request));
+  }
+
+  /** Whether clients gone are seen by their connections; if not, the onRequestAbort hook tells {@link clientGone}. */
+  get watchesConnections(): boolean {
+    return this.connections !== undefined;
+  }
+
+  /** The request's client left before its answer was written: its report is made now. */
+  clientGone(request: FastifyRequest): void {
+    const profile = request.vigil?.profile;
+    if (profile) profile.aborted = true;
+    this.finish(request);
   }
 
   get retention(): Retention | undefined {
@@ -320,7 +338,7 @@ export class Profiler {
 
   /**
    * Connections cut at shutdown abort their requests a moment after the server has closed:
-   * their reports come through onRequestAbort, and are queued before the writer closes.
+   * their reports come through {@link clientGone}, and are queued before the writer closes.
    */
   private async requestsFinished(): Promise<void> {
     if (this.unfinished === 0) return;
@@ -423,6 +441,7 @@ export class Profiler {
       }
     }
     this.unfinished++;
+    this.connections?.follow(request);
     if (request.headers.upgrade !== undefined) finishWhenHijacked(reply, () => this.finish(request));
     if (startNow) this.start(this.contextFor(request, reply, profile));
     return profile;
@@ -456,6 +475,7 @@ export class Profiler {
     if (!profile || !reply) return;
     request.vigil!.profile = null;
     profile.reply = undefined;
+    this.connections?.unfollow(request);
     if (--this.unfinished === 0) this.allFinished?.();
     profile.marks.end = performance.now();
     const context = this.contextFor(request, reply, profile);

@@ -71,12 +71,13 @@ export function finishHook(profiler: Profiler): onResponseHookHandler {
   };
 }
 
-/** Fastify runs no onResponse for a request whose client went away: its report is written here. */
+/**
+ * Fastify runs no onResponse for a request whose client went away: its report is written here.
+ * HTTP/2 only: on HTTP/1 the profiler sees the connection close (`connection-watch.ts`).
+ */
 export function abortHook(profiler: Profiler): onRequestAbortHookHandler {
   return (request, done) => {
-    const profile = request.vigil?.profile;
-    if (profile) profile.aborted = true;
-    profiler.finish(request);
+    profiler.clientGone(request);
     done();
   };
 }

@@ -130,6 +130,47 @@ describe('a request whose client leaves before the answer still gets its report'
       await kernel.close();
     }
   });
+
+  it('on a connection that served others first, reports only the request in flight as 499', async () => {
+    const kernel = await startKernel({ ISOLATED_WORKERS: '1' }, { routes: [profiledRoutes], routesModule });
+    try {
+      await kernel.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = kernel.app.server.address() as { port: number };
+      const head = (target: string) => `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+      await new Promise<void>((resolve, reject) => {
+        let seen = 0;
+        // Three answered on the connection, then one it leaves 5 ms in, with another pipelined behind it.
+        kernel.app.server.on('request', (request) => {
+          if (request.url?.startsWith('/wait-40ms?gone')) setTimeout(() => (socket.destroy(), resolve()), 5);
+        });
+        let data = '';
+        const socket = connect(port, '127.0.0.1', () => socket.write(head('/wait-40ms?kept=1')));
+        socket.on('data', (chunk: Buffer) => {
+          data += chunk;
+          const answered = data.split('HTTP/1.1 200').length - 1;
+          if (answered > seen && answered < 3) socket.write(head(`/wait-40ms?kept=${answered + 1}`));
+          if (answered === 3 && seen < 3) socket.write(head('/wait-40ms?gone=1') + head('/wait-40ms?gone=2'));
+          seen = answered;
+        });
+        socket.on('error', reject);
+      });
+      const reports = async () => {
+        await kernel.profiler!.writer.flush();
+        return (await kernel.profiler!.store.search({ limit: 20 })).reports;
+      };
+      let found = await reports();
+      for (let tries = 0; found.length < 5 && tries < 500; tries++) {
+        await sleep(10);
+        found = await reports();
+      }
+      const status = (url: string) => found.filter((report) => report.url.includes(url)).map((report) => report.status);
+      assert.deepEqual(status('kept='), [200, 200, 200]);
+      // Node reads the pipelined one as the first is served: both were in flight when the client left.
+      assert.deepEqual(status('gone='), [499, 499]);
+    } finally {
+      await kernel.close();
+    }
+  });
 });
 
 describe('a store that cannot lease tokens costs reports, never answers', () => {
