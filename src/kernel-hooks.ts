@@ -52,14 +52,7 @@ import { profilerAccessHook } from './profiler/access/access-hook.js';
 import { productionAccessHook } from './profiler/access/production-access.js';
 import { debugHeadersHook } from './profiler/debug-headers-hook.js';
 import type { Profiler } from './profiler/profiler.js';
-import {
-  abortHook,
-  finishHook,
-  keepResponse,
-  markHandlerOf,
-  markParsing,
-  noteErrorHook,
-} from './profiler/stage-hooks.js';
+import { abortHook, finishHook, keepResponse, markStagesOf, noteErrorHook } from './profiler/stage-hooks.js';
 import { toolbarHook } from './profiler/toolbar-hook.js';
 import { earlierRoutesWarning } from './routing/earlier-routes.js';
 import type { RouteTable } from './routing/route-table.js';
@@ -149,8 +142,8 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
   return {
     onRequest: requestHooks(parts),
     // Routed requests only from here on, to onSend.
-    // profiler/: when the body begins to be read.
-    preParsing: [profiler && { concern: 'profiler/', hook: markParsing }],
+    // None: the profiler marks where the body stage begins with each route's own last onRequest hook (onRoute below).
+    preParsing: [],
     preHandler: [
       // limits/: multipart uploads, saved to temporary files before the handler runs.
       { concern: 'limits/', hook: limits.uploadsHook, scope: 'body routes' },
@@ -182,8 +175,9 @@ export function kernelHooks(app: FastifyInstance, parts: KernelHookParts): Kerne
       { concern: 'routing/', hook: parts.routes.collect },
       // limits/: a native route's handler runs under MAX_EXECUTION_TIME.
       { concern: 'limits/', hook: limits.adoptRoute },
-      // profiler/: each handler marks when it is called, and its route (outside the deadline's wrap).
-      profiler && { concern: 'profiler/', hook: markHandlerOf },
+      // profiler/: each route marks where its body stage begins, and its handler when it is called
+      // and its route (outside the deadline's wrap).
+      profiler && { concern: 'profiler/', hook: markStagesOf },
     ],
     onReady: [
       // routing/, errors/: the silent traps, said naming vigil.

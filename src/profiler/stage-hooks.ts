@@ -11,29 +11,37 @@ import type {
   onErrorHookHandler,
   onRequestAbortHookHandler,
   onResponseHookHandler,
+  onRequestHookHandler,
   onRouteHookHandler,
   onSendHookHandler,
-  preParsingHookHandler,
 } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import type { Profiler } from './profiler.js';
 
-/** Matched routes only: the body is read between this mark and the handler's. */
-export const markParsing: preParsingHookHandler = (request, _reply, payload, done) => {
+/**
+ * The route's own last onRequest hook, after every other (the application's too): the body
+ * stage runs from here to the handler. An onRequest hook is one more step of a runner every
+ * request goes through; a preParsing hook would add a stage of its own.
+ */
+const markParsing: onRequestHookHandler = (request, _reply, done) => {
   const profile = request.vigil?.profile;
   if (profile) profile.marks.parsing = performance.now();
-  done(null, payload);
+  done();
 };
 
 /**
- * The onRoute hook: each route's handler marks when it is called, after the preHandler hooks,
- * and which route it is. A wrapper costs a request one call, where a preHandler hook would
- * cost it a hook runner, and the route read here spares reading Fastify's `routeOptions`,
- * which it builds anew at each read.
+ * The onRoute hook: each route marks where its body stage begins (its own last onRequest hook),
+ * and its handler when it is called, after the preHandler hooks, and which route it is. A
+ * wrapper costs a request one call, where a preHandler hook would cost it a hook runner, and
+ * the route read here spares reading Fastify's `routeOptions`, which it builds anew at each read.
  */
-export const markHandlerOf: onRouteHookHandler = (options) => {
+export const markStagesOf: onRouteHookHandler = (options) => {
   // What is not a function is left for Fastify to refuse, as it would without vigil.
   if (typeof options.handler !== 'function') return;
+  const own = options.onRequest;
+  if (own === undefined) options.onRequest = markParsing;
+  else if (typeof own === 'function') options.onRequest = [own, markParsing];
+  else if (Array.isArray(own)) options.onRequest = [...own, markParsing];
   const handler = options.handler as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown;
   const pattern = options.url;
   options.handler = function markedHandler(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {

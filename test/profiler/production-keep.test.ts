@@ -307,6 +307,14 @@ describe("as a plugin, a kept report's stages and the overview's routes come fro
         api.get('/guarded', { preHandler: async () => new Promise((resolve) => setTimeout(resolve, 40)) }, async () => {
           throw new Error('guarded and failed');
         });
+        // The route's own onRequest hooks, one or a list, that take 40 ms: before the body stage.
+        const waitOnRequest = async () => new Promise<void>((resolve) => setTimeout(resolve, 40));
+        api.get('/checked', { onRequest: waitOnRequest }, async () => {
+          throw new Error('checked and failed');
+        });
+        api.get('/checked-twice', { onRequest: [async () => {}, waitOnRequest] }, async () => {
+          throw new Error('checked twice and failed');
+        });
       },
       { prefix: '/api' },
     );
@@ -325,6 +333,21 @@ describe("as a plugin, a kept report's stages and the overview's routes come fro
     assert.deepEqual(Object.keys(stages), ['routing', 'body', 'handler', 'rendering', 'sending']);
     assert.ok(stages.body! >= 35, `body ${stages.body} ms`);
     assert.ok(stages.handler! < 35, `handler ${stages.handler} ms`);
+  });
+
+  it("counts a route's own onRequest hooks in the routing stage, given one or a list", async () => {
+    for (const path of ['/api/checked', '/api/checked-twice']) {
+      const failed = await fetch(`${url}${path}`);
+      assert.equal(failed.status, 500);
+      await failed.text();
+      const found = await until(
+        async () => (await app.vigil.profiler!.store.search({ url: path, limit: 1 })).reports[0],
+      );
+      const stages = (await app.vigil.report(found.token))?.performance?.stages ?? {};
+      assert.deepEqual(Object.keys(stages), ['routing', 'body', 'handler', 'rendering', 'sending'], path);
+      assert.ok(stages.routing! >= 35, `${path}: routing ${stages.routing} ms`);
+      assert.ok(stages.body! < 35, `${path}: body ${stages.body} ms`);
+    }
   });
 
   it('counts a prefixed route under its pattern, a request its schema refused too', async () => {

@@ -12,7 +12,7 @@ import type { Report } from './report.js';
 export interface StageMarks {
   /** The profiler's first hook: the router has already chosen the route. */
   start: number;
-  /** Matched routes: the body is about to be read. */
+  /** Matched routes: every onRequest hook has run; the application's preParsing hooks and the body follow. */
   parsing?: number | undefined;
   /** Matched routes: the handler is called (its preHandler hooks have run). */
   handler?: number | undefined;
@@ -49,7 +49,7 @@ export interface RequestProfile {
    * until then the scope is a closed one, shared, and `data` an empty one, frozen.
    */
   started: boolean;
-  /** The matched route's pattern, noted by its handler when it is called (`markHandlerOf`). */
+  /** The matched route's pattern, noted by its handler when it is called (`markStagesOf`). */
   routePattern?: string;
   /** Per-collector scratch space filled while the request runs. */
   data: Record<string, unknown>;
