@@ -171,9 +171,9 @@ export class Profiler {
    */
   readonly tokenHook: onRequestHookHandler = (request, reply, done) => {
     // Production: every request is followed, without a token until its report is kept (see finish);
-    // the profiler's own pages are not (production-access.ts answers them).
+    // the profiler's own pages are not (production-access.ts answers them, when something opens them).
     if (this.keep) {
-      if (this.speaksFor(request)) return done();
+      if (this.production !== undefined && this.speaksFor(request)) return done();
       // Collectors start as the request arrives only when they must: most requests are not kept.
       const startNow = !this.startsWait || scopesAsked();
       return proceed(request, this.begin(request, reply, '', startNow), done, true);

@@ -350,6 +350,17 @@ describe("as a plugin, a kept report's stages and the overview's routes come fro
     }
   });
 
+  it('without a secret, answers and counts a request for the profiler as any unrouted one', async () => {
+    const answer = await fetch(`${url}/_profiler/overview?from=loopback`);
+    assert.equal(answer.status, 404);
+    await answer.text();
+    await until(async () => {
+      const summary = await app.vigil.profiler!.overview.summary('1h');
+      const row = summary.routes.find((counted) => counted.route === 'GET (no route)');
+      return row?.requests === 1 ? row : undefined;
+    });
+  });
+
   it('counts a prefixed route under its pattern, a request its schema refused too', async () => {
     for (const path of ['/api/items/1', '/api/items/2', '/api/items/x']) await (await fetch(`${url}${path}`)).text();
     const items = await until(async () => {
