@@ -21,7 +21,7 @@
  * instructions; each is counted more than once, every count is printed, and the median is
  * the figure.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -54,6 +54,11 @@ interface Target {
 const work = mkdtempSync(join(tmpdir(), 'vigil-instructions-'));
 /** The JIT maps V8 writes to /tmp (`--perf-basic-prof`), removed at the end. */
 const maps: string[] = [];
+/** Targets under callgrind: a count that fails ends the run, and must not leave its pair's running. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 const K_PATHS = ['/hello', '/users/1'];
 const J_PATHS = ['/hello', '/status'];
 const prod = (dir: string) => ({ APP_ENV: 'prod', HOST: '127.0.0.1', PORT: '0', VAR_DIR: join(work, dir) });
@@ -160,6 +165,8 @@ async function count(target: Target, warm: number, requests: number, named = fal
     ],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const map = `/tmp/perf-${child.pid}.map`;
   maps.push(map);
   let output = '';
