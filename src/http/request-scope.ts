@@ -118,7 +118,7 @@ const current = new AsyncLocalStorage<ScopeFrame>();
  */
 let asked = false;
 
-/** Notes that code asked for its request: requests enter their scope from now on (see {@link runInScopeOnceAsked}). */
+/** Notes that code asked for its request: requests enter their scope from now on (see {@link scopesAsked}). */
 export function askForScopes(): void {
   asked = true;
 }
@@ -131,11 +131,6 @@ export function scopesAsked(): boolean {
 /** Runs `fn` (the rest of the request's hooks and its handler) inside `scope`. */
 export function runInScope<T>(scope: RequestScope, fn: () => T): T {
   return current.run({ scope, depth: 0 }, fn);
-}
-
-/** The same once code has asked for its request (see {@link askForScopes}); until then `fn` runs as it is. */
-export function runInScopeOnceAsked<T>(scope: RequestScope, fn: () => T): T {
-  return asked ? current.run({ scope, depth: 0 }, fn) : fn();
 }
 
 /**

@@ -12,6 +12,7 @@ const IN_FLIGHT = Symbol('vigil.inFlight');
 /** The requests in flight on a connection: one, or a few when its client pipelines. */
 interface Watched {
   [IN_FLIGHT]?: FastifyRequest[];
+  readonly remoteAddress?: string | undefined;
   once(event: 'close', listener: () => void): unknown;
 }
 
@@ -28,6 +29,11 @@ export class ConnectionWatch {
     };
   }
 
+  /**
+   * Follows `request` until {@link unfollow}. A connection seen for the first time has its
+   * peer's address read: Node keeps it once read, so that a report made after the client
+   * left (or, in production, kept as it ends) still names its client.
+   */
   follow(request: FastifyRequest): void {
     const socket = request.raw.socket as unknown as Watched | null;
     if (socket === null) return;
@@ -36,6 +42,7 @@ export class ConnectionWatch {
     else {
       socket[IN_FLIGHT] = [request];
       socket.once('close', this.closed);
+      void socket.remoteAddress;
     }
   }
 

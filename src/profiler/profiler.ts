@@ -419,7 +419,8 @@ export class Profiler {
       token,
       kept: undefined,
       time: Date.now(),
-      ip: request.ip ?? '',
+      // Read as the report is made where the connection is watched, which keeps the peer known (ConnectionWatch.follow).
+      ip: this.connections === undefined ? (request.ip ?? '') : '',
       marks,
       error: undefined,
       aborted: false,
@@ -480,6 +481,8 @@ export class Profiler {
     profile.marks.end = performance.now();
     const context = this.contextFor(request, reply, profile);
     if (!this.keep || this.keep.keeps(profile, reply.statusCode)) {
+      // Read now where the connection is watched, which keeps the peer known (see begin).
+      if (this.connections !== undefined) profile.ip = request.ip ?? '';
       if (!profile.started) this.startLate(context);
       const report = this.report(context);
       this.overview.record(

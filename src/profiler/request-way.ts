@@ -1,6 +1,6 @@
 /** Where a profiled request goes on after the profiler's first hook, and how an upgrade's report is finished. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { runInScope, runInScopeOnceAsked } from '../http/request-scope.js';
+import { runInScope, scopesAsked } from '../http/request-scope.js';
 import type { RequestProfile } from './model/request-profile.js';
 
 /**
@@ -10,9 +10,10 @@ import type { RequestProfile } from './model/request-profile.js';
  * (`onceAsked`) enters it once code has asked for its request (`askForScopes`).
  */
 export function proceed(request: FastifyRequest, profile: RequestProfile, done: () => void, onceAsked = false): void {
-  if (request.is404) return done();
-  if (onceAsked) runInScopeOnceAsked(profile.scope, done);
-  else runInScope(profile.scope, done);
+  // Asked first: Fastify's `is404` reads the route's context under a symbol, a costly load
+  // where requests of several plugin contexts meet.
+  if ((onceAsked && !scopesAsked()) || request.is404) return done();
+  runInScope(profile.scope, done);
 }
 
 /**

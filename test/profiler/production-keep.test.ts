@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -210,7 +211,41 @@ describe('standalone, PROFILER_SAMPLE=1 alone keeps every report', () => {
     await service.stop();
     const stored = await storedReports(service.varDir);
     assert.deepEqual(stored.paths, ['/slow?left']);
-    assert.equal(stored.read('/slow?left').status, 499);
+    const left = stored.read('/slow?left');
+    assert.equal(left.status, 499);
+    // Its collectors started once it was kept, after the socket closed: the client is still known.
+    assert.equal(left.ip, '127.0.0.1');
+    assert.equal((left.collectors.request as { remoteAddress: string | null }).remoteAddress, '127.0.0.1');
+  });
+});
+
+// Its own process: in this one, collectors start at arrival (see above), and the request collector's start reads the client.
+describe('as a plugin, a report kept of a request whose client left names its client', () => {
+  it('has the address of a client whose connection closed before its collectors started', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/left-client-app.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const [url] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      const { hostname, port } = new URL(url);
+      const socket = connect(Number(port), hostname, () =>
+        socket.write(`GET /late?left=1 HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`),
+      );
+      socket.on('error', () => {});
+      // The client leaves before the 100 ms answer; its report is kept as the connection closes.
+      setTimeout(() => socket.destroy(), 30);
+      // Production's writer writes in batches, a second or more apart.
+      let kept: Array<{ status: number; ip: string }> = [];
+      for (let tries = 0; tries < 100 && kept.length === 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        kept = (await (await fetch(`${url}/kept?url=left`)).json()) as typeof kept;
+      }
+      assert.deepEqual(kept, [{ status: 499, ip: '127.0.0.1' }]);
+    } finally {
+      child.kill();
+      await once(child, 'exit');
+    }
   });
 });
 

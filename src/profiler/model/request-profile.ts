@@ -32,7 +32,10 @@ export interface RequestProfile {
   kept?: boolean;
   /** Epoch milliseconds at arrival. */
   time: number;
-  /** Client address, read at arrival: the socket may be gone when the report is built. */
+  /**
+   * Client address, read at arrival when the connection is not watched (HTTP/2); else empty,
+   * and read as the report is made (the watch keeps the peer known after the socket closes).
+   */
   ip: string;
   marks: StageMarks;
   /** The error the pipeline rendered, if any. */
