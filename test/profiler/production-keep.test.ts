@@ -75,6 +75,24 @@ async function productionPlugin(
   return app;
 }
 
+/**
+ * Runs `use` against a fixture application started in a process of its own (where nothing has
+ * asked for request contexts yet), given the URL it prints; the process is ended after.
+ */
+async function inOwnProcess(fixture: string, use: (url: string) => Promise<void>): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [url] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    await use(url);
+  } finally {
+    child.kill();
+    await once(child, 'exit');
+  }
+}
+
 /** What `read` gives once it gives something, read again every 10 ms for up to 2 s. */
 async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
   for (let tries = 0; tries < 200; tries++) {
@@ -222,12 +240,7 @@ describe('standalone, PROFILER_SAMPLE=1 alone keeps every report', () => {
 // Its own process: in this one, collectors start at arrival (see above), and the request collector's start reads the client.
 describe('as a plugin, a report kept of a request whose client left names its client', () => {
   it('has the address of a client whose connection closed before its collectors started', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/left-client-app.ts'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    try {
-      const [url] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    await inOwnProcess('test/fixtures/left-client-app.ts', async (url) => {
       const { hostname, port } = new URL(url);
       const socket = connect(Number(port), hostname, () =>
         socket.write(`GET /late?left=1 HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`),
@@ -242,10 +255,7 @@ describe('as a plugin, a report kept of a request whose client left names its cl
         kept = (await (await fetch(`${url}/kept?url=left`)).json()) as typeof kept;
       }
       assert.deepEqual(kept, [{ status: 499, ip: '127.0.0.1' }]);
-    } finally {
-      child.kill();
-      await once(child, 'exit');
-    }
+    });
   });
 });
 
@@ -410,18 +420,10 @@ describe("as a plugin, a kept report's stages and the overview's routes come fro
 // Its own process: in this one, the tests' own HTTP calls have long asked for scopes, and every collector starts at arrival.
 describe("as a plugin, an application's collector starts as each request arrives, kept or not", () => {
   it('runs its start for the fast 200s no report is kept of', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/arrivals-app.ts'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    try {
-      const [url] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    await inOwnProcess('test/fixtures/arrivals-app.ts', async (url) => {
       for (let i = 0; i < 3; i++) await (await fetch(`${url}/fast`)).text();
       assert.equal(await (await fetch(`${url}/arrivals`)).text(), '4');
-    } finally {
-      child.kill();
-      await once(child, 'exit');
-    }
+    });
   });
 });
 
