@@ -35,8 +35,9 @@ export function sampleOfRequest({ request, profile }: CollectorContext, facts: S
   return {
     time: profile.time,
     method: request.method,
-    // Noted by the handler; a request refused before it reads `routeOptions`, which Fastify builds anew at each read.
-    route: request.is404 ? null : (profile.routePattern ?? request.routeOptions.url ?? null),
+    // Noted by the handler. A request refused before it reads `is404` (a costly load) and
+    // `routeOptions`, which Fastify builds anew at each read.
+    route: profile.routePattern ?? (request.is404 ? null : (request.routeOptions.url ?? null)),
     status: facts.status,
     durationMs: facts.durationMs,
     token: facts.token,
