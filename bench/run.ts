@@ -487,6 +487,10 @@ function report(
     'j/bare, of the medians': ratio('j', 'jb'),
     'k/bare, of the medians': ratio('k', 'kb'),
     'k/kl': paired('k', 'kl'),
+    // What a logger alone costs bare Fastify (kl has Fastify's own), and keeping reports over (k) and over (kl).
+    'kl/bare': paired('kl', 'kb'),
+    'kr/k': paired('kr', 'k'),
+    'kr/kl': paired('kr', 'kl'),
     'jd/bare': ratio('jd', 'jb'),
     'jd/h': ratio('jd', 'h'),
     'CPU j/bare': ratio('j', 'jb', (t) => t.cpuUs.main),
@@ -494,6 +498,7 @@ function report(
     'CPU kr/bare': ratio('kr', 'kb', (t) => t.cpuUs.main),
     'CPU ks/bare': ratio('ks', 'kb', (t) => t.cpuUs.main),
     'CPU k/kl': ratio('k', 'kl', (t) => t.cpuUs.main),
+    'CPU kl/bare': ratio('kl', 'kb', (t) => t.cpuUs.main),
   };
   const shown = (name: string) => (ratios[name] === undefined ? 'not run' : ratios[name]!.toFixed(2));
   const atLeast = (name: string, bound: number) => ({
