@@ -16,7 +16,13 @@ const SECRET = 'an overview secret of thirty-two characters or more';
 
 interface Summary {
   requests: number;
-  routes: Array<{ route: string; requests: number; serverErrors: number; slowest: { token: string } | null }>;
+  routes: Array<{
+    route: string;
+    requests: number;
+    clientErrors: number;
+    serverErrors: number;
+    slowest: { token: string } | null;
+  }>;
   exceptions: Array<{ className: string; count: number; newestToken: string | null }>;
 }
 
@@ -38,6 +44,8 @@ before(async () => {
   app.get<{ Params: { id: string } }>('/orders/:id', async (request) => {
     throw new TypeError(`order ${request.params.id} has no lines`);
   });
+  // A route that takes a request and hands it on as not found (no such product).
+  app.get('/products/:id', async (_request, reply) => reply.callNotFound());
   url = await app.listen({ host: '127.0.0.1', port: 0 });
 });
 
@@ -84,6 +92,23 @@ describe('the overview in production counts every request, kept or not', () => {
     assert.deepEqual(
       summary.exceptions.map(({ className, count }) => ({ className, count })),
       [{ className: 'TypeError', count: 13 }],
+    );
+  });
+
+  it("counts a 404 a route's handler raised under that route, and an unmatched one under no route", async () => {
+    for (const path of ['/products/9', '/nowhere']) {
+      const answer = await fetch(`${url}${path}`);
+      await answer.text();
+      assert.equal(answer.status, 404);
+    }
+    await app.vigil.profiler!.overview.flush();
+    const answer = await fetch(`${url}/_profiler/overview`, {
+      headers: { accept: 'application/json', authorization: `Bearer ${SECRET}` },
+    });
+    const byRoute = new Map(((await answer.json()) as Summary).routes.map((row) => [row.route, row]));
+    assert.deepEqual(
+      [byRoute.get('GET /products/:id')?.clientErrors, byRoute.get('GET (no route)')?.clientErrors],
+      [1, 1],
     );
   });
 
